@@ -1,0 +1,159 @@
+//! What every binary shares at its edge: the output writer (buffered by
+//! destination), the `--format` choice, and the one `main` shape that prints
+//! an error once as `mem-x: {err:#}` and maps it to its exit code.
+
+use std::io::{IsTerminal, Write};
+
+use serde::Serialize;
+
+use crate::error::{Exit, is_broken_pipe};
+
+/// Output format of record-printing commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// For people.
+    Text,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+impl Format {
+    /// The default: text on a terminal, jsonl otherwise.
+    pub fn auto() -> Format {
+        if std::io::stdout().is_terminal() {
+            Format::Text
+        } else {
+            Format::Jsonl
+        }
+    }
+}
+
+/// Pipe buffer size requested for a stdout that is a pipe, in bytes.
+pub const PIPE_BUFFER: usize = 1 << 20;
+
+/// Standard output, line-buffered to a terminal (or with `--line-buffered`),
+/// otherwise one large buffered writer flushed at exit. When stdout is a pipe
+/// its kernel buffer is raised to [`PIPE_BUFFER`] (Linux `F_SETPIPE_SZ`).
+pub struct Output {
+    inner: Box<dyn Write>,
+}
+
+impl Output {
+    /// Stdout, buffered by destination.
+    pub fn stdout(line_buffered: bool) -> Output {
+        let out = std::io::stdout();
+        let tty = out.is_terminal();
+        #[cfg(target_os = "linux")]
+        if !tty {
+            let fd = std::io::stdout();
+            if rustix::fs::fstat(&fd).is_ok_and(|st| {
+                rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Fifo
+            }) {
+                let _ = rustix::pipe::fcntl_setpipe_size(&fd, PIPE_BUFFER);
+            }
+        }
+        let lock = out.lock();
+        let inner: Box<dyn Write> = if tty || line_buffered {
+            Box::new(std::io::LineWriter::new(lock))
+        } else {
+            Box::new(std::io::BufWriter::with_capacity(256 * 1024, lock))
+        };
+        Output { inner }
+    }
+
+    /// An output into any writer (tests, files).
+    pub fn to_writer(w: impl Write + 'static) -> Output {
+        Output { inner: Box::new(w) }
+    }
+
+    /// Write one record as a JSON line.
+    ///
+    /// Errors: the write error (a broken pipe is recognised by the caller).
+    pub fn record<T: Serialize + ?Sized>(&mut self, rec: &T) -> std::io::Result<()> {
+        serde_json::to_writer(&mut self.inner, rec).map_err(std::io::Error::other)?;
+        self.inner.write_all(b"\n")
+    }
+
+    /// Write a line of text (a `\n` is added).
+    pub fn line(&mut self, s: &str) -> std::io::Result<()> {
+        self.inner.write_all(s.as_bytes())?;
+        self.inner.write_all(b"\n")
+    }
+
+    /// Flush what is buffered.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.inner.write_all(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The exit code an error maps to: the first [`crate::Error`] in its chain
+/// decides; anything else is [`Exit::Failure`].
+pub fn exit_of(err: &anyhow::Error) -> Exit {
+    err.chain()
+        .find_map(|e| e.downcast_ref::<crate::Error>())
+        .map_or(Exit::Failure, crate::Error::exit)
+}
+
+/// The one `main` shape: run, print an error once as `NAME: {err:#}` on
+/// stderr, map it to its exit code; a broken pipe exits 0 quietly.
+pub fn main_with(name: &str, run: impl FnOnce() -> anyhow::Result<Exit>) -> std::process::ExitCode {
+    match run() {
+        Ok(code) => code.into(),
+        Err(err) => {
+            if err.chain().any(is_broken_pipe) {
+                return Exit::Success.into();
+            }
+            eprintln!("{name}: {err:#}");
+            exit_of(&err).into()
+        }
+    }
+}
+
+/// Print a warning on stderr as `NAME: warning: MSG`.
+pub fn warn(name: &str, msg: impl std::fmt::Display) {
+    eprintln!("{name}: warning: {msg}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_follows_the_core_error_in_the_chain() {
+        let e = anyhow::Error::new(crate::Error::NotDue("time".into())).context("dream");
+        assert_eq!(exit_of(&e), Exit::TempFail);
+        assert_eq!(exit_of(&anyhow::anyhow!("plain")), Exit::Failure);
+    }
+
+    #[test]
+    fn records_are_one_line_each() {
+        let buf = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        struct W(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+        impl Write for W {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.borrow_mut().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut out = Output::to_writer(W(buf.clone()));
+        out.record(&serde_json::json!({"a": "x\ny"})).unwrap();
+        out.line("t").unwrap();
+        out.flush().unwrap();
+        assert_eq!(&*buf.borrow(), b"{\"a\":\"x\\ny\"}\nt\n");
+    }
+}

@@ -1,0 +1,274 @@
+//! Memory ids: deriving one from a name, validating existing file stems, and
+//! keeping every path made from an id inside its directory (cases B25, B17).
+//!
+//! Rules (DESIGN.md "Memory"): a name that is empty, or contains `/`, `\`,
+//! `..`, `%`, NUL or a control character, or starts with `~`, is refused;
+//! otherwise it is lowercased, each run of characters outside `[a-z0-9]`
+//! becomes `-`, dashes are trimmed and the result is cut to 64 bytes. An empty
+//! result or a Windows device name is refused. Ids mem creates match
+//! `[a-z0-9][a-z0-9-]{0,63}`; existing files are read with ids
+//! `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` without `..`.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::IdError;
+
+/// Longest id mem creates, in bytes.
+pub const MAX_NEW_ID: usize = 64;
+/// Longest id accepted for an existing file, in bytes.
+pub const MAX_EXISTING_ID: usize = 128;
+
+const DEVICES: &[&str] = &[
+    "con", "prn", "aux", "nul", "com0", "com1", "com2", "com3", "com4", "com5", "com6", "com7",
+    "com8", "com9", "lpt0", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
+    "conin$", "conout$",
+];
+
+/// Check a name for the characters that are refused outright, before slugging.
+/// One error per rule, checked in a fixed order.
+pub fn check_name(name: &str) -> Result<(), IdError> {
+    if name.trim().is_empty() {
+        return Err(IdError::Empty);
+    }
+    if name.starts_with('~') {
+        return Err(IdError::Tilde(name.into()));
+    }
+    if name.contains("..") {
+        return Err(IdError::DotDot(name.into()));
+    }
+    if name.contains('/') {
+        return Err(IdError::Slash(name.into()));
+    }
+    if name.contains('\\') {
+        return Err(IdError::Backslash(name.into()));
+    }
+    if name.contains('%') {
+        return Err(IdError::Percent(name.into()));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(IdError::Control(name.into()));
+    }
+    Ok(())
+}
+
+/// Derive the id of a new memory from its `name`.
+///
+/// `"Build: release profile"` → `"build-release-profile"`.
+/// Errors: one [`IdError`] variant per refused rule (see module docs).
+pub fn derive_id(name: &str) -> Result<String, IdError> {
+    check_name(name)?;
+    let mut out = String::with_capacity(name.len());
+    let mut dash = false;
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            if dash && !out.is_empty() {
+                out.push('-');
+            }
+            dash = false;
+            out.push(c);
+        } else {
+            dash = true;
+        }
+    }
+    if out.len() > MAX_NEW_ID {
+        out.truncate(MAX_NEW_ID);
+        while out.ends_with('-') {
+            out.pop();
+        }
+    }
+    if out.is_empty() {
+        return Err(IdError::NoSlug(name.into()));
+    }
+    if is_device_name(&out) {
+        return Err(IdError::Reserved(name.into()));
+    }
+    Ok(out)
+}
+
+/// True for Windows device names (`con`, `nul`, `com1`, …), case-insensitive,
+/// with or without an extension (`nul.txt`).
+pub fn is_device_name(id: &str) -> bool {
+    let stem = id.split('.').next().unwrap_or(id).to_ascii_lowercase();
+    DEVICES.contains(&stem.as_str())
+}
+
+/// True when `id` matches the form of ids mem creates: `[a-z0-9][a-z0-9-]{0,63}`.
+pub fn is_new_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    !b.is_empty()
+        && b.len() <= MAX_NEW_ID
+        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+}
+
+/// Validate an id given explicitly (a record's `id`, a command argument, an
+/// existing file stem): `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` without `..`, not a
+/// device name.
+pub fn validate_id(id: &str) -> Result<(), IdError> {
+    if id.is_empty() {
+        return Err(IdError::Empty);
+    }
+    check_name(id)?;
+    let b = id.as_bytes();
+    let ok = b.len() <= MAX_EXISTING_ID
+        && b[0].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'));
+    if !ok {
+        return Err(IdError::Invalid(id.into()));
+    }
+    if is_device_name(id) {
+        return Err(IdError::Reserved(id.into()));
+    }
+    Ok(())
+}
+
+/// `dir/<id><ext>` after checking that `id` is valid and that the path stays
+/// inside `dir` (lexically, and through symlinks when `dir` exists).
+///
+/// `ext` includes the dot (`".md"`), or is empty.
+/// Errors: [`IdError`] for a bad id, [`IdError::Escapes`] when the target
+/// would resolve outside `dir`.
+pub fn safe_join(dir: &Path, id: &str, ext: &str) -> Result<PathBuf, IdError> {
+    validate_id(id)?;
+    let name = format!("{id}{ext}");
+    let rel = Path::new(&name);
+    if rel.components().count() != 1
+        || !matches!(rel.components().next(), Some(Component::Normal(_)))
+    {
+        return Err(IdError::Escapes(dir.join(rel)));
+    }
+    let path = dir.join(rel);
+    contained(dir, &path)?;
+    Ok(path)
+}
+
+/// Check that `path` resolves inside `dir`: when both exist (or the parent of
+/// `path` does), compare canonical forms, so a symlink pointing out is caught.
+pub fn contained(dir: &Path, path: &Path) -> Result<(), IdError> {
+    let Ok(cdir) = dir.canonicalize() else {
+        // Directory not created yet: lexical containment is all there is.
+        return if path.starts_with(dir) {
+            Ok(())
+        } else {
+            Err(IdError::Escapes(path.into()))
+        };
+    };
+    let target = match path.canonicalize() {
+        Ok(p) => p,
+        Err(_) => match (
+            path.parent().and_then(|p| p.canonicalize().ok()),
+            path.file_name(),
+        ) {
+            (Some(parent), Some(name)) => parent.join(name),
+            _ => return Err(IdError::Escapes(path.into())),
+        },
+    };
+    if target.starts_with(&cdir) {
+        Ok(())
+    } else {
+        Err(IdError::Escapes(path.into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// B25: every name of the case, each with its own error.
+    #[test]
+    fn b25_names() {
+        assert!(matches!(derive_id("../escape"), Err(IdError::DotDot(_))));
+        assert!(matches!(
+            derive_id("/tmp/absolute-escape"),
+            Err(IdError::Slash(_))
+        ));
+        assert!(matches!(
+            derive_id("sub/../../escape2"),
+            Err(IdError::DotDot(_))
+        ));
+        assert!(matches!(
+            derive_id("..\\win-escape"),
+            Err(IdError::DotDot(_))
+        ));
+        assert!(matches!(derive_id("a\\b"), Err(IdError::Backslash(_))));
+        assert!(matches!(
+            derive_id("%2e%2e%2fencoded"),
+            Err(IdError::Percent(_))
+        ));
+        assert_eq!(derive_id("ok-name").unwrap(), "ok-name");
+        assert!(matches!(derive_id("CON"), Err(IdError::Reserved(_))));
+        assert!(matches!(derive_id(""), Err(IdError::Empty)));
+        assert!(matches!(derive_id("~/x"), Err(IdError::Tilde(_))));
+        assert!(matches!(derive_id("a\0b"), Err(IdError::Control(_))));
+        assert!(matches!(derive_id("a\nb"), Err(IdError::Control(_))));
+        assert!(matches!(derive_id("!!!"), Err(IdError::NoSlug(_))));
+    }
+
+    /// B17: a name with `: ` becomes a safe slug.
+    #[test]
+    fn b17_slug() {
+        assert_eq!(
+            derive_id("Build: release profile").unwrap(),
+            "build-release-profile"
+        );
+        assert_eq!(
+            derive_id("  Run setup before build-token ").unwrap(),
+            "run-setup-before-build-token"
+        );
+        assert_eq!(derive_id("Ünïcode ist schön").unwrap(), "n-code-ist-sch-n");
+        let long = "a".repeat(100);
+        assert_eq!(derive_id(&long).unwrap().len(), 64);
+        let dashy = format!("{}-b", "a".repeat(64));
+        assert_eq!(derive_id(&dashy).unwrap(), "a".repeat(64));
+    }
+
+    #[test]
+    fn existing_ids() {
+        assert!(validate_id("feedback_testing").is_ok());
+        assert!(validate_id("v1.2-notes").is_ok());
+        assert!(validate_id("-x").is_err());
+        assert!(validate_id("a..b").is_err());
+        assert!(validate_id("nul.txt").is_err());
+        assert!(validate_id(&"a".repeat(129)).is_err());
+    }
+
+    #[test]
+    fn safe_join_stays_inside_even_through_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let mem = dir.path().join("memory");
+        std::fs::create_dir(&mem).unwrap();
+        assert_eq!(safe_join(&mem, "ok", ".md").unwrap(), mem.join("ok.md"));
+        #[cfg(unix)]
+        {
+            let outside = dir.path().join("outside.md");
+            std::fs::write(&outside, "x").unwrap();
+            std::os::unix::fs::symlink(&outside, mem.join("link.md")).unwrap();
+            assert!(matches!(
+                safe_join(&mem, "link", ".md"),
+                Err(IdError::Escapes(_))
+            ));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn derived_ids_are_well_formed(name in "\\PC{0,80}") {
+            if let Ok(id) = derive_id(&name) {
+                prop_assert!(is_new_id(&id), "{id:?}");
+                prop_assert!(validate_id(&id).is_ok());
+                prop_assert!(!is_device_name(&id));
+            }
+        }
+
+        #[test]
+        fn safe_join_never_leaves(id in "[A-Za-z0-9._/\\\\%~-]{0,20}") {
+            let dir = Path::new("/mem/dir");
+            if let Ok(p) = safe_join(dir, &id, ".md") {
+                prop_assert_eq!(p.parent(), Some(dir));
+            }
+        }
+    }
+}

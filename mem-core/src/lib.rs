@@ -1,0 +1,32 @@
+//! mem-core: what every mem tool shares.
+//!
+//! - [`records`]: the JSONL records (event, memory, recall decision, plan op);
+//! - [`jsonl`]: the transcript line reader (reading rules) and record streams;
+//! - [`cli`]: output buffered by destination and the one `main` shape;
+//! - [`frontmatter`]: topic files (YAML frontmatter + Markdown body);
+//! - [`id`]: ids from names, path containment;
+//! - [`atomic`]: atomic writes;
+//! - [`time`]: the pinned clock, local days;
+//! - [`truncate`]: byte budgets at character boundaries, the token estimate;
+//! - [`memdir`]: where memory lives (slug, worktrees, settings);
+//! - [`lock`]: the consolidation lock protocol;
+//! - [`scrub`]: secrets, session ids and absolute paths;
+//! - [`error`]: one error type and the exit codes.
+//!
+//! Format and contract: DESIGN.md.
+
+pub mod atomic;
+pub mod cli;
+pub mod error;
+pub mod frontmatter;
+pub mod id;
+pub mod jsonl;
+pub mod lock;
+pub mod memdir;
+pub mod records;
+pub mod scrub;
+pub mod time;
+pub mod truncate;
+
+pub use error::{Error, Exit, IdError, Result};
+pub use records::{Event, Expires, Kind, Memory, MemoryType, PlanOp, RecallDecision, Scope};

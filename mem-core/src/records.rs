@@ -1,0 +1,551 @@
+//! The JSONL records that flow between the tools (DESIGN.md "Records").
+//!
+//! Every record keeps the fields it does not know in `extra` and writes them
+//! back, so a record passed through a tool of an older version loses nothing.
+//! Optional fields that are absent are not written.
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// Unknown fields, kept in their original order.
+pub type Extra = Map<String, Value>;
+
+/// One content block of the replayed branch: output of `mem-transcript
+/// replay`, input of `mem-extract`.
+///
+/// Format: DESIGN.md "Event". `line` is the 1-based line of the entry in its
+/// file, `seq` the index in this replay, `block` the index within the API
+/// response `msg_id`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Session id (Claude `sessionId`, Codex `session_meta.id`).
+    pub session: String,
+    /// `claude` or `codex`.
+    pub source: String,
+    /// 1-based line of the entry in its file.
+    pub line: u64,
+    /// Index of this event in the replay, from 0.
+    pub seq: u64,
+    /// The entry's uuid (Codex: `<session>:<line>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    /// The parent's uuid (Codex: `<session>:<line>` of the previous item).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// The API response id shared by the blocks of one response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub msg_id: Option<String>,
+    /// Index of the block within its response or message.
+    #[serde(default)]
+    pub block: u32,
+    /// UTC RFC 3339 timestamp with `Z`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts: Option<String>,
+    /// `user` | `assistant` | `system` | `tool`.
+    pub role: String,
+    /// `text` | `thinking` | `tool_use` | `tool_result` | `summary` | `compact` | `meta`.
+    pub kind: String,
+    /// Tool name, for `tool_use`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// Tool call id, for `tool_use` and `tool_result`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_id: Option<String>,
+    /// Tool input, for `tool_use`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+    /// The text (`text`, `thinking`, `summary`, `meta`) or the tool output (`tool_result`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// For `tool_result`: whether the tool reported an error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// True for sub-agent (side chain) entries.
+    #[serde(default)]
+    pub sidechain: bool,
+    /// The working directory the entry was recorded in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Unknown fields, kept.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Claude Code's four memory types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryType {
+    /// Facts about the person.
+    User,
+    /// Instructions and corrections given to the agent.
+    Feedback,
+    /// Facts about the project.
+    Project,
+    /// Pointers to outside resources.
+    Reference,
+}
+
+impl MemoryType {
+    /// The lowercase name, as written in frontmatter.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryType::User => "user",
+            MemoryType::Feedback => "feedback",
+            MemoryType::Project => "project",
+            MemoryType::Reference => "reference",
+        }
+    }
+
+    /// Parse a lowercase type name.
+    pub fn parse(s: &str) -> Option<MemoryType> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "user" => Some(MemoryType::User),
+            "feedback" => Some(MemoryType::Feedback),
+            "project" => Some(MemoryType::Project),
+            "reference" => Some(MemoryType::Reference),
+            _ => None,
+        }
+    }
+}
+
+/// The lifecycle kind of a memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A lesson that stays true.
+    DurableLesson,
+    /// How the user likes things done.
+    Preference,
+    /// State that holds until a date (must carry `expires`).
+    OneTimeState,
+    /// A pointer to an outside resource.
+    Reference,
+}
+
+impl Kind {
+    /// The kebab-case name, as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::DurableLesson => "durable-lesson",
+            Kind::Preference => "preference",
+            Kind::OneTimeState => "one-time-state",
+            Kind::Reference => "reference",
+        }
+    }
+
+    /// Parse a kebab-case kind name.
+    pub fn parse(s: &str) -> Option<Kind> {
+        match s.trim() {
+            "durable-lesson" => Some(Kind::DurableLesson),
+            "preference" => Some(Kind::Preference),
+            "one-time-state" => Some(Kind::OneTimeState),
+            "reference" => Some(Kind::Reference),
+            _ => None,
+        }
+    }
+}
+
+/// Where a memory applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// Only the project it came from (default).
+    #[default]
+    ThisRepo,
+    /// Every project.
+    AllRepos,
+}
+
+impl Scope {
+    /// The kebab-case name, as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::ThisRepo => "this-repo",
+            Scope::AllRepos => "all-repos",
+        }
+    }
+}
+
+/// When a memory stops being valid: a date (inclusive) or never.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Expires {
+    /// Valid through this day; evicted when `expires < today`.
+    On(NaiveDate),
+    /// Never expires.
+    Never,
+}
+
+impl Expires {
+    /// True when the memory is expired on `today` (`expires < today`).
+    pub fn is_expired(self, today: NaiveDate) -> bool {
+        matches!(self, Expires::On(d) if d < today)
+    }
+
+    /// Parse `never` or `YYYY-MM-DD`.
+    pub fn parse(s: &str) -> Option<Expires> {
+        let s = s.trim();
+        if s.eq_ignore_ascii_case("never") {
+            Some(Expires::Never)
+        } else {
+            crate::time::parse_day(s).map(Expires::On)
+        }
+    }
+}
+
+impl std::fmt::Display for Expires {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expires::On(d) => write!(f, "{d}"),
+            Expires::Never => f.write_str("never"),
+        }
+    }
+}
+
+impl Serialize for Expires {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Expires {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Expires::parse(&s).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "expires: {s:?} is neither a date (YYYY-MM-DD) nor \"never\""
+            ))
+        })
+    }
+}
+
+/// A list that may also be written as one string (`trigger: deploy`).
+fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+        Null(()),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+        OneOrMany::Null(()) => Vec::new(),
+    })
+}
+
+/// One memory: output of `mem-extract`, input of `mem-index write`, output of
+/// `mem-index list`. On disk it is a topic file (see [`crate::frontmatter`]).
+///
+/// Format: DESIGN.md "Memory". Required: `name`, `description`, `type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Memory {
+    /// The file stem; derived from `name` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Short title.
+    pub name: String,
+    /// One line: what it is and when it matters (the index line's text).
+    pub description: String,
+    /// Claude Code's type.
+    #[serde(rename = "type")]
+    pub mem_type: MemoryType,
+    /// Lifecycle kind; default from the type ([`Memory::effective_kind`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Kind>,
+    /// `this-repo` (default) or `all-repos`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+    /// First 12 hex of BLAKE3 of the canonical main-worktree root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// Words or phrases that make the memory relevant (`re:` prefix = regex).
+    #[serde(
+        default,
+        alias = "trigger",
+        deserialize_with = "one_or_many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub triggers: Vec<String>,
+    /// Globs of paths the memory is about.
+    #[serde(
+        default,
+        deserialize_with = "one_or_many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub paths: Vec<String>,
+    /// Local day of the newest evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified_at: Option<NaiveDate>,
+    /// Expiry date (inclusive) or never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<Expires>,
+    /// Ids this memory replaces.
+    #[serde(
+        default,
+        deserialize_with = "one_or_many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub supersedes: Vec<String>,
+    /// The id that replaced this memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+    /// Day the memory was retired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired_at: Option<NaiveDate>,
+    /// Why it was retired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired_reason: Option<String>,
+    /// Pointers to the evidence (`transcript:<digest>#<line>`, `file:…`, `url:…`).
+    #[serde(
+        default,
+        deserialize_with = "one_or_many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub evidence: Vec<String>,
+    /// 0..1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// The fact, one sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fact: Option<String>,
+    /// Why it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// How to use it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub how: Option<String>,
+    /// The Markdown body of the topic file, verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// Output only: first 16 hex of BLAKE3 of the file's bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    /// Unknown fields (frontmatter keys or JSON fields), in order.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl Memory {
+    /// A memory with the three required fields and nothing else.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        mem_type: MemoryType,
+    ) -> Memory {
+        Memory {
+            id: None,
+            name: name.into(),
+            description: description.into(),
+            mem_type,
+            kind: None,
+            scope: None,
+            project: None,
+            triggers: Vec::new(),
+            paths: Vec::new(),
+            verified_at: None,
+            expires: None,
+            supersedes: Vec::new(),
+            superseded_by: None,
+            retired_at: None,
+            retired_reason: None,
+            evidence: Vec::new(),
+            confidence: None,
+            fact: None,
+            why: None,
+            how: None,
+            body: None,
+            hash: None,
+            extra: Extra::new(),
+        }
+    }
+
+    /// The kind, or its default from the type: user → preference, feedback →
+    /// durable-lesson, project → durable-lesson (one-time-state when `expires`
+    /// is a date), reference → reference.
+    pub fn effective_kind(&self) -> Kind {
+        if let Some(k) = self.kind {
+            return k;
+        }
+        match self.mem_type {
+            MemoryType::User => Kind::Preference,
+            MemoryType::Feedback => Kind::DurableLesson,
+            MemoryType::Project => match self.expires {
+                Some(Expires::On(_)) => Kind::OneTimeState,
+                _ => Kind::DurableLesson,
+            },
+            MemoryType::Reference => Kind::Reference,
+        }
+    }
+
+    /// The id: the explicit one, else derived from `name`.
+    ///
+    /// Errors: [`crate::error::IdError`] when neither gives a valid id.
+    pub fn resolve_id(&self) -> Result<String, crate::error::IdError> {
+        match &self.id {
+            Some(id) => {
+                crate::id::validate_id(id)?;
+                Ok(id.clone())
+            }
+            None => crate::id::derive_id(&self.name),
+        }
+    }
+
+    /// True when expired on `today` (`expires < today`).
+    pub fn is_expired(&self, today: NaiveDate) -> bool {
+        self.expires.is_some_and(|e| e.is_expired(today))
+    }
+
+    /// True when superseded (`superseded_by` set).
+    pub fn is_superseded(&self) -> bool {
+        self.superseded_by.is_some()
+    }
+}
+
+/// One recall decision: output of `mem-recall --format jsonl`.
+///
+/// `action`: `recall` | `evict` | `drop` | `skip` | `summary`; the other
+/// fields appear as each action needs them (DESIGN.md "Recall decision").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RecallDecision {
+    /// What was decided.
+    pub action: String,
+    /// The memory's id (absent on `summary`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The memory's kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Kind>,
+    /// Why (`expired`, `budget`, `no-match`, `other-project`, `retired`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Relevance score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Triggers, paths or stems that matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matched: Option<Vec<String>>,
+    /// For `evict`: the expiry date.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<String>,
+    /// For `evict`: today's date.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub today: Option<String>,
+    /// For `summary`: counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recalled: Option<u64>,
+    /// For `summary`: counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evicted: Option<u64>,
+    /// For `summary`: counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<u64>,
+    /// Unknown fields, kept.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One operation of a consolidation plan: output of `mem-dream --dry-run`
+/// (and of a real run, as applied). Format: DESIGN.md "Dream plan".
+///
+/// `op`: `merge` | `supersede` | `absolutize-date` | `retire` | `redact` |
+/// `index`; the op's own fields (`from`, `reason`, `superseded_by`, `field`,
+/// `to`, `basis`, `what`, `count`, `lines`, `bytes`, `files`, …) are kept in
+/// `fields` in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanOp {
+    /// The operation.
+    pub op: String,
+    /// The memory acted on (absent for `index`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The operation's fields, in order.
+    #[serde(flatten)]
+    pub fields: Extra,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DESIGN_MEMORY: &str = r#"{"id":"fixture-before-verify","name":"Run setup before build-token","description":"build-token needs data/fixture.json, which only setup creates","type":"feedback","kind":"durable-lesson","scope":"this-repo","project":"3b1f0c9a2d4e","triggers":["build-token","verify","fixture"],"paths":["src/**"],"verified_at":"2026-07-11","expires":"never","fact":"Run setup before build-token.","why":"data/fixture.json is generated and git-ignored; a fresh clone lacks it.","how":"Before any verification, run node src/setup.mjs.","evidence":["transcript:3f9a0c1d2e4b#17"],"confidence":0.9}"#;
+
+    #[test]
+    fn memory_round_trips_and_keeps_unknown_fields() {
+        let m: Memory = serde_json::from_str(DESIGN_MEMORY).unwrap();
+        assert_eq!(m.mem_type, MemoryType::Feedback);
+        assert_eq!(m.expires, Some(Expires::Never));
+        assert_eq!(m.triggers, ["build-token", "verify", "fixture"]);
+        let v1: Value = serde_json::from_str(DESIGN_MEMORY).unwrap();
+        let v2 = serde_json::to_value(&m).unwrap();
+        assert_eq!(v1, v2);
+
+        let with_extra =
+            r#"{"name":"n","description":"d","type":"user","x-owner":"ops","trigger":"deploy"}"#;
+        let m: Memory = serde_json::from_str(with_extra).unwrap();
+        assert_eq!(m.triggers, ["deploy"]);
+        assert_eq!(m.extra["x-owner"], "ops");
+        assert!(
+            serde_json::to_string(&m)
+                .unwrap()
+                .contains(r#""x-owner":"ops""#)
+        );
+    }
+
+    #[test]
+    fn default_kinds_follow_the_type() {
+        let mut m = Memory::new("n", "d", MemoryType::Project);
+        assert_eq!(m.effective_kind(), Kind::DurableLesson);
+        m.expires = Expires::parse("2026-07-12");
+        assert_eq!(m.effective_kind(), Kind::OneTimeState);
+        assert!(m.is_expired(NaiveDate::from_ymd_opt(2026, 7, 13).unwrap()));
+        assert!(!m.is_expired(NaiveDate::from_ymd_opt(2026, 7, 12).unwrap()));
+        assert_eq!(
+            Memory::new("n", "d", MemoryType::User).effective_kind(),
+            Kind::Preference
+        );
+        assert_eq!(
+            Memory::new("n", "d", MemoryType::Reference).effective_kind(),
+            Kind::Reference
+        );
+    }
+
+    #[test]
+    fn missing_required_field_is_an_error() {
+        let err = serde_json::from_str::<Memory>(r#"{"name":"n","type":"user"}"#).unwrap_err();
+        assert!(err.to_string().contains("description"), "{err}");
+        let err = serde_json::from_str::<Memory>(r#"{"name":"n","description":"d","type":"boss"}"#)
+            .unwrap_err();
+        assert!(err.to_string().contains("boss"), "{err}");
+    }
+
+    #[test]
+    fn event_round_trips() {
+        let line = r#"{"session":"6f1c","source":"claude","line":42,"seq":12,"uuid":"a1","parent":"9e","msg_id":"msg_01","block":0,"ts":"2026-07-11T10:00:00Z","role":"assistant","kind":"tool_use","tool":"Bash","tool_id":"toolu_01","input":{"command":"node src/build-token.mjs"},"sidechain":false,"cwd":"/home/u/proj"}"#;
+        let e: Event = serde_json::from_str(line).unwrap();
+        assert_eq!(serde_json::to_string(&e).unwrap(), line);
+    }
+
+    #[test]
+    fn decisions_serialize_as_documented() {
+        let d = RecallDecision {
+            action: "evict".into(),
+            id: Some("mirror-slow-on-0711".into()),
+            kind: Some(Kind::OneTimeState),
+            reason: Some("expired".into()),
+            expires: Some("2026-07-12".into()),
+            today: Some("2026-07-13".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            serde_json::to_string(&d).unwrap(),
+            r#"{"action":"evict","id":"mirror-slow-on-0711","kind":"one-time-state","reason":"expired","expires":"2026-07-12","today":"2026-07-13"}"#
+        );
+        let op: PlanOp = serde_json::from_str(
+            r#"{"op":"merge","id":"no-db-mocks","from":["no-db-mocks-2"],"reason":"same fact"}"#,
+        )
+        .unwrap();
+        assert_eq!(op.fields["reason"], "same fact");
+    }
+}

@@ -1,0 +1,1 @@
+//! mem-dream: Gated, locked consolidation of the memory directory.

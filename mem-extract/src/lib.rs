@@ -1,0 +1,1 @@
+//! mem-extract: Turn transcript events into candidate memories, with redaction.

@@ -1,0 +1,5 @@
+//! The `mem-extract` binary.
+
+fn main() -> std::process::ExitCode {
+    mem_core::cli::main_with("mem-extract", || anyhow::bail!("not built yet"))
+}

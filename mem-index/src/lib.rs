@@ -1,0 +1,1 @@
+//! mem-index: Topic files with YAML frontmatter and the MEMORY.md index.

@@ -1,0 +1,1 @@
+//! mem-lock: The PID/mtime lock file that guards consolidation.

@@ -1,0 +1,1 @@
+//! mem-recall: Relevance-gated recall of memories for a task.

@@ -1,0 +1,1 @@
+//! mem-transcript: Read and append agent session transcripts (Claude Code JSONL, Codex rollouts).
