@@ -1,1 +1,684 @@
-//! (in progress)
+//! Topic files: YAML frontmatter between `---` lines, then a Markdown body
+//! (DESIGN.md "Topic file"; cases B16, B17).
+//!
+//! Reading: a BOM and CRLF read like LF; `metadata: {type: …}` is read as
+//! `type`; unknown keys are kept in order; a body in the Fact / Why / How to
+//! use form (or Claude Code's `**Why:**` / `**How to apply:**`) also fills
+//! `fact`, `why`, `how`. Frontmatter that does not parse is an
+//! [`Error::Frontmatter`] with the file's line; callers never rewrite such a
+//! file.
+//!
+//! Writing: keys in the documented order, strings double-quoted (escaped so
+//! that colons, quotes, `#`, line breaks and any Unicode read back
+//! identical), lists in flow style, dates bare; `id` is the file stem, never
+//! a key. A record without `body` gets the Fact / Why / How to use form.
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::records::{Expires, Kind, Memory, MemoryType, Scope};
+
+/// Keys mem writes, in order; unknown keys follow in their original order.
+pub const KEY_ORDER: &[&str] = &[
+    "name",
+    "description",
+    "type",
+    "kind",
+    "scope",
+    "project",
+    "triggers",
+    "paths",
+    "verified_at",
+    "expires",
+    "supersedes",
+    "superseded_by",
+    "retired_at",
+    "retired_reason",
+    "evidence",
+    "confidence",
+];
+
+/// The parts of a topic file: the YAML text, the body, and the 1-based file
+/// line where the YAML starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parts<'a> {
+    /// The YAML between the `---` lines (LF line ends).
+    pub yaml: &'a str,
+    /// Everything after the closing `---` line.
+    pub body: &'a str,
+    /// 1-based line of the file where `yaml` starts.
+    pub yaml_line: usize,
+}
+
+/// Normalise a topic file's text for reading: drop a BOM, CRLF → LF.
+pub fn normalize(text: &str) -> std::borrow::Cow<'_, str> {
+    let t = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if t.contains('\r') {
+        std::borrow::Cow::Owned(t.replace("\r\n", "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(t)
+    }
+}
+
+/// Split normalised text into frontmatter and body. `None` when the text
+/// does not start with a `---` line or the block is not closed.
+pub fn split(text: &str) -> Option<Parts<'_>> {
+    let rest = text.strip_prefix("---\n")?;
+    if let Some(body) = rest.strip_prefix("---\n") {
+        return Some(Parts {
+            yaml: "",
+            body,
+            yaml_line: 2,
+        });
+    }
+    if rest == "---" {
+        return Some(Parts {
+            yaml: "",
+            body: "",
+            yaml_line: 2,
+        });
+    }
+    let mut pos = 0;
+    loop {
+        let nl = rest[pos..].find('\n')? + pos;
+        let after = &rest[nl + 1..];
+        if let Some(body) = after.strip_prefix("---\n") {
+            return Some(Parts {
+                yaml: &rest[..nl + 1],
+                body,
+                yaml_line: 2,
+            });
+        }
+        if after == "---" || after.starts_with("---\n") {
+            return Some(Parts {
+                yaml: &rest[..nl + 1],
+                body: "",
+                yaml_line: 2,
+            });
+        }
+        pos = nl + 1;
+    }
+}
+
+/// Parse a topic file into a [`Memory`] (without `id`: the caller sets the
+/// file stem). `label` names the file in errors.
+///
+/// Errors: [`Error::Frontmatter`] with the file line when the frontmatter is
+/// missing, is not YAML, is not a mapping, lacks `type`, or holds a value of
+/// the wrong shape for a known key.
+pub fn parse(label: &str, text: &str) -> Result<Memory> {
+    let text = normalize(text);
+    let parts = split(&text).ok_or_else(|| Error::Frontmatter {
+        file: label.into(),
+        line: 1,
+        reason: "no frontmatter (the file must start with a `---` line and close it with another)"
+            .into(),
+    })?;
+    let yaml_err = |line: usize, reason: String| Error::Frontmatter {
+        file: label.into(),
+        line,
+        reason,
+    };
+    let value: serde_norway::Value = serde_norway::from_str(parts.yaml).map_err(|e| {
+        let line = e
+            .location()
+            .map_or(parts.yaml_line, |l| l.line() + parts.yaml_line - 1);
+        let msg = e.to_string();
+        let msg = match msg.find(" at line ") {
+            Some(i) => msg[..i].to_string(),
+            None => msg,
+        };
+        yaml_err(line, msg)
+    })?;
+    let map = match value {
+        serde_norway::Value::Mapping(m) => m,
+        serde_norway::Value::Null => serde_norway::Mapping::new(),
+        _ => {
+            return Err(yaml_err(
+                parts.yaml_line,
+                "frontmatter is not a mapping of keys".into(),
+            ));
+        }
+    };
+    let line_of = |key: &str| -> usize {
+        parts
+            .yaml
+            .lines()
+            .position(|l| {
+                l.strip_prefix(key)
+                    .is_some_and(|r| r.trim_start().starts_with(':'))
+            })
+            .map_or(parts.yaml_line, |i| i + parts.yaml_line)
+    };
+    let bad = |key: &str, why: &str| yaml_err(line_of(key), format!("`{key}`: {why}"));
+
+    let mut fields = serde_json::Map::new();
+    for (k, v) in map {
+        let key = match k {
+            serde_norway::Value::String(s) => s,
+            other => yaml_scalar_string(&other)
+                .ok_or_else(|| yaml_err(parts.yaml_line, "a key is not a string".into()))?,
+        };
+        let json = yaml_to_json(v).map_err(|why| bad(&key, &why))?;
+        fields.insert(key, json);
+    }
+
+    let take_str =
+        |fields: &mut serde_json::Map<String, Value>, key: &str| -> Result<Option<String>> {
+            match fields.shift_remove(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s)),
+                Some(Value::Number(n)) => Ok(Some(n.to_string())),
+                Some(Value::Bool(b)) => Ok(Some(b.to_string())),
+                Some(_) => Err(bad(key, "expected a string")),
+            }
+        };
+    let take_list =
+        |fields: &mut serde_json::Map<String, Value>, key: &str| -> Result<Vec<String>> {
+            match fields.shift_remove(key) {
+                None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::String(s)) => Ok(vec![s]),
+                Some(Value::Array(a)) => a
+                    .into_iter()
+                    .map(|v| match v {
+                        Value::String(s) => Ok(s),
+                        Value::Number(n) => Ok(n.to_string()),
+                        Value::Bool(b) => Ok(b.to_string()),
+                        _ => Err(bad(key, "expected a list of strings")),
+                    })
+                    .collect(),
+                Some(_) => Err(bad(key, "expected a list of strings")),
+            }
+        };
+
+    // `metadata: {type: …}` counts as `type` when there is no top-level type.
+    let mut type_str = take_str(&mut fields, "type")?;
+    if type_str.is_none() {
+        if let Some(Value::Object(meta)) = fields.get("metadata") {
+            type_str = meta.get("type").and_then(Value::as_str).map(str::to_string);
+        }
+    }
+    let mem_type = match type_str {
+        None => {
+            return Err(yaml_err(
+                parts.yaml_line,
+                "missing `type` (user, feedback, project or reference)".into(),
+            ));
+        }
+        Some(t) => MemoryType::parse(&t).ok_or_else(|| {
+            bad(
+                "type",
+                &format!("{t:?} is not user, feedback, project or reference"),
+            )
+        })?,
+    };
+    let name = take_str(&mut fields, "name")?.unwrap_or_default();
+    let description = take_str(&mut fields, "description")?.unwrap_or_default();
+    let mut m = Memory::new(name, description, mem_type);
+    if let Some(k) = take_str(&mut fields, "kind")? {
+        m.kind = Some(
+            Kind::parse(&k).ok_or_else(|| bad("kind", &format!("{k:?} is not a known kind")))?,
+        );
+    }
+    if let Some(s) = take_str(&mut fields, "scope")? {
+        m.scope = Some(match s.as_str() {
+            "this-repo" => Scope::ThisRepo,
+            "all-repos" => Scope::AllRepos,
+            _ => {
+                return Err(bad(
+                    "scope",
+                    &format!("{s:?} is not this-repo or all-repos"),
+                ));
+            }
+        });
+    }
+    m.project = take_str(&mut fields, "project")?;
+    let mut triggers = take_list(&mut fields, "triggers")?;
+    triggers.extend(take_list(&mut fields, "trigger")?);
+    m.triggers = triggers;
+    m.paths = take_list(&mut fields, "paths")?;
+    if let Some(d) = take_str(&mut fields, "verified_at")? {
+        m.verified_at = Some(
+            crate::time::parse_day(&d)
+                .ok_or_else(|| bad("verified_at", &format!("{d:?} is not a date (YYYY-MM-DD)")))?,
+        );
+    }
+    if let Some(e) = take_str(&mut fields, "expires")? {
+        m.expires = Some(
+            Expires::parse(&e)
+                .ok_or_else(|| bad("expires", &format!("{e:?} is neither a date nor never")))?,
+        );
+    }
+    m.supersedes = take_list(&mut fields, "supersedes")?;
+    m.superseded_by = take_str(&mut fields, "superseded_by")?;
+    if let Some(d) = take_str(&mut fields, "retired_at")? {
+        m.retired_at = Some(
+            crate::time::parse_day(&d)
+                .ok_or_else(|| bad("retired_at", &format!("{d:?} is not a date (YYYY-MM-DD)")))?,
+        );
+    }
+    m.retired_reason = take_str(&mut fields, "retired_reason")?;
+    m.evidence = take_list(&mut fields, "evidence")?;
+    match fields.shift_remove("confidence") {
+        None | Some(Value::Null) => {}
+        Some(Value::Number(n)) => m.confidence = n.as_f64(),
+        Some(Value::String(s)) => {
+            m.confidence = Some(
+                s.trim()
+                    .parse()
+                    .map_err(|_| bad("confidence", "expected a number"))?,
+            );
+        }
+        Some(_) => return Err(bad("confidence", "expected a number")),
+    }
+    // `id` is the file stem, never a key: drop one that was written by hand.
+    fields.shift_remove("id");
+    m.extra = fields;
+    let (fact, why, how) = parse_body_sections(parts.body);
+    m.fact = fact;
+    m.why = why;
+    m.how = how;
+    m.body = Some(parts.body.to_string());
+    Ok(m)
+}
+
+/// Read `fact`, `why`, `how` from a body in the `Fact:` / `Why:` /
+/// `How to use:` form, or Claude Code's form (first paragraph, then
+/// `**Why:**` and `**How to apply:**`). Missing parts are `None`.
+pub fn parse_body_sections(body: &str) -> (Option<String>, Option<String>, Option<String>) {
+    let mut fact = None;
+    let mut why = None;
+    let mut how = None;
+    let mut claude_style = false;
+    for line in body.lines() {
+        let l = line.trim();
+        let take = |prefixes: &[&str], slot: &mut Option<String>| -> bool {
+            for p in prefixes {
+                if let Some(rest) = l.strip_prefix(p) {
+                    let v = rest.trim();
+                    if !v.is_empty() && slot.is_none() {
+                        *slot = Some(v.to_string());
+                    }
+                    return true;
+                }
+            }
+            false
+        };
+        if take(&["Fact:"], &mut fact) {
+            continue;
+        }
+        if take(&["Why:"], &mut why) {
+            continue;
+        }
+        if take(&["How to use:"], &mut how) {
+            continue;
+        }
+        if take(&["**Why:**"], &mut why) || take(&["**How to apply:**"], &mut how) {
+            claude_style = true;
+        }
+    }
+    if claude_style && fact.is_none() {
+        let first: Vec<&str> = body
+            .trim_start()
+            .lines()
+            .take_while(|l| !l.trim().is_empty() && !l.trim_start().starts_with("**"))
+            .collect();
+        if !first.is_empty() {
+            fact = Some(first.join(" ").trim().to_string());
+        }
+    }
+    (fact, why, how)
+}
+
+/// The body mem writes for a record without `body`: `Fact:`, `Why:`,
+/// `How to use:` lines for the parts that are set (empty when none is).
+pub fn render_sections(m: &Memory) -> String {
+    let mut s = String::new();
+    for (label, v) in [("Fact", &m.fact), ("Why", &m.why), ("How to use", &m.how)] {
+        if let Some(v) = v.as_deref().filter(|v| !v.trim().is_empty()) {
+            s.push_str(label);
+            s.push_str(": ");
+            s.push_str(&v.replace('\n', " "));
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// Render a memory as a topic file (see module docs).
+pub fn render(m: &Memory) -> String {
+    let mut y = String::from("---\n");
+    let mut kv = |k: &str, v: String| {
+        y.push_str(k);
+        y.push_str(": ");
+        y.push_str(&v);
+        y.push('\n');
+    };
+    kv("name", quote(&m.name));
+    kv("description", quote(&m.description));
+    kv("type", m.mem_type.as_str().to_string());
+    if let Some(k) = m.kind {
+        kv("kind", k.as_str().to_string());
+    }
+    if let Some(s) = m.scope {
+        kv("scope", s.as_str().to_string());
+    }
+    if let Some(p) = &m.project {
+        kv("project", quote(p));
+    }
+    if !m.triggers.is_empty() {
+        kv("triggers", flow_list(&m.triggers));
+    }
+    if !m.paths.is_empty() {
+        kv("paths", flow_list(&m.paths));
+    }
+    if let Some(d) = m.verified_at {
+        kv("verified_at", d.to_string());
+    }
+    if let Some(e) = m.expires {
+        kv("expires", e.to_string());
+    }
+    if !m.supersedes.is_empty() {
+        kv("supersedes", flow_list(&m.supersedes));
+    }
+    if let Some(s) = &m.superseded_by {
+        kv("superseded_by", quote(s));
+    }
+    if let Some(d) = m.retired_at {
+        kv("retired_at", d.to_string());
+    }
+    if let Some(r) = &m.retired_reason {
+        kv("retired_reason", quote(r));
+    }
+    if !m.evidence.is_empty() {
+        kv("evidence", flow_list(&m.evidence));
+    }
+    if let Some(c) = m.confidence {
+        kv("confidence", json_flow(&serde_json::json!(c)));
+    }
+    for (k, v) in &m.extra {
+        if KEY_ORDER.contains(&k.as_str())
+            || k == "id"
+            || k == "hash"
+            || k == "body"
+            || k == "fact"
+            || k == "why"
+            || k == "how"
+        {
+            continue;
+        }
+        let key = if is_plain_key(k) { k.clone() } else { quote(k) };
+        kv(&key, json_flow(v));
+    }
+    y.push_str("---\n");
+    match &m.body {
+        Some(b) => y.push_str(b),
+        None => y.push_str(&render_sections(m)),
+    }
+    y
+}
+
+fn is_plain_key(k: &str) -> bool {
+    !k.is_empty()
+        && k.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        && !k.starts_with('-')
+}
+
+/// A YAML double-quoted scalar that reads back as exactly `s`: `"` and `\`
+/// escaped, and every control character, DEL, C1 control, U+2028, U+2029 and
+/// U+FEFF written as an escape.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || (0x7f..=0x9f).contains(&(c as u32)) => {
+                out.push_str(&format!("\\x{:02X}", c as u32));
+            }
+            '\u{2028}' | '\u{2029}' | '\u{feff}' => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn flow_list(v: &[String]) -> String {
+    let items: Vec<String> = v.iter().map(|s| quote(s)).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// A JSON value as a YAML flow value (strings via [`quote`]).
+fn json_flow(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => quote(s),
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(json_flow).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(o) => format!(
+            "{{{}}}",
+            o.iter()
+                .map(|(k, v)| format!("{}: {}", quote(k), json_flow(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn yaml_scalar_string(v: &serde_norway::Value) -> Option<String> {
+    match v {
+        serde_norway::Value::Bool(b) => Some(b.to_string()),
+        serde_norway::Value::Number(n) => Some(n.to_string()),
+        serde_norway::Value::String(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// Convert a YAML value to JSON. Errors on tagged values and non-string keys
+/// inside nested mappings that cannot be named.
+fn yaml_to_json(v: serde_norway::Value) -> std::result::Result<Value, String> {
+    use serde_norway::Value as Y;
+    Ok(match v {
+        Y::Null => Value::Null,
+        Y::Bool(b) => Value::Bool(b),
+        Y::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::from(u)
+            } else {
+                n.as_f64()
+                    .and_then(serde_json::Number::from_f64)
+                    .map_or_else(|| Value::String(n.to_string()), Value::Number)
+            }
+        }
+        Y::String(s) => Value::String(s),
+        Y::Sequence(seq) => Value::Array(
+            seq.into_iter()
+                .map(yaml_to_json)
+                .collect::<std::result::Result<_, _>>()?,
+        ),
+        Y::Mapping(m) => {
+            let mut o = serde_json::Map::new();
+            for (k, v) in m {
+                let key = yaml_scalar_string(&k)
+                    .ok_or_else(|| "a nested key is not a scalar".to_string())?;
+                o.insert(key, yaml_to_json(v)?);
+            }
+            Value::Object(o)
+        }
+        Y::Tagged(t) => return Err(format!("YAML tags are not allowed ({})", t.tag)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const DESIGN_TOPIC: &str = "---\nname: \"Run setup before build-token\"\ndescription: \"build-token needs data/fixture.json, which only setup creates\"\ntype: feedback\nkind: durable-lesson\ntriggers: [\"build-token\", \"verify\", \"fixture\"]\nverified_at: 2026-07-11\nexpires: never\nevidence: [\"transcript:3f9a0c1d2e4b#17\"]\n---\nFact: Run setup before build-token.\nWhy: data/fixture.json is generated and git-ignored; a fresh clone lacks it.\nHow to use: Before any verification, run node src/setup.mjs.\n";
+
+    #[test]
+    fn design_topic_file_round_trips_byte_for_byte() {
+        let m = parse("t.md", DESIGN_TOPIC).unwrap();
+        assert_eq!(m.fact.as_deref(), Some("Run setup before build-token."));
+        assert_eq!(
+            m.how.as_deref(),
+            Some("Before any verification, run node src/setup.mjs.")
+        );
+        assert_eq!(m.expires, Some(Expires::Never));
+        assert_eq!(m.verified_at.unwrap().to_string(), "2026-07-11");
+        assert_eq!(render(&m), DESIGN_TOPIC);
+        // without a body, the same sections are rendered
+        let mut m2 = m.clone();
+        m2.body = None;
+        assert_eq!(render(&m2), DESIGN_TOPIC);
+    }
+
+    #[test]
+    fn crlf_and_bom_read_like_lf() {
+        let crlf = format!("\u{feff}{}", DESIGN_TOPIC.replace('\n', "\r\n"));
+        assert_eq!(
+            parse("t.md", &crlf).unwrap(),
+            parse("t.md", DESIGN_TOPIC).unwrap()
+        );
+    }
+
+    #[test]
+    fn claude_code_minimal_and_metadata_type() {
+        let m = parse("f.md", "---\nname: testing\ndescription: how we test\ntype: feedback\n---\n\nUse real DBs.\n\n**Why:** mocks hid a bug.\n**How to apply:** integration tests.\n").unwrap();
+        assert_eq!(m.mem_type, MemoryType::Feedback);
+        assert_eq!(m.fact.as_deref(), Some("Use real DBs."));
+        assert_eq!(m.why.as_deref(), Some("mocks hid a bug."));
+        assert_eq!(m.how.as_deref(), Some("integration tests."));
+        let m = parse(
+            "f.md",
+            "---\nname: x\ndescription: y\nmetadata:\n  type: user\n---\nbody\n",
+        )
+        .unwrap();
+        assert_eq!(m.mem_type, MemoryType::User);
+        assert_eq!(m.extra["metadata"]["type"], "user");
+    }
+
+    /// B16: quotes that break YAML: error names line 3.
+    #[test]
+    fn b16_bad_quotes_report_line_3() {
+        let text = "---\nname: quote-style\ndescription: \"Prefer \u{201c}smart\u{201d} quotes in docs but \"straight\" ones in code\"\ntype: feedback\nverified_at: 2026-01-10\n---\n\nDocs.\n";
+        match parse("quote-style.md", text).unwrap_err() {
+            Error::Frontmatter { file, line, .. } => {
+                assert_eq!(file, "quote-style.md");
+                assert_eq!(line, 3);
+            }
+            e => panic!("{e}"),
+        }
+    }
+
+    /// B17: a handwritten unquoted `: ` is malformed; ours round-trips.
+    #[test]
+    fn b17_colons() {
+        let err = parse("handwritten-colon.md", "---\nname: deploy\ndescription: Deploy: run the script, then tag\ntype: project\n---\n\nDeploy notes.\n").unwrap_err();
+        assert!(matches!(err, Error::Frontmatter { line: 3, .. }), "{err}");
+        let mut m = Memory::new(
+            "Build: release profile",
+            "Release builds: use --locked, then strip the binaries",
+            MemoryType::Project,
+        );
+        m.triggers = vec!["release: build".into(), "#ship".into()];
+        m.body = Some("Run `cargo build --release --locked`; strip afterwards.".into());
+        let back = parse("b.md", &render(&m)).unwrap();
+        assert_eq!(back.name, m.name);
+        assert_eq!(back.description, m.description);
+        assert_eq!(back.triggers, m.triggers);
+        assert_eq!(back.body, m.body);
+    }
+
+    #[test]
+    fn unknown_keys_are_kept_in_order_and_tags_refused() {
+        let m = parse(
+            "u.md",
+            "---\nname: n\nzeta: 1\ndescription: d\nalpha: [a, b]\ntype: user\n---\n",
+        )
+        .unwrap();
+        let keys: Vec<&String> = m.extra.keys().collect();
+        assert_eq!(keys, ["zeta", "alpha"]);
+        let out = render(&m);
+        assert!(
+            out.contains("type: user\nzeta: 1\nalpha: [\"a\", \"b\"]\n---\n"),
+            "{out}"
+        );
+        assert!(
+            parse(
+                "t.md",
+                "---\nname: !py/object x\ndescription: d\ntype: user\n---\n"
+            )
+            .is_err()
+        );
+        assert!(matches!(
+            parse("n.md", "no frontmatter\n"),
+            Err(Error::Frontmatter { line: 1, .. })
+        ));
+        assert!(matches!(
+            parse("n.md", "---\nname: n\ndescription: d\n---\n"),
+            Err(Error::Frontmatter { .. })
+        ));
+    }
+
+    fn any_memory() -> impl Strategy<Value = Memory> {
+        let s = "\\PC{0,24}";
+        (
+            s,
+            s,
+            prop_oneof![
+                Just(MemoryType::User),
+                Just(MemoryType::Feedback),
+                Just(MemoryType::Project),
+                Just(MemoryType::Reference)
+            ],
+            proptest::collection::vec(s, 0..4),
+            proptest::option::of(s),
+            proptest::option::of((2000i32..2100, 1u32..13, 1u32..29)),
+            "[^\\x00]{0,60}",
+        )
+            .prop_map(|(name, desc, t, triggers, sup, date, body)| {
+                let mut m = Memory::new(name, desc, t);
+                m.triggers = triggers;
+                m.superseded_by = sup;
+                m.verified_at =
+                    date.and_then(|(y, mo, d)| chrono::NaiveDate::from_ymd_opt(y, mo, d));
+                m.body = Some(body.replace('\r', ""));
+                m.extra
+                    .insert("x-note".into(), Value::String("a: b # c".into()));
+                m
+            })
+    }
+
+    proptest! {
+        /// Frontmatter round trip: whatever mem writes reads back identical.
+        #[test]
+        fn round_trip(m in any_memory()) {
+            let text = render(&m);
+            let mut back = parse("p.md", &text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+            back.fact = None; back.why = None; back.how = None;
+            let mut want = m.clone();
+            want.fact = None; want.why = None; want.how = None;
+            prop_assert_eq!(back, want);
+        }
+
+        #[test]
+        fn quoted_strings_read_back(s in "\\PC*|[\\x00-\\x1f\\u{2028}\\u{feff}\"\\\\:#]*") {
+            let y = format!("k: {}\n", quote(&s));
+            let v: serde_norway::Value = serde_norway::from_str(&y).unwrap();
+            prop_assert_eq!(v["k"].as_str(), Some(s.as_str()));
+        }
+    }
+}
