@@ -170,15 +170,15 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub fn is_broken_pipe(err: &(dyn std::error::Error + 'static)) -> bool {
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(err);
     while let Some(e) = cur {
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            if io.kind() == std::io::ErrorKind::BrokenPipe {
-                return true;
-            }
+        if let Some(io) = e.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            return true;
         }
-        if let Some(Error::Io { source, .. }) = e.downcast_ref::<Error>() {
-            if source.kind() == std::io::ErrorKind::BrokenPipe {
-                return true;
-            }
+        if let Some(Error::Io { source, .. }) = e.downcast_ref::<Error>()
+            && source.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            return true;
         }
         cur = e.source();
     }

@@ -193,10 +193,10 @@ pub fn parse(label: &str, text: &str) -> Result<Memory> {
 
     // `metadata: {type: …}` counts as `type` when there is no top-level type.
     let mut type_str = take_str(&mut fields, "type")?;
-    if type_str.is_none() {
-        if let Some(Value::Object(meta)) = fields.get("metadata") {
-            type_str = meta.get("type").and_then(Value::as_str).map(str::to_string);
-        }
+    if type_str.is_none()
+        && let Some(Value::Object(meta)) = fields.get("metadata")
+    {
+        type_str = meta.get("type").and_then(Value::as_str).map(str::to_string);
     }
     let mem_type = match type_str {
         None => {

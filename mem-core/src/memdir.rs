@@ -575,6 +575,79 @@ mod tests {
         assert_eq!(main_worktree_root(outside.path()), None);
     }
 
+    /// Runs `test` again in a child process with `envs` set (the environment
+    /// is process-wide, so tests that need HOME or CLAUDE_CONFIG_DIR re-exec).
+    fn in_child(test: &str, envs: &[(&str, &Path)]) -> std::process::Output {
+        let mut c = std::process::Command::new(std::env::current_exe().unwrap());
+        c.args(["--exact", test, "--nocapture"])
+            .env("MEM_TEST_CHILD", "1");
+        for v in ["MEM_MEMORY_DIR", "CLAUDE_CONFIG_DIR", "MEM_PER_WORKTREE"] {
+            c.env_remove(v);
+        }
+        for (k, v) in envs {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    }
+
+    /// A repository's own `.claude/settings.json` never redirects memory;
+    /// the user's `autoMemoryDirectory` does.
+    #[test]
+    fn project_settings_cannot_redirect_memory() {
+        if std::env::var_os("MEM_TEST_CHILD").is_some() {
+            let cwd = PathBuf::from(std::env::var_os("T_CWD").unwrap());
+            let r = resolve(&MemdirOptions {
+                cwd: Some(cwd.clone()),
+                ..Default::default()
+            })
+            .unwrap();
+            let want = std::env::var_os("T_WANT").map(PathBuf::from).unwrap();
+            assert_eq!(r.dir, want, "rule {}", r.rule);
+            return;
+        }
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let repo = t.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join(".claude")).unwrap();
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::write(
+            repo.join(".claude/settings.json"),
+            r#"{"autoMemoryDirectory":"/tmp/evil"}"#,
+        )
+        .unwrap();
+        let repo_real = repo.canonicalize().unwrap();
+        let want = home
+            .join(".claude/projects")
+            .join(slug(&repo_real))
+            .join("memory");
+        let out = in_child(
+            "memdir::tests::project_settings_cannot_redirect_memory",
+            &[("HOME", &home), ("T_CWD", &repo), ("T_WANT", &want)],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        // the user's own setting is honoured
+        std::fs::write(
+            home.join(".claude/settings.json"),
+            r#"{"autoMemoryDirectory":"~/notes/mem"}"#,
+        )
+        .unwrap();
+        let want = home.join("notes/mem");
+        let out = in_child(
+            "memdir::tests::project_settings_cannot_redirect_memory",
+            &[("HOME", &home), ("T_CWD", &repo), ("T_WANT", &want)],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+
     #[test]
     fn explicit_dir_wins() {
         let r = resolve(&MemdirOptions {
