@@ -9,6 +9,8 @@
 //! - [`time`]: the pinned clock, local days;
 //! - [`truncate`]: byte budgets at character boundaries, the token estimate;
 //! - [`memdir`]: where memory lives (slug, worktrees, settings);
+//! - [`store`]: reading a memory directory, the index lock;
+//! - [`index_md`]: the `MEMORY.md` policy (order, limits, WARNING line);
 //! - [`lock`]: the consolidation lock protocol;
 //! - [`scrub`]: secrets, session ids and absolute paths;
 //! - [`error`]: one error type and the exit codes.
@@ -20,11 +22,13 @@ pub mod cli;
 pub mod error;
 pub mod frontmatter;
 pub mod id;
+pub mod index_md;
 pub mod jsonl;
 pub mod lock;
 pub mod memdir;
 pub mod records;
 pub mod scrub;
+pub mod store;
 pub mod time;
 pub mod truncate;
 

@@ -1,1 +1,802 @@
-//! (in progress)
+//! The one scrubber (DESIGN.md "Scrubber"): secrets, session ids and
+//! absolute paths, found in any text before it reaches a memory.
+//!
+//! - **Secrets**: rules are data ([`DEFAULT_RULES_YAML`], embedded from
+//!   `scrub_rules.yaml`): cloud keys, GitHub / Slack / Stripe / Google
+//!   tokens, private-key blocks, JWTs, passwords in URLs, high-entropy values
+//!   after `key=` / `token:` / `secret=` / `password=` … → `[REDACTED]`.
+//! - **Session ids**: any 8-4-4-4-12 hex UUID → removed.
+//! - **Absolute paths**: a token starting `/`, `~/` or `X:\` with at least two
+//!   segments, not inside a `scheme://` URL. Inside the project root → made
+//!   project-relative; elsewhere → removed.
+//!
+//! Used by mem-extract (every candidate), mem-index (`write` refuses, `check`
+//! reports) and mem-dream (`redact`). Regexes use ASCII classes only and run
+//! only when one of their literal prefilters occurs in the text.
+
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::records::Memory;
+
+/// The embedded secret rules (YAML), the default of [`Scrubber::new`].
+pub const DEFAULT_RULES_YAML: &str = include_str!("scrub_rules.yaml");
+
+/// What replaces a secret.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// One secret rule as written in the rules file (see `scrub_rules.yaml`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleSpec {
+    /// Name shown in findings.
+    pub name: String,
+    /// Regex (Rust `regex` syntax).
+    pub pattern: String,
+    /// Literals, one of which must occur before the regex runs (empty: always run).
+    #[serde(default)]
+    pub prefilter: Vec<String>,
+    /// Match the prefilter ASCII-case-insensitively.
+    #[serde(default)]
+    pub icase_prefilter: bool,
+    /// Capture group to redact (0 = whole match).
+    #[serde(default)]
+    pub group: usize,
+    /// Minimum Shannon entropy (bits per byte) of the redacted value.
+    #[serde(default)]
+    pub min_entropy: f64,
+    /// The match must not follow `[A-Za-z0-9_]`.
+    #[serde(default = "yes")]
+    pub boundary: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The rules file: `secrets:` a list of [`RuleSpec`].
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesFile {
+    /// Secret rules, applied in order.
+    pub secrets: Vec<RuleSpec>,
+}
+
+#[derive(Debug, Clone)]
+struct Rule {
+    spec: RuleSpec,
+    re: Regex,
+    pre: Option<Regex>,
+}
+
+/// What a finding is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum FindingKind {
+    /// A secret, with the name of the rule that found it.
+    Secret {
+        /// Rule name (e.g. `aws-access-key-id`).
+        rule: String,
+    },
+    /// An 8-4-4-4-12 UUID (session ids and the like).
+    SessionId,
+    /// An absolute path.
+    AbsPath,
+}
+
+impl FindingKind {
+    /// Short label: `secret`, `session-id`, `abs-path`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            FindingKind::Secret { .. } => "secret",
+            FindingKind::SessionId => "session-id",
+            FindingKind::AbsPath => "abs-path",
+        }
+    }
+}
+
+impl std::fmt::Display for FindingKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FindingKind::Secret { rule } => write!(f, "secret ({rule})"),
+            k => f.write_str(k.label()),
+        }
+    }
+}
+
+/// One sensitive span: `text[start..end]` (byte offsets, on char boundaries).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// What it is.
+    pub kind: FindingKind,
+    /// Byte offset of the first byte.
+    pub start: usize,
+    /// Byte offset one past the last byte.
+    pub end: usize,
+}
+
+/// The result of [`Scrubber::scrub`]: the cleaned text and what was changed
+/// (offsets refer to the input text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scrubbed {
+    /// The text with secrets redacted, UUIDs removed, paths relativized or removed.
+    pub text: String,
+    /// What was found in the input.
+    pub findings: Vec<Finding>,
+}
+
+/// Findings in one field of a memory (`field` is e.g. `description`,
+/// `triggers[2]`, `extra.owner`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldFindings {
+    /// The field's name.
+    pub field: String,
+    /// What it carries (offsets into that field's text).
+    pub findings: Vec<Finding>,
+}
+
+/// The result of [`Scrubber::scrub_memory`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemoryScrub {
+    /// Fields that were changed, with what was found in them.
+    pub changed: Vec<FieldFindings>,
+    /// Fields that still carry something after scrubbing (should be empty;
+    /// a caller refuses or drops the memory when it is not).
+    pub remaining: Vec<FieldFindings>,
+}
+
+/// The scrubber: secret rules plus the project root for path handling.
+#[derive(Debug, Clone)]
+pub struct Scrubber {
+    rules: Vec<Rule>,
+    uuid: Regex,
+    root: Option<String>,
+    home: Option<String>,
+}
+
+impl Scrubber {
+    /// A scrubber with the default rules; absolute paths inside
+    /// `project_root` become relative to it (others are removed).
+    pub fn new(project_root: Option<&Path>) -> Scrubber {
+        Scrubber::with_rules(Scrubber::default_rules(), project_root)
+    }
+
+    /// The embedded default rules, parsed.
+    pub fn default_rules() -> RulesFile {
+        Scrubber::parse_rules(DEFAULT_RULES_YAML).expect("embedded scrub rules are valid")
+    }
+
+    /// Parse a rules file (YAML, see `scrub_rules.yaml`).
+    ///
+    /// Errors: [`Error::Msg`] naming the YAML error or the rule whose regex
+    /// does not compile.
+    pub fn parse_rules(yaml: &str) -> Result<RulesFile> {
+        let f: RulesFile =
+            serde_norway::from_str(yaml).map_err(|e| Error::Msg(format!("scrub rules: {e}")))?;
+        for r in &f.secrets {
+            compile(r)?;
+        }
+        Ok(f)
+    }
+
+    /// A scrubber with the given rules (already validated by
+    /// [`Scrubber::parse_rules`]; a rule whose regex fails is skipped).
+    pub fn with_rules(rules: RulesFile, project_root: Option<&Path>) -> Scrubber {
+        let rules = rules
+            .secrets
+            .iter()
+            .filter_map(|r| compile(r).ok())
+            .collect();
+        let root = project_root.map(|p| {
+            let s = p.to_string_lossy().into_owned();
+            let t = s.trim_end_matches(['/', '\\']);
+            if t.is_empty() { s } else { t.to_string() }
+        });
+        let home = std::env::var_os("HOME")
+            .map(|h| {
+                PathBuf::from(h)
+                    .to_string_lossy()
+                    .trim_end_matches('/')
+                    .to_string()
+            })
+            .filter(|h| !h.is_empty());
+        Scrubber {
+            rules,
+            uuid: Regex::new(
+                "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+            )
+            .expect("uuid regex"),
+            root,
+            home,
+        }
+    }
+
+    /// The project root paths are made relative to, if any.
+    pub fn project_root(&self) -> Option<&str> {
+        self.root.as_deref()
+    }
+
+    /// Every sensitive span in `text`, sorted by start, non-overlapping.
+    pub fn find(&self, text: &str) -> Vec<Finding> {
+        let mut all = Vec::new();
+        for r in &self.rules {
+            if r.pre.as_ref().is_some_and(|pre| !pre.is_match(text)) {
+                continue;
+            }
+            for caps in r.re.captures_iter(text) {
+                let (Some(whole), Some(m)) = (caps.get(0), caps.get(r.spec.group)) else {
+                    continue;
+                };
+                if r.spec.boundary && whole.start() > 0 {
+                    let b = text.as_bytes()[whole.start() - 1];
+                    if b.is_ascii_alphanumeric() || b == b'_' {
+                        continue;
+                    }
+                }
+                if r.spec.min_entropy > 0.0 && entropy(m.as_str()) < r.spec.min_entropy {
+                    continue;
+                }
+                if m.as_str().starts_with(REDACTED) {
+                    continue;
+                }
+                all.push(Finding {
+                    kind: FindingKind::Secret {
+                        rule: r.spec.name.clone(),
+                    },
+                    start: m.start(),
+                    end: m.end(),
+                });
+            }
+        }
+        if text.contains('-') {
+            for m in self.uuid.find_iter(text) {
+                all.push(Finding {
+                    kind: FindingKind::SessionId,
+                    start: m.start(),
+                    end: m.end(),
+                });
+            }
+        }
+        find_paths(text, &mut all);
+        resolve_overlaps(all)
+    }
+
+    /// Scrub `text`: secrets → `[REDACTED]`, UUIDs removed, absolute paths
+    /// relativized (inside the project root) or removed.
+    pub fn scrub(&self, text: &str) -> Scrubbed {
+        let findings = self.find(text);
+        if findings.is_empty() {
+            return Scrubbed {
+                text: text.to_string(),
+                findings,
+            };
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut pos = 0;
+        for f in &findings {
+            out.push_str(&text[pos..f.start]);
+            let span = &text[f.start..f.end];
+            let repl = match &f.kind {
+                FindingKind::Secret { .. } => Some(REDACTED.to_string()),
+                FindingKind::SessionId => None,
+                FindingKind::AbsPath => self.relativize(span),
+            };
+            match repl {
+                Some(r) => out.push_str(&r),
+                None => {
+                    // removed: do not leave a double space or a space before punctuation
+                    let next = text[f.end..].chars().next();
+                    if out.ends_with(' ') && next.is_none_or(|c| c == ' ' || ".,;:)!?".contains(c))
+                    {
+                        out.pop();
+                    }
+                }
+            }
+            pos = f.end;
+        }
+        out.push_str(&text[pos..]);
+        Scrubbed {
+            text: out,
+            findings,
+        }
+    }
+
+    /// True when `text` carries nothing sensitive.
+    pub fn is_clean(&self, text: &str) -> bool {
+        self.find(text).is_empty()
+    }
+
+    /// The project-relative form of an absolute path, or `None` when it lies
+    /// outside the project (or there is no project root).
+    fn relativize(&self, path: &str) -> Option<String> {
+        let root = self.root.as_deref()?;
+        let expanded;
+        let p = match (path.strip_prefix("~/"), &self.home) {
+            (Some(rest), Some(home)) => {
+                expanded = format!("{home}/{rest}");
+                expanded.as_str()
+            }
+            _ => path,
+        };
+        let norm = |s: &str| s.replace('\\', "/");
+        let (p, r) = (norm(p), norm(root));
+        if p == r {
+            return Some(".".into());
+        }
+        let rest = p.strip_prefix(&r)?.strip_prefix('/')?;
+        Some(if rest.is_empty() {
+            ".".into()
+        } else {
+            rest.to_string()
+        })
+    }
+
+    /// Which string fields of `m` carry something (checked, not changed).
+    pub fn check_memory(&self, m: &Memory) -> Vec<FieldFindings> {
+        let mut out = Vec::new();
+        for_each_field(&mut m.clone(), &mut |name, s| {
+            let f = self.find(s);
+            if !f.is_empty() {
+                out.push(FieldFindings {
+                    field: name.to_string(),
+                    findings: f,
+                });
+            }
+        });
+        out
+    }
+
+    /// Scrub every string field of `m` in place (list entries that become
+    /// empty are removed) and report what changed and what still carries
+    /// something afterwards.
+    pub fn scrub_memory(&self, m: &mut Memory) -> MemoryScrub {
+        let mut res = MemoryScrub::default();
+        for_each_field(m, &mut |name, s| {
+            let sc = self.scrub(s);
+            if !sc.findings.is_empty() {
+                res.changed.push(FieldFindings {
+                    field: name.to_string(),
+                    findings: sc.findings,
+                });
+                *s = sc.text.trim().to_string();
+            }
+        });
+        for list in [
+            &mut m.triggers,
+            &mut m.paths,
+            &mut m.evidence,
+            &mut m.supersedes,
+        ] {
+            list.retain(|s| !s.trim().is_empty());
+        }
+        res.remaining = self.check_memory(m);
+        res
+    }
+
+    /// Scrub every string in a JSON value (keys kept), returning the findings count.
+    pub fn scrub_json(&self, v: &mut Value) -> usize {
+        match v {
+            Value::String(s) => {
+                let sc = self.scrub(s);
+                let n = sc.findings.len();
+                if n > 0 {
+                    *s = sc.text;
+                }
+                n
+            }
+            Value::Array(a) => a.iter_mut().map(|x| self.scrub_json(x)).sum(),
+            Value::Object(o) => o.values_mut().map(|x| self.scrub_json(x)).sum(),
+            _ => 0,
+        }
+    }
+}
+
+impl Default for Scrubber {
+    fn default() -> Self {
+        Scrubber::new(None)
+    }
+}
+
+fn compile(r: &RuleSpec) -> Result<Rule> {
+    let re = Regex::new(&r.pattern)
+        .map_err(|e| Error::Msg(format!("scrub rule {}: bad pattern: {e}", r.name)))?;
+    if r.group >= re.captures_len() {
+        return Err(Error::Msg(format!(
+            "scrub rule {}: group {} does not exist",
+            r.name, r.group
+        )));
+    }
+    let pre = if r.prefilter.is_empty() {
+        None
+    } else {
+        let alts: Vec<String> = r.prefilter.iter().map(|l| regex::escape(l)).collect();
+        let flag = if r.icase_prefilter { "(?i-u)" } else { "" };
+        Some(
+            Regex::new(&format!("{flag}(?:{})", alts.join("|")))
+                .map_err(|e| Error::Msg(format!("scrub rule {}: bad prefilter: {e}", r.name)))?,
+        )
+    };
+    Ok(Rule {
+        spec: r.clone(),
+        re,
+        pre,
+    })
+}
+
+/// Shannon entropy of `s` in bits per byte.
+pub fn entropy(s: &str) -> f64 {
+    if s.is_empty() {
+        return 0.0;
+    }
+    let mut counts = [0u32; 256];
+    for b in s.bytes() {
+        counts[b as usize] += 1;
+    }
+    let n = s.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// Bytes that may precede the start of a path token.
+fn path_lead(b: u8) -> bool {
+    b.is_ascii_whitespace() || b"\"'`([{<=,;|>".contains(&b)
+}
+
+/// Bytes that end a path token.
+fn path_stop(b: u8) -> bool {
+    b.is_ascii_whitespace() || b"\"'`)]}<>,;|:*?".contains(&b)
+}
+
+/// True when byte offset `i` lies inside a `scheme://` URL token.
+fn in_url(text: &[u8], i: usize) -> bool {
+    let mut s = i;
+    while s > 0 && !text[s - 1].is_ascii_whitespace() {
+        s -= 1;
+    }
+    memchr::memmem::find(&text[s..i], b"://").is_some()
+}
+
+fn find_paths(text: &str, out: &mut Vec<Finding>) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(off) = memchr::memchr3(b'/', b'~', b'\\', &b[i..]) {
+        let p = i + off;
+        i = p + 1;
+        // the start of the token: `/`, `~/`, or `X:\`
+        let (start, body) = match b[p] {
+            b'/' => (p, p + 1),
+            b'~' if b.get(p + 1) == Some(&b'/') => (p, p + 2),
+            b'\\' if p >= 2 && b[p - 1] == b':' && b[p - 2].is_ascii_alphabetic() => (p - 2, p + 1),
+            _ => continue,
+        };
+        if start > 0 && !path_lead(b[start - 1]) {
+            continue;
+        }
+        if in_url(b, start) {
+            continue;
+        }
+        let mut end = body;
+        while end < b.len() && !path_stop(b[end]) {
+            end += 1;
+        }
+        while end > body && b".!?".contains(&b[end - 1]) {
+            end -= 1;
+        }
+        let segs = text[body..end]
+            .split(['/', '\\'])
+            .filter(|s| !s.is_empty())
+            .count();
+        if segs >= 2 {
+            out.push(Finding {
+                kind: FindingKind::AbsPath,
+                start,
+                end,
+            });
+            i = end.max(i);
+        }
+    }
+}
+
+fn resolve_overlaps(mut all: Vec<Finding>) -> Vec<Finding> {
+    all.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    let mut out: Vec<Finding> = Vec::with_capacity(all.len());
+    for f in all {
+        if let Some(last) = out.last_mut().filter(|l| f.start < l.end) {
+            // overlapping: a secret wins and absorbs the rest
+            if matches!(f.kind, FindingKind::Secret { .. }) {
+                if !matches!(last.kind, FindingKind::Secret { .. }) {
+                    last.kind = f.kind.clone();
+                }
+                last.end = last.end.max(f.end);
+            }
+            continue;
+        }
+        out.push(f);
+    }
+    out
+}
+
+/// Visit every string field of a memory with its name.
+fn for_each_field(m: &mut Memory, visit: &mut dyn FnMut(&str, &mut String)) {
+    if let Some(id) = m.id.as_mut() {
+        visit("id", id);
+    }
+    visit("name", &mut m.name);
+    visit("description", &mut m.description);
+    for (name, v) in [
+        ("project", &mut m.project),
+        ("superseded_by", &mut m.superseded_by),
+        ("retired_reason", &mut m.retired_reason),
+        ("fact", &mut m.fact),
+        ("why", &mut m.why),
+        ("how", &mut m.how),
+        ("body", &mut m.body),
+    ] {
+        if let Some(s) = v.as_mut() {
+            visit(name, s);
+        }
+    }
+    for (name, list) in [
+        ("triggers", &mut m.triggers),
+        ("paths", &mut m.paths),
+        ("evidence", &mut m.evidence),
+        ("supersedes", &mut m.supersedes),
+    ] {
+        for (i, s) in list.iter_mut().enumerate() {
+            visit(&format!("{name}[{i}]"), s);
+        }
+    }
+    for (k, v) in m.extra.iter_mut() {
+        visit_json(&format!("extra.{k}"), v, visit);
+    }
+}
+
+fn visit_json(name: &str, v: &mut Value, visit: &mut dyn FnMut(&str, &mut String)) {
+    match v {
+        Value::String(s) => visit(name, s),
+        Value::Array(a) => {
+            for (i, x) in a.iter_mut().enumerate() {
+                visit_json(&format!("{name}[{i}]"), x, visit);
+            }
+        }
+        Value::Object(o) => {
+            for (k, x) in o.iter_mut() {
+                visit_json(&format!("{name}.{k}"), x, visit);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::MemoryType;
+
+    fn s() -> Scrubber {
+        Scrubber::new(Some(Path::new("/home/user/proj")))
+    }
+
+    fn redacts(text: &str, secret: &str, rule: &str) {
+        let out = s().scrub(text);
+        assert!(!out.text.contains(secret), "{rule}: {:?}", out.text);
+        assert!(out.text.contains(REDACTED), "{rule}: {:?}", out.text);
+        assert!(
+            out.findings
+                .iter()
+                .any(|f| f.kind == FindingKind::Secret { rule: rule.into() }),
+            "{rule}: {:?}",
+            out.findings
+        );
+    }
+
+    #[test]
+    fn every_secret_rule_fires() {
+        redacts(
+            "id AKIAPLACEHOLDER00000 here",
+            "AKIAPLACEHOLDER",
+            "aws-access-key-id",
+        );
+        redacts(
+            "aws_secret_access_key = FAKEfakeFAKEfake0123456789abcdefFAKEfake",
+            "FAKEfakeFAKE",
+            "aws-secret-access-key",
+        );
+        redacts(
+            "GITHUB_TOKEN=ghp_PLACEHOLDER0000000000000000000000000000",
+            "ghp_",
+            "github-token",
+        );
+        redacts("gho_FAKE0123456789abcdefFAKE0123", "gho_", "github-token");
+        redacts(
+            "token github_pat_11FAKE0000000000_abcdefghijklmnopqrstuvwxyz",
+            "github_pat_",
+            "github-fine-grained-token",
+        );
+        redacts("slack xoxb-000000000-FAKEFAKEFAKE", "xoxb-", "slack-token");
+        redacts(
+            "https://hooks.slack.com/services/T000/B000/FAKEFAKE",
+            "T000/B000",
+            "slack-webhook",
+        );
+        redacts(
+            "key sk_live_PLACEHOLDER000000000000000000",
+            "sk_live_",
+            "stripe-key",
+        );
+        redacts("rk_live_FAKE00000000000000", "rk_live_", "stripe-key");
+        redacts(
+            "AIzaFAKE_fake-FAKE_fake-FAKE_fake-FAKE0",
+            "AIzaFAKE",
+            "google-api-key",
+        );
+        redacts(
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIFAKE\nFAKE==\n-----END RSA PRIVATE KEY-----",
+            "MIIFAKE",
+            "private-key-block",
+        );
+        redacts(
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEFAKE",
+            "b3Blbn",
+            "private-key-block",
+        );
+        redacts(
+            "Authorization: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.FAKEsignatureFAKEsig",
+            "eyJhbGci",
+            "jwt",
+        );
+        redacts(
+            "DATABASE_URL=postgres://app:Hunter2Secret@db.internal:5432/app",
+            "Hunter2Secret",
+            "url-password",
+        );
+        redacts("password=Hunter2Secret", "Hunter2", "password-assignment");
+        redacts(
+            "DB_PASSWORD: 'letmein99'",
+            "letmein99",
+            "password-assignment",
+        );
+        redacts(
+            "API_TOKEN=Zx81kq0PmW4nB7tY2vLs",
+            "Zx81kq0PmW4nB7tY2vLs",
+            "key-value-secret",
+        );
+        redacts(
+            "client_secret: \"a8f3K29xPq0Lm7ZwT4\"",
+            "a8f3K29xPq0Lm7ZwT4",
+            "key-value-secret",
+        );
+        redacts(
+            "curl -H 'Authorization: Bearer Zx81kq0PmW4nB7tY2vLsQQ'",
+            "Zx81kq0PmW4nB7tY2vLsQQ",
+            "bearer-token",
+        );
+        redacts(
+            "export ANTHROPIC_API_KEY=sk-ant-api03-FAKEFAKEFAKEFAKEFAKE00",
+            "sk-ant-api03",
+            "openai-anthropic-key",
+        );
+    }
+
+    #[test]
+    fn harmless_values_stay() {
+        for t in [
+            "LOG_LEVEL=debug",
+            "max_tokens: 4096",
+            "the secret: use tabs",
+            "password reset flow is broken",
+            "see https://example.com/docs/intro for details",
+            "a/b and either/or, 1/2",
+            "run make gen before make verify",
+        ] {
+            let out = s().scrub(t);
+            assert_eq!(out.text, t, "{:?}", out.findings);
+        }
+    }
+
+    #[test]
+    fn session_ids_are_removed() {
+        let out = s().scrub("Session 00000000-0000-4000-8000-000000000001 log ends.");
+        assert_eq!(out.text, "Session log ends.");
+        assert_eq!(out.findings[0].kind, FindingKind::SessionId);
+        let out = s().scrub("agent-6F1C0000-AAAA-4bbb-8ccc-0123456789ab.");
+        assert_eq!(out.text, "agent-.");
+    }
+
+    #[test]
+    fn paths_inside_become_relative_others_are_dropped() {
+        let out = s().scrub("log is in /home/user/proj/logs/deploy.log.");
+        assert_eq!(out.text, "log is in logs/deploy.log.");
+        let out = s().scrub("see /etc/nginx/nginx.conf and /home/user/proj");
+        assert_eq!(out.text, "see and .");
+        let out = s().scrub("cat \"/home/user/proj/.env\"");
+        assert_eq!(out.text, "cat \".env\"");
+        let out = s().scrub("at /home/user/proj/src/main.rs:42");
+        assert_eq!(out.text, "at src/main.rs:42");
+        let out = s().scrub(r"open C:\Users\me\notes.txt now");
+        assert_eq!(out.text, "open now");
+        // one segment is not a path; a URL's path is not a path
+        for t in [
+            "cd /tmp",
+            "https://example.com/a/b/c",
+            "x?p=https://e.com/a/b",
+        ] {
+            assert_eq!(s().scrub(t).text, t);
+        }
+        // no project root: every absolute path is dropped
+        let out = Scrubber::new(None).scrub("in /home/user/proj/x.rs");
+        assert_eq!(out.text, "in");
+    }
+
+    #[test]
+    fn tilde_paths_expand_home() {
+        let sc = Scrubber::new(None);
+        assert_eq!(sc.scrub("in ~/work/x here").text, "in here");
+        assert!(sc.is_clean("~/x"));
+    }
+
+    #[test]
+    fn b22_env_file_is_scrubbed() {
+        let env = "DATABASE_URL=postgres://app_user:PLACEHOLDER-Passw0rd@db.internal.example:5432/app\nPAYMENT_API_KEY=sk_live_PLACEHOLDER000000000000000000\nAWS_ACCESS_KEY_ID=AKIAPLACEHOLDER00000\nGITHUB_TOKEN=ghp_PLACEHOLDER0000000000000000000000000000\nLOG_LEVEL=debug\n";
+        let out = s().scrub(env).text;
+        for bad in ["Passw0rd", "sk_live_", "AKIA", "ghp_"] {
+            assert!(!out.contains(bad), "{bad} in {out}");
+        }
+        assert!(out.contains("LOG_LEVEL=debug"));
+        let msg = "Right, remember that deploys need the VPN because the DB is internal. Session 00000000-0000-4000-8000-000000000001 log is in /home/user/proj/logs/deploy.log.";
+        let out = s().scrub(msg).text;
+        assert!(!out.contains("00000000-0000-4000"));
+        assert!(!out.contains("/home/user"));
+        assert!(out.contains("logs/deploy.log"), "{out}");
+    }
+
+    #[test]
+    fn scrubbing_is_idempotent_and_clean() {
+        let t = "k AKIAPLACEHOLDER00000 /home/user/proj/a/b 00000000-0000-4000-8000-000000000001 postgres://u:pw12@h/x";
+        let once = s().scrub(t).text;
+        assert!(s().is_clean(&once), "{once}");
+        assert_eq!(s().scrub(&once).text, once);
+    }
+
+    #[test]
+    fn memory_fields_are_scrubbed_and_reported() {
+        let mut m = Memory::new(
+            "Deploy key",
+            "uses AKIAPLACEHOLDER00000 from /etc/app/env",
+            MemoryType::Project,
+        );
+        m.triggers = vec!["/opt/x/y".into(), "deploy".into()];
+        m.why = Some("see /home/user/proj/docs/deploy.md".into());
+        assert_eq!(s().check_memory(&m).len(), 3);
+        let r = s().scrub_memory(&mut m);
+        assert!(r.remaining.is_empty());
+        let fields: Vec<_> = r.changed.iter().map(|f| f.field.as_str()).collect();
+        assert_eq!(fields, ["description", "why", "triggers[0]"]);
+        assert_eq!(m.description, "uses [REDACTED] from");
+        assert_eq!(m.triggers, ["deploy"]);
+        assert_eq!(m.why.as_deref(), Some("see docs/deploy.md"));
+    }
+
+    #[test]
+    fn rules_file_errors_name_the_rule() {
+        let err = Scrubber::parse_rules("secrets:\n  - name: bad\n    pattern: '('\n").unwrap_err();
+        assert!(err.to_string().contains("bad"), "{err}");
+        assert_eq!(Scrubber::default_rules().secrets.len(), 15);
+    }
+
+    #[test]
+    fn json_strings_are_scrubbed() {
+        let mut v = serde_json::json!({"a": ["ghp_FAKE0000000000000000000000"], "b": 1});
+        assert_eq!(s().scrub_json(&mut v), 1);
+        assert_eq!(v["a"][0], REDACTED);
+    }
+}

@@ -1,0 +1,680 @@
+//! The `MEMORY.md` policy (DESIGN.md "MEMORY.md"; cases B14, B16).
+//!
+//! No heading: every line is an entry `- [Title](file.md) - description`
+//! (Claude Code writes ` — `; both are read), under [`MAX_LINE_CHARS`]
+//! characters (cut at a character boundary). Order: type user, feedback,
+//! project, reference (then broken files); then newer `verified_at`, newer
+//! mtime, id; superseded and expired entries last. Limits: [`MAX_LINES`]
+//! lines and [`MAX_BYTES`] bytes **including** a final `WARNING` line when
+//! anything is cut (so at most 199 entries then), which says how many were
+//! left out and names as many as fit.
+//!
+//! Writers build [`IndexEntry`]s ([`entries_for`]) and [`render`] them;
+//! readers [`load`] any `MEMORY.md`, hand-made ones over a limit included,
+//! and get it cut the same way.
+
+use std::collections::{HashMap, HashSet};
+use std::time::SystemTime;
+
+use chrono::NaiveDate;
+
+use crate::records::{Expires, MemoryType};
+use crate::store::{Broken, Store, Topic};
+use crate::truncate::floor_to_chars;
+
+/// Most lines in `MEMORY.md`, the WARNING line included.
+pub const MAX_LINES: usize = 200;
+/// Most bytes in `MEMORY.md` (UTF-8, newlines included), the WARNING line included.
+pub const MAX_BYTES: usize = 25_000;
+/// Every line is shorter than this many characters (Unicode scalar values,
+/// newline not counted).
+pub const MAX_LINE_CHARS: usize = 150;
+/// Most bytes of the WARNING line (within what the limits leave).
+pub const MAX_WARNING_BYTES: usize = 2_000;
+/// The first word of the line that reports a cut.
+pub const WARNING_PREFIX: &str = "WARNING:";
+
+/// What one index line is made from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexEntry {
+    /// The topic id (file stem).
+    pub id: String,
+    /// The link target, `<id>.md`.
+    pub file: String,
+    /// The link text (the memory's `name`; the id for a broken file).
+    pub title: String,
+    /// The text after the separator (the memory's `description`).
+    pub description: String,
+    /// The memory's type; `None` for a broken file (sorted after reference).
+    pub mem_type: Option<MemoryType>,
+    /// The memory's `verified_at`.
+    pub verified_at: Option<NaiveDate>,
+    /// The file's mtime.
+    pub mtime: SystemTime,
+    /// The memory's `expires`.
+    pub expires: Option<Expires>,
+    /// The id that supersedes this one (its own `superseded_by`, another
+    /// memory's `supersedes`, or "supersedes `<id>`" in another's text).
+    pub superseded_by: Option<String>,
+    /// For a file whose frontmatter does not parse: the flag text
+    /// (e.g. `frontmatter does not parse (line 3)`).
+    pub broken: Option<String>,
+}
+
+impl IndexEntry {
+    /// The entry of a parsed topic file (not yet marked superseded).
+    pub fn from_topic(t: &Topic) -> IndexEntry {
+        let m = &t.memory;
+        IndexEntry {
+            id: t.id.clone(),
+            file: format!("{}.md", t.id),
+            title: m.name.clone(),
+            description: m.description.clone(),
+            mem_type: Some(m.mem_type),
+            verified_at: m.verified_at,
+            mtime: t.mtime,
+            expires: m.expires,
+            superseded_by: m.superseded_by.clone(),
+            broken: None,
+        }
+    }
+
+    /// The flagged entry of a file whose frontmatter does not parse (B16):
+    /// title from the file name; `old_description` is what the previous
+    /// index said about it, if anything.
+    pub fn from_broken(b: &Broken, old_description: Option<&str>) -> IndexEntry {
+        let flag = match b.line() {
+            Some(l) => format!("frontmatter does not parse (line {l})"),
+            None => "unreadable".to_string(),
+        };
+        IndexEntry {
+            id: b.id.clone(),
+            file: format!("{}.md", b.id),
+            title: b.id.clone(),
+            description: old_description.unwrap_or_default().to_string(),
+            mem_type: None,
+            verified_at: None,
+            mtime: b.mtime,
+            expires: None,
+            superseded_by: None,
+            broken: Some(flag),
+        }
+    }
+
+    /// True when the entry sorts into the last group on `today`.
+    pub fn is_demoted(&self, today: NaiveDate) -> bool {
+        self.superseded_by.is_some() || self.expires.is_some_and(|e| e.is_expired(today))
+    }
+
+    /// The index line (no newline), under [`MAX_LINE_CHARS`] characters.
+    pub fn line(&self, today: NaiveDate) -> String {
+        let mut desc = String::new();
+        if let Some(flag) = &self.broken {
+            desc.push_str(&format!("[{flag}] "));
+        }
+        if let Some(by) = &self.superseded_by {
+            desc.push_str(&format!("[superseded by {by}] "));
+        }
+        if let Some(Expires::On(d)) = self.expires
+            && d < today
+        {
+            desc.push_str(&format!("[expired {d}] "));
+        }
+        desc.push_str(&one_line(&self.description));
+        let line = format!(
+            "- [{}]({}) - {}",
+            escape_title(&one_line(&self.title)),
+            self.file,
+            desc.trim_end()
+        );
+        cut_line(&line)
+    }
+}
+
+/// Cut `line` to under [`MAX_LINE_CHARS`] characters at a character
+/// boundary, ending in `…` when cut.
+pub fn cut_line(line: &str) -> String {
+    if line.chars().count() < MAX_LINE_CHARS {
+        return line.to_string();
+    }
+    let head = floor_to_chars(line, MAX_LINE_CHARS - 2);
+    format!("{}…", head.trim_end())
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn escape_title(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('[', "\\[")
+        .replace(']', "\\]")
+}
+
+fn unescape_title(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c == '\\' {
+            if let Some(n) = it.next() {
+                out.push(n);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The index entries of a store: one per parsed topic and one flagged entry
+/// per broken file (its description from `old_index`, the previous
+/// `MEMORY.md` text, when it had a line for that file). Superseded entries
+/// are marked from `superseded_by`, other memories' `supersedes`, and the
+/// text "supersedes `<id>`" in another memory's description or body.
+pub fn entries_for(store: &Store, old_index: Option<&str>) -> Vec<IndexEntry> {
+    let ids: HashSet<&str> = store.topics.iter().map(|t| t.id.as_str()).collect();
+    let mut by: HashMap<String, String> = HashMap::new();
+    for t in &store.topics {
+        let m = &t.memory;
+        let mut named: Vec<String> = m.supersedes.clone();
+        named.extend(supersedes_in_text(&m.description));
+        if let Some(b) = &m.body {
+            named.extend(supersedes_in_text(b));
+        }
+        for old in named {
+            if old != t.id && ids.contains(old.as_str()) {
+                by.entry(old).or_insert_with(|| t.id.clone());
+            }
+        }
+    }
+    let old_lines: HashMap<String, String> = old_index
+        .map(|text| {
+            load(text)
+                .entries
+                .into_iter()
+                .map(|p| (p.file, p.description))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = Vec::with_capacity(store.topics.len() + store.broken.len());
+    for t in &store.topics {
+        let mut e = IndexEntry::from_topic(t);
+        if e.superseded_by.is_none() {
+            e.superseded_by = by.get(&t.id).cloned();
+        }
+        out.push(e);
+    }
+    for b in &store.broken {
+        let file = format!("{}.md", b.id);
+        let old = old_lines.get(&file).map(|d| strip_flags(d));
+        out.push(IndexEntry::from_broken(b, old.as_deref()));
+    }
+    out
+}
+
+/// Remove the `[...] ` flags this module puts before a description.
+fn strip_flags(d: &str) -> String {
+    let mut s = d.trim_start();
+    while s.starts_with('[') {
+        match s.find("] ") {
+            Some(i) => s = s[i + 2..].trim_start(),
+            None => break,
+        }
+    }
+    s.to_string()
+}
+
+/// The ids named after "supersedes" in `text` (case-insensitive).
+pub fn supersedes_in_text(text: &str) -> Vec<String> {
+    let lower = text.to_ascii_lowercase();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = lower[from..].find("supersedes") {
+        let start = from + i + "supersedes".len();
+        from = start;
+        let rest = &text[start..];
+        let rest = rest.trim_start_matches([' ', ':']);
+        let id: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+            .collect();
+        let id = id.trim_end_matches(['.', '-', '_']);
+        if !id.is_empty() {
+            out.push(id.to_string());
+        }
+    }
+    out
+}
+
+/// Sort entries by the policy (see module docs) on `today`.
+pub fn sort_entries(entries: &mut [IndexEntry], today: NaiveDate) {
+    fn rank(t: Option<MemoryType>) -> u8 {
+        match t {
+            Some(MemoryType::User) => 0,
+            Some(MemoryType::Feedback) => 1,
+            Some(MemoryType::Project) => 2,
+            Some(MemoryType::Reference) => 3,
+            None => 4,
+        }
+    }
+    entries.sort_by(|a, b| {
+        a.is_demoted(today)
+            .cmp(&b.is_demoted(today))
+            .then(rank(a.mem_type).cmp(&rank(b.mem_type)))
+            .then(b.verified_at.cmp(&a.verified_at))
+            .then(b.mtime.cmp(&a.mtime))
+            .then(a.id.cmp(&b.id))
+    });
+}
+
+/// A rendered `MEMORY.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The file's text (each line ends with `\n`).
+    pub text: String,
+    /// Number of lines, the WARNING line included.
+    pub lines: usize,
+    /// Size in bytes.
+    pub bytes: usize,
+    /// Ids left out, in policy order (empty when nothing was cut).
+    pub omitted: Vec<String>,
+    /// The WARNING line (without `\n`), when something was cut.
+    pub warning: Option<String>,
+}
+
+/// Render the index: sort `entries` by the policy on `today`, then keep
+/// within [`MAX_LINES`] and [`MAX_BYTES`] (see module docs).
+pub fn render(entries: &[IndexEntry], today: NaiveDate) -> Rendered {
+    let mut sorted = entries.to_vec();
+    sort_entries(&mut sorted, today);
+    let lines: Vec<String> = sorted.iter().map(|e| e.line(today)).collect();
+    let ids: Vec<String> = sorted.iter().map(|e| e.id.clone()).collect();
+    fit(&lines, &ids, "entries")
+}
+
+/// Keep `lines` (names `names`) within the limits, adding a WARNING line
+/// when anything is cut.
+fn fit(lines: &[String], names: &[String], what: &str) -> Rendered {
+    let total: usize = lines.iter().map(|l| l.len() + 1).sum();
+    if lines.len() <= MAX_LINES && total <= MAX_BYTES {
+        let mut text = String::with_capacity(total);
+        for l in lines {
+            text.push_str(l);
+            text.push('\n');
+        }
+        return Rendered {
+            text,
+            lines: lines.len(),
+            bytes: total,
+            omitted: Vec::new(),
+            warning: None,
+        };
+    }
+    let n = lines.len();
+    // Largest k with k <= MAX_LINES - 1 and prefix(k) + bare warning <= MAX_BYTES.
+    let mut k = n.min(MAX_LINES - 1);
+    let mut prefix: usize = lines[..k].iter().map(|l| l.len() + 1).sum();
+    while k > 0 && prefix + warning_line(n - k, n, what, &[], usize::MAX).len() + 1 > MAX_BYTES {
+        k -= 1;
+        prefix -= lines[k].len() + 1;
+    }
+    let omitted: Vec<String> = names[k..].to_vec();
+    let room = (MAX_BYTES - prefix - 1).min(MAX_WARNING_BYTES);
+    let warning = warning_line(n - k, n, what, &omitted, room);
+    let mut text = String::with_capacity(prefix + warning.len() + 1);
+    for l in &lines[..k] {
+        text.push_str(l);
+        text.push('\n');
+    }
+    text.push_str(&warning);
+    text.push('\n');
+    Rendered {
+        bytes: text.len(),
+        text,
+        lines: k + 1,
+        omitted,
+        warning: Some(warning),
+    }
+}
+
+/// The WARNING line: how many of how many were left out, then as many of
+/// `names` as fit in `room` bytes.
+fn warning_line(left: usize, of: usize, what: &str, names: &[String], room: usize) -> String {
+    let head = format!(
+        "{WARNING_PREFIX} {left} of {of} {what} left out to stay within {MAX_LINES} lines and {MAX_BYTES} bytes (`mem-index list` shows all): "
+    );
+    let mut s = head.clone();
+    let mut shown = 0;
+    for (i, n) in names.iter().enumerate() {
+        let sep = if i == 0 { "" } else { ", " };
+        let more = names.len() - i - 1;
+        let tail = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        if s.len() + sep.len() + n.len() + tail.len() > room {
+            break;
+        }
+        s.push_str(sep);
+        s.push_str(n);
+        shown += 1;
+    }
+    if shown < names.len() {
+        let more = names.len() - shown;
+        if shown == 0 {
+            s.push_str(&format!("{more} not named"));
+        } else {
+            s.push_str(&format!(" and {more} more"));
+        }
+    } else if names.is_empty() {
+        s.truncate(s.trim_end().len());
+    }
+    s
+}
+
+/// One entry line of a `MEMORY.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedLine {
+    /// 1-based line number in the file.
+    pub no: usize,
+    /// The line as written (without `\n` / `\r`).
+    pub raw: String,
+    /// The link text.
+    pub title: String,
+    /// The link target (`file.md`).
+    pub file: String,
+    /// The text after ` - ` / ` — ` (empty when none).
+    pub description: String,
+}
+
+impl ParsedLine {
+    /// The topic id the line points to: the link target's stem.
+    pub fn id(&self) -> &str {
+        self.file.strip_suffix(".md").unwrap_or(&self.file)
+    }
+}
+
+/// A `MEMORY.md` as a reader sees it (within the limits).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loaded {
+    /// The text to use: the file's text when within the limits, else cut the
+    /// way [`render`] cuts, with a WARNING line added.
+    pub text: String,
+    /// The WARNING line (the file's own last line, or the one added).
+    pub warning: Option<String>,
+    /// The entry lines kept, in order.
+    pub entries: Vec<ParsedLine>,
+    /// Lines kept that are neither entries nor blank nor the WARNING line.
+    pub other: Vec<(usize, String)>,
+    /// True when the file was over a limit and was cut here.
+    pub cut: bool,
+    /// Lines in the file as given.
+    pub file_lines: usize,
+    /// Bytes in the file as given.
+    pub file_bytes: usize,
+}
+
+/// Parse one index line: `- [Title](file.md) - description` (also ` — `,
+/// ` – `, `: `, or no description; `*` bullets). `None` for anything else.
+pub fn parse_line(no: usize, line: &str) -> Option<ParsedLine> {
+    let s = line.trim_end_matches('\r');
+    let t = s.trim_start();
+    let t = t.strip_prefix("- ").or_else(|| t.strip_prefix("* "))?;
+    let t = t.trim_start().strip_prefix('[')?;
+    // title up to the first unescaped ']' followed by '('
+    let mut end = None;
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b']' if b.get(i + 1) == Some(&b'(') => {
+                end = Some(i);
+                break;
+            }
+            _ => i += 1,
+        }
+    }
+    let end = end?;
+    let title = unescape_title(&t[..end]);
+    let rest = &t[end + 2..];
+    let close = rest.find(')')?;
+    let file = rest[..close].trim().to_string();
+    if file.is_empty() {
+        return None;
+    }
+    let after = rest[close + 1..].trim_start();
+    let description = ["- ", "— ", "– ", ": ", "-", "—", "–", ":"]
+        .iter()
+        .find_map(|sep| after.strip_prefix(sep))
+        .unwrap_or(after)
+        .trim()
+        .to_string();
+    Some(ParsedLine {
+        no,
+        raw: s.to_string(),
+        title,
+        file,
+        description,
+    })
+}
+
+/// Read a `MEMORY.md` the way every reader does: parse its entries and, when
+/// it is over [`MAX_LINES`] or [`MAX_BYTES`], cut it like [`render`] (the
+/// first lines kept, a WARNING line naming what was left out).
+pub fn load(text: &str) -> Loaded {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let raw_lines: Vec<&str> = text
+        .split_inclusive('\n')
+        .map(|l| l.trim_end_matches('\n').trim_end_matches('\r'))
+        .collect();
+    let file_lines = raw_lines.len();
+    let file_bytes = text.len();
+    let over = file_lines > MAX_LINES || file_bytes > MAX_BYTES;
+    let (kept_text, warning, cut) = if over {
+        let lines: Vec<String> = raw_lines.iter().map(|l| l.to_string()).collect();
+        let names: Vec<String> = raw_lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                parse_line(i + 1, l)
+                    .map_or_else(|| format!("line {}", i + 1), |p| p.id().to_string())
+            })
+            .collect();
+        let r = fit(&lines, &names, "lines");
+        (r.text, r.warning, true)
+    } else {
+        let w = raw_lines
+            .iter()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .filter(|l| l.starts_with(WARNING_PREFIX))
+            .map(|l| l.to_string());
+        (text.to_string(), w, false)
+    };
+    let mut entries = Vec::new();
+    let mut other = Vec::new();
+    for (i, l) in kept_text.lines().enumerate() {
+        let l = l.trim_end_matches('\r');
+        if l.trim().is_empty() || l.starts_with(WARNING_PREFIX) {
+            continue;
+        }
+        match parse_line(i + 1, l) {
+            Some(p) => entries.push(p),
+            None => other.push((i + 1, l.to_string())),
+        }
+    }
+    Loaded {
+        text: kept_text,
+        warning,
+        entries,
+        other,
+        cut,
+        file_lines,
+        file_bytes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn day(s: &str) -> NaiveDate {
+        crate::time::parse_day(s).unwrap()
+    }
+
+    fn entry(id: &str, t: MemoryType, v: &str, mtime: u64) -> IndexEntry {
+        IndexEntry {
+            id: id.into(),
+            file: format!("{id}.md"),
+            title: id.into(),
+            description: format!("About {id}"),
+            mem_type: Some(t),
+            verified_at: crate::time::parse_day(v),
+            mtime: SystemTime::UNIX_EPOCH + Duration::from_secs(mtime),
+            expires: None,
+            superseded_by: None,
+            broken: None,
+        }
+    }
+
+    #[test]
+    fn order_follows_the_policy() {
+        let today = day("2026-07-13");
+        let mut old = entry("old", MemoryType::User, "2026-01-01", 5);
+        old.superseded_by = Some("new".into());
+        let mut exp = entry("exp", MemoryType::User, "2026-07-01", 5);
+        exp.expires = Some(Expires::On(day("2026-07-12")));
+        let es = vec![
+            entry("ref", MemoryType::Reference, "2026-07-10", 1),
+            entry("p-old", MemoryType::Project, "2026-07-01", 9),
+            entry("p-new", MemoryType::Project, "2026-07-02", 1),
+            entry("p-b", MemoryType::Project, "2026-07-02", 1),
+            entry("fb", MemoryType::Feedback, "2026-01-01", 1),
+            old,
+            exp,
+            entry("u", MemoryType::User, "2026-01-01", 1),
+        ];
+        let r = render(&es, today);
+        let ids: Vec<_> = load(&r.text)
+            .entries
+            .iter()
+            .map(|p| p.id().to_string())
+            .collect();
+        assert_eq!(
+            ids,
+            ["u", "fb", "p-b", "p-new", "p-old", "ref", "exp", "old"]
+        );
+        assert!(r.text.contains("[superseded by new]"));
+        assert!(r.text.contains("[expired 2026-07-12]"));
+        assert!(r.warning.is_none());
+    }
+
+    #[test]
+    fn lines_are_cut_under_150_chars_at_a_char_boundary() {
+        let mut e = entry("x", MemoryType::User, "2026-01-01", 1);
+        e.description = "🔥".repeat(300);
+        let l = e.line(day("2026-01-01"));
+        assert!(l.chars().count() < MAX_LINE_CHARS, "{}", l.chars().count());
+        assert!(l.ends_with('…'));
+        let p = parse_line(1, &l).unwrap();
+        assert_eq!(p.file, "x.md");
+    }
+
+    #[test]
+    fn titles_with_brackets_round_trip() {
+        let mut e = entry("x", MemoryType::User, "2026-01-01", 1);
+        e.title = "a [b] c".into();
+        let p = parse_line(1, &e.line(day("2026-01-01"))).unwrap();
+        assert_eq!(p.title, "a [b] c");
+        assert_eq!(p.description, "About x");
+        let p = parse_line(3, "- [T](feedback_testing.md) — real DB only").unwrap();
+        assert_eq!(
+            (p.file.as_str(), p.description.as_str()),
+            ("feedback_testing.md", "real DB only")
+        );
+        assert!(parse_line(1, "# Heading").is_none());
+    }
+
+    /// B14's shape: 205 entries → 199 entries + WARNING naming 6.
+    #[test]
+    fn over_200_lines_keeps_199_and_a_warning() {
+        let es: Vec<_> = (1..=205)
+            .map(|i| entry(&format!("t{i:03}"), MemoryType::Project, "2026-01-10", i))
+            .collect();
+        let r = render(&es, day("2026-01-11"));
+        assert_eq!(r.lines, 200);
+        assert_eq!(r.text.lines().count(), 200);
+        assert_eq!(r.omitted, ["t006", "t005", "t004", "t003", "t002", "t001"]);
+        let w = r.warning.unwrap();
+        assert!(w.starts_with("WARNING: 6 of 205"), "{w}");
+        for id in &r.omitted {
+            assert!(w.contains(id.as_str()), "{w}");
+        }
+        assert!(r.text.lines().last().unwrap().starts_with("WARNING"));
+    }
+
+    #[test]
+    fn over_25000_bytes_is_cut_with_the_warning_inside_the_budget() {
+        let es: Vec<_> = (0..190)
+            .map(|i| {
+                let mut e = entry(&format!("e{i:03}"), MemoryType::Project, "2026-01-10", i);
+                e.description = "é".repeat(140);
+                e
+            })
+            .collect();
+        let r = render(&es, day("2026-01-11"));
+        assert!(r.bytes <= MAX_BYTES, "{}", r.bytes);
+        assert_eq!(r.bytes, r.text.len());
+        assert!(!r.omitted.is_empty());
+        assert!(r.lines < 200);
+        // exactly at the limit: 200 short entries fit without a warning
+        let es: Vec<_> = (0..200)
+            .map(|i| entry(&format!("e{i:03}"), MemoryType::Project, "2026-01-10", i))
+            .collect();
+        let r = render(&es, day("2026-01-11"));
+        assert_eq!((r.lines, r.warning.is_none()), (200, true));
+    }
+
+    #[test]
+    fn many_omitted_names_are_summarised() {
+        let es: Vec<_> = (0..10_000)
+            .map(|i| entry(&format!("e{i:05}"), MemoryType::Project, "2026-01-10", i))
+            .collect();
+        let r = render(&es, day("2026-01-11"));
+        assert_eq!(r.lines, 200);
+        assert!(r.bytes <= MAX_BYTES);
+        assert_eq!(r.omitted.len(), 10_000 - 199);
+        assert!(r.warning.unwrap().contains("more"));
+    }
+
+    #[test]
+    fn hand_made_index_over_the_limit_is_cut_when_loading() {
+        let text: String = (1..=230)
+            .map(|i| format!("- [t{i}](t{i}.md) — fact {i}\n"))
+            .collect();
+        let l = load(&text);
+        assert!(l.cut);
+        assert_eq!(l.entries.len(), 199);
+        assert_eq!(l.text.lines().count(), 200);
+        let w = l.warning.unwrap();
+        assert!(w.starts_with("WARNING: 31 of 230"), "{w}");
+        assert!(w.contains("t200") && w.contains("t230"), "{w}");
+        let small = load("- [a](a.md) - x\n\nnot an entry\n");
+        assert!(!small.cut);
+        assert_eq!(small.entries.len(), 1);
+        assert_eq!(small.other, vec![(3, "not an entry".to_string())]);
+    }
+
+    #[test]
+    fn supersedes_is_found_in_text() {
+        assert_eq!(
+            supersedes_in_text("Package manager switched to pnpm (supersedes t010)"),
+            ["t010"]
+        );
+        assert_eq!(supersedes_in_text("Supersedes: use-npm."), ["use-npm"]);
+        assert!(supersedes_in_text("nothing here").is_empty());
+    }
+}

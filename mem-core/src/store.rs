@@ -1,0 +1,376 @@
+//! Reading a memory directory (DESIGN.md "Where memory lives", "Topic file").
+//!
+//! A memory directory holds one topic file per memory (`<id>.md`, YAML
+//! frontmatter + Markdown body) and the index `MEMORY.md`. Reserved names are
+//! never topics: `MEMORY.md`, `retired/`, `logs/`, `.consolidate-lock`,
+//! `.mem/` (with `.mem/index.lock` and `.mem/journal/`), and hidden files
+//! (temp files of atomic writes start with `.`).
+//!
+//! [`load`] reads every topic file once: a file whose frontmatter does not
+//! parse is kept in [`Store::broken`] (never rewritten, case B16); a file
+//! whose stem is not a valid id is kept in [`Store::bad_names`] (reported,
+//! never renamed). [`lock_index`] takes the blocking advisory lock
+//! `.mem/index.lock` that every batch writing topic files or the index holds.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::error::{Error, IdError, Result};
+use crate::records::Memory;
+
+/// The index file's name.
+pub const INDEX_FILE: &str = "MEMORY.md";
+/// Folder of retired topic files.
+pub const RETIRED_DIR: &str = "retired";
+/// Folder of daily logs.
+pub const LOGS_DIR: &str = "logs";
+/// The consolidation lock file.
+pub const CONSOLIDATE_LOCK: &str = ".consolidate-lock";
+/// mem's own state folder inside a memory directory.
+pub const STATE_DIR: &str = ".mem";
+/// The index lock, relative to the memory directory.
+pub const INDEX_LOCK: &str = ".mem/index.lock";
+
+/// True when `name` (one directory entry of a memory dir) is reserved and
+/// never a topic: `MEMORY.md`, `retired`, `logs`, `.consolidate-lock`,
+/// `.mem`, and every hidden name.
+pub fn is_reserved(name: &str) -> bool {
+    name == INDEX_FILE || name == RETIRED_DIR || name == LOGS_DIR || name.starts_with('.')
+}
+
+/// First 16 hex digits of BLAKE3 of `bytes`: the `hash` of `list`/`show`,
+/// compared by `write --if-match`.
+pub fn hash_bytes(bytes: &[u8]) -> String {
+    let h = blake3::hash(bytes);
+    h.to_hex()[..16].to_string()
+}
+
+/// One topic file that parsed.
+#[derive(Debug, Clone)]
+pub struct Topic {
+    /// The file stem (valid per [`crate::id::validate_id`]).
+    pub id: String,
+    /// The file's path (`dir/<id>.md`).
+    pub path: PathBuf,
+    /// The file's modification time.
+    pub mtime: SystemTime,
+    /// The file's size in bytes.
+    pub size: u64,
+    /// First 16 hex of BLAKE3 of the file's bytes ([`hash_bytes`]).
+    pub hash: String,
+    /// The parsed memory, with `id` and `hash` filled in.
+    pub memory: Memory,
+}
+
+/// A topic file whose frontmatter does not parse: reported, left
+/// byte-identical, kept in the index as a flagged entry (case B16).
+#[derive(Debug)]
+pub struct Broken {
+    /// The file stem.
+    pub id: String,
+    /// The file's path.
+    pub path: PathBuf,
+    /// The file's modification time (`UNIX_EPOCH` when unknown).
+    pub mtime: SystemTime,
+    /// Why it did not parse ([`Error::Frontmatter`] naming the file and
+    /// line, or [`Error::Io`]).
+    pub error: Error,
+}
+
+impl Broken {
+    /// The 1-based line of the error in the file, when known.
+    pub fn line(&self) -> Option<usize> {
+        match &self.error {
+            Error::Frontmatter { line, .. } | Error::Input { line, .. } if *line > 0 => Some(*line),
+            _ => None,
+        }
+    }
+}
+
+/// A `*.md` file whose stem is not a valid id: reported, never renamed,
+/// never read.
+#[derive(Debug, Clone)]
+pub struct BadName {
+    /// The file's path.
+    pub path: PathBuf,
+    /// Why its stem is refused.
+    pub error: IdError,
+}
+
+/// The topic files of one memory directory, sorted by id.
+#[derive(Debug, Default)]
+pub struct Store {
+    /// The memory directory (as given).
+    pub dir: PathBuf,
+    /// Topic files that parsed, sorted by id.
+    pub topics: Vec<Topic>,
+    /// Topic files whose frontmatter does not parse, sorted by id.
+    pub broken: Vec<Broken>,
+    /// `*.md` files whose stem is not a valid id.
+    pub bad_names: Vec<BadName>,
+}
+
+impl Store {
+    /// The topic with this id.
+    pub fn get(&self, id: &str) -> Option<&Topic> {
+        self.topics
+            .binary_search_by(|t| t.id.as_str().cmp(id))
+            .ok()
+            .map(|i| &self.topics[i])
+    }
+
+    /// The broken file with this id.
+    pub fn get_broken(&self, id: &str) -> Option<&Broken> {
+        self.broken.iter().find(|b| b.id == id)
+    }
+
+    /// Number of topic files, broken ones included (what `--max-files` counts).
+    pub fn file_count(&self) -> usize {
+        self.topics.len() + self.broken.len()
+    }
+}
+
+/// What [`list_files`] returns: `(id, path)` of each topic file, and the bad names.
+pub type FileList = (Vec<(String, PathBuf)>, Vec<BadName>);
+
+/// The topic file names of `dir`: `(id, path)` for each `*.md` that is not
+/// reserved, plus the bad names; sorted by id. A missing directory is empty.
+///
+/// Errors: [`Error::Io`] when the directory exists but cannot be read.
+pub fn list_files(dir: &Path) -> Result<FileList> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Default::default()),
+        Err(e) => return Err(Error::io(dir, e)),
+    };
+    let mut ok = Vec::new();
+    let mut bad = Vec::new();
+    for ent in rd {
+        let ent = ent.map_err(|e| Error::io(dir, e))?;
+        let name = ent.file_name();
+        let Some(name) = name.to_str() else {
+            // Not UTF-8: cannot be an id.
+            let path = ent.path();
+            if path.extension().is_some_and(|e| e == "md") {
+                bad.push(BadName {
+                    error: IdError::Invalid(name.to_string_lossy().into_owned()),
+                    path,
+                });
+            }
+            continue;
+        };
+        if is_reserved(name) {
+            continue;
+        }
+        let Some(stem) = name.strip_suffix(".md") else {
+            continue;
+        };
+        let path = ent.path();
+        // Directories named `x.md` are not topic files.
+        if ent.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        match crate::id::validate_id(stem) {
+            Ok(()) => ok.push((stem.to_string(), path)),
+            Err(error) => bad.push(BadName { path, error }),
+        }
+    }
+    ok.sort();
+    bad.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((ok, bad))
+}
+
+/// Read and parse one topic file. `Ok(Err(broken))` when its frontmatter
+/// does not parse (or it cannot be read).
+#[allow(clippy::result_large_err)]
+pub fn read_topic(id: &str, path: &Path) -> std::result::Result<Topic, Broken> {
+    let meta = std::fs::metadata(path);
+    let mtime = meta
+        .as_ref()
+        .ok()
+        .and_then(|m| m.modified().ok())
+        .unwrap_or(SystemTime::UNIX_EPOCH);
+    let broken = |error| Broken {
+        id: id.to_string(),
+        path: path.to_path_buf(),
+        mtime,
+        error,
+    };
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return Err(broken(Error::io(path, e))),
+    };
+    let label = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            return Err(broken(Error::Frontmatter {
+                file: label,
+                line,
+                reason: "not valid UTF-8".into(),
+            }));
+        }
+    };
+    match crate::frontmatter::parse(&label, text) {
+        Ok(mut memory) => {
+            let hash = hash_bytes(&bytes);
+            memory.id = Some(id.to_string());
+            memory.hash = Some(hash.clone());
+            Ok(Topic {
+                id: id.to_string(),
+                path: path.to_path_buf(),
+                mtime,
+                size: bytes.len() as u64,
+                hash,
+                memory,
+            })
+        }
+        Err(e) => Err(broken(e)),
+    }
+}
+
+/// Read the topic `id` of `dir`: `Ok(None)` when there is no such file.
+///
+/// Errors: a bad id ([`Error::Id`]), or the file's parse error.
+pub fn read_one(dir: &Path, id: &str) -> Result<Option<Topic>> {
+    let path = crate::id::safe_join(dir, id, ".md")?;
+    if !path.exists() {
+        return Ok(None);
+    }
+    read_topic(id, &path).map(Some).map_err(|b| b.error)
+}
+
+/// Read every topic file of `dir` (see module docs). A missing directory is
+/// an empty store.
+///
+/// Errors: [`Error::Io`] when the directory cannot be listed. Unreadable or
+/// unparsable files are not errors: they land in [`Store::broken`].
+pub fn load(dir: &Path) -> Result<Store> {
+    let (files, bad_names) = list_files(dir)?;
+    let mut topics = Vec::with_capacity(files.len());
+    let mut broken = Vec::new();
+    for (id, path) in files {
+        match read_topic(&id, &path) {
+            Ok(t) => topics.push(t),
+            Err(b) => broken.push(b),
+        }
+    }
+    Ok(Store {
+        dir: dir.to_path_buf(),
+        topics,
+        broken,
+        bad_names,
+    })
+}
+
+/// The held index lock: released when dropped.
+#[derive(Debug)]
+pub struct IndexGuard {
+    file: File,
+    path: PathBuf,
+}
+
+impl IndexGuard {
+    /// The lock file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for IndexGuard {
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+    }
+}
+
+/// Take the index lock of `dir` (`.mem/index.lock`), blocking until it is
+/// free. Creates `dir/.mem/` when missing. Every batch that writes topic
+/// files or `MEMORY.md` holds it from its read to its last write.
+///
+/// Errors: [`Error::Io`] naming the lock file when it cannot be created or
+/// locked (an unwritable directory).
+pub fn lock_index(dir: &Path) -> Result<IndexGuard> {
+    let path = dir.join(INDEX_LOCK);
+    let state = dir.join(STATE_DIR);
+    std::fs::create_dir_all(&state).map_err(|e| Error::io(&state, e))?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    file.lock().map_err(|e| Error::io(&path, e))?;
+    Ok(IndexGuard { file, path })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn topic(name: &str) -> String {
+        format!(
+            "---\nname: \"{name}\"\ndescription: \"d {name}\"\ntype: project\n---\nBody {name}.\n"
+        )
+    }
+
+    #[test]
+    fn lists_topics_and_skips_reserved_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("a.md"), topic("a")).unwrap();
+        std::fs::write(d.join("feedback_testing.md"), topic("f")).unwrap();
+        std::fs::write(d.join("MEMORY.md"), "- [a](a.md) - d a\n").unwrap();
+        std::fs::write(d.join(".mem-x.tmp"), "").unwrap();
+        std::fs::write(d.join(".hidden.md"), topic("h")).unwrap();
+        std::fs::write(d.join(".consolidate-lock"), "0").unwrap();
+        std::fs::write(d.join("notes.txt"), "x").unwrap();
+        std::fs::write(d.join("-bad.md"), topic("b")).unwrap();
+        for sub in ["retired", "logs", ".mem"] {
+            std::fs::create_dir(d.join(sub)).unwrap();
+            std::fs::write(d.join(sub).join("r.md"), topic("r")).unwrap();
+        }
+        let s = load(d).unwrap();
+        let ids: Vec<_> = s.topics.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["a", "feedback_testing"]);
+        assert_eq!(s.bad_names.len(), 1);
+        let a = s.get("a").unwrap();
+        assert_eq!(a.memory.id.as_deref(), Some("a"));
+        assert_eq!(a.hash.len(), 16);
+        assert_eq!(a.hash, hash_bytes(topic("a").as_bytes()));
+        assert_eq!(s.file_count(), 2);
+    }
+
+    #[test]
+    fn missing_dir_is_empty_and_broken_files_are_kept_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = load(&dir.path().join("nope")).unwrap();
+        assert!(s.topics.is_empty() && s.broken.is_empty());
+        let d = dir.path();
+        let bad = "---\nname: q\ndescription: \"a “b” \"c\" d\"\ntype: feedback\n---\nx\n";
+        std::fs::write(d.join("q.md"), bad).unwrap();
+        let s = load(d).unwrap();
+        assert_eq!(s.broken.len(), 1);
+        assert_eq!(s.broken[0].id, "q");
+        assert!(s.broken[0].error.to_string().contains("q.md"));
+    }
+
+    #[test]
+    fn index_lock_is_exclusive_and_released_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let g = lock_index(dir.path()).unwrap();
+        let f = File::open(dir.path().join(INDEX_LOCK)).unwrap();
+        assert!(f.try_lock().is_err());
+        drop(g);
+        assert!(f.try_lock().is_ok());
+    }
+}
