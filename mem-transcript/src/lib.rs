@@ -1,1 +1,383 @@
-//! mem-transcript: Read and append agent session transcripts (Claude Code JSONL, Codex rollouts).
+//! mem-transcript: read and append agent session transcripts (Claude Code
+//! JSONL, Codex rollouts).
+//!
+//! Subcommands: `replay` (the events of the branch resume would continue,
+//! DESIGN.md "Transcripts"), `tree`, `verify`, `stats`, `ls`, `locate`,
+//! `append`. Warnings about the input go to stderr as `FILE:LINE: reason`;
+//! `--strict` makes them errors (exit 1).
+//!
+//! Exit codes: 0 success; 1 bad input (missing file, a directory, a file
+//! with no JSON object, `--strict` warnings, `verify` of a broken chain);
+//! 2 usage; 75 when `append` cannot take the file's lock (never: it waits).
+
+pub mod append;
+pub mod claude;
+pub mod codex;
+pub mod event;
+pub mod input;
+pub mod ls;
+pub mod report;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mem_core::jsonl::Warning;
+use mem_core::{Error, Exit};
+
+use crate::event::Sink;
+use crate::input::{Input, Source};
+
+/// Read, check, list and append agent session transcripts.
+#[derive(Debug, Parser)]
+#[command(name = "mem-transcript", version, about, long_about = None)]
+pub struct Cli {
+    /// Global options.
+    #[command(flatten)]
+    pub global: Global,
+    /// The subcommand.
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+/// Options every subcommand takes.
+#[derive(Debug, Args)]
+pub struct Global {
+    /// Output format (default: text on a terminal, jsonl otherwise).
+    #[arg(long, value_enum, global = true, help_heading = "Output")]
+    pub format: Option<FormatArg>,
+    /// Flush every line (for `tail -f` pipelines).
+    #[arg(long, global = true, help_heading = "Output")]
+    pub line_buffered: bool,
+    /// Turn transcript warnings (torn or malformed lines, bridged parents) into errors.
+    #[arg(long, global = true, help_heading = "Input")]
+    pub strict: bool,
+    /// The project to act for (ls, locate). Default: the working directory.
+    #[arg(long, global = true, value_name = "DIR", help_heading = "Input")]
+    pub cwd: Option<PathBuf>,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// For people.
+    Text,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// `--from`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum FromArg {
+    /// Guess from the file name and the first lines.
+    #[default]
+    Auto,
+    /// Claude Code session JSONL.
+    Claude,
+    /// Codex CLI rollout.
+    Codex,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// The events of the branch resume would continue.
+    ///
+    /// Leaf: `--leaf`, else the newest user/assistant entry that is not a side
+    /// chain. The walk follows parentUuid through every entry type, bridges a
+    /// missing parent to the previous conversation entry (with a warning),
+    /// crosses compaction boundaries by logicalParentUuid (`--resume` stops at
+    /// the last one) and emits user, assistant and system content, root first.
+    #[command(after_long_help = "Examples:\n  \
+        mem-transcript replay ~/.claude/projects/-home-u-proj/6f1c….jsonl | mem-extract\n  \
+        mem-transcript replay --resume --format text SESSION.jsonl\n  \
+        mem-transcript replay --hook   # reads Claude Code's hook JSON on stdin")]
+    Replay(ReplayArgs),
+    /// The structure of a session: roots, forks, leaves, dangling parents,
+    /// compaction boundaries, side chains and sub-agent files.
+    #[command(after_long_help = "Example:\n  mem-transcript tree --format text SESSION.jsonl")]
+    Tree(FilesArgs),
+    /// An integrity report per file; exit 1 when a file has entries but no leaf.
+    ///
+    /// Reports torn and malformed lines, dangling parents, how many
+    /// conversation entries the resumed chain reaches out of all, and orphaned
+    /// branches. `--repair OUT` writes a repaired copy (parents bridged, torn
+    /// lines dropped) and never touches the input.
+    #[command(
+        after_long_help = "Examples:\n  mem-transcript verify ~/.claude/projects/*/*.jsonl\n  \
+        mem-transcript verify --repair fixed.jsonl SESSION.jsonl"
+    )]
+    Verify(VerifyArgs),
+    /// Entries by type, turns, tool calls and errors by tool, tokens (once per
+    /// API response), models, first and last timestamp, first prompt.
+    #[command(after_long_help = "Example:\n  mem-transcript stats --format text SESSION.jsonl")]
+    Stats(FilesArgs),
+    /// The sessions of the project at the working directory (Claude Code and
+    /// Codex), filtered by each session's recorded cwd.
+    ///
+    /// With DIR, the sessions found under DIR (still filtered by cwd unless
+    /// `--all`). Damaged files are listed and flagged.
+    #[command(
+        after_long_help = "Examples:\n  mem-transcript ls\n  mem-transcript ls --all\n  \
+        mem-transcript ls --latest --cwd ~/src/proj\n  mem-transcript ls ~/.codex/sessions --all"
+    )]
+    Ls(LsArgs),
+    /// Resolve an evidence pointer `transcript:<digest>#<line>` to a file and entry.
+    #[command(after_long_help = "Example:\n  mem-transcript locate transcript:3f9a0c1d2e4b#17")]
+    Locate(LocateArgs),
+    /// Append entries (JSON objects, one per line on stdin) to a transcript.
+    ///
+    /// Every entry is validated first (nothing is written on a bad one); the
+    /// append starts on a fresh line even after a torn tail; an advisory lock
+    /// serialises writers; each entry is one write in append mode.
+    #[command(
+        after_long_help = "Example:\n  printf '%s\\n' '{\"type\":\"user\",…}' | mem-transcript append SESSION.jsonl"
+    )]
+    Append(AppendArgs),
+}
+
+/// Arguments of `replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// Transcript files (`-` for stdin).
+    #[arg(value_name = "FILE", required_unless_present = "hook")]
+    pub files: Vec<PathBuf>,
+    /// Start at the last compaction boundary: exactly the context resume loads.
+    #[arg(long, help_heading = "Branch")]
+    pub resume: bool,
+    /// Replay the branch ending at this entry uuid.
+    #[arg(long, value_name = "UUID", help_heading = "Branch")]
+    pub leaf: Option<String>,
+    /// Print the original lines of the branch, byte for byte, instead of events.
+    #[arg(long, help_heading = "Output")]
+    pub raw: bool,
+    /// Input format.
+    #[arg(long, value_enum, default_value_t = FromArg::Auto, help_heading = "Input")]
+    pub from: FromArg,
+    /// Read Claude Code's hook JSON on stdin and replay its `transcript_path`.
+    #[arg(long, conflicts_with = "files", help_heading = "Input")]
+    pub hook: bool,
+}
+
+/// Files and `--from`.
+#[derive(Debug, Args)]
+pub struct FilesArgs {
+    /// Transcript files (`-` for stdin).
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Input format.
+    #[arg(long, value_enum, default_value_t = FromArg::Auto, help_heading = "Input")]
+    pub from: FromArg,
+}
+
+/// Arguments of `verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Files and format.
+    #[command(flatten)]
+    pub files: FilesArgs,
+    /// Write a repaired copy of the (single) FILE to OUT.
+    #[arg(long, value_name = "OUT", help_heading = "Repair")]
+    pub repair: Option<PathBuf>,
+}
+
+/// Arguments of `ls`.
+#[derive(Debug, Args)]
+pub struct LsArgs {
+    /// A directory to list instead of the project's transcript folders.
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Every project's sessions (no cwd filter).
+    #[arg(long)]
+    pub all: bool,
+    /// Only the newest session (what "continue" would pick).
+    #[arg(long)]
+    pub latest: bool,
+}
+
+/// Arguments of `locate`.
+#[derive(Debug, Args)]
+pub struct LocateArgs {
+    /// `transcript:<12 hex>#<line>`.
+    #[arg(value_name = "POINTER")]
+    pub pointer: String,
+    /// Where to look (default: Claude Code's projects and Codex's sessions).
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+/// Arguments of `append`.
+#[derive(Debug, Args)]
+pub struct AppendArgs {
+    /// The transcript to append to (created when missing).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+/// Run the tool with parsed arguments, writing to `out`.
+///
+/// Errors: [`Error`] variants (exit 1), I/O on the output.
+pub fn run_cli(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let text = match cli.global.format {
+        Some(FormatArg::Text) => true,
+        Some(FormatArg::Jsonl) => false,
+        None => mem_core::cli::Format::auto() == mem_core::cli::Format::Text,
+    };
+    let g = &cli.global;
+    let code = match cli.cmd {
+        Cmd::Replay(a) => replay(&a, g, text, out)?,
+        Cmd::Tree(a) => report::tree(&a, g, text, out)?,
+        Cmd::Verify(a) => report::verify(&a, g, text, out)?,
+        Cmd::Stats(a) => report::stats(&a, g, text, out)?,
+        Cmd::Ls(a) => ls::ls(&a, g, text, out)?,
+        Cmd::Locate(a) => ls::locate(&a, g, text, out)?,
+        Cmd::Append(a) => append::append(&a.file, std::io::stdin().lock(), out, text)?,
+    };
+    out.flush().map_err(|e| Error::io("<stdout>", e))?;
+    Ok(code)
+}
+
+/// The binary's entry: parse `std::env::args`, run, write to stdout.
+pub fn run() -> anyhow::Result<Exit> {
+    let cli = Cli::parse();
+    let mut out = mem_core::cli::Output::stdout(cli.global.line_buffered);
+    run_cli(cli, &mut out)
+}
+
+/// Print warnings on stderr (`FILE:LINE: reason`); with `strict`, fail on
+/// the first. Errors: [`Error::Input`] naming the first warning.
+pub fn report_warnings(ws: &[Warning], strict: bool) -> Result<(), Error> {
+    for w in ws {
+        eprintln!("{w}");
+    }
+    if strict && let Some(w) = ws.first() {
+        return Err(Error::input(
+            &w.file,
+            w.line,
+            format!("{} (--strict: {} warning(s))", w.reason, ws.len()),
+        ));
+    }
+    Ok(())
+}
+
+/// Which reader a file takes.
+pub fn source_of(input: &Input, from: FromArg) -> Result<Source, Error> {
+    Ok(match from {
+        FromArg::Claude => Source::Claude,
+        FromArg::Codex => Source::Codex,
+        FromArg::Auto => input::sniff(input)?,
+    })
+}
+
+/// `transcript_path` from a Claude Code hook object on stdin.
+fn hook_path(stdin: impl std::io::Read) -> Result<PathBuf, Error> {
+    let bytes = input::read_small(stdin, "<stdin>")?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+        Error::input(
+            "<stdin>",
+            e.line(),
+            format!("hook input is not JSON: {}", mem_core::jsonl::describe(&e)),
+        )
+    })?;
+    let p = v["transcript_path"].as_str().ok_or_else(|| {
+        Error::input("<stdin>", 1, "hook input has no \"transcript_path\" string")
+    })?;
+    Ok(expand_tilde(p))
+}
+
+fn expand_tilde(p: &str) -> PathBuf {
+    if let Some(rest) = p.strip_prefix("~/")
+        && let Some(home) = std::env::var_os("HOME")
+    {
+        return Path::new(&home).join(rest);
+    }
+    PathBuf::from(p)
+}
+
+fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
+    let files = if a.hook {
+        vec![hook_path(std::io::stdin().lock())?]
+    } else {
+        a.files.clone()
+    };
+    let mut sink = Sink::new(out, text);
+    for f in &files {
+        sink.reset();
+        let inp = Input::open(f)?;
+        if inp.size == 0 {
+            eprintln!("{}: empty session (0 bytes): no events", inp.label);
+            continue;
+        }
+        match source_of(&inp, a.from)? {
+            Source::Claude => {
+                let ix = claude::index(&inp)?;
+                let walk = claude::WalkOpts {
+                    resume: a.resume,
+                    leaf: a.leaf.clone(),
+                };
+                let br = ix.walk(&walk)?;
+                let mut ws = ix.warnings.clone();
+                ws.extend(ix.walk_warnings(&br));
+                report_warnings(&ws, g.strict)?;
+                if br.leaf.is_none() {
+                    eprintln!("{}: no conversation entries: no events", inp.label);
+                    continue;
+                }
+                let done = claude::emit(&inp, &ix, &br, a.raw, &mut sink)?;
+                report_warnings(&done.warnings, g.strict)?;
+            }
+            Source::Codex => {
+                let r = codex::read(&inp)?;
+                report_warnings(&r.warnings, g.strict)?;
+                if a.leaf.is_some() {
+                    mem_core::cli::warn(
+                        "mem-transcript",
+                        format!(
+                            "{}: --leaf ignored for a Codex rollout (it has one branch)",
+                            inp.label
+                        ),
+                    );
+                }
+                if a.raw {
+                    let mut win = input::Window::new(&inp.file);
+                    for it in r.raw_items(a.resume) {
+                        let b = win
+                            .get(it.offset, it.len as usize)
+                            .map_err(|e| Error::io(&inp.label, e))?;
+                        let nl = !b.ends_with(b"\n");
+                        sink.raw(b).map_err(|e| Error::io("<stdout>", e))?;
+                        if nl {
+                            sink.raw(b"\n").map_err(|e| Error::io("<stdout>", e))?;
+                        }
+                    }
+                } else {
+                    r.emit(a.resume, &mut sink)?;
+                }
+            }
+        }
+    }
+    Ok(Exit::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn hook_json_gives_the_transcript_path() {
+        let p = hook_path(
+            &br#"{"session_id":"x","transcript_path":"/t/s.jsonl","hook_event_name":"SessionEnd"}"#
+                [..],
+        )
+        .unwrap();
+        assert_eq!(p, PathBuf::from("/t/s.jsonl"));
+        assert!(hook_path(&b"{}"[..]).is_err());
+        assert!(hook_path(&b"nope"[..]).is_err());
+    }
+}

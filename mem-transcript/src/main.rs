@@ -1,5 +1,5 @@
-//! The `mem-transcript` binary.
+//! The `mem-transcript` binary: see the library for the subcommands.
 
 fn main() -> std::process::ExitCode {
-    mem_core::cli::main_with("mem-transcript", || anyhow::bail!("not built yet"))
+    mem_core::cli::main_with("mem-transcript", mem_transcript::run)
 }

@@ -1,0 +1,1039 @@
+//! Claude Code sessions: the node index (pass 1), the branch walk (DESIGN.md
+//! "Replay", rules 1–5) and the events of the branch (pass 2, re-reading only
+//! the lines of the branch by offset).
+//!
+//! Memory: per node a fixed record (keys, offset, length, timestamp, flags);
+//! content is parsed only for the lines of the chosen branch.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+use mem_core::Error;
+use mem_core::jsonl::{Warning, describe, parse_recovering, sanitize};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+
+use crate::event::{EventOut, Input as ToolInput, Sink, norm_ts, ts_millis};
+use crate::input::{Input, Window, clean_line, key};
+
+/// The type of a chain node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeType {
+    /// `user`.
+    User,
+    /// `assistant`.
+    Assistant,
+    /// `system`.
+    System,
+    /// `progress`.
+    Progress,
+    /// `attachment`.
+    Attachment,
+    /// Any other type that carries its own `uuid` (walked through, never emitted).
+    Other,
+}
+
+impl NodeType {
+    fn of(ty: &str) -> NodeType {
+        match ty {
+            "user" => NodeType::User,
+            "assistant" => NodeType::Assistant,
+            "system" => NodeType::System,
+            "progress" => NodeType::Progress,
+            "attachment" => NodeType::Attachment,
+            _ => NodeType::Other,
+        }
+    }
+
+    /// True for `user`, `assistant`, `system`: conversation entries.
+    pub fn is_conversation(self) -> bool {
+        matches!(
+            self,
+            NodeType::User | NodeType::Assistant | NodeType::System
+        )
+    }
+
+    /// The type name (`other` for unknown types).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeType::User => "user",
+            NodeType::Assistant => "assistant",
+            NodeType::System => "system",
+            NodeType::Progress => "progress",
+            NodeType::Attachment => "attachment",
+            NodeType::Other => "other",
+        }
+    }
+}
+
+/// Node flag: `isSidechain: true`.
+pub const SIDECHAIN: u8 = 1;
+/// Node flag: `system` with `subtype: compact_boundary`.
+pub const BOUNDARY: u8 = 2;
+/// Node flag: `isCompactSummary: true`.
+pub const SUMMARY: u8 = 4;
+/// Node flag: `isMeta: true`.
+pub const META: u8 = 8;
+/// Node flag: has a `parentUuid`.
+pub const HAS_PARENT: u8 = 16;
+/// Node flag: has a `logicalParentUuid`.
+pub const HAS_LOGICAL: u8 = 32;
+
+/// One chain node (an entry with its own `uuid`). Units: bytes, ms.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Key of the node's uuid ([`key`]).
+    pub uuid: u128,
+    /// Key of `parentUuid` (valid with [`HAS_PARENT`]).
+    pub parent: u128,
+    /// Key of `logicalParentUuid` (valid with [`HAS_LOGICAL`]).
+    pub logical: u128,
+    /// Byte offset of the line in the file.
+    pub offset: u64,
+    /// Byte length of the raw line, its `\n` included.
+    pub len: u64,
+    /// Timestamp in ms since the epoch (`i64::MIN` when absent).
+    pub ts: i64,
+    /// 1-based line number.
+    pub line: u32,
+    /// Entry type.
+    pub ty: NodeType,
+    /// Flags ([`SIDECHAIN`], [`BOUNDARY`], …).
+    pub flags: u8,
+}
+
+impl Node {
+    /// True when the flag is set.
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+/// Pass 1 of a Claude session: every node, the warnings, and counts.
+#[derive(Debug, Default)]
+pub struct Index {
+    /// The file label for messages.
+    pub label: String,
+    /// Nodes in file order.
+    pub nodes: Vec<Node>,
+    /// uuid key → node index (the first entry with that uuid).
+    pub by_uuid: HashMap<u128, u32>,
+    /// Warnings of the read (torn, malformed, recovered lines).
+    pub warnings: Vec<Warning>,
+    /// Lines in the file.
+    pub lines: usize,
+    /// Lines that parsed as a JSON object (recovered ones included).
+    pub objects: usize,
+    /// Entries by `type` (all lines that parsed).
+    pub types: BTreeMap<String, usize>,
+    /// Session id (first `sessionId` seen).
+    pub session: Option<String>,
+    /// Recorded cwd (first `cwd` seen).
+    pub cwd: Option<String>,
+    /// Every distinct recorded cwd, in first-seen order.
+    pub cwds: Vec<String>,
+    /// Lines skipped as unreadable (torn or malformed).
+    pub bad_lines: Vec<usize>,
+    /// Line of a glued stub recovered, and where the record started.
+    pub recovered: Vec<usize>,
+    /// Duplicate uuids (line of the later copy).
+    pub duplicates: Vec<usize>,
+    /// `summary` entries: (line, leafUuid key).
+    pub summaries: Vec<(usize, u128)>,
+    /// The last line has no `\n`.
+    pub torn_tail: bool,
+    /// File size in bytes.
+    pub size: u64,
+}
+
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uuid: Option<Cow<'a, str>>,
+    #[serde(rename = "parentUuid", borrow, default)]
+    parent: Option<Cow<'a, str>>,
+    #[serde(rename = "logicalParentUuid", borrow, default)]
+    logical: Option<Cow<'a, str>>,
+    #[serde(rename = "isSidechain", default)]
+    sidechain: Option<bool>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    subtype: Option<Cow<'a, str>>,
+    #[serde(rename = "isCompactSummary", default)]
+    compact_summary: Option<bool>,
+    #[serde(rename = "isMeta", default)]
+    meta: Option<bool>,
+    #[serde(rename = "sessionId", borrow, default)]
+    session: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(rename = "leafUuid", borrow, default)]
+    leaf: Option<Cow<'a, str>>,
+}
+
+/// Build the index of a Claude session (pass 1). Malformed lines are
+/// warnings; a file with lines but no JSON object at all is an error.
+///
+/// Errors: [`Error::Io`]; [`Error::Input`] when no line is a JSON object.
+pub fn index(input: &Input) -> Result<Index, Error> {
+    let mut ix = Index {
+        label: input.label.clone(),
+        size: input.size,
+        ..Index::default()
+    };
+    let mut rd = input.lines()?;
+    let mut first_err: Option<(usize, String)> = None;
+    let mut last_node: Option<usize> = None;
+    while let Some(line) = rd.next_line().map_err(|e| Error::io(&input.label, e))? {
+        ix.lines = line.no;
+        if let Some(i) = last_node.take() {
+            ix.nodes[i].len = line.offset - ix.nodes[i].offset;
+        }
+        if line.bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let clean = sanitize(line.bytes);
+        let (h, at) = match parse_recovering(&clean, serde_json::from_slice::<Head>) {
+            Ok(v) => v,
+            Err(e) => {
+                let reason = if !line.terminated {
+                    ix.torn_tail = true;
+                    format!("torn last line skipped ({})", describe(&e))
+                } else {
+                    format!("malformed line skipped ({})", describe(&e))
+                };
+                first_err.get_or_insert((line.no, describe(&e)));
+                ix.bad_lines.push(line.no);
+                ix.warnings.push(Warning {
+                    file: input.label.clone(),
+                    line: line.no,
+                    reason,
+                });
+                continue;
+            }
+        };
+        if at > 0 {
+            ix.recovered.push(line.no);
+            ix.warnings.push(Warning {
+                file: input.label.clone(),
+                line: line.no,
+                reason: format!("torn stub of {at} bytes before a record; record recovered"),
+            });
+        }
+        if !line.terminated {
+            ix.torn_tail = true;
+        }
+        ix.objects += 1;
+        let ty = h.ty.as_deref().unwrap_or("");
+        match ix.types.get_mut(ty) {
+            Some(n) => *n += 1,
+            None => {
+                ix.types.insert(ty.to_string(), 1);
+            }
+        }
+        if ix.session.is_none()
+            && let Some(s) = &h.session
+        {
+            ix.session = Some(s.to_string());
+        }
+        if let Some(c) = &h.cwd
+            && ix.cwds.last().map(String::as_str) != Some(c)
+            && !ix.cwds.iter().any(|x| x == c)
+        {
+            ix.cwds.push(c.to_string());
+            if ix.cwd.is_none() {
+                ix.cwd = Some(c.to_string());
+            }
+        }
+        if ty == "summary"
+            && let Some(l) = &h.leaf
+        {
+            ix.summaries.push((line.no, key(l)));
+        }
+        let Some(uuid) = h.uuid.as_deref() else {
+            continue;
+        };
+        let nt = NodeType::of(ty);
+        let mut flags = 0;
+        if h.sidechain == Some(true) {
+            flags |= SIDECHAIN;
+        }
+        if nt == NodeType::System && h.subtype.as_deref() == Some("compact_boundary") {
+            flags |= BOUNDARY;
+        }
+        if h.compact_summary == Some(true) {
+            flags |= SUMMARY;
+        }
+        if h.meta == Some(true) {
+            flags |= META;
+        }
+        let parent = h.parent.as_deref().map_or(0, |p| {
+            flags |= HAS_PARENT;
+            key(p)
+        });
+        let logical = h.logical.as_deref().map_or(0, |p| {
+            flags |= HAS_LOGICAL;
+            key(p)
+        });
+        let k = key(uuid);
+        let idx = ix.nodes.len() as u32;
+        match ix.by_uuid.entry(k) {
+            std::collections::hash_map::Entry::Occupied(_) => ix.duplicates.push(line.no),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(idx);
+            }
+        }
+        ix.nodes.push(Node {
+            uuid: k,
+            parent,
+            logical,
+            offset: line.offset,
+            len: line.bytes.len() as u64,
+            ts: h
+                .timestamp
+                .as_deref()
+                .and_then(ts_millis)
+                .unwrap_or(i64::MIN),
+            line: line.no as u32,
+            ty: nt,
+            flags,
+        });
+        last_node = Some(ix.nodes.len() - 1);
+    }
+    if let Some(i) = last_node {
+        ix.nodes[i].len = input.size - ix.nodes[i].offset;
+    }
+    if ix.objects == 0
+        && let Some((line, reason)) = first_err
+    {
+        return Err(Error::input(
+            &input.label,
+            line,
+            format!(
+                "not a transcript: none of its {} lines is a JSON object ({reason})",
+                ix.lines
+            ),
+        ));
+    }
+    Ok(ix)
+}
+
+/// How to choose and walk the branch.
+#[derive(Debug, Clone, Default)]
+pub struct WalkOpts {
+    /// Stop at the last compaction boundary (what resume loads).
+    pub resume: bool,
+    /// Start from this uuid instead of the newest message.
+    pub leaf: Option<String>,
+}
+
+/// A `parentUuid` (or a boundary's `logicalParentUuid`) that names no node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dangling;
+
+/// A dangling parent bridged during a walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bridge {
+    /// Node index whose parent is missing.
+    pub from: u32,
+    /// Node index it was bridged to (`None`: no earlier entry; it became a root).
+    pub to: Option<u32>,
+}
+
+/// The chosen branch: node indices root first.
+#[derive(Debug, Clone, Default)]
+pub struct Branch {
+    /// The leaf chosen (node index).
+    pub leaf: Option<u32>,
+    /// Node indices, root first.
+    pub nodes: Vec<u32>,
+    /// Dangling parents bridged on the way.
+    pub bridges: Vec<Bridge>,
+    /// Boundaries crossed (node indices), newest first.
+    pub boundaries: Vec<u32>,
+    /// The walk met a node twice (a parent cycle) and stopped there.
+    pub cycle_at: Option<u32>,
+}
+
+impl Index {
+    /// The default leaf (rule 2): the newest non-sidechain `user`/`assistant`
+    /// node by timestamp, file order breaking ties; among sidechain nodes when
+    /// there is no other (a sub-agent file).
+    pub fn default_leaf(&self) -> Option<u32> {
+        let pick = |side: bool| {
+            let mut best: Option<(i64, u32)> = None;
+            for (i, n) in self.nodes.iter().enumerate() {
+                if !matches!(n.ty, NodeType::User | NodeType::Assistant) || n.has(SIDECHAIN) != side
+                {
+                    continue;
+                }
+                if best.is_none_or(|(t, _)| n.ts >= t) {
+                    best = Some((n.ts, i as u32));
+                }
+            }
+            best.map(|b| b.1)
+        };
+        pick(false).or_else(|| pick(true))
+    }
+
+    /// The node a dangling parent of node `i` is bridged to (rule 3): the
+    /// previous `user`/`assistant`/`system` node in file order on the same
+    /// side (main chain or side chain).
+    pub fn bridge_target(&self, i: u32) -> Option<u32> {
+        let side = self.nodes[i as usize].has(SIDECHAIN);
+        self.nodes[..i as usize]
+            .iter()
+            .rposition(|n| n.ty.is_conversation() && n.has(SIDECHAIN) == side)
+            .map(|p| p as u32)
+    }
+
+    /// The parent of node `i` as the walk sees it: `Ok(Some)` a node,
+    /// `Ok(None)` a root, `Err(Dangling)` a reference to no node (missing node).
+    /// A boundary's parent is its `logicalParentUuid`.
+    pub fn parent_of(&self, i: u32) -> Result<Option<u32>, Dangling> {
+        let n = &self.nodes[i as usize];
+        let k = if n.has(BOUNDARY) && n.has(HAS_LOGICAL) {
+            n.logical
+        } else if n.has(HAS_PARENT) {
+            n.parent
+        } else {
+            return Ok(None);
+        };
+        match self.by_uuid.get(&k) {
+            Some(&p) if p != i => Ok(Some(p)),
+            Some(_) => Ok(None),
+            None => Err(Dangling),
+        }
+    }
+
+    /// Node index of a uuid string.
+    pub fn find(&self, uuid: &str) -> Option<u32> {
+        self.by_uuid.get(&key(uuid)).copied()
+    }
+
+    /// Choose the leaf and walk to the root (rules 2–4).
+    ///
+    /// Errors: [`Error::Input`] when `--leaf` names no node.
+    pub fn walk(&self, opts: &WalkOpts) -> Result<Branch, Error> {
+        let leaf = match &opts.leaf {
+            Some(u) => Some(self.find(u).ok_or_else(|| {
+                Error::input(
+                    &self.label,
+                    0,
+                    format!("--leaf {u}: no entry with this uuid"),
+                )
+            })?),
+            None => self.default_leaf(),
+        };
+        let mut br = Branch {
+            leaf,
+            ..Branch::default()
+        };
+        let Some(mut cur) = leaf else {
+            return Ok(br);
+        };
+        let mut seen = vec![false; self.nodes.len()];
+        loop {
+            if seen[cur as usize] {
+                br.cycle_at = Some(cur);
+                break;
+            }
+            seen[cur as usize] = true;
+            br.nodes.push(cur);
+            let n = &self.nodes[cur as usize];
+            if n.has(BOUNDARY) {
+                br.boundaries.push(cur);
+                if opts.resume {
+                    break;
+                }
+            }
+            let next = match self.parent_of(cur) {
+                Ok(p) => p,
+                Err(Dangling) => {
+                    let to = self.bridge_target(cur);
+                    br.bridges.push(Bridge { from: cur, to });
+                    to
+                }
+            };
+            match next {
+                Some(p) => cur = p,
+                None => break,
+            }
+        }
+        br.nodes.reverse();
+        br.bridges.sort_by_key(|b| b.from);
+        Ok(br)
+    }
+
+    /// Count of the branch's conversation entries (`user`/`assistant`/`system`).
+    pub fn conversation_count(&self, br: &Branch) -> usize {
+        br.nodes
+            .iter()
+            .filter(|&&i| self.nodes[i as usize].ty.is_conversation())
+            .count()
+    }
+
+    /// The warnings of a walk: each bridge, a cycle, and the B06 summary
+    /// ("1 dangling parent at line 8 bridged to line 7").
+    pub fn walk_warnings(&self, br: &Branch) -> Vec<Warning> {
+        let mut w = Vec::new();
+        for b in &br.bridges {
+            let from = self.nodes[b.from as usize].line as usize;
+            let reason = match b.to {
+                Some(t) => format!(
+                    "dangling parent bridged to line {}",
+                    self.nodes[t as usize].line
+                ),
+                None => "dangling parent and no earlier entry: treated as a root".to_string(),
+            };
+            w.push(Warning {
+                file: self.label.clone(),
+                line: from,
+                reason,
+            });
+        }
+        if !br.bridges.is_empty() {
+            let n = br.bridges.len();
+            let froms: Vec<String> = br
+                .bridges
+                .iter()
+                .map(|b| self.nodes[b.from as usize].line.to_string())
+                .collect();
+            let tos: Vec<String> = br
+                .bridges
+                .iter()
+                .map(|b| {
+                    b.to.map_or("none".into(), |t| self.nodes[t as usize].line.to_string())
+                })
+                .collect();
+            let s = if n == 1 { "" } else { "s" };
+            w.push(Warning {
+                file: self.label.clone(),
+                line: self.nodes[br.bridges[0].from as usize].line as usize,
+                reason: format!(
+                    "{n} dangling parent{s} at line{s} {} bridged to line{s} {}",
+                    froms.join(", "),
+                    tos.join(", ")
+                ),
+            });
+        }
+        if let Some(c) = br.cycle_at {
+            w.push(Warning {
+                file: self.label.clone(),
+                line: self.nodes[c as usize].line as usize,
+                reason: "parent cycle: walk stopped".into(),
+            });
+        }
+        w
+    }
+}
+
+// ---- pass 2: content of the branch ----
+
+/// A message `content`: a string or a list of blocks.
+#[derive(Debug, Default)]
+pub enum Content<'a> {
+    /// A plain string.
+    Text(Cow<'a, str>),
+    /// Content blocks.
+    Blocks(Vec<Block<'a>>),
+    /// Anything else (ignored).
+    #[default]
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string or a list of blocks")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut v = Vec::new();
+                while let Some(b) = seq.next_element::<MaybeBlock>()? {
+                    if let MaybeBlock::Block(b) = b {
+                        v.push(b);
+                    }
+                }
+                Ok(Content::Blocks(v))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Self::Value, A::Error> {
+                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// A block of a list that is not an object (a bare string) is skipped.
+enum MaybeBlock<'a> {
+    Block(Block<'a>),
+    Skip,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MaybeBlock<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let c = d.deserialize_any(BlockOrText(std::marker::PhantomData))?;
+        Ok(c)
+    }
+}
+
+struct BlockOrText<'a>(std::marker::PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> serde::de::Visitor<'de> for BlockOrText<'a> {
+    type Value = MaybeBlock<'a>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a content block")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<Self::Value, A::Error> {
+        Block::deserialize(serde::de::value::MapAccessDeserializer::new(m)).map(MaybeBlock::Block)
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(MaybeBlock::Block(Block {
+            ty: Some(Cow::Borrowed("text")),
+            text: Some(Cow::Borrowed(v)),
+            ..Block::default()
+        }))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(MaybeBlock::Block(Block {
+            ty: Some(Cow::Borrowed("text")),
+            text: Some(Cow::Owned(v.to_string())),
+            ..Block::default()
+        }))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
+        while s.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(MaybeBlock::Skip)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(MaybeBlock::Skip)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(MaybeBlock::Skip)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(MaybeBlock::Skip)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(MaybeBlock::Skip)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(MaybeBlock::Skip)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(MaybeBlock::Skip)
+    }
+}
+
+/// One content block; only the fields mem reads.
+#[derive(Debug, Default, Deserialize)]
+pub struct Block<'a> {
+    /// `text`, `thinking`, `tool_use`, `tool_result`, `image`, …
+    #[serde(rename = "type", borrow, default)]
+    pub ty: Option<Cow<'a, str>>,
+    /// Text of a `text` block.
+    #[serde(borrow, default, deserialize_with = "lenient_str")]
+    pub text: Option<Cow<'a, str>>,
+    /// Text of a `thinking` block.
+    #[serde(borrow, default, deserialize_with = "lenient_str")]
+    pub thinking: Option<Cow<'a, str>>,
+    /// Tool call id of a `tool_use` block.
+    #[serde(borrow, default, deserialize_with = "lenient_str")]
+    pub id: Option<Cow<'a, str>>,
+    /// Tool name of a `tool_use` block.
+    #[serde(borrow, default, deserialize_with = "lenient_str")]
+    pub name: Option<Cow<'a, str>>,
+    /// Tool input, raw JSON.
+    #[serde(borrow, default)]
+    pub input: Option<&'a RawValue>,
+    /// Tool call id a `tool_result` answers.
+    #[serde(borrow, default, deserialize_with = "lenient_str")]
+    pub tool_use_id: Option<Cow<'a, str>>,
+    /// Output of a `tool_result`: a string or blocks.
+    #[serde(borrow, default)]
+    pub content: Option<Content<'a>>,
+    /// Whether the tool reported an error.
+    #[serde(default, deserialize_with = "lenient_bool")]
+    pub is_error: Option<bool>,
+}
+
+/// A string field, or `None` when the value is of another type.
+fn lenient_str<'de: 'a, 'a, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Cow<'a, str>>, D::Error> {
+    match Content::deserialize(d)? {
+        Content::Text(t) => Ok(Some(t)),
+        _ => Ok(None),
+    }
+}
+
+/// A bool field; anything else (`null`, `"true"`) reads as its best guess.
+fn lenient_bool<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    Ok(match v {
+        serde_json::Value::Bool(b) => Some(b),
+        serde_json::Value::String(s) => Some(s == "true"),
+        _ => None,
+    })
+}
+
+/// `message` of a user or assistant entry.
+#[derive(Debug, Default, Deserialize)]
+pub struct Message<'a> {
+    /// API response id (assistant).
+    #[serde(borrow, default, deserialize_with = "lenient_str")]
+    pub id: Option<Cow<'a, str>>,
+    /// The content.
+    #[serde(borrow, default)]
+    pub content: Option<Content<'a>>,
+}
+
+/// An entry, with the fields replay reads.
+#[derive(Debug, Deserialize)]
+pub struct Entry<'a> {
+    /// Entry type.
+    #[serde(rename = "type", borrow, default)]
+    pub ty: Option<Cow<'a, str>>,
+    /// uuid.
+    #[serde(borrow, default)]
+    pub uuid: Option<Cow<'a, str>>,
+    /// parentUuid.
+    #[serde(rename = "parentUuid", borrow, default)]
+    pub parent: Option<Cow<'a, str>>,
+    /// logicalParentUuid.
+    #[serde(rename = "logicalParentUuid", borrow, default)]
+    pub logical: Option<Cow<'a, str>>,
+    /// sessionId.
+    #[serde(rename = "sessionId", borrow, default)]
+    pub session: Option<Cow<'a, str>>,
+    /// timestamp.
+    #[serde(borrow, default)]
+    pub timestamp: Option<Cow<'a, str>>,
+    /// cwd.
+    #[serde(borrow, default)]
+    pub cwd: Option<Cow<'a, str>>,
+    /// isSidechain.
+    #[serde(rename = "isSidechain", default)]
+    pub sidechain: Option<bool>,
+    /// isMeta.
+    #[serde(rename = "isMeta", default)]
+    pub meta: Option<bool>,
+    /// isCompactSummary.
+    #[serde(rename = "isCompactSummary", default)]
+    pub compact_summary: Option<bool>,
+    /// subtype (system entries).
+    #[serde(borrow, default)]
+    pub subtype: Option<Cow<'a, str>>,
+    /// Top-level content (system entries).
+    #[serde(borrow, default)]
+    pub content: Option<Content<'a>>,
+    /// The message (user and assistant entries).
+    #[serde(borrow, default)]
+    pub message: Option<Message<'a>>,
+}
+
+/// Text of a tool result's content: strings and text blocks joined by `\n`,
+/// images as `[image]`.
+pub fn content_text<'a>(c: &Content<'a>) -> Option<Cow<'a, str>> {
+    match c {
+        Content::Text(t) => Some(t.clone()),
+        Content::Blocks(bs) => {
+            if bs.len() == 1
+                && let Some(t) = &bs[0].text
+            {
+                return Some(t.clone());
+            }
+            let mut s = String::new();
+            for b in bs {
+                let part = match (b.ty.as_deref(), &b.text) {
+                    (_, Some(t)) => t.as_ref(),
+                    (Some("image"), None) => "[image]",
+                    _ => continue,
+                };
+                if !s.is_empty() {
+                    s.push('\n');
+                }
+                s.push_str(part);
+            }
+            Some(Cow::Owned(s))
+        }
+        Content::Other => None,
+    }
+}
+
+/// Options of `replay`.
+#[derive(Debug, Clone, Default)]
+pub struct ReplayOpts {
+    /// Branch choice.
+    pub walk: WalkOpts,
+    /// Print the branch's original lines instead of events.
+    pub raw: bool,
+}
+
+/// What a replay did: the branch and the warnings met.
+#[derive(Debug, Default)]
+pub struct Replayed {
+    /// Events written (or raw lines).
+    pub written: u64,
+    /// Conversation entries on the branch.
+    pub entries: usize,
+    /// Warnings of pass 2 (content that could not be read).
+    pub warnings: Vec<Warning>,
+}
+
+/// Emit the branch (pass 2): events, or the original lines with `raw`.
+///
+/// Errors: I/O on the file or the output.
+pub fn emit(
+    input: &Input,
+    ix: &Index,
+    br: &Branch,
+    raw: bool,
+    sink: &mut Sink<'_>,
+) -> Result<Replayed, Error> {
+    let mut win = Window::new(&input.file);
+    let mut done = Replayed {
+        entries: ix.conversation_count(br),
+        ..Replayed::default()
+    };
+    let io_in = |e| Error::io(&input.label, e);
+    let io_out = |e| Error::io("<stdout>", e);
+    let mut turn: Option<String> = None;
+    let mut next_block: u32 = 0;
+    let mut prev_uuid: Option<String> = None;
+    let empty_session = String::new();
+    let fallback_session = ix.session.as_ref().unwrap_or(&empty_session);
+    for &i in &br.nodes {
+        let n = &ix.nodes[i as usize];
+        let bytes = win.get(n.offset, n.len as usize).map_err(io_in)?;
+        if raw {
+            sink.raw(bytes).map_err(io_out)?;
+            if !bytes.ends_with(b"\n") {
+                sink.raw(b"\n").map_err(io_out)?;
+            }
+            done.written += 1;
+            continue;
+        }
+        let this_uuid_prev = prev_uuid.take();
+        if !n.ty.is_conversation() {
+            // progress / attachment / unknown: walked through, not emitted;
+            // the next emitted entry's parent stays the last emitted one.
+            prev_uuid = this_uuid_prev;
+            continue;
+        }
+        let line0 = clean_line(bytes);
+        let clean = sanitize(&line0);
+        let entry = match parse_recovering(&clean, serde_json::from_slice::<Entry>) {
+            Ok((e, _)) => e,
+            Err(e) => {
+                done.warnings.push(Warning {
+                    file: input.label.clone(),
+                    line: n.line as usize,
+                    reason: format!("content not readable, entry skipped ({})", describe(&e)),
+                });
+                prev_uuid = this_uuid_prev;
+                continue;
+            }
+        };
+        let session: &str = entry.session.as_deref().unwrap_or(fallback_session);
+        let ts = entry.timestamp.as_deref().and_then(norm_ts);
+        let side = n.has(SIDECHAIN);
+        let parent: Option<Cow<'_, str>> = match (&this_uuid_prev, &entry.parent) {
+            (Some(p), Some(q)) if p == q => Some(Cow::Borrowed(q.as_ref())),
+            (Some(p), _) => Some(Cow::Owned(p.clone())),
+            (None, _) => None,
+        };
+        let base = EventOut {
+            session,
+            source: "claude",
+            line: u64::from(n.line),
+            seq: 0,
+            uuid: entry.uuid.clone(),
+            parent,
+            msg_id: None,
+            block: 0,
+            ts,
+            role: "user",
+            kind: "text",
+            tool: None,
+            tool_id: None,
+            input: None,
+            text: None,
+            is_error: None,
+            sidechain: side,
+            cwd: entry.cwd.clone(),
+        };
+        let before = sink.seq;
+        match n.ty {
+            NodeType::System => {
+                let text = entry.content.as_ref().and_then(content_text);
+                let text = text.or_else(|| entry.subtype.clone());
+                let kind = if n.has(BOUNDARY) { "compact" } else { "meta" };
+                sink.emit(EventOut {
+                    role: "system",
+                    kind,
+                    text,
+                    ..base
+                })
+                .map_err(io_out)?;
+                turn = None;
+            }
+            NodeType::User => {
+                let kind = if n.has(SUMMARY) {
+                    "summary"
+                } else if n.has(META) {
+                    "meta"
+                } else {
+                    "text"
+                };
+                let content = entry.message.as_ref().and_then(|m| m.content.as_ref());
+                let mut b = 0u32;
+                match content {
+                    Some(Content::Text(t)) => {
+                        sink.emit(EventOut {
+                            kind,
+                            text: Some(t.clone()),
+                            ..base.clone()
+                        })
+                        .map_err(io_out)?;
+                    }
+                    Some(Content::Blocks(blocks)) => {
+                        for blk in blocks {
+                            match blk.ty.as_deref() {
+                                Some("tool_result") => {
+                                    sink.emit(EventOut {
+                                        block: b,
+                                        role: "tool",
+                                        kind: "tool_result",
+                                        tool_id: blk.tool_use_id.clone(),
+                                        text: Some(
+                                            blk.content
+                                                .as_ref()
+                                                .and_then(content_text)
+                                                .unwrap_or_default(),
+                                        ),
+                                        is_error: Some(blk.is_error.unwrap_or(false)),
+                                        ..base.clone()
+                                    })
+                                    .map_err(io_out)?;
+                                }
+                                Some("text") | None if blk.text.is_some() => {
+                                    sink.emit(EventOut {
+                                        block: b,
+                                        kind,
+                                        text: blk.text.clone(),
+                                        ..base.clone()
+                                    })
+                                    .map_err(io_out)?;
+                                }
+                                _ => {}
+                            }
+                            b += 1;
+                        }
+                    }
+                    _ => {}
+                }
+                turn = None;
+            }
+            NodeType::Assistant => {
+                let msg = entry.message.as_ref();
+                let mid = msg.and_then(|m| m.id.clone());
+                let same = mid.is_some() && turn.as_deref() == mid.as_deref();
+                if !same {
+                    next_block = 0;
+                    turn = mid.as_deref().map(str::to_string);
+                }
+                let base = EventOut {
+                    role: "assistant",
+                    msg_id: mid,
+                    ..base
+                };
+                match msg.and_then(|m| m.content.as_ref()) {
+                    Some(Content::Text(t)) => {
+                        sink.emit(EventOut {
+                            block: next_block,
+                            text: Some(t.clone()),
+                            ..base.clone()
+                        })
+                        .map_err(io_out)?;
+                        next_block += 1;
+                    }
+                    Some(Content::Blocks(blocks)) => {
+                        for blk in blocks {
+                            let ev = match blk.ty.as_deref() {
+                                Some("text") => Some(EventOut {
+                                    text: blk.text.clone(),
+                                    ..base.clone()
+                                }),
+                                Some("thinking") => Some(EventOut {
+                                    kind: "thinking",
+                                    text: blk.thinking.clone().or_else(|| blk.text.clone()),
+                                    ..base.clone()
+                                }),
+                                Some("tool_use" | "server_tool_use") => Some(EventOut {
+                                    kind: "tool_use",
+                                    tool: blk.name.clone(),
+                                    tool_id: blk.id.clone(),
+                                    input: blk.input.map(ToolInput::Raw),
+                                    ..base.clone()
+                                }),
+                                _ => None,
+                            };
+                            if let Some(mut ev) = ev {
+                                ev.block = next_block;
+                                sink.emit(ev).map_err(io_out)?;
+                            }
+                            next_block += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        done.written += sink.seq - before;
+        prev_uuid = entry.uuid.as_deref().map(str::to_string);
+    }
+    Ok(done)
+}

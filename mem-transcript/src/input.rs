@@ -1,0 +1,256 @@
+//! Opening transcripts: files, stdin (spooled to a temporary file so it can
+//! be re-read by offset), the positioned line reader of the second pass, and
+//! the format sniffing of `--from auto`.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use mem_core::Error;
+use mem_core::jsonl::{LineReader, parse_recovering, sanitize};
+use serde::Deserialize;
+
+/// An opened transcript: a seekable file and the label used in messages.
+#[derive(Debug)]
+pub struct Input {
+    /// The file (stdin is spooled to an anonymous temporary file).
+    pub file: File,
+    /// The name given on the command line, or `<stdin>`.
+    pub label: String,
+    /// File size in bytes.
+    pub size: u64,
+}
+
+impl Input {
+    /// Open `path` (`-` = stdin). Errors: [`Error::Io`] naming the file when
+    /// it is missing or unreadable, [`Error::Msg`] for a directory.
+    pub fn open(path: &Path) -> Result<Input, Error> {
+        if path.as_os_str() == "-" {
+            return Input::stdin();
+        }
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        if meta.is_dir() {
+            return Err(Error::Msg(format!(
+                "{}: is a directory, not a transcript file",
+                path.display()
+            )));
+        }
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        Ok(Input {
+            file,
+            label: path.display().to_string(),
+            size: meta.len(),
+        })
+    }
+
+    /// Spool stdin to a temporary file. Errors: [`Error::Io`].
+    pub fn stdin() -> Result<Input, Error> {
+        let mut tmp = tempfile::tempfile().map_err(|e| Error::io("<stdin>", e))?;
+        let mut stdin = std::io::stdin().lock();
+        let size = std::io::copy(&mut stdin, &mut tmp).map_err(|e| Error::io("<stdin>", e))?;
+        Ok(Input {
+            file: tmp,
+            label: "<stdin>".into(),
+            size,
+        })
+    }
+
+    /// A fresh line reader from the start of the file.
+    pub fn lines(&self) -> Result<LineReader<&File>, Error> {
+        let mut f = &self.file;
+        f.seek(SeekFrom::Start(0))
+            .map_err(|e| Error::io(&self.label, e))?;
+        Ok(LineReader::new(&self.file))
+    }
+}
+
+/// Reads byte ranges of a file by offset through one window buffer, so a
+/// branch read in file order costs a few large reads. Memory: the longest
+/// line requested or 1 MiB, whichever is larger.
+pub struct Window<'f> {
+    file: &'f File,
+    buf: Vec<u8>,
+    start: u64,
+    filled: usize,
+}
+
+const WINDOW: usize = 1 << 20;
+
+impl<'f> Window<'f> {
+    /// A window over `file`.
+    pub fn new(file: &'f File) -> Self {
+        Window {
+            file,
+            buf: Vec::new(),
+            start: 0,
+            filled: 0,
+        }
+    }
+
+    /// The bytes `[off, off + len)` (fewer at end of file).
+    pub fn get(&mut self, off: u64, len: usize) -> std::io::Result<&[u8]> {
+        let inside = off >= self.start && off + len as u64 <= self.start + self.filled as u64;
+        if !inside {
+            let want = len.max(WINDOW);
+            if self.buf.len() < want {
+                self.buf.resize(want, 0);
+            }
+            let mut got = 0;
+            while got < want {
+                match self
+                    .file
+                    .read_at(&mut self.buf[got..want], off + got as u64)
+                {
+                    Ok(0) => break,
+                    Ok(n) => got += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            self.start = off;
+            self.filled = got;
+        }
+        let s = (off - self.start) as usize;
+        let e = (s + len).min(self.filled);
+        Ok(&self.buf[s..e])
+    }
+}
+
+/// The clean form of a raw line (as the line reader gives it): without its
+/// `\n`, one `\r` and NUL bytes.
+pub fn clean_line(raw: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let mut l = raw.strip_suffix(b"\n").unwrap_or(raw);
+    l = l.strip_suffix(b"\r").unwrap_or(l);
+    if memchr::memchr(0, l).is_some() {
+        std::borrow::Cow::Owned(l.iter().copied().filter(|&b| b != 0).collect())
+    } else {
+        std::borrow::Cow::Borrowed(l)
+    }
+}
+
+/// Which agent wrote a transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// Claude Code session JSONL.
+    Claude,
+    /// Codex CLI rollout.
+    Codex,
+}
+
+impl Source {
+    /// `claude` or `codex`, as in the event's `source`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Claude => "claude",
+            Source::Codex => "codex",
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Sniff<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default)]
+    payload: Option<serde::de::IgnoredAny>,
+}
+
+/// Guess the format from the file name (`rollout-*.jsonl` is Codex) and the
+/// first parseable lines (`{timestamp, type, payload}` is Codex).
+pub fn sniff(input: &Input) -> Result<Source, Error> {
+    if Path::new(&input.label)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("rollout-"))
+    {
+        return Ok(Source::Codex);
+    }
+    let mut rd = input.lines()?;
+    let mut seen = 0;
+    while let Some(line) = rd.next_line().map_err(|e| Error::io(&input.label, e))? {
+        let clean = sanitize(line.bytes);
+        if let Ok((s, _)) = parse_recovering(&clean, serde_json::from_slice::<Sniff>) {
+            seen += 1;
+            let codexy = matches!(
+                s.ty.as_deref(),
+                Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
+            );
+            if codexy && s.payload.is_some() {
+                return Ok(Source::Codex);
+            }
+            if s.ty.is_some() {
+                return Ok(Source::Claude);
+            }
+        }
+        if seen >= 16 || line.no >= 64 {
+            break;
+        }
+    }
+    Ok(Source::Claude)
+}
+
+/// A 128-bit key for an id string: the value of a canonical UUID, else a
+/// BLAKE3 digest prefix (ids that are not UUIDs are rare; a collision of a
+/// digest with a UUID is as unlikely as a UUID collision).
+pub fn key(s: &str) -> u128 {
+    parse_uuid(s).unwrap_or_else(|| {
+        let h = blake3::hash(s.as_bytes());
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&h.as_bytes()[..16]);
+        u128::from_le_bytes(b)
+    })
+}
+
+fn parse_uuid(s: &str) -> Option<u128> {
+    let b = s.as_bytes();
+    if b.len() != 36 {
+        return None;
+    }
+    let mut v: u128 = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            if c != b'-' {
+                return None;
+            }
+            continue;
+        }
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => return None,
+        };
+        v = v << 4 | u128::from(d);
+    }
+    Some(v)
+}
+
+/// Read a whole (small) file as bytes, for sidecar and hook input.
+/// Errors: [`Error::Io`] naming the file.
+pub fn read_small(mut r: impl Read, label: &str) -> Result<Vec<u8>, Error> {
+    let mut v = Vec::new();
+    r.read_to_end(&mut v).map_err(|e| Error::io(label, e))?;
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_keys_are_exact() {
+        let a = key("11111111-1111-4111-8111-000000000001");
+        let b = key("11111111-1111-4111-8111-000000000002");
+        assert_ne!(a, b);
+        assert_eq!(a, key("11111111-1111-4111-8111-000000000001"));
+        assert_ne!(key("msg_1"), key("msg_2"));
+    }
+
+    #[test]
+    fn clean_line_strips_terminators() {
+        assert_eq!(&*clean_line(b"ab\r\n"), b"ab");
+        assert_eq!(&*clean_line(b"a\0b\n"), b"ab");
+        assert_eq!(&*clean_line(b"ab"), b"ab");
+    }
+}

@@ -1,0 +1,518 @@
+//! `ls` (the sessions of a project, Claude Code and Codex alike, filtered
+//! by each session's recorded `cwd`) and `locate` (evidence pointers).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use mem_core::jsonl::{LineReader, parse_recovering, sanitize};
+use mem_core::memdir;
+use mem_core::{Error, Exit};
+use serde_json::{Value, json};
+
+use crate::claude::{Content, Entry, META, NodeType, SIDECHAIN, SUMMARY};
+use crate::codex;
+use crate::input::{Input, Source, Window, clean_line};
+use crate::report::subagent_files;
+use crate::{FromArg, Global, LocateArgs, LsArgs, source_of};
+
+/// One listed session.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    /// Session id.
+    pub id: String,
+    /// `claude` or `codex` (empty when unreadable).
+    pub source: &'static str,
+    /// The file.
+    pub path: PathBuf,
+    /// First recorded cwd.
+    pub cwd: Option<String>,
+    /// Every recorded cwd.
+    pub cwds: Vec<String>,
+    /// First and last timestamps, ms since the epoch.
+    pub start: Option<i64>,
+    /// Last timestamp.
+    pub end: Option<i64>,
+    /// File size in bytes.
+    pub size: u64,
+    /// Conversation entries (Claude user/assistant/system; Codex messages and tool items).
+    pub entries: usize,
+    /// First human prompt (at most 120 characters).
+    pub first_prompt: Option<String>,
+    /// Sub-agent files.
+    pub subagents: usize,
+    /// What is wrong with the file, if anything.
+    pub damage: Vec<String>,
+}
+
+/// `*.jsonl` files under `dir` (recursive), without sub-agent files.
+pub fn session_files(dir: &Path, recursive: bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let Ok(ft) = e.file_type() else { continue };
+            let name = e.file_name().to_string_lossy().into_owned();
+            if ft.is_dir() {
+                if recursive && name != "subagents" && name != "memory" {
+                    stack.push(p);
+                }
+            } else if name.ends_with(".jsonl") && !name.starts_with("agent-") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn ms_fmt(t: Option<i64>) -> Value {
+    t.and_then(chrono::DateTime::from_timestamp_millis)
+        .map_or(Value::Null, |t| Value::String(mem_core::time::fmt_ts(t)))
+}
+
+fn claude_first_prompt(inp: &Input, ix: &crate::claude::Index) -> Option<String> {
+    let mut win = Window::new(&inp.file);
+    for n in ix
+        .nodes
+        .iter()
+        .filter(|n| n.ty == NodeType::User && !n.has(SIDECHAIN) && !n.has(META) && !n.has(SUMMARY))
+        .take(50)
+    {
+        let raw = win.get(n.offset, n.len as usize).ok()?;
+        let line = clean_line(raw);
+        let clean = sanitize(&line);
+        let Ok((e, _)) = parse_recovering(&clean, serde_json::from_slice::<Entry>) else {
+            continue;
+        };
+        let text = match e.message.and_then(|m| m.content) {
+            Some(Content::Text(t)) => Some(t.into_owned()),
+            Some(Content::Blocks(bs)) => bs
+                .into_iter()
+                .find(|b| b.ty.as_deref() == Some("text"))
+                .and_then(|b| b.text.map(|t| t.into_owned())),
+            _ => None,
+        };
+        if let Some(t) = text {
+            let t = t.trim();
+            if t.is_empty()
+                || t.starts_with("<command-")
+                || t.starts_with("<local-command")
+                || t.starts_with("Caveat:")
+            {
+                continue;
+            }
+            let flat: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+            return Some(mem_core::truncate::floor_to_chars(&flat, 120).to_string());
+        }
+    }
+    None
+}
+
+/// Summarize one session file; never fails (a damaged file is flagged).
+pub fn summarize(path: &Path) -> Session {
+    let mut s = Session {
+        path: path.to_path_buf(),
+        id: path
+            .file_stem()
+            .map(|x| x.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        ..Session::default()
+    };
+    let inp = match Input::open(path) {
+        Ok(i) => i,
+        Err(e) => {
+            s.damage.push(e.to_string());
+            return s;
+        }
+    };
+    s.size = inp.size;
+    if inp.size == 0 {
+        s.damage.push("empty file".into());
+        return s;
+    }
+    let src = match source_of(&inp, FromArg::Auto) {
+        Ok(x) => x,
+        Err(e) => {
+            s.damage.push(e.to_string());
+            return s;
+        }
+    };
+    match src {
+        Source::Claude => {
+            s.source = "claude";
+            let ix = match crate::claude::index(&inp) {
+                Ok(ix) => ix,
+                Err(e) => {
+                    s.damage.push(e.to_string());
+                    return s;
+                }
+            };
+            if let Some(id) = &ix.session {
+                s.id = id.clone();
+            }
+            s.cwd = ix.cwd.clone();
+            s.cwds = ix.cwds.clone();
+            let ts = ix.nodes.iter().map(|n| n.ts).filter(|&t| t != i64::MIN);
+            s.start = ts.clone().min();
+            s.end = ts.max();
+            s.entries = ix.nodes.iter().filter(|n| n.ty.is_conversation()).count();
+            s.first_prompt = claude_first_prompt(&inp, &ix);
+            s.subagents = subagent_files(path, ix.session.as_deref()).len();
+            if !ix.bad_lines.is_empty() {
+                s.damage.push(format!(
+                    "{} unreadable line(s) (first: {})",
+                    ix.bad_lines.len(),
+                    ix.bad_lines[0]
+                ));
+            }
+            if s.entries == 0 {
+                s.damage.push("no conversation entries".into());
+            }
+        }
+        Source::Codex => {
+            s.source = "codex";
+            let r = match codex::read(&inp) {
+                Ok(r) => r,
+                Err(e) => {
+                    s.damage.push(e.to_string());
+                    return s;
+                }
+            };
+            s.id = r.session.clone();
+            s.cwd = r.cwd.clone();
+            s.cwds = r.cwd.iter().cloned().collect();
+            let ts: Vec<i64> = r
+                .items
+                .iter()
+                .filter_map(|i| {
+                    i.value["timestamp"]
+                        .as_str()
+                        .and_then(crate::event::ts_millis)
+                })
+                .collect();
+            s.start = ts.iter().copied().min();
+            s.end = ts.iter().copied().max();
+            let has_msgs = !r.plan(false).use_event_msgs;
+            s.entries = r
+                .items
+                .iter()
+                .filter(|i| {
+                    let t = i.value["payload"]["type"].as_str().unwrap_or("");
+                    if i.value["type"] == "response_item" {
+                        t == "message" || t.ends_with("_call") || t.ends_with("_output")
+                    } else {
+                        !has_msgs
+                            && i.value["type"] == "event_msg"
+                            && (t == "user_message" || t == "agent_message")
+                    }
+                })
+                .count();
+            s.first_prompt = r.items.iter().find_map(|i| {
+                let p = &i.value["payload"];
+                let t = if i.value["type"] == "response_item" && p["role"] == "user" {
+                    p["content"]
+                        .as_array()?
+                        .iter()
+                        .find_map(|b| b["text"].as_str())?
+                } else if !has_msgs && p["type"] == "user_message" {
+                    p["message"].as_str()?
+                } else {
+                    return None;
+                };
+                let t = t.trim();
+                if [
+                    "<environment_context>",
+                    "<user_instructions>",
+                    "# AGENTS.md",
+                ]
+                .iter()
+                .any(|m| t.starts_with(m))
+                {
+                    return None;
+                }
+                let flat: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                Some(mem_core::truncate::floor_to_chars(&flat, 120).to_string())
+            });
+            if r.meta_damaged {
+                s.damage
+                    .push("metadata damaged (session id from the file name)".into());
+            }
+            if !r.bad_lines.is_empty() {
+                s.damage.push(format!(
+                    "{} unreadable line(s) (first: {})",
+                    r.bad_lines.len(),
+                    r.bad_lines[0]
+                ));
+            }
+        }
+    }
+    s
+}
+
+fn session_json(s: &Session) -> Value {
+    json!({
+        "id": s.id, "source": s.source, "path": s.path.display().to_string(),
+        "cwd": s.cwd, "start": ms_fmt(s.start), "end": ms_fmt(s.end),
+        "size": s.size, "entries": s.entries, "first_prompt": s.first_prompt,
+        "subagents": s.subagents, "damaged": !s.damage.is_empty(), "damage": s.damage,
+    })
+}
+
+/// The directory the tool acts for: `--cwd`, else the working directory.
+///
+/// Errors: [`Error::Env`] when the working directory is unknown.
+pub fn cwd_of(g: &Global) -> Result<PathBuf, Error> {
+    match &g.cwd {
+        Some(c) => Ok(c.clone()),
+        None => std::env::current_dir()
+            .map_err(|e| Error::Env(format!("cannot read the working directory: {e}"))),
+    }
+}
+
+/// `ls [DIR]`.
+///
+/// Errors: [`Error::Env`] (no home), [`Error::Io`] when DIR is missing.
+pub fn ls(a: &LsArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
+    let cwd = cwd_of(g)?;
+    let roots = memdir::project_worktrees(&cwd);
+    let mut files: Vec<(PathBuf, bool)> = Vec::new(); // (file, in a slug folder)
+    match &a.dir {
+        Some(d) => {
+            let meta = std::fs::metadata(d).map_err(|e| Error::io(d, e))?;
+            if meta.is_dir() {
+                files.extend(session_files(d, true).into_iter().map(|p| (p, true)));
+            } else {
+                files.push((d.clone(), true));
+            }
+        }
+        None => {
+            let codex = memdir::codex_home()?.join("sessions");
+            if a.all {
+                let projects = memdir::projects_dir()?;
+                if let Ok(rd) = std::fs::read_dir(&projects) {
+                    for e in rd.flatten() {
+                        if e.file_type().is_ok_and(|t| t.is_dir()) {
+                            files.extend(
+                                session_files(&e.path(), false)
+                                    .into_iter()
+                                    .map(|p| (p, true)),
+                            );
+                        }
+                    }
+                }
+            } else {
+                for d in memdir::transcript_dirs_for(&roots)? {
+                    files.extend(session_files(&d, false).into_iter().map(|p| (p, true)));
+                }
+            }
+            files.extend(session_files(&codex, true).into_iter().map(|p| (p, false)));
+        }
+    }
+    let mut rows: Vec<Session> = Vec::new();
+    for (f, slug_folder) in files {
+        let s = summarize(&f);
+        let keep = a.all
+            || if s.cwds.is_empty() {
+                // Nothing recorded to filter on: keep what sits in the
+                // project's own folder (or DIR), flagged.
+                slug_folder
+            } else {
+                s.cwds.iter().any(|c| memdir::cwd_in_roots(c, &roots))
+            };
+        if keep {
+            rows.push(s);
+        }
+    }
+    rows.sort_by(|x, y| y.end.cmp(&x.end).then_with(|| x.path.cmp(&y.path)));
+    if a.latest {
+        rows.retain(|s| s.entries > 0);
+        rows.truncate(1);
+    }
+    if text {
+        for s in &rows {
+            let flags = if s.damage.is_empty() {
+                String::new()
+            } else {
+                format!("  [DAMAGED: {}]", s.damage.join("; "))
+            };
+            writeln!(
+                out,
+                "{}  {:<6} {} .. {}  {:>9} B  {:>5} entries  {} sub-agents  cwd {}{}\n    {}\n    {}",
+                s.id,
+                s.source,
+                ms_fmt(s.start).as_str().unwrap_or("-"),
+                ms_fmt(s.end).as_str().unwrap_or("-"),
+                s.size,
+                s.entries,
+                s.subagents,
+                s.cwd.as_deref().unwrap_or("-"),
+                flags,
+                s.path.display(),
+                s.first_prompt.as_deref().unwrap_or("-"),
+            )
+            .map_err(|e| Error::io("<stdout>", e))?;
+        }
+    } else {
+        for s in &rows {
+            serde_json::to_writer(&mut *out, &session_json(s))
+                .map_err(|e| Error::io("<stdout>", e.into()))?;
+            out.write_all(b"\n").map_err(|e| Error::io("<stdout>", e))?;
+        }
+    }
+    if rows.is_empty() {
+        eprintln!("no sessions found for {}", cwd.display());
+    }
+    Ok(Exit::Success)
+}
+
+/// The digest of a session id used in evidence pointers: the first 12 hex
+/// digits of BLAKE3.
+pub fn digest(session: &str) -> String {
+    blake3::hash(session.as_bytes()).to_hex()[..12].to_string()
+}
+
+/// Parse `transcript:<12 hex>#<line>`. Errors: [`Error::Input`].
+pub fn parse_pointer(p: &str) -> Result<(String, usize), Error> {
+    let bad = || {
+        Error::input(
+            "<argument>",
+            0,
+            format!("{p:?} is not an evidence pointer transcript:<12 hex>#<line>"),
+        )
+    };
+    let rest = p.strip_prefix("transcript:").ok_or_else(bad)?;
+    let (d, l) = rest.split_once('#').ok_or_else(bad)?;
+    if d.len() != 12 || !d.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(bad());
+    }
+    let line: usize = l.parse().map_err(|_| bad())?;
+    if line == 0 {
+        return Err(bad());
+    }
+    Ok((d.to_ascii_lowercase(), line))
+}
+
+/// `locate POINTER [DIR]`.
+///
+/// Errors: [`Error::Input`] for a bad pointer, [`Error::Msg`] when no
+/// transcript matches.
+pub fn locate(a: &LocateArgs, _g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
+    let (d, line_no) = parse_pointer(&a.pointer)?;
+    let dirs = match &a.dir {
+        Some(d) => vec![d.clone()],
+        None => vec![
+            memdir::projects_dir()?,
+            memdir::codex_home()?.join("sessions"),
+        ],
+    };
+    let mut found = None;
+    'outer: for dir in &dirs {
+        for f in session_files(dir, true) {
+            let stem = f
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let mut ids = vec![stem.clone()];
+            if let Some(c) = codex::id_from_name(&stem) {
+                ids.push(c);
+            }
+            if let Some(id) = ids.into_iter().find(|id| digest(id) == d) {
+                found = Some((f, id));
+                break 'outer;
+            }
+        }
+    }
+    let Some((file, session)) = found else {
+        return Err(Error::Msg(format!(
+            "{}: no transcript with this session digest under {}",
+            a.pointer,
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    };
+    let f = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
+    let mut rd = LineReader::new(f);
+    let mut entry: Option<Value> = None;
+    while let Some(l) = rd.next_line().map_err(|e| Error::io(&file, e))? {
+        if l.no == line_no {
+            let clean = sanitize(l.bytes);
+            entry = parse_recovering(&clean, serde_json::from_slice::<Value>)
+                .ok()
+                .map(|(v, _)| v);
+            if entry.is_none() {
+                return Err(Error::input(
+                    file.display().to_string(),
+                    line_no,
+                    "line is not readable JSON",
+                ));
+            }
+            break;
+        }
+    }
+    let Some(e) = entry else {
+        return Err(Error::input(
+            file.display().to_string(),
+            line_no,
+            "the transcript has fewer lines than the pointer names",
+        ));
+    };
+    let ty = e["type"].as_str().unwrap_or("").to_string();
+    let ts = e["timestamp"].as_str().map(str::to_string);
+    let text_of = |c: &Value| -> Option<String> {
+        match c {
+            Value::String(s) => Some(s.clone()),
+            Value::Array(a) => a
+                .iter()
+                .find_map(|b| b["text"].as_str().map(str::to_string)),
+            _ => None,
+        }
+    };
+    let snippet = text_of(&e["message"]["content"])
+        .or_else(|| text_of(&e["payload"]["content"]))
+        .or_else(|| e["payload"]["message"].as_str().map(str::to_string))
+        .map(|t| mem_core::truncate::floor_to_chars(t.trim(), 300).to_string());
+    let v = json!({
+        "pointer": a.pointer, "file": file.display().to_string(), "line": line_no,
+        "session": session, "type": ty, "ts": ts, "text": snippet,
+    });
+    if text {
+        writeln!(
+            out,
+            "{}:{}\n  session {}  {}  {}\n  {}",
+            file.display(),
+            line_no,
+            session,
+            ty,
+            ts.as_deref().unwrap_or("-"),
+            snippet.as_deref().unwrap_or("-")
+        )
+        .map_err(|e| Error::io("<stdout>", e))?;
+    } else {
+        serde_json::to_writer(&mut *out, &v).map_err(|e| Error::io("<stdout>", e.into()))?;
+        out.write_all(b"\n").map_err(|e| Error::io("<stdout>", e))?;
+    }
+    Ok(Exit::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_parse() {
+        assert_eq!(
+            parse_pointer("transcript:3f9a0c1d2e4b#17").unwrap(),
+            ("3f9a0c1d2e4b".into(), 17)
+        );
+        assert!(parse_pointer("transcript:3f9a#17").is_err());
+        assert!(parse_pointer("file:src/a.rs").is_err());
+        assert!(parse_pointer("transcript:3f9a0c1d2e4b#0").is_err());
+        assert_eq!(digest("x").len(), 12);
+    }
+}

@@ -1,0 +1,655 @@
+//! End-to-end tests of the `mem-transcript` binary on the shared corpus and
+//! the failure cases (`../shared/cases`), plus bad input and append.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn shared() -> Option<PathBuf> {
+    let p = std::env::var_os("MEM_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    p.is_dir().then_some(p)
+}
+
+macro_rules! need_shared {
+    ($name:expr) => {
+        match shared() {
+            Some(s) => s,
+            None => {
+                eprintln!("SKIPPED {}: ../shared not present", $name);
+                println!("SKIPPED {}: ../shared not present", $name);
+                return;
+            }
+        }
+    };
+}
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mem-transcript"));
+    c.env_remove("CLAUDE_CONFIG_DIR").env_remove("CODEX_HOME");
+    c
+}
+
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut c = bin();
+    c.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().expect("spawn");
+    let mut sin = child.stdin.take().unwrap();
+    let data = stdin.map(<[u8]>::to_vec).unwrap_or_default();
+    let t = std::thread::spawn(move || {
+        let _ = sin.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait");
+    t.join().unwrap();
+    out
+}
+
+fn show(args: &[&str], o: &Output) -> String {
+    format!(
+        "mem-transcript {}\nstatus: {:?}\nstdout:\n{}\nstderr:\n{}",
+        args.join(" "),
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn ok(args: &[&str]) -> Output {
+    let o = run(args, None);
+    assert_eq!(o.status.code(), Some(0), "{}", show(args, &o));
+    o
+}
+
+fn events(args: &[&str]) -> Vec<Value> {
+    let o = ok(args);
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("event line is JSON"))
+        .collect()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Number of user/assistant/system entries among the raw lines of a branch.
+fn branch_count(file: &Path, resume: bool) -> usize {
+    let mut args = vec!["replay", "--raw", "--format", "jsonl"];
+    if resume {
+        args.push("--resume");
+    }
+    args.push(s(file));
+    let o = ok(&args);
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            matches!(v["type"].as_str(), Some("user" | "assistant" | "system"))
+        })
+        .count()
+}
+
+/// Entry uuids (last 2 digits) of the emitted user/assistant events.
+fn msg_ids(evs: &[Value]) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for e in evs {
+        let u = e["uuid"].as_str().unwrap_or("");
+        let short = u[u.len().saturating_sub(2)..].to_string();
+        if v.last() != Some(&short) {
+            v.push(short);
+        }
+    }
+    v
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_corpus_file_goes_through_every_reader() {
+    let sh = need_shared!("every_corpus_file_goes_through_every_reader");
+    let mut files = Vec::new();
+    walk(&sh.join("corpus"), &mut files);
+    assert!(files.len() > 100, "corpus has {} files", files.len());
+    for f in &files {
+        for cmd in ["replay", "tree", "verify", "stats"] {
+            let args = [cmd, "--format", "jsonl", s(f)];
+            let o = run(&args, None);
+            assert_eq!(o.status.code(), Some(0), "{}", show(&args, &o));
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(!err.contains("panicked"), "{}", show(&args, &o));
+        }
+        let o = run(&["replay", "--format", "text", s(f)], None);
+        assert_eq!(o.status.code(), Some(0), "text replay of {}", f.display());
+    }
+}
+
+fn spotter(sh: &Path, id: &str) -> PathBuf {
+    let dir = sh.join("corpus/marot__spotter/test/fixtures/transcripts");
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name().unwrap().to_string_lossy().starts_with(id)
+                && p.extension().is_some_and(|x| x == "jsonl")
+        })
+        .unwrap()
+}
+
+#[test]
+fn reference_branch_counts() {
+    let sh = need_shared!("reference_branch_counts");
+    for (id, full, resume) in [
+        ("4d5611e5", 410, 219),
+        ("ae4a77f8", 651, 243),
+        ("8463c716", 439, 220),
+        ("258c7280", 474, 160),
+    ] {
+        let f = spotter(&sh, id);
+        assert_eq!(branch_count(&f, false), full, "{id}");
+        assert_eq!(branch_count(&f, true), resume, "{id} --resume");
+    }
+    let f = sh.join("corpus/iansherr__claude-code-log/test/test_data/real_projects/-Users-user-workspace-claude-code-log-sample/37f83ec9-f2ea-42a9-925e-0d5c105cb6e8.jsonl");
+    assert_eq!(branch_count(&f, false), 340);
+}
+
+#[test]
+fn verify_agrees_with_replay_on_the_reference_files() {
+    let sh = need_shared!("verify_agrees_with_replay_on_the_reference_files");
+    let f = spotter(&sh, "4d5611e5");
+    let o = ok(&["verify", "--format", "jsonl", s(&f)]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["reached"], 410);
+    assert_eq!(v["resume_reached"], 219);
+    assert_eq!(v["ok"], true);
+}
+
+#[test]
+fn b01_torn_last_line() {
+    let sh = need_shared!("b01_torn_last_line");
+    for name in ["session.jsonl", "session_torn_utf8.jsonl"] {
+        let f = sh.join("cases/B01").join(name);
+        let o = ok(&["replay", "--format", "jsonl", s(&f)]);
+        let evs: Vec<Value> = String::from_utf8(o.stdout.clone())
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(msg_ids(&evs), ["01", "02", "03"], "{name}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.matches(":4: ").count(), 1, "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        let t = ok(&["tree", "--format", "jsonl", s(&f)]);
+        let t: Value = serde_json::from_slice(&t.stdout).unwrap();
+        assert_eq!(t["leaf_uuid"], "11111111-1111-4111-8111-000000000003");
+    }
+    let f = sh.join("cases/B01/session_empty.jsonl");
+    let o = ok(&["replay", s(&f)]);
+    assert!(o.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("empty session"));
+    for cmd in ["tree", "verify", "stats"] {
+        ok(&[cmd, s(&f)]);
+    }
+}
+
+#[test]
+fn b01_append_after_a_torn_tail_starts_a_fresh_line() {
+    let sh = need_shared!("b01_append_after_a_torn_tail_starts_a_fresh_line");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.jsonl");
+    std::fs::copy(sh.join("cases/B01/session.jsonl"), &f).unwrap();
+    let entry = br#"{"type":"user","uuid":"11111111-1111-4111-8111-000000000005","parentUuid":"11111111-1111-4111-8111-000000000003","sessionId":"00000000-0000-4000-8000-000000000001","timestamp":"2026-01-10T09:05:00Z","message":{"role":"user","content":"Next."}}
+"#;
+    let o = run(&["append", s(&f)], Some(entry));
+    assert_eq!(o.status.code(), Some(0), "{}", show(&["append"], &o));
+    let bytes = std::fs::read(&f).unwrap();
+    assert!(bytes.ends_with(b"\n"));
+    let last = bytes[..bytes.len() - 1]
+        .rsplit(|&b| b == b'\n')
+        .next()
+        .unwrap();
+    let v: Value = serde_json::from_slice(last).unwrap();
+    assert_eq!(v["uuid"], "11111111-1111-4111-8111-000000000005");
+    let evs = events(&["replay", "--format", "jsonl", s(&f)]);
+    assert_eq!(msg_ids(&evs), ["01", "02", "03", "05"]);
+}
+
+#[test]
+fn b03_bad_middle_line_does_not_end_the_history() {
+    let sh = need_shared!("b03_bad_middle_line_does_not_end_the_history");
+    let f = sh.join("cases/B03/session.jsonl");
+    let o = ok(&["replay", "--format", "jsonl", s(&f)]);
+    let evs: Vec<Value> = String::from_utf8(o.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(msg_ids(&evs), ["01", "02", "03", "04", "05"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(":3: "), "{err}");
+    let st = ok(&["stats", "--format", "jsonl", s(&f)]);
+    let st: Value = serde_json::from_slice(&st.stdout).unwrap();
+    assert_eq!(st["last"], "2026-01-12T16:02:00Z");
+}
+
+#[test]
+fn b05_lone_surrogate_line_is_kept() {
+    let sh = need_shared!("b05_lone_surrogate_line_is_kept");
+    let f = sh.join("cases/B05/session.jsonl");
+    let o = ok(&["replay", "--format", "jsonl", s(&f)]);
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8(o.stdout).expect("valid UTF-8 output");
+    assert!(!out.to_ascii_lowercase().contains("\\ud83d\\u2026"));
+    let evs: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(msg_ids(&evs).len(), 4);
+    assert!(
+        evs.iter().any(|e| e["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("🟢🔥\u{FFFD}"))),
+        "{out}"
+    );
+}
+
+#[test]
+fn b06_dangling_parent_is_bridged() {
+    let sh = need_shared!("b06_dangling_parent_is_bridged");
+    let f = sh.join("cases/B06/session.jsonl");
+    let o = ok(&["replay", "--resume", "--format", "jsonl", s(&f)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("1 dangling parent at line 8 bridged to line 7"),
+        "{err}"
+    );
+    let evs: Vec<Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(evs[0]["kind"], "compact");
+    let msgs: Vec<&Value> = evs.iter().filter(|e| e["kind"] != "compact").collect();
+    let ids: Vec<String> = msg_ids(&msgs.iter().map(|v| (*v).clone()).collect::<Vec<_>>());
+    assert_eq!(ids, ["06", "07", "08", "09", "10"]);
+    assert_eq!(msgs[0]["kind"], "summary");
+    let full = events(&["replay", "--format", "jsonl", s(&f)]);
+    let full_msgs: Vec<Value> = full
+        .into_iter()
+        .filter(|e| e["kind"] != "compact")
+        .collect();
+    assert_eq!(msg_ids(&full_msgs).len(), 9);
+    // verify: a warning, not a broken chain; --strict makes it an error.
+    ok(&["verify", s(&f)]);
+    let o = run(&["verify", "--strict", s(&f)], None);
+    assert_eq!(o.status.code(), Some(1));
+    // --repair writes a copy whose chain needs no bridge.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fixed.jsonl");
+    ok(&["verify", "--repair", s(&out), s(&f)]);
+    let o = ok(&["replay", "--resume", "--format", "jsonl", s(&out)]);
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let before = std::fs::read(&f).unwrap();
+    assert_eq!(before.len(), std::fs::metadata(&f).unwrap().len() as usize);
+}
+
+#[test]
+fn b07_progress_never_picks_the_leaf() {
+    let sh = need_shared!("b07_progress_never_picks_the_leaf");
+    let f = sh.join("cases/B07/session.jsonl");
+    let evs = events(&["replay", "--format", "jsonl", s(&f)]);
+    assert_eq!(msg_ids(&evs), ["01", "02", "04", "05", "06", "07"]);
+    let raw = ok(&["replay", "--raw", s(&f)]);
+    assert!(!String::from_utf8_lossy(&raw.stdout).contains("\"progress\""));
+}
+
+#[test]
+fn b10_one_response_is_one_turn() {
+    let sh = need_shared!("b10_one_response_is_one_turn");
+    let f = sh.join("cases/B10/session.jsonl");
+    let evs = events(&["replay", "--format", "jsonl", s(&f)]);
+    let shared: Vec<&Value> = evs
+        .iter()
+        .filter(|e| e["msg_id"] == "msg_placeholder_shared")
+        .collect();
+    let kinds: Vec<&str> = shared.iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["thinking", "text", "tool_use"]);
+    let blocks: Vec<u64> = shared
+        .iter()
+        .map(|e| e["block"].as_u64().unwrap())
+        .collect();
+    assert_eq!(blocks, [0, 1, 2]);
+    // Turns: user, one assistant response, tool result, assistant.
+    let mut turns: Vec<String> = Vec::new();
+    for e in &evs {
+        let t = e["msg_id"]
+            .as_str()
+            .map_or_else(|| e["uuid"].as_str().unwrap().to_string(), str::to_string);
+        if turns.last() != Some(&t) {
+            turns.push(t);
+        }
+    }
+    assert_eq!(turns.len(), 4, "{turns:?}");
+    let st = ok(&["stats", "--format", "jsonl", s(&f)]);
+    let st: Value = serde_json::from_slice(&st.stdout).unwrap();
+    assert_eq!(st["tokens"]["output"], 360);
+    assert_eq!(st["turns"], 2);
+}
+
+#[test]
+fn b11_big_session_and_a_long_line() {
+    let sh = need_shared!("b11_big_session_and_a_long_line");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("big.jsonl");
+    let st = Command::new("python3")
+        .arg(sh.join("cases/B11/gen_big_session.py"))
+        .arg(&f)
+        .status();
+    match st {
+        Ok(s) if s.success() => {}
+        _ => {
+            eprintln!("SKIPPED b11_big_session_and_a_long_line: python3 not available");
+            println!("SKIPPED b11_big_session_and_a_long_line: python3 not available");
+            return;
+        }
+    }
+    let o = ok(&["replay", "--format", "jsonl", s(&f)]);
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let evs: Vec<Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(msg_ids(&evs), ["01", "02", "03", "04"]);
+    let big = evs.iter().find(|e| e["kind"] == "tool_result").unwrap();
+    assert!(big["text"].as_str().unwrap().len() > 6_000_000);
+    assert_eq!(big["line"], 2003);
+    for cmd in ["tree", "verify", "stats"] {
+        ok(&[cmd, s(&f)]);
+    }
+}
+
+#[test]
+fn b12_codex_rollout_with_a_corrupt_first_line() {
+    let sh = need_shared!("b12_codex_rollout_with_a_corrupt_first_line");
+    let dir = sh.join("cases/B12/sessions");
+    let o = ok(&["ls", "--all", "--format", "jsonl", s(&dir)]);
+    let rows: Vec<Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    let a = rows
+        .iter()
+        .find(|r| r["id"] == "019b0000-0000-7000-8000-00000000000a")
+        .expect("session A listed with the id from its file name");
+    assert_eq!(a["damaged"], true);
+    assert!(a["damage"].to_string().contains("metadata damaged"));
+    let f = PathBuf::from(a["path"].as_str().unwrap());
+    let evs = events(&["replay", "--format", "jsonl", s(&f)]);
+    assert_eq!(evs.len(), 2);
+    assert_eq!(evs[0]["session"], "019b0000-0000-7000-8000-00000000000a");
+    assert_eq!(evs[0]["source"], "codex");
+    assert_eq!(evs[0]["role"], "user");
+    assert_eq!(evs[1]["role"], "assistant");
+    // Same rows when filtered by the recorded cwd of the readable one.
+    let o = ok(&[
+        "ls",
+        "--cwd",
+        "/home/user/proj",
+        "--format",
+        "jsonl",
+        s(&dir),
+    ]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 2);
+}
+
+#[test]
+fn b23_sessions_are_filtered_by_recorded_cwd() {
+    let sh = need_shared!("b23_sessions_are_filtered_by_recorded_cwd");
+    let dir = sh.join("cases/B23/projects");
+    let ids = |cwd: &str, latest: bool| -> Vec<String> {
+        let mut args = vec!["ls", "--cwd", cwd, "--format", "jsonl"];
+        if latest {
+            args.push("--latest");
+        }
+        args.push(s(&dir));
+        let o = ok(&args);
+        String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                v["id"].as_str().unwrap().to_string()
+            })
+            .collect()
+    };
+    assert_eq!(
+        ids("/home/user/test/project", false),
+        ["00000000-0000-4000-8000-00000000000b"]
+    );
+    assert_eq!(
+        ids("/home/user/test/project", true),
+        ["00000000-0000-4000-8000-00000000000b"]
+    );
+    assert_eq!(
+        ids("/home/user/test-project", true),
+        ["00000000-0000-4000-8000-00000000000a"]
+    );
+    // Through CLAUDE_CONFIG_DIR: the slug folder is found from the cwd.
+    let o = bin()
+        .env("CLAUDE_CONFIG_DIR", sh.join("cases/B23"))
+        .env("CODEX_HOME", "/nonexistent-codex-home")
+        .args([
+            "ls",
+            "--latest",
+            "--cwd",
+            "/home/user/test-project",
+            "--format",
+            "jsonl",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["id"], "00000000-0000-4000-8000-00000000000a");
+}
+
+#[test]
+fn locate_resolves_an_evidence_pointer() {
+    let sh = need_shared!("locate_resolves_an_evidence_pointer");
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path().join("projects/-home-user-proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let sid = "00000000-0000-4000-8000-000000000001";
+    std::fs::copy(
+        sh.join("cases/B10/session.jsonl"),
+        proj.join(format!("{sid}.jsonl")),
+    )
+    .unwrap();
+    let digest = &blake3::hash(sid.as_bytes()).to_hex()[..12];
+    let ptr = format!("transcript:{digest}#5");
+    let o = ok(&["locate", "--format", "jsonl", &ptr, s(dir.path())]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["line"], 5);
+    assert_eq!(v["session"], sid);
+    assert_eq!(v["type"], "user");
+    let o = run(
+        &["locate", "transcript:000000000000#1", s(dir.path())],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let o = run(&["locate", "nonsense", s(dir.path())], None);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.jsonl");
+    let garbage = dir.path().join("garbage.jsonl");
+    std::fs::write(
+        &garbage,
+        [0xffu8, 0xfe, 0x00, 0x13, b'\n', 0x80, 0x81, 0x82],
+    )
+    .unwrap();
+    let array = dir.path().join("array.jsonl");
+    std::fs::write(&array, b"[{\"type\":\"user\"},{\"type\":\"assistant\"}]\n").unwrap();
+    let cases: [(&Path, &str); 4] = [
+        (&missing, "missing.jsonl"),
+        (dir.path(), "is a directory"),
+        (&garbage, "garbage.jsonl:1"),
+        (&array, "array.jsonl:1"),
+    ];
+    for (p, needle) in cases {
+        for cmd in ["replay", "tree", "verify", "stats"] {
+            let args = [cmd, s(p)];
+            let o = run(&args, None);
+            assert_eq!(o.status.code(), Some(1), "{}", show(&args, &o));
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(err.contains(needle), "{}", show(&args, &o));
+            assert!(
+                err.starts_with("mem-transcript: ") || err.contains("\nmem-transcript: "),
+                "{}",
+                show(&args, &o)
+            );
+            assert!(!err.contains("panicked"), "{}", show(&args, &o));
+        }
+    }
+}
+
+#[test]
+fn append_validates_the_whole_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.jsonl");
+    std::fs::write(&f, b"{\"type\":\"user\",\"uuid\":\"a\"}\n").unwrap();
+    let o = run(
+        &["append", s(&f)],
+        Some(b"{\"type\":\"user\"}\n[1,2]\n{\"no\":\"type\"}\n"),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", show(&["append"], &o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("<stdin>:2"));
+    assert_eq!(
+        std::fs::read(&f).unwrap(),
+        b"{\"type\":\"user\",\"uuid\":\"a\"}\n"
+    );
+    // A batch whose last line has no newline is refused.
+    let o = run(&["append", s(&f)], Some(b"{\"type\":\"user\"}"));
+    assert_eq!(o.status.code(), Some(1));
+    let o = run(
+        &["append", s(&f)],
+        Some(b"{\"type\":\"user\",\"n\":1}\n{\"type\":\"user\",\"n\":2}\n"),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", show(&["append"], &o));
+    let text = std::fs::read_to_string(&f).unwrap();
+    assert_eq!(text.lines().count(), 3);
+}
+
+#[test]
+fn concurrent_appends_keep_whole_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.jsonl");
+    let big = "x".repeat(200_000);
+    let handles: Vec<_> = (0..4)
+        .map(|i| {
+            let f = f.clone();
+            let big = big.clone();
+            std::thread::spawn(move || {
+                let mut batch = String::new();
+                for j in 0..10 {
+                    batch.push_str(&format!(
+                        "{{\"type\":\"user\",\"w\":{i},\"j\":{j},\"pad\":\"{big}\"}}\n"
+                    ));
+                }
+                run(&["append", f.to_str().unwrap()], Some(batch.as_bytes()))
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap().status.code(), Some(0));
+    }
+    let text = std::fs::read_to_string(&f).unwrap();
+    assert_eq!(text.lines().count(), 40);
+    for l in text.lines() {
+        serde_json::from_str::<Value>(l).expect("every line whole");
+    }
+}
+
+#[test]
+fn hook_replays_the_transcript_path() {
+    let sh = need_shared!("hook_replays_the_transcript_path");
+    let f = sh.join("cases/B07/session.jsonl");
+    let hook = serde_json::json!({"session_id": "x", "transcript_path": f, "cwd": "/home/user/proj", "hook_event_name": "SessionEnd"});
+    let o = run(
+        &["replay", "--hook", "--format", "jsonl"],
+        Some(hook.to_string().as_bytes()),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        show(&["replay", "--hook"], &o)
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 6);
+}
+
+#[test]
+fn raw_is_byte_for_byte() {
+    let sh = need_shared!("raw_is_byte_for_byte");
+    let f = sh.join("cases/B10/session.jsonl");
+    let o = ok(&["replay", "--raw", s(&f)]);
+    assert_eq!(o.stdout, std::fs::read(&f).unwrap());
+}
+
+#[test]
+fn codex_rollout_maps_to_events() {
+    let sh = need_shared!("codex_rollout_maps_to_events");
+    let f = sh
+        .join("corpus/kvsankar__agent-history/tests/fixtures/real_sessions/codex/session-01.jsonl");
+    let evs = events(&["replay", "--format", "jsonl", s(&f)]);
+    let kinds: Vec<(&str, &str)> = evs
+        .iter()
+        .map(|e| (e["role"].as_str().unwrap(), e["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("system", "meta"),
+            ("user", "meta"),
+            ("user", "text"),
+            ("assistant", "text")
+        ],
+        "event_msg copies are not emitted twice"
+    );
+    assert!(evs.iter().all(|e| e["ts"].as_str().unwrap().ends_with('Z')));
+}
