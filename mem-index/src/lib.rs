@@ -1,1 +1,917 @@
-//! mem-index: Topic files with YAML frontmatter and the MEMORY.md index.
+//! mem-index: the keeper of the memory directory — topic files with YAML
+//! frontmatter and the `MEMORY.md` index (DESIGN.md "Topic file",
+//! "MEMORY.md", "Where memory lives").
+//!
+//! The binary is [`run`]; the operations mem-dream calls in process are in
+//! [`ops`] (write a batch, reindex, retire, restore), [`check`] (the lint)
+//! and [`extra`] (daily logs, snapshots).
+
+pub mod check;
+pub mod extra;
+pub mod ops;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use mem_core::cli::{Format, Output, warn};
+use mem_core::error::{Error, Exit};
+use mem_core::memdir::{self, AgentScope, MemdirOptions};
+use mem_core::records::{Kind, Memory, MemoryType};
+use mem_core::store;
+use mem_core::time::Clock;
+
+const NAME: &str = "mem-index";
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// For people.
+    Text,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// Agent-memory scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScopeArg {
+    /// `~/.claude/agent-memory/<agent>/`.
+    User,
+    /// `.claude/agent-memory/<agent>/` (shared through git snapshots).
+    Project,
+    /// `.claude/agent-memory-local/<agent>/`.
+    Local,
+}
+
+impl From<ScopeArg> for AgentScope {
+    fn from(s: ScopeArg) -> Self {
+        match s {
+            ScopeArg::User => AgentScope::User,
+            ScopeArg::Project => AgentScope::Project,
+            ScopeArg::Local => AgentScope::Local,
+        }
+    }
+}
+
+/// Memory type filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TypeArg {
+    /// Facts about the person.
+    User,
+    /// Instructions and corrections.
+    Feedback,
+    /// Facts about the project.
+    Project,
+    /// Pointers to outside resources.
+    Reference,
+}
+
+/// Kind filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    /// A lesson that stays true.
+    DurableLesson,
+    /// How the user likes things done.
+    Preference,
+    /// State that holds until a date.
+    OneTimeState,
+    /// A pointer to an outside resource.
+    Reference,
+}
+
+/// Snapshot sync strategy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Strategy {
+    /// Do nothing.
+    None,
+    /// Copy the snapshot when the local scope is empty.
+    Initialize,
+    /// Print a merge proposal (records) when the snapshot is newer; never overwrite.
+    PromptUpdate,
+}
+
+/// Options every subcommand takes.
+#[derive(Debug, Args)]
+pub struct Global {
+    /// The memory directory (else the priority chain of `mem-index path`).
+    #[arg(
+        long,
+        env = "MEM_MEMORY_DIR",
+        global = true,
+        value_name = "DIR",
+        help_heading = "Where"
+    )]
+    pub memory_dir: Option<PathBuf>,
+    /// The project to act for (default: the working directory).
+    #[arg(long, global = true, value_name = "DIR", help_heading = "Where")]
+    pub cwd: Option<PathBuf>,
+    /// Do not share memory across linked worktrees (env MEM_PER_WORKTREE=1).
+    #[arg(long, global = true, help_heading = "Where")]
+    pub per_worktree: bool,
+    /// Agent memory: the agent's name (with --scope).
+    #[arg(long, global = true, value_name = "NAME", help_heading = "Where")]
+    pub agent: Option<String>,
+    /// Agent memory scope.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "project",
+        help_heading = "Where"
+    )]
+    pub scope: ScopeArg,
+    /// Today's date (YYYY-MM-DD), for expiry and the index order.
+    #[arg(
+        long,
+        global = true,
+        env = "MEM_TODAY",
+        value_name = "DAY",
+        help_heading = "Time"
+    )]
+    pub today: Option<String>,
+    /// The current time (RFC 3339).
+    #[arg(
+        long,
+        global = true,
+        env = "MEM_NOW",
+        value_name = "TS",
+        help_heading = "Time"
+    )]
+    pub now: Option<String>,
+    /// Output format (default: text on a terminal, jsonl otherwise).
+    #[arg(long, global = true, value_enum, help_heading = "Output")]
+    pub format: Option<FormatArg>,
+    /// Flush every output line (for `tail -f` pipelines).
+    #[arg(long, global = true, help_heading = "Output")]
+    pub line_buffered: bool,
+}
+
+/// Keep the memory directory: topic files and the MEMORY.md index.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mem-index",
+    version,
+    about,
+    after_long_help = "Example:\n  mem-transcript replay S.jsonl | mem-extract | mem-index write\n  mem-index list --type feedback"
+)]
+pub struct Cli {
+    /// Global options.
+    #[command(flatten)]
+    pub global: Global,
+    /// What to do.
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+/// Options of `write`.
+#[derive(Debug, Args)]
+pub struct WriteArgs {
+    /// Input files of memory records (JSONL); default stdin.
+    pub files: Vec<PathBuf>,
+    /// Write the valid records, report the others, still exit 1.
+    #[arg(long, help_heading = "Validation")]
+    pub skip_invalid: bool,
+    /// Accept records carrying secrets, session ids or absolute paths.
+    #[arg(long, help_heading = "Validation")]
+    pub allow_sensitive: bool,
+    /// Fail the update when the file's hash (from `list`/`show`) is no longer HASH.
+    #[arg(long, value_name = "HASH", help_heading = "Validation")]
+    pub if_match: Option<String>,
+    /// Most topic files (0 = unlimited).
+    #[arg(long, value_name = "N", default_value_t = ops::DEFAULT_MAX_FILES, help_heading = "Limits")]
+    pub max_files: usize,
+    /// Past --max-files, retire expired memories first, then the lowest ranked.
+    #[arg(long, help_heading = "Limits")]
+    pub evict: bool,
+}
+
+/// Options of `list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only this type.
+    #[arg(long = "type", value_enum)]
+    pub mem_type: Option<TypeArg>,
+    /// Only this kind (explicit, or the default from the type).
+    #[arg(long, value_enum)]
+    pub kind: Option<KindArg>,
+    /// Only memories expired today (`expires < today`).
+    #[arg(long)]
+    pub expired: bool,
+    /// Only memories verified on or after this day.
+    #[arg(long, value_name = "DAY")]
+    pub since: Option<String>,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Write memory records (JSONL) as topic files and rebuild MEMORY.md.
+    #[command(
+        visible_alias = "add",
+        after_long_help = "Example:\n  echo '{\"name\":\"Use pnpm\",\"description\":\"pnpm, not npm\",\"type\":\"feedback\"}' | mem-index write\n  mem-index list | mem-index write --memory-dir /tmp/copy"
+    )]
+    Write(WriteArgs),
+    /// The memories on disk as records (JSONL, or a table on a terminal).
+    #[command(after_long_help = "Example:\n  mem-index list --type feedback --since 2026-07-01")]
+    List(ListArgs),
+    /// One memory.
+    #[command(after_long_help = "Example:\n  mem-index show fixture-before-verify")]
+    Show {
+        /// The memory's id.
+        id: String,
+    },
+    /// Rebuild MEMORY.md from the topic files.
+    #[command(
+        after_long_help = "Example:\n  mem-index reindex --memory-dir ~/.claude/projects/-home-u-proj/memory"
+    )]
+    Reindex,
+    /// Lint the memory directory (exit 1 on errors).
+    #[command(after_long_help = "Example:\n  mem-index check --format jsonl")]
+    Check {
+        /// The file limit to check against (0 = unlimited).
+        #[arg(long, value_name = "N", default_value_t = ops::DEFAULT_MAX_FILES)]
+        max_files: usize,
+    },
+    /// The resolved memory directory.
+    #[command(after_long_help = "Example:\n  mem-index path --explain --cwd ~/src/proj")]
+    Path {
+        /// Also say which rule chose it.
+        #[arg(long)]
+        explain: bool,
+    },
+    /// Move a memory to retired/ with a reason (or delete it with --purge).
+    #[command(
+        after_long_help = "Example:\n  mem-index retire mirror-slow-on-0711 --reason expired"
+    )]
+    Retire {
+        /// The memory's id.
+        id: String,
+        /// Why it is retired.
+        #[arg(long, value_name = "TEXT")]
+        reason: String,
+        /// Delete the file instead of moving it.
+        #[arg(long)]
+        purge: bool,
+    },
+    /// Bring a retired memory back.
+    #[command(after_long_help = "Example:\n  mem-index restore mirror-slow-on-0711")]
+    Restore {
+        /// The memory's id.
+        id: String,
+    },
+    /// Append records (JSONL) to the daily log logs/YYYY/MM/YYYY-MM-DD.md.
+    #[command(after_long_help = "Example:\n  mem-extract < events.jsonl | mem-index log")]
+    Log {
+        /// Input files (JSONL); default stdin.
+        files: Vec<PathBuf>,
+    },
+    /// Agent-memory snapshots shared through git.
+    #[command(
+        subcommand,
+        after_long_help = "Example:\n  mem-index --agent reviewer snapshot save\n  mem-index --agent reviewer snapshot sync --strategy initialize"
+    )]
+    Snapshot(SnapshotCmd),
+}
+
+/// `snapshot` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum SnapshotCmd {
+    /// Copy the project scope to `.claude/agent-memory-snapshot/<agent>/` with `snapshot.json`.
+    #[command(after_long_help = "Example:\n  mem-index --agent reviewer snapshot save")]
+    Save,
+    /// Bring the snapshot into the local scope.
+    #[command(
+        after_long_help = "Example:\n  mem-index --agent reviewer snapshot sync --strategy prompt-update"
+    )]
+    Sync {
+        /// How.
+        #[arg(long, value_enum, default_value = "initialize")]
+        strategy: Strategy,
+    },
+}
+
+/// Parse the command line and run.
+///
+/// Errors: anything that stops the command (printed once by `main_with`).
+pub fn run() -> anyhow::Result<Exit> {
+    let cli = Cli::parse();
+    run_cli(cli)
+}
+
+fn format_of(g: &Global) -> Format {
+    match g.format {
+        Some(FormatArg::Text) => Format::Text,
+        Some(FormatArg::Jsonl) => Format::Jsonl,
+        None => Format::auto(),
+    }
+}
+
+fn memdir_opts(g: &Global, scope: Option<AgentScope>) -> MemdirOptions {
+    MemdirOptions {
+        memory_dir: g.memory_dir.clone(),
+        cwd: g.cwd.clone(),
+        per_worktree: g.per_worktree,
+        agent: g
+            .agent
+            .clone()
+            .map(|a| (a, scope.unwrap_or_else(|| g.scope.into()))),
+    }
+}
+
+/// The memory directory for these options.
+///
+/// Errors: see [`memdir::resolve`].
+pub fn resolve_dir(g: &Global) -> mem_core::Result<PathBuf> {
+    Ok(memdir::resolve(&memdir_opts(g, None))?.dir)
+}
+
+fn disabled_note() -> Exit {
+    eprintln!(
+        "{NAME}: memory writing is off (MEM_DISABLE / CLAUDE_CODE_DISABLE_AUTO_MEMORY); nothing written"
+    );
+    Exit::Success
+}
+
+fn read_input<T: serde::de::DeserializeOwned>(
+    files: &[PathBuf],
+) -> (Vec<(usize, T)>, Vec<Error>, String) {
+    if files.is_empty() {
+        let (ok, errs) = mem_core::jsonl::read_records(std::io::stdin().lock(), "<stdin>");
+        return (ok, errs, "<stdin>".into());
+    }
+    let mut ok = Vec::new();
+    let mut errs = Vec::new();
+    for f in files {
+        let name = f.display().to_string();
+        match std::fs::File::open(f) {
+            Ok(file) => {
+                let (o, e) = mem_core::jsonl::read_records(file, &name);
+                ok.extend(o);
+                errs.extend(e);
+            }
+            Err(e) => errs.push(Error::io(f, e)),
+        }
+    }
+    let label = if files.len() == 1 {
+        files[0].display().to_string()
+    } else {
+        "<input>".into()
+    };
+    (ok, errs, label)
+}
+
+fn report_index(r: &mem_core::index_md::Rendered) {
+    if let Some(w) = &r.warning {
+        warn(
+            NAME,
+            format!(
+                "MEMORY.md cut to stay within its limits: {} entries left out ({} lines, {} bytes written): {}",
+                r.omitted.len(),
+                r.lines,
+                r.bytes,
+                w
+            ),
+        );
+    }
+}
+
+/// Run a parsed command line.
+///
+/// Errors: anything that stops the command.
+pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
+    let g = &cli.global;
+    let clock = Clock::from_args(g.now.as_deref(), g.today.as_deref())?;
+    let today = clock.today;
+    let fmt = format_of(g);
+    match &cli.cmd {
+        Cmd::Write(a) => {
+            if memdir::is_disabled() {
+                return Ok(disabled_note());
+            }
+            let dir = resolve_dir(g)?;
+            let (batch, errs, label) = read_input::<Memory>(&a.files);
+            let opts = ops::WriteOptions {
+                skip_invalid: a.skip_invalid,
+                allow_sensitive: a.allow_sensitive,
+                if_match: a.if_match.clone(),
+                max_files: a.max_files,
+                evict: a.evict,
+                today,
+            };
+            if errs.iter().any(|e| matches!(e, Error::Io { .. }))
+                || (!errs.is_empty() && !a.skip_invalid)
+            {
+                for e in &errs {
+                    eprintln!("{NAME}: {e}");
+                }
+                eprintln!(
+                    "{NAME}: batch refused: {} bad record(s); nothing written",
+                    errs.len()
+                );
+                return Ok(Exit::Failure);
+            }
+            // Records refused on their own are found before anything is
+            // touched (not even the lock file is created).
+            if !a.skip_invalid {
+                let scrubber = (!a.allow_sensitive).then(|| mem_core::scrub::Scrubber::new(None));
+                let bad: Vec<Error> = batch
+                    .iter()
+                    .filter_map(|(line, m)| {
+                        ops::validate_record(m, scrubber.as_ref())
+                            .err()
+                            .map(|r| Error::input(&label, *line, r))
+                    })
+                    .collect();
+                if !bad.is_empty() {
+                    for e in &bad {
+                        eprintln!("{NAME}: {e}");
+                    }
+                    eprintln!(
+                        "{NAME}: batch refused: {} bad record(s); nothing written",
+                        bad.len()
+                    );
+                    return Ok(Exit::Failure);
+                }
+            }
+            let lock = store::lock_index(&dir)?;
+            let rep = ops::write_batch(&lock, &dir, batch, &label, errs, &opts)?;
+            drop(lock);
+            for w in &rep.warnings {
+                warn(NAME, w);
+            }
+            for e in &rep.errors {
+                eprintln!("{NAME}: {e}");
+            }
+            let mut out = Output::stdout(g.line_buffered);
+            for r in &rep.evicted {
+                warn(
+                    NAME,
+                    format!("{} retired to {} ({})", r.id, r.path, r.reason),
+                );
+            }
+            for r in &rep.results {
+                match fmt {
+                    Format::Jsonl => out.record(r)?,
+                    Format::Text => out.line(&format!(
+                        "{:<9} {} {}{}",
+                        r.op,
+                        r.id,
+                        r.path,
+                        r.duplicate_of
+                            .as_deref()
+                            .map(|d| format!(" (same fact as {d})"))
+                            .unwrap_or_default()
+                    ))?,
+                }
+            }
+            out.flush()?;
+            if let Some(idx) = &rep.index {
+                report_index(idx);
+            }
+            if !rep.errors.is_empty() {
+                if rep.index.is_none() {
+                    eprintln!(
+                        "{NAME}: batch refused: {} bad record(s); nothing written",
+                        rep.errors.len()
+                    );
+                }
+                return Ok(Exit::Failure);
+            }
+            Ok(Exit::Success)
+        }
+        Cmd::List(a) => {
+            let dir = resolve_dir(g)?;
+            let since = match &a.since {
+                Some(s) => Some(mem_core::time::parse_day(s).ok_or_else(|| {
+                    Error::Env(format!("--since: {s:?} is not a date (YYYY-MM-DD)"))
+                })?),
+                None => None,
+            };
+            let st = store::load(&dir)?;
+            for w in ops::store_warnings(&st) {
+                warn(NAME, w);
+            }
+            let mut out = Output::stdout(g.line_buffered);
+            let rows: Vec<&Memory> = st
+                .topics
+                .iter()
+                .map(|t| &t.memory)
+                .filter(|m| a.mem_type.is_none_or(|t| m.mem_type == type_of(t)))
+                .filter(|m| a.kind.is_none_or(|k| m.effective_kind() == kind_of(k)))
+                .filter(|m| !a.expired || m.is_expired(today))
+                .filter(|m| since.is_none_or(|s| m.verified_at.is_some_and(|v| v >= s)))
+                .collect();
+            match fmt {
+                Format::Jsonl => {
+                    for m in rows {
+                        out.record(m)?;
+                    }
+                }
+                Format::Text => {
+                    out.line(&format!(
+                        "{:<32} {:<9} {:<14} {:<10} {:<10} DESCRIPTION",
+                        "ID", "TYPE", "KIND", "VERIFIED", "EXPIRES"
+                    ))?;
+                    for m in rows {
+                        let desc = mem_core::truncate::floor_to_chars(&m.description, 60);
+                        out.line(&format!(
+                            "{:<32} {:<9} {:<14} {:<10} {:<10} {}",
+                            m.id.as_deref().unwrap_or(""),
+                            m.mem_type.as_str(),
+                            m.effective_kind().as_str(),
+                            m.verified_at
+                                .map(|d| d.to_string())
+                                .unwrap_or_else(|| "-".into()),
+                            m.expires
+                                .map(|d| d.to_string())
+                                .unwrap_or_else(|| "-".into()),
+                            desc
+                        ))?;
+                    }
+                }
+            }
+            out.flush()?;
+            Ok(Exit::Success)
+        }
+        Cmd::Show { id } => {
+            let dir = resolve_dir(g)?;
+            let t = store::read_one(&dir, id)?.ok_or_else(|| {
+                Error::Msg(format!(
+                    "{}: no such memory",
+                    dir.join(format!("{id}.md")).display()
+                ))
+            })?;
+            let mut out = Output::stdout(g.line_buffered);
+            match fmt {
+                Format::Jsonl => out.record(&t.memory)?,
+                Format::Text => {
+                    let text = std::fs::read_to_string(&t.path)
+                        .with_context(|| t.path.display().to_string())?;
+                    out.write_all_str(&text)?;
+                }
+            }
+            out.flush()?;
+            Ok(Exit::Success)
+        }
+        Cmd::Reindex => {
+            if memdir::is_disabled() {
+                return Ok(disabled_note());
+            }
+            let dir = resolve_dir(g)?;
+            let lock = store::lock_index(&dir)?;
+            let (r, st) = ops::reindex(&lock, &dir, today)?;
+            drop(lock);
+            for w in ops::store_warnings(&st) {
+                warn(NAME, w);
+            }
+            report_index(&r);
+            let mut out = Output::stdout(g.line_buffered);
+            let rec = serde_json::json!({"op":"index","lines":r.lines,"bytes":r.bytes,"files":st.file_count(),"omitted":r.omitted.len()});
+            match fmt {
+                Format::Jsonl => out.record(&rec)?,
+                Format::Text => out.line(&format!(
+                    "MEMORY.md: {} lines, {} bytes, {} topic files, {} left out",
+                    r.lines,
+                    r.bytes,
+                    st.file_count(),
+                    r.omitted.len()
+                ))?,
+            }
+            out.flush()?;
+            Ok(Exit::Success)
+        }
+        Cmd::Check { max_files } => {
+            let dir = resolve_dir(g)?;
+            let found = check::check(&dir, today, *max_files)?;
+            let mut out = Output::stdout(g.line_buffered);
+            let errors = found.iter().filter(|f| f.level == "error").count();
+            for f in &found {
+                match fmt {
+                    Format::Jsonl => out.record(f)?,
+                    Format::Text => {
+                        let loc = match f.line {
+                            Some(l) => format!("{}:{l}", f.file),
+                            None => f.file.clone(),
+                        };
+                        out.line(&format!("{:<7} {loc}: {} [{}]", f.level, f.message, f.code))?;
+                    }
+                }
+            }
+            out.flush()?;
+            Ok(if errors > 0 {
+                Exit::Failure
+            } else {
+                Exit::Success
+            })
+        }
+        Cmd::Path { explain } => {
+            let r = memdir::resolve(&memdir_opts(g, None))?;
+            let mut out = Output::stdout(g.line_buffered);
+            match fmt {
+                Format::Jsonl => {
+                    let mut rec = serde_json::json!({"dir": r.dir.display().to_string()});
+                    if *explain {
+                        rec["rule"] = r.rule.to_string().into();
+                        rec["root"] = r.root.display().to_string().into();
+                    }
+                    out.record(&rec)?;
+                }
+                Format::Text => {
+                    out.line(&r.dir.display().to_string())?;
+                    if *explain {
+                        out.line(&format!("rule: {}", r.rule))?;
+                    }
+                }
+            }
+            out.flush()?;
+            Ok(Exit::Success)
+        }
+        Cmd::Retire { id, reason, purge } => {
+            if memdir::is_disabled() {
+                return Ok(disabled_note());
+            }
+            let dir = resolve_dir(g)?;
+            let lock = store::lock_index(&dir)?;
+            let (r, idx) = ops::retire(&lock, &dir, id, reason, today, *purge)?;
+            drop(lock);
+            report_index(&idx);
+            let mut out = Output::stdout(g.line_buffered);
+            match fmt {
+                Format::Jsonl => out.record(&r)?,
+                Format::Text => {
+                    out.line(&format!("{} {} → {} ({})", r.op, r.id, r.path, r.reason))?
+                }
+            }
+            out.flush()?;
+            Ok(Exit::Success)
+        }
+        Cmd::Restore { id } => {
+            if memdir::is_disabled() {
+                return Ok(disabled_note());
+            }
+            let dir = resolve_dir(g)?;
+            let lock = store::lock_index(&dir)?;
+            let (p, idx) = ops::restore(&lock, &dir, id, today)?;
+            drop(lock);
+            report_index(&idx);
+            let mut out = Output::stdout(g.line_buffered);
+            let rec = serde_json::json!({"op":"restore","id":id,"path":p.display().to_string()});
+            match fmt {
+                Format::Jsonl => out.record(&rec)?,
+                Format::Text => out.line(&format!("restore {id} → {}", p.display()))?,
+            }
+            out.flush()?;
+            Ok(Exit::Success)
+        }
+        Cmd::Log { files } => {
+            if memdir::is_disabled() {
+                return Ok(disabled_note());
+            }
+            let dir = resolve_dir(g)?;
+            let (batch, errs, label) = read_input::<Memory>(files);
+            let scrubber = mem_core::scrub::Scrubber::new(None);
+            let mut errs = errs;
+            for (line, m) in &batch {
+                if let Err(reason) = ops::validate_record(m, Some(&scrubber)) {
+                    errs.push(Error::input(&label, *line, reason));
+                }
+            }
+            if !errs.is_empty() {
+                for e in &errs {
+                    eprintln!("{NAME}: {e}");
+                }
+                eprintln!(
+                    "{NAME}: batch refused: {} bad record(s); nothing written",
+                    errs.len()
+                );
+                return Ok(Exit::Failure);
+            }
+            let recs: Vec<Memory> = batch.into_iter().map(|(_, m)| m).collect();
+            let lock = store::lock_index(&dir)?;
+            let done = extra::append_logs(&lock, &dir, &recs, today)?;
+            drop(lock);
+            let mut out = Output::stdout(g.line_buffered);
+            for (id, p) in done {
+                let rec = serde_json::json!({"op":"log","id":id,"path":p.display().to_string()});
+                match fmt {
+                    Format::Jsonl => out.record(&rec)?,
+                    Format::Text => out.line(&format!("log {id} → {}", p.display()))?,
+                }
+            }
+            out.flush()?;
+            Ok(Exit::Success)
+        }
+        Cmd::Snapshot(sc) => snapshot(g, sc, &clock, fmt),
+    }
+}
+
+fn snapshot(g: &Global, sc: &SnapshotCmd, clock: &Clock, fmt: Format) -> anyhow::Result<Exit> {
+    if g.agent.is_none() {
+        return Err(Error::Env("snapshot needs --agent NAME".into()).into());
+    }
+    if memdir::is_disabled() {
+        return Ok(disabled_note());
+    }
+    let mut g2 = Global {
+        memory_dir: None,
+        ..clone_global(g)
+    };
+    g2.memory_dir = None;
+    let project = memdir::resolve(&memdir_opts(&g2, Some(AgentScope::Project)))?.dir;
+    let mut out = Output::stdout(g.line_buffered);
+    let now = mem_core::time::fmt_ts(clock.now);
+    match sc {
+        SnapshotCmd::Save => {
+            let (snap, n) = extra::snapshot_save(&project, &now)?;
+            let rec = serde_json::json!({"op":"snapshot-save","path":snap.display().to_string(),"files":n,"updatedAt":now});
+            emit(
+                &mut out,
+                fmt,
+                &rec,
+                &format!("snapshot saved to {} ({n} files written)", snap.display()),
+            )?;
+        }
+        SnapshotCmd::Sync { strategy } => {
+            let snap = extra::snapshot_dir(&project)
+                .ok_or_else(|| Error::Msg(format!("{}: not an agent folder", project.display())))?;
+            let local = match &g.memory_dir {
+                Some(d) => d.clone(),
+                None => memdir::resolve(&memdir_opts(&g2, Some(AgentScope::Local)))?.dir,
+            };
+            let Some(updated) = extra::snapshot_updated_at(&snap) else {
+                eprintln!(
+                    "{NAME}: no snapshot at {} (snapshot.json missing); nothing to do",
+                    snap.display()
+                );
+                return Ok(Exit::Success);
+            };
+            match strategy {
+                Strategy::None => {
+                    eprintln!("{NAME}: --strategy none: snapshot of {updated} left alone");
+                }
+                Strategy::Initialize => {
+                    let (files, _) = store::list_files(&local)?;
+                    if files.is_empty() {
+                        let lock = store::lock_index(&local)?;
+                        let n = extra::copy_dir(&snap, &local, false)?;
+                        let st = store::load(&local)?;
+                        ops::write_index(&st, clock.today)?;
+                        mem_core::atomic::write_atomic(
+                            &extra::synced_marker(&local),
+                            serde_json::json!({"updatedAt": updated})
+                                .to_string()
+                                .as_bytes(),
+                        )?;
+                        drop(lock);
+                        let rec = serde_json::json!({"op":"snapshot-initialize","path":local.display().to_string(),"files":n,"updatedAt":updated});
+                        emit(
+                            &mut out,
+                            fmt,
+                            &rec,
+                            &format!("initialized {} from snapshot ({n} files)", local.display()),
+                        )?;
+                    } else {
+                        eprintln!(
+                            "{NAME}: {} is not empty; --strategy initialize copies only into an empty scope",
+                            local.display()
+                        );
+                    }
+                }
+                Strategy::PromptUpdate => {
+                    let seen = std::fs::read_to_string(extra::synced_marker(&local))
+                        .ok()
+                        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                        .and_then(|v| {
+                            v.get("updatedAt")
+                                .and_then(|u| u.as_str())
+                                .map(String::from)
+                        });
+                    let newer = match (&seen, mem_core::time::parse_ts(&updated)) {
+                        (Some(s), Some(u)) => mem_core::time::parse_ts(s).is_none_or(|s| u > s),
+                        _ => true,
+                    };
+                    if !newer {
+                        eprintln!(
+                            "{NAME}: snapshot of {updated} already taken; nothing to propose"
+                        );
+                        return Ok(Exit::Success);
+                    }
+                    let snap_store = store::load(&snap)?;
+                    let local_store = store::load(&local)?;
+                    let mut n = 0;
+                    for t in &snap_store.topics {
+                        let mut proposal = match local_store.get(&t.id) {
+                            Some(l) => {
+                                let mut a = l.memory.clone();
+                                a.hash = None;
+                                let mut b = t.memory.clone();
+                                b.hash = None;
+                                if mem_core::frontmatter::render(&a)
+                                    == mem_core::frontmatter::render(&b)
+                                {
+                                    continue;
+                                }
+                                ops::merge(&a, &b)
+                            }
+                            None => t.memory.clone(),
+                        };
+                        proposal.hash = None;
+                        n += 1;
+                        match fmt {
+                            Format::Jsonl => out.record(&proposal)?,
+                            Format::Text => out.line(&format!(
+                                "propose {} — {}",
+                                proposal.id.as_deref().unwrap_or(""),
+                                proposal.description
+                            ))?,
+                        }
+                    }
+                    eprintln!(
+                        "{NAME}: snapshot of {updated} is newer: {n} record(s) proposed; apply with `mem-index write` (nothing was overwritten)"
+                    );
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+fn emit(out: &mut Output, fmt: Format, rec: &serde_json::Value, text: &str) -> std::io::Result<()> {
+    match fmt {
+        Format::Jsonl => out.record(rec),
+        Format::Text => out.line(text),
+    }
+}
+
+fn clone_global(g: &Global) -> Global {
+    Global {
+        memory_dir: g.memory_dir.clone(),
+        cwd: g.cwd.clone(),
+        per_worktree: g.per_worktree,
+        agent: g.agent.clone(),
+        scope: g.scope,
+        today: g.today.clone(),
+        now: g.now.clone(),
+        format: g.format,
+        line_buffered: g.line_buffered,
+    }
+}
+
+fn type_of(t: TypeArg) -> MemoryType {
+    match t {
+        TypeArg::User => MemoryType::User,
+        TypeArg::Feedback => MemoryType::Feedback,
+        TypeArg::Project => MemoryType::Project,
+        TypeArg::Reference => MemoryType::Reference,
+    }
+}
+
+fn kind_of(k: KindArg) -> Kind {
+    match k {
+        KindArg::DurableLesson => Kind::DurableLesson,
+        KindArg::Preference => Kind::Preference,
+        KindArg::OneTimeState => Kind::OneTimeState,
+        KindArg::Reference => Kind::Reference,
+    }
+}
+
+trait WriteStr {
+    fn write_all_str(&mut self, s: &str) -> std::io::Result<()>;
+}
+
+impl WriteStr for Output {
+    fn write_all_str(&mut self, s: &str) -> std::io::Result<()> {
+        use std::io::Write;
+        self.write_all(s.as_bytes())
+    }
+}
+
+/// True when stderr is a terminal (progress is shown only then).
+pub fn stderr_is_terminal() -> bool {
+    std::io::stderr().is_terminal()
+}
+
+/// The memory dir as given or resolved, for tests and callers.
+pub fn dir_for(memory_dir: Option<&Path>, cwd: Option<&Path>) -> mem_core::Result<PathBuf> {
+    Ok(memdir::resolve(&MemdirOptions {
+        memory_dir: memory_dir.map(Path::to_path_buf),
+        cwd: cwd.map(Path::to_path_buf),
+        per_worktree: false,
+        agent: None,
+    })?
+    .dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}

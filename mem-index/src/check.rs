@@ -1,0 +1,263 @@
+//! `check`: a lint of a memory directory for people and CI.
+//!
+//! Findings (JSONL, one per line): `{"level":"error|warning|info","code",
+//! "file","line"?,"message", …}`. Codes: `parse` (frontmatter does not
+//! parse), `bad-name`, `missing-file` (an index line whose file does not
+//! exist), `not-indexed` (a topic without an index line; a warning when the
+//! index names it as cut), `long-line`, `not-an-entry`, `limit-lines`,
+//! `limit-bytes`, `limit-files` (over a limit: error), `limits` (info: how
+//! close), `sensitive` (a secret, session id or absolute path),
+//! `expired-indexed` (warning). Errors make the run exit 1.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use chrono::NaiveDate;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use mem_core::error::Result;
+use mem_core::index_md::{self, MAX_BYTES, MAX_LINE_CHARS, MAX_LINES};
+use mem_core::scrub::Scrubber;
+use mem_core::store;
+
+/// One finding of `check`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// `error`, `warning` or `info`.
+    pub level: &'static str,
+    /// What kind of finding (see module docs).
+    pub code: &'static str,
+    /// The file concerned (a name inside the memory directory).
+    pub file: String,
+    /// 1-based line, when it is about one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// What is wrong, worded.
+    pub message: String,
+    /// More fields (limits and counts).
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+fn f(
+    level: &'static str,
+    code: &'static str,
+    file: &str,
+    line: Option<usize>,
+    message: String,
+) -> Finding {
+    Finding {
+        level,
+        code,
+        file: file.to_string(),
+        line,
+        message,
+        extra: Map::new(),
+    }
+}
+
+/// Lint `dir` on `today` with the file limit `max_files` (0 = unlimited).
+///
+/// Errors: [`mem_core::Error::Io`] when the directory or index cannot be read.
+pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Finding>> {
+    let st = store::load(dir)?;
+    let mut out = Vec::new();
+    for b in &st.broken {
+        out.push(f(
+            "error",
+            "parse",
+            &format!("{}.md", b.id),
+            b.line(),
+            match &b.error {
+                mem_core::Error::Frontmatter { reason, .. } => {
+                    format!("frontmatter does not parse: {reason} (left unchanged)")
+                }
+                e => format!("{e} (left unchanged)"),
+            },
+        ));
+    }
+    for b in &st.bad_names {
+        let name = b
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        out.push(f(
+            "warning",
+            "bad-name",
+            &name,
+            None,
+            format!("not a valid topic id: {}", b.error),
+        ));
+    }
+    let idx_path = dir.join(store::INDEX_FILE);
+    let text = match std::fs::read(&idx_path) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(mem_core::Error::io(&idx_path, e)),
+    };
+    let loaded = index_md::load(&text);
+    let idx = store::INDEX_FILE;
+    // Lines of the whole file (not only the part within limits).
+    let mut indexed: HashSet<String> = HashSet::new();
+    for (i, l) in text.lines().enumerate() {
+        let l = l.trim_end_matches('\r');
+        let no = i + 1;
+        if l.chars().count() >= MAX_LINE_CHARS {
+            out.push(f(
+                "error",
+                "long-line",
+                idx,
+                Some(no),
+                format!(
+                    "{} characters (each line must be under {MAX_LINE_CHARS})",
+                    l.chars().count()
+                ),
+            ));
+        }
+        if l.trim().is_empty() || l.starts_with(index_md::WARNING_PREFIX) {
+            continue;
+        }
+        match index_md::parse_line(no, l) {
+            Some(p) => {
+                let exists =
+                    p.file.ends_with(".md") && !p.file.contains('/') && dir.join(&p.file).is_file();
+                if !exists {
+                    out.push(f(
+                        "error",
+                        "missing-file",
+                        idx,
+                        Some(no),
+                        format!("index line points to {}, which does not exist", p.file),
+                    ));
+                }
+                indexed.insert(p.id().to_string());
+            }
+            None => out.push(f(
+                "warning",
+                "not-an-entry",
+                idx,
+                Some(no),
+                "not an index entry (`- [Title](file.md) - description`)".into(),
+            )),
+        }
+    }
+    let warned: String = loaded.warning.clone().unwrap_or_default();
+    let all_ids = st
+        .topics
+        .iter()
+        .map(|t| &t.id)
+        .chain(st.broken.iter().map(|b| &b.id));
+    for id in all_ids {
+        if indexed.contains(id.as_str()) {
+            continue;
+        }
+        if !warned.is_empty() {
+            out.push(f(
+                "warning",
+                "not-indexed",
+                &format!("{id}.md"),
+                None,
+                "left out of MEMORY.md by its limits (see its WARNING line)".into(),
+            ));
+        } else {
+            out.push(f(
+                "error",
+                "not-indexed",
+                &format!("{id}.md"),
+                None,
+                "topic file has no line in MEMORY.md (run `mem-index reindex`)".into(),
+            ));
+        }
+    }
+    let lines = text.lines().count();
+    let bytes = text.len();
+    let files = st.file_count();
+    if lines > MAX_LINES {
+        out.push(f(
+            "error",
+            "limit-lines",
+            idx,
+            None,
+            format!("{lines} lines, over {MAX_LINES}"),
+        ));
+    }
+    if bytes > MAX_BYTES {
+        out.push(f(
+            "error",
+            "limit-bytes",
+            idx,
+            None,
+            format!("{bytes} bytes, over {MAX_BYTES}"),
+        ));
+    }
+    if max_files > 0 && files > max_files {
+        out.push(f(
+            "error",
+            "limit-files",
+            ".",
+            None,
+            format!("{files} topic files, over {max_files}"),
+        ));
+    }
+    let pct = |a: usize, b: usize| (a * 100).checked_div(b).unwrap_or(0);
+    let mut lim = f(
+        "info",
+        "limits",
+        idx,
+        None,
+        format!(
+            "{lines}/{MAX_LINES} lines ({}%), {bytes}/{MAX_BYTES} bytes ({}%), {files}/{} topic files{}",
+            pct(lines, MAX_LINES),
+            pct(bytes, MAX_BYTES),
+            if max_files == 0 {
+                "∞".to_string()
+            } else {
+                max_files.to_string()
+            },
+            if max_files == 0 {
+                String::new()
+            } else {
+                format!(" ({}%)", pct(files, max_files))
+            }
+        ),
+    );
+    lim.extra.insert("lines".into(), lines.into());
+    lim.extra.insert("max_lines".into(), MAX_LINES.into());
+    lim.extra.insert("bytes".into(), bytes.into());
+    lim.extra.insert("max_bytes".into(), MAX_BYTES.into());
+    lim.extra.insert("files".into(), files.into());
+    lim.extra.insert("max_files".into(), max_files.into());
+    out.push(lim);
+    let scrubber = Scrubber::new(None);
+    for t in &st.topics {
+        for ff in scrubber.check_memory(&t.memory) {
+            if ff.field == "id" {
+                continue;
+            }
+            let kinds: Vec<String> = ff.findings.iter().map(|x| x.kind.to_string()).collect();
+            out.push(f(
+                "error",
+                "sensitive",
+                &format!("{}.md", t.id),
+                None,
+                format!("field `{}` carries {}", ff.field, kinds.join(", ")),
+            ));
+        }
+        if t.memory.is_expired(today) && indexed.contains(&t.id) {
+            out.push(f(
+                "warning",
+                "expired-indexed",
+                &format!("{}.md", t.id),
+                None,
+                format!(
+                    "expired {} but still in MEMORY.md (retire it: `mem-index retire {} --reason expired`)",
+                    t.memory.expires.map(|e| e.to_string()).unwrap_or_default(),
+                    t.id
+                ),
+            ));
+        }
+    }
+    Ok(out)
+}

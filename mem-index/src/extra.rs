@@ -1,0 +1,198 @@
+//! Daily logs (`log`) and agent-memory snapshots (`snapshot save|sync`).
+//!
+//! Daily log entry (appended to `logs/YYYY/MM/YYYY-MM-DD.md`, append-only,
+//! each entry ends with `\n`):
+//!
+//! ```text
+//! ## <name> [<type>]
+//! <!-- mem-record {"name":…, …} -->
+//! <description>
+//!
+//! <body or Fact/Why/How lines>
+//!
+//! ```
+//!
+//! The comment line holds the whole record as one JSON line, so mem-dream
+//! reads it back exactly ([`parse_log`]).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use serde_json::json;
+
+use mem_core::error::{Error, Result};
+use mem_core::records::Memory;
+use mem_core::{atomic, frontmatter, store};
+
+/// The marker of the record line of a daily-log entry.
+pub const LOG_MARKER: &str = "<!-- mem-record ";
+
+/// The daily log file of `day`: `dir/logs/YYYY/MM/YYYY-MM-DD.md`.
+pub fn log_path(dir: &Path, day: NaiveDate) -> PathBuf {
+    dir.join(store::LOGS_DIR)
+        .join(day.format("%Y").to_string())
+        .join(day.format("%m").to_string())
+        .join(format!("{}.md", day.format("%Y-%m-%d")))
+}
+
+/// One daily-log entry for `m` (see module docs).
+pub fn log_entry(m: &Memory) -> String {
+    let mut rec = m.clone();
+    rec.hash = None;
+    let json = serde_json::to_string(&rec).expect("a memory serializes");
+    // `-->` cannot occur inside the comment.
+    let json = json.replace("-->", "--\\u003e");
+    let body = match &m.body {
+        Some(b) => b.clone(),
+        None => frontmatter::render_sections(m),
+    };
+    let mut s = format!(
+        "## {} [{}]\n{LOG_MARKER}{json} -->\n{}\n",
+        m.name.replace('\n', " "),
+        m.mem_type.as_str(),
+        m.description.replace('\n', " ")
+    );
+    if !body.trim().is_empty() {
+        s.push('\n');
+        s.push_str(body.trim_end());
+        s.push('\n');
+    }
+    s.push('\n');
+    s
+}
+
+/// The records of a daily log's text (entries written by [`log_entry`]).
+/// Lines that do not parse are returned as errors naming `label` and line.
+pub fn parse_log(label: &str, text: &str) -> (Vec<Memory>, Vec<Error>) {
+    let mut out = Vec::new();
+    let mut errs = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        if let Some(rest) = l.strip_prefix(LOG_MARKER) {
+            let json = rest.trim_end().trim_end_matches("-->").trim_end();
+            match serde_json::from_str::<Memory>(json) {
+                Ok(m) => out.push(m),
+                Err(e) => errs.push(Error::input(label, i + 1, mem_core::jsonl::describe(&e))),
+            }
+        }
+    }
+    (out, errs)
+}
+
+/// Append `records` to their daily logs in `dir` (the day of each record's
+/// `verified_at`, else `today`). Returns the files appended to, in order.
+///
+/// Errors: [`Error::Io`] naming the log file.
+pub fn append_logs(
+    _lock: &store::IndexGuard,
+    dir: &Path,
+    records: &[Memory],
+    today: NaiveDate,
+) -> Result<Vec<(String, PathBuf)>> {
+    let mut done = Vec::new();
+    for m in records {
+        let day = m.verified_at.unwrap_or(today);
+        let path = log_path(dir, day);
+        let parent = path.parent().expect("log path has a parent");
+        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        // A torn tail (no final newline) is ended before appending.
+        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        let mut entry = log_entry(m);
+        if len > 0 {
+            let last = std::fs::read(&path).ok().and_then(|b| b.last().copied());
+            if last != Some(b'\n') {
+                entry.insert(0, '\n');
+            }
+        }
+        f.write_all(entry.as_bytes())
+            .map_err(|e| Error::io(&path, e))?;
+        f.sync_data().map_err(|e| Error::io(&path, e))?;
+        done.push((m.resolve_id().unwrap_or_else(|_| m.name.clone()), path));
+    }
+    Ok(done)
+}
+
+/// The snapshot folder of a project-scope agent directory
+/// `<root>/.claude/agent-memory/<agent>` →
+/// `<root>/.claude/agent-memory-snapshot/<agent>`.
+pub fn snapshot_dir(project_scope_dir: &Path) -> Option<PathBuf> {
+    let agent = project_scope_dir.file_name()?;
+    let claude = project_scope_dir.parent()?.parent()?;
+    Some(claude.join("agent-memory-snapshot").join(agent))
+}
+
+fn topic_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let (files, _) = store::list_files(dir)?;
+    Ok(files.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Copy the topic files and `MEMORY.md` of `from` into `to` (atomic writes,
+/// unchanged files left alone), removing topic files of `to` that `from`
+/// lacks when `mirror`. Returns the number of files written.
+pub fn copy_dir(from: &Path, to: &Path, mirror: bool) -> Result<usize> {
+    let mut n = 0;
+    let mut names = Vec::new();
+    for p in topic_files(from)? {
+        let name = p.file_name().expect("file name").to_owned();
+        let bytes = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
+        if atomic::write_if_changed(&to.join(&name), &bytes)? {
+            n += 1;
+        }
+        names.push(name);
+    }
+    let idx = from.join(store::INDEX_FILE);
+    if let Ok(bytes) = std::fs::read(&idx)
+        && atomic::write_if_changed(&to.join(store::INDEX_FILE), &bytes)?
+    {
+        n += 1;
+    }
+    if mirror {
+        for p in topic_files(to)? {
+            if !names.iter().any(|n| Some(n.as_os_str()) == p.file_name()) {
+                std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+                n += 1;
+            }
+        }
+    }
+    Ok(n)
+}
+
+/// `snapshot save`: copy the project scope `scope_dir` into its snapshot
+/// folder with `snapshot.json` (`{"updatedAt": now}`). Returns the snapshot
+/// folder and the number of files written.
+///
+/// Errors: [`Error::Msg`] when `scope_dir` is not a project-scope agent
+/// folder; [`Error::Io`].
+pub fn snapshot_save(scope_dir: &Path, now: &str) -> Result<(PathBuf, usize)> {
+    let snap = snapshot_dir(scope_dir).ok_or_else(|| {
+        Error::Msg(format!(
+            "{}: not an agent-memory folder",
+            scope_dir.display()
+        ))
+    })?;
+    std::fs::create_dir_all(&snap).map_err(|e| Error::io(&snap, e))?;
+    let n = copy_dir(scope_dir, &snap, true)?;
+    let meta = json!({ "updatedAt": now });
+    atomic::write_atomic(
+        &snap.join("snapshot.json"),
+        format!("{}\n", serde_json::to_string_pretty(&meta).expect("json")).as_bytes(),
+    )?;
+    Ok((snap, n))
+}
+
+/// The `updatedAt` of a snapshot folder, if any.
+pub fn snapshot_updated_at(snap: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(snap.join("snapshot.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v.get("updatedAt")?.as_str().map(String::from)
+}
+
+/// Where a local scope remembers the snapshot it last took.
+pub fn synced_marker(local: &Path) -> PathBuf {
+    local.join(store::STATE_DIR).join("snapshot-synced.json")
+}

@@ -1,0 +1,799 @@
+//! The operations on a memory directory, callable in process (mem-dream uses
+//! them): write a batch, rebuild the index, retire, restore.
+//!
+//! Every mutating function takes the held index lock
+//! ([`mem_core::store::lock_index`]) as a `&IndexGuard`, so a caller that
+//! already holds it for a larger batch (mem-dream's apply phase) passes it
+//! on instead of deadlocking on a second lock.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use mem_core::error::{Error, Result};
+use mem_core::index_md::{self, Rendered};
+use mem_core::records::Memory;
+use mem_core::scrub::Scrubber;
+use mem_core::store::{self, IndexGuard, Store, Topic};
+use mem_core::{atomic, frontmatter, id};
+
+/// Default of `--max-files`.
+pub const DEFAULT_MAX_FILES: usize = 200;
+
+/// How [`write_batch`] treats a batch.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    /// Write the valid records and report the others (the run still fails).
+    pub skip_invalid: bool,
+    /// Accept records carrying secrets, session ids or absolute paths.
+    pub allow_sensitive: bool,
+    /// `--if-match HASH`: every record that updates a file needs that file's
+    /// current hash to be this.
+    pub if_match: Option<String>,
+    /// Most topic files after the batch (0 = unlimited).
+    pub max_files: usize,
+    /// Past `max_files`, retire expired memories first, then the lowest in
+    /// index order, instead of refusing new files.
+    pub evict: bool,
+    /// Today (for expiry and the index order).
+    pub today: NaiveDate,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            skip_invalid: false,
+            allow_sensitive: false,
+            if_match: None,
+            max_files: DEFAULT_MAX_FILES,
+            evict: false,
+            today: chrono::Local::now().date_naive(),
+        }
+    }
+}
+
+/// What happened to one record: `{"op":"create|update|unchanged|duplicate","id","path"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WriteResult {
+    /// `create`, `update`, `unchanged` or `duplicate`.
+    pub op: &'static str,
+    /// The record's id (for `duplicate`: the record's own id).
+    pub id: String,
+    /// The topic file written (for `duplicate`: the existing file with the same fact).
+    pub path: String,
+    /// For `duplicate`: the id of the memory that already holds the fact.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<String>,
+}
+
+/// A memory retired by `--evict` or [`retire`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Retired {
+    /// Always `retire` (or `purge`).
+    pub op: &'static str,
+    /// The id.
+    pub id: String,
+    /// Where the file went (`retired/<id>.md`), or the deleted path.
+    pub path: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// The outcome of [`write_batch`].
+#[derive(Debug)]
+pub struct WriteReport {
+    /// One result per written (or skipped-as-same) record, in input order.
+    pub results: Vec<WriteResult>,
+    /// Every refused record (`<stdin>:LINE: reason`). Non-empty means the run
+    /// fails; nothing was written unless `skip_invalid`.
+    pub errors: Vec<Error>,
+    /// Memories retired to make room (`--evict`).
+    pub evicted: Vec<Retired>,
+    /// The index as written (None when nothing was written).
+    pub index: Option<Rendered>,
+    /// Warnings about the directory (broken files, bad names), worded.
+    pub warnings: Vec<String>,
+}
+
+/// Normalised fact text for duplicate detection: the record's `fact` (or the
+/// fact read from its body), else its body; lowercase, whitespace collapsed.
+/// `None` when there is nothing to compare.
+pub fn fact_key(m: &Memory) -> Option<String> {
+    let fact = match &m.fact {
+        Some(f) if !f.trim().is_empty() => f.clone(),
+        _ => {
+            let body = m.body.as_deref().unwrap_or("");
+            match frontmatter::parse_body_sections(body).0 {
+                Some(f) => f,
+                None => body.to_string(),
+            }
+        }
+    };
+    let norm = fact
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    if norm.is_empty() {
+        None
+    } else {
+        Some(blake3::hash(norm.as_bytes()).to_hex()[..16].to_string())
+    }
+}
+
+fn union(a: &[String], b: &[String]) -> Vec<String> {
+    let mut out = a.to_vec();
+    for x in b {
+        if !out.contains(x) {
+            out.push(x.clone());
+        }
+    }
+    out
+}
+
+/// Merge `new` into `old` ("merge over create"): the one with the newer
+/// `verified_at` wins field by field (the incoming record on a tie or when
+/// neither has one); a field set on only one side is kept; triggers, paths,
+/// evidence and supersedes are unioned; unknown keys of both are kept.
+pub fn merge(old: &Memory, new: &Memory) -> Memory {
+    // Newer `verified_at` wins. On a tie the incoming record wins only when it
+    // brings evidence the file lacks (or neither has any: a hand edit), so a
+    // second run of the write path over the same sessions changes nothing.
+    let new_wins = match (new.verified_at, old.verified_at) {
+        (Some(n), Some(o)) if n != o => n > o,
+        (Some(_), None) => true,
+        (None, Some(_)) => false,
+        _ => {
+            (new.evidence.is_empty() && old.evidence.is_empty())
+                || new.evidence.iter().any(|e| !old.evidence.contains(e))
+        }
+    };
+    let (w, l) = if new_wins { (new, old) } else { (old, new) };
+    let mut m = w.clone();
+    m.id = old.id.clone().or_else(|| new.id.clone());
+    macro_rules! fill {
+        ($($f:ident),*) => { $( if m.$f.is_none() { m.$f = l.$f.clone(); } )* };
+    }
+    fill!(
+        kind,
+        scope,
+        project,
+        verified_at,
+        expires,
+        superseded_by,
+        retired_at,
+        retired_reason,
+        confidence
+    );
+    m.triggers = union(&old.triggers, &new.triggers);
+    m.paths = union(&old.paths, &new.paths);
+    m.evidence = union(&old.evidence, &new.evidence);
+    m.supersedes = union(&old.supersedes, &new.supersedes);
+    // The body: the winner's body, or its fact/why/how; else the loser's.
+    let w_has_text = w.body.is_some() || w.fact.is_some() || w.why.is_some() || w.how.is_some();
+    if !w_has_text {
+        m.body = l.body.clone();
+        m.fact = l.fact.clone();
+        m.why = l.why.clone();
+        m.how = l.how.clone();
+    } else if w.body.is_none() {
+        // Sections rendered from fact/why/how; fill missing parts from the loser.
+        fill!(fact, why, how);
+    }
+    let mut extra = l.extra.clone();
+    for (k, v) in &w.extra {
+        extra.insert(k.clone(), v.clone());
+    }
+    m.extra = extra;
+    m.hash = None;
+    m
+}
+
+/// Prepare a record for comparison and rendering: no `hash`, no `id` key
+/// in `extra`.
+fn clean(mut m: Memory) -> Memory {
+    m.hash = None;
+    m.extra.remove("hash");
+    m.extra.remove("id");
+    m
+}
+
+/// True when two memories render the same topic file content.
+fn same(a: &Memory, b: &Memory) -> bool {
+    frontmatter::render(a) == frontmatter::render(b)
+}
+
+/// Check one record on its own (id, required values, kind, sensitive
+/// content). Returns its id.
+pub fn validate_record(
+    m: &Memory,
+    scrubber: Option<&Scrubber>,
+) -> std::result::Result<String, String> {
+    let id = m.resolve_id().map_err(|e| e.to_string())?;
+    if m.name.trim().is_empty() {
+        return Err("name is empty".into());
+    }
+    if m.effective_kind() == mem_core::Kind::OneTimeState && m.expires.is_none() {
+        return Err("kind one-time-state needs `expires`".into());
+    }
+    if let Some(s) = scrubber {
+        let found = s.check_memory(m);
+        if !found.is_empty() {
+            let parts: Vec<String> = found
+                .iter()
+                .map(|f| {
+                    let kinds: Vec<String> =
+                        f.findings.iter().map(|x| x.kind.to_string()).collect();
+                    format!("field `{}` carries {}", f.field, kinds.join(", "))
+                })
+                .collect();
+            return Err(format!(
+                "{} (refused; --allow-sensitive accepts it)",
+                parts.join("; ")
+            ));
+        }
+    }
+    Ok(id)
+}
+
+/// Write a batch of memory records (`(line, record)`, line for error
+/// messages; `source` names the input, e.g. `<stdin>`) into `dir`, merging
+/// into existing topics, then rebuild `MEMORY.md`. The batch is validated
+/// whole first: any refused record means nothing is written, unless
+/// `opts.skip_invalid`. `input_errors` are errors already found while
+/// reading the batch (they count as refused lines).
+///
+/// Errors: [`Error::Io`] on a write failure (earlier files of the batch may
+/// be written: each file is atomic, the batch is not). Refused records are
+/// not `Err`: they are in [`WriteReport::errors`].
+pub fn write_batch(
+    _lock: &IndexGuard,
+    dir: &Path,
+    batch: Vec<(usize, Memory)>,
+    source: &str,
+    input_errors: Vec<Error>,
+    opts: &WriteOptions,
+) -> Result<WriteReport> {
+    let mut errors = input_errors;
+    let scrubber = if opts.allow_sensitive {
+        None
+    } else {
+        Some(Scrubber::new(None))
+    };
+    let mut st = store::load(dir)?;
+    let warnings = store_warnings(&st);
+
+    // 1. Validate every record against itself and the directory.
+    let mut fact_owner: HashMap<String, String> = HashMap::new();
+    for t in &st.topics {
+        if let Some(k) = fact_key(&t.memory) {
+            fact_owner.entry(k).or_insert_with(|| t.id.clone());
+        }
+    }
+    let mut planned: Vec<(String, Memory)> = Vec::new();
+    let mut pending: HashMap<String, usize> = HashMap::new();
+    for (line, rec) in batch {
+        let rec = clean(rec);
+        let id = match validate_record(&rec, scrubber.as_ref()) {
+            Ok(id) => id,
+            Err(reason) => {
+                errors.push(Error::input(source, line, reason));
+                continue;
+            }
+        };
+        if let Err(e) = id::safe_join(dir, &id, ".md") {
+            errors.push(Error::input(source, line, e.to_string()));
+            continue;
+        }
+        if let Some(b) = st.get_broken(&id) {
+            errors.push(Error::input(
+                source,
+                line,
+                format!(
+                    "{id}: the existing {} does not parse and is left unchanged ({})",
+                    b.path.display(),
+                    b.error
+                ),
+            ));
+            continue;
+        }
+        if let Some(want) = &opts.if_match {
+            match st.get(&id) {
+                Some(t) if &t.hash == want => {}
+                Some(t) => {
+                    errors.push(Error::input(
+                        source,
+                        line,
+                        format!(
+                            "{id}: --if-match {want}: the file changed since it was read (hash now {})",
+                            t.hash
+                        ),
+                    ));
+                    continue;
+                }
+                None => {
+                    errors.push(Error::input(
+                        source,
+                        line,
+                        format!("{id}: --if-match {want}: no such topic file"),
+                    ));
+                    continue;
+                }
+            }
+        }
+        match pending.get(&id) {
+            Some(&i) => {
+                let merged = merge(&planned[i].1, &rec);
+                planned[i].1 = merged;
+            }
+            None => {
+                pending.insert(id.clone(), planned.len());
+                planned.push((id, rec));
+            }
+        }
+    }
+    let refuse = !errors.is_empty() && !opts.skip_invalid;
+
+    // 2. Decide each record's op.
+    struct Plan {
+        id: String,
+        op: &'static str,
+        memory: Memory,
+        dup_of: Option<String>,
+    }
+    let mut plans = Vec::new();
+    let mut creates = 0usize;
+    for (rid, rec) in planned {
+        if let Some(t) = st.get(&rid) {
+            let mut merged = merge(&t.memory, &rec);
+            merged.id = Some(rid.clone());
+            let mut old = t.memory.clone();
+            old.hash = None;
+            let op = if same(&merged, &old) {
+                "unchanged"
+            } else {
+                "update"
+            };
+            plans.push(Plan {
+                id: rid,
+                op,
+                memory: merged,
+                dup_of: None,
+            });
+            continue;
+        }
+        if let Some(k) = fact_key(&rec) {
+            if let Some(owner) = fact_owner.get(&k).filter(|o| **o != rid) {
+                plans.push(Plan {
+                    id: rid,
+                    op: "duplicate",
+                    memory: rec,
+                    dup_of: Some(owner.clone()),
+                });
+                continue;
+            }
+            fact_owner.insert(k, rid.clone());
+        }
+        creates += 1;
+        let mut m = rec;
+        m.id = Some(rid.clone());
+        plans.push(Plan {
+            id: rid,
+            op: "create",
+            memory: m,
+            dup_of: None,
+        });
+    }
+
+    // 3. The file limit.
+    let mut evict_ids: Vec<(String, String)> = Vec::new();
+    if opts.max_files > 0 && creates > 0 {
+        let after = st.file_count() + creates;
+        if after > opts.max_files {
+            let need = after - opts.max_files;
+            if !opts.evict {
+                errors.push(Error::Msg(format!(
+                    "{}: {} new topic files would make {after}, over --max-files {} (use --evict to retire expired and lowest-ranked memories, or raise --max-files)",
+                    dir.display(),
+                    creates,
+                    opts.max_files
+                )));
+                return Ok(WriteReport {
+                    results: Vec::new(),
+                    errors,
+                    evicted: Vec::new(),
+                    index: None,
+                    warnings,
+                });
+            }
+            let touched: HashSet<&str> = plans.iter().map(|p| p.id.as_str()).collect();
+            evict_ids = eviction_order(&st, opts.today)
+                .into_iter()
+                .filter(|(id, _)| !touched.contains(id.as_str()))
+                .take(need)
+                .collect();
+            if evict_ids.len() < need {
+                errors.push(Error::Msg(format!(
+                    "{}: cannot make room for {creates} new topic files under --max-files {}",
+                    dir.display(),
+                    opts.max_files
+                )));
+                return Ok(WriteReport {
+                    results: Vec::new(),
+                    errors,
+                    evicted: Vec::new(),
+                    index: None,
+                    warnings,
+                });
+            }
+        }
+    }
+    if refuse {
+        return Ok(WriteReport {
+            results: Vec::new(),
+            errors,
+            evicted: Vec::new(),
+            index: None,
+            warnings,
+        });
+    }
+
+    // 4. Write.
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut evicted = Vec::new();
+    for (eid, reason) in evict_ids {
+        evicted.push(retire_in(&mut st, &eid, &reason, opts.today, false)?);
+    }
+    let mut results = Vec::new();
+    let mut to_write: Vec<(String, PathBuf, Memory, String)> = Vec::new();
+    for p in plans {
+        let path = dir.join(format!("{}.md", p.id));
+        match p.op {
+            "duplicate" => {
+                let owner = p.dup_of.clone().unwrap_or_default();
+                results.push(WriteResult {
+                    op: "duplicate",
+                    id: p.id,
+                    path: dir.join(format!("{owner}.md")).display().to_string(),
+                    duplicate_of: Some(owner),
+                });
+            }
+            op => {
+                results.push(WriteResult {
+                    op,
+                    id: p.id.clone(),
+                    path: path.display().to_string(),
+                    duplicate_of: None,
+                });
+                if op != "unchanged" {
+                    let text = frontmatter::render(&p.memory);
+                    to_write.push((p.id, path, p.memory, text));
+                }
+            }
+        }
+    }
+    write_files(&to_write)?;
+    let sorted_len = st.topics.len();
+    for (id, path, memory, text) in to_write {
+        put_topic(&mut st, sorted_len, &id, &path, memory, text.as_bytes());
+    }
+    st.topics.sort_by(|a, b| a.id.cmp(&b.id));
+    let index = Some(write_index(&st, opts.today)?);
+    Ok(WriteReport {
+        results,
+        errors,
+        evicted,
+        index,
+        warnings,
+    })
+}
+
+/// Replace or insert a topic in the in-memory store after writing it.
+/// `st.topics[..sorted_len]` is sorted by id; new topics are pushed after it
+/// (the caller sorts once at the end).
+fn put_topic(
+    st: &mut Store,
+    sorted_len: usize,
+    id: &str,
+    path: &Path,
+    mut memory: Memory,
+    bytes: &[u8],
+) {
+    let hash = store::hash_bytes(bytes);
+    memory.id = Some(id.to_string());
+    memory.hash = Some(hash.clone());
+    let t = Topic {
+        id: id.to_string(),
+        path: path.to_path_buf(),
+        mtime: std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .unwrap_or_else(|_| SystemTime::now()),
+        size: bytes.len() as u64,
+        hash,
+        memory,
+    };
+    match st.topics[..sorted_len].binary_search_by(|x| x.id.as_str().cmp(id)) {
+        Ok(i) => st.topics[i] = t,
+        Err(_) => st.topics.push(t),
+    }
+}
+
+/// Threads used to write the files of one batch (each write waits on fsync).
+const WRITERS: usize = 16;
+
+/// Write the files of a batch atomically, several at a time (each file is
+/// atomic; the batch is not). Errors: the first write error.
+fn write_files(files: &[(String, PathBuf, Memory, String)]) -> Result<()> {
+    if files.len() < 4 {
+        for (_, path, _, text) in files {
+            atomic::write_if_changed(path, text.as_bytes())?;
+        }
+        return Ok(());
+    }
+    let chunk = files.len().div_ceil(WRITERS);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || -> Result<()> {
+                    for (_, path, _, text) in part {
+                        atomic::write_if_changed(path, text.as_bytes())?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join()
+                .map_err(|_| Error::Msg("a writer thread panicked".into()))??;
+        }
+        Ok(())
+    })
+}
+
+/// Ids in the order `--evict` retires them: expired first (oldest expiry
+/// first), then the lowest in index order. Broken files are never evicted.
+pub fn eviction_order(st: &Store, today: NaiveDate) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut expired: Vec<&Topic> = st
+        .topics
+        .iter()
+        .filter(|t| t.memory.is_expired(today))
+        .collect();
+    expired.sort_by(|a, b| {
+        a.memory
+            .expires
+            .cmp(&b.memory.expires)
+            .then(a.id.cmp(&b.id))
+    });
+    for t in &expired {
+        out.push((
+            t.id.clone(),
+            format!(
+                "evicted: expired {}",
+                t.memory.expires.map(|e| e.to_string()).unwrap_or_default()
+            ),
+        ));
+    }
+    let mut entries: Vec<_> = st
+        .topics
+        .iter()
+        .map(index_md::IndexEntry::from_topic)
+        .collect();
+    index_md::sort_entries(&mut entries, today);
+    for e in entries.into_iter().rev() {
+        if !out.iter().any(|(id, _)| *id == e.id) {
+            out.push((
+                e.id,
+                "evicted: over --max-files (lowest in index order)".into(),
+            ));
+        }
+    }
+    out
+}
+
+/// Warnings about a loaded directory: unparsable files (left unchanged)
+/// and file names that are not valid ids.
+pub fn store_warnings(st: &Store) -> Vec<String> {
+    let mut w = Vec::new();
+    for b in &st.broken {
+        w.push(format!("{} (left unchanged; indexed as flagged)", b.error));
+    }
+    for b in &st.bad_names {
+        w.push(format!(
+            "{}: not a valid topic id, ignored ({})",
+            b.path.display(),
+            b.error
+        ));
+    }
+    w
+}
+
+/// Render `MEMORY.md` for `st` (previous index used for broken files'
+/// descriptions) and write it when it changed.
+///
+/// Errors: [`Error::Io`] when it cannot be written.
+pub fn write_index(st: &Store, today: NaiveDate) -> Result<Rendered> {
+    let path = st.dir.join(store::INDEX_FILE);
+    let old = std::fs::read_to_string(&path).ok();
+    let entries = index_md::entries_for(st, old.as_deref());
+    let r = index_md::render(&entries, today);
+    atomic::write_if_changed(&path, r.text.as_bytes())?;
+    Ok(r)
+}
+
+/// Rebuild `MEMORY.md` of `dir` from its topic files.
+///
+/// Errors: [`Error::Io`] when the directory cannot be read or the index
+/// cannot be written.
+pub fn reindex(_lock: &IndexGuard, dir: &Path, today: NaiveDate) -> Result<(Rendered, Store)> {
+    let st = store::load(dir)?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let r = write_index(&st, today)?;
+    Ok((r, st))
+}
+
+/// A free path `retired/<id>.md` (or `<id>-2.md`, … when taken).
+fn retired_path(dir: &Path, id: &str) -> PathBuf {
+    let rdir = dir.join(store::RETIRED_DIR);
+    let first = rdir.join(format!("{id}.md"));
+    if !first.exists() {
+        return first;
+    }
+    (2..)
+        .map(|n| rdir.join(format!("{id}-{n}.md")))
+        .find(|p| !p.exists())
+        .expect("a free name")
+}
+
+/// Retire one topic of the in-memory store (no index rebuild).
+fn retire_in(
+    st: &mut Store,
+    id: &str,
+    reason: &str,
+    today: NaiveDate,
+    purge: bool,
+) -> Result<Retired> {
+    let dir = st.dir.clone();
+    let src = id::safe_join(&dir, id, ".md")?;
+    if purge {
+        std::fs::remove_file(&src).map_err(|e| Error::io(&src, e))?;
+        st.topics.retain(|t| t.id != id);
+        st.broken.retain(|b| b.id != id);
+        return Ok(Retired {
+            op: "purge",
+            id: id.into(),
+            path: src.display().to_string(),
+            reason: reason.into(),
+        });
+    }
+    let dest = retired_path(&dir, id);
+    if let Some(i) = st.topics.iter().position(|t| t.id == id) {
+        let mut m = st.topics[i].memory.clone();
+        m.hash = None;
+        m.retired_at = Some(today);
+        m.retired_reason = Some(reason.to_string());
+        atomic::write_atomic(&dest, frontmatter::render(&m).as_bytes())?;
+        std::fs::remove_file(&src).map_err(|e| Error::io(&src, e))?;
+        st.topics.remove(i);
+    } else if st.broken.iter().any(|b| b.id == id) {
+        // Unparsable: moved as it is, byte for byte.
+        let rdir = dir.join(store::RETIRED_DIR);
+        std::fs::create_dir_all(&rdir).map_err(|e| Error::io(&rdir, e))?;
+        std::fs::rename(&src, &dest).map_err(|e| Error::io(&dest, e))?;
+        st.broken.retain(|b| b.id != id);
+    } else {
+        return Err(Error::Msg(format!("{}: no such topic file", src.display())));
+    }
+    Ok(Retired {
+        op: "retire",
+        id: id.into(),
+        path: dest.display().to_string(),
+        reason: reason.into(),
+    })
+}
+
+/// Retire topic `id` of `dir`: move it to `retired/` with `retired_at` =
+/// `today` and `retired_reason` in its frontmatter (an unparsable file is
+/// moved unchanged), or delete it with `purge`; then rebuild the index.
+///
+/// Errors: [`Error::Id`] for a bad id; [`Error::Msg`] when there is no such
+/// topic; [`Error::Io`].
+pub fn retire(
+    _lock: &IndexGuard,
+    dir: &Path,
+    id: &str,
+    reason: &str,
+    today: NaiveDate,
+    purge: bool,
+) -> Result<(Retired, Rendered)> {
+    id::validate_id(id)?;
+    let mut st = store::load(dir)?;
+    let r = retire_in(&mut st, id, reason, today, purge)?;
+    let idx = write_index(&st, today)?;
+    Ok((r, idx))
+}
+
+/// Bring `retired/<id>.md` back as a topic (without `retired_at` /
+/// `retired_reason`), then rebuild the index.
+///
+/// Errors: [`Error::Msg`] when it is not retired or a topic with that id
+/// exists; a parse error of the retired file; [`Error::Io`].
+pub fn restore(
+    _lock: &IndexGuard,
+    dir: &Path,
+    id: &str,
+    today: NaiveDate,
+) -> Result<(PathBuf, Rendered)> {
+    id::validate_id(id)?;
+    let rdir = dir.join(store::RETIRED_DIR);
+    let src = id::safe_join(&rdir, id, ".md")?;
+    let dest = id::safe_join(dir, id, ".md")?;
+    if !src.exists() {
+        return Err(Error::Msg(format!(
+            "{}: not retired (no such file)",
+            src.display()
+        )));
+    }
+    if dest.exists() {
+        return Err(Error::Msg(format!(
+            "{}: a topic with this id exists; retire or rename it first",
+            dest.display()
+        )));
+    }
+    let text = std::fs::read_to_string(&src).map_err(|e| Error::io(&src, e))?;
+    let label = format!("{}/{id}.md", store::RETIRED_DIR);
+    match frontmatter::parse(&label, &text) {
+        Ok(mut m) => {
+            m.retired_at = None;
+            m.retired_reason = None;
+            atomic::write_atomic(&dest, frontmatter::render(&m).as_bytes())?;
+            std::fs::remove_file(&src).map_err(|e| Error::io(&src, e))?;
+        }
+        Err(_) => {
+            std::fs::rename(&src, &dest).map_err(|e| Error::io(&dest, e))?;
+        }
+    }
+    let st = store::load(dir)?;
+    let idx = write_index(&st, today)?;
+    Ok((dest, idx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge;
+    use mem_core::{Memory, MemoryType};
+
+    fn rec(desc: &str, day: &str, evidence: &[&str]) -> Memory {
+        let mut m = Memory::new("Run gen before verify", desc, MemoryType::Feedback);
+        m.verified_at = mem_core::time::parse_day(day);
+        m.evidence = evidence.iter().map(|s| s.to_string()).collect();
+        m
+    }
+
+    /// Two sessions give the same lesson on the same day: merging them in
+    /// either order, then again, settles on one result (the write path is
+    /// idempotent).
+    #[test]
+    fn same_day_merges_settle() {
+        let a = rec("from session a", "2026-07-11", &["transcript:aaa#3"]);
+        let b = rec("from session b", "2026-07-11", &["transcript:bbb#3"]);
+        let ab = merge(&a, &b);
+        assert_eq!(ab.description, "from session b");
+        assert_eq!(ab.evidence, ["transcript:aaa#3", "transcript:bbb#3"]);
+        // replaying a and b again changes nothing
+        assert_eq!(merge(&ab, &a), ab);
+        assert_eq!(merge(&merge(&ab, &a), &b), ab);
+        // newer wins field by field, older never does
+        let c = rec("newer", "2026-07-12", &[]);
+        assert_eq!(merge(&ab, &c).description, "newer");
+        assert_eq!(merge(&c, &a).description, "newer");
+        // a hand edit without dates or evidence replaces the text
+        let h1 = rec("old text", "", &[]);
+        let h2 = rec("new text", "", &[]);
+        assert_eq!(merge(&h1, &h2).description, "new text");
+    }
+}
