@@ -1,1 +1,440 @@
-//! mem-extract: Turn transcript events into candidate memories, with redaction.
+//! mem-extract: turn transcript events into candidate memories, with
+//! redaction (DESIGN.md "Extraction").
+//!
+//! In process (mem-dream): [`extract::extract`] over parsed
+//! [`mem_core::Event`]s with [`extract::ExtractOptions`]; [`dates`] resolves
+//! relative dates against a message's own local day.
+//!
+//! The binary: `mem-extract [FILES…]` (events JSONL in, memory records out),
+//! `mem-extract scrub` (filter text or JSONL), `mem-extract session` (rolling
+//! session summary).
+
+pub mod dates;
+pub mod extract;
+pub mod model;
+pub mod rules;
+pub mod session;
+
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use mem_core::cli::{Format, Output, warn};
+use mem_core::records::Event;
+use mem_core::scrub::Scrubber;
+use mem_core::{Error, Exit, memdir};
+
+pub use extract::{Bucket, ExtractOptions, Extraction, Note, extract};
+pub use rules::Rules;
+
+const NAME: &str = "mem-extract";
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// For people.
+    Text,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// Turn transcript events (from `mem-transcript replay`) into candidate
+/// memory records, one JSON object a line on stdout.
+#[derive(Debug, Parser)]
+#[command(name = "mem-extract", version, args_conflicts_with_subcommands = true)]
+#[command(
+    after_long_help = "Examples:\n  mem-transcript replay SESSION.jsonl | mem-extract | mem-index write\n  mem-extract --explain events.jsonl\n  mem-extract scrub < notes.txt\n  mem-extract session --out summary.md events.jsonl"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+    #[command(flatten)]
+    extract: ExtractArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Scrub any text or JSONL on stdin: secrets → [REDACTED], session ids
+    /// removed, absolute paths made project-relative or removed.
+    #[command(
+        after_long_help = "Examples:\n  mem-extract scrub --cwd . < notes.txt\n  mem-index list | mem-extract scrub --check"
+    )]
+    Scrub(ScrubArgs),
+    /// Keep the rolling summary of one session (summary.md).
+    #[command(
+        after_long_help = "Examples:\n  mem-transcript replay S.jsonl | mem-extract session\n  mem-extract session --state st.json --out summary.md events.jsonl"
+    )]
+    Session(session::SessionArgs),
+}
+
+/// Options shared by the commands that read events.
+#[derive(Debug, Clone, Args)]
+pub struct CommonArgs {
+    /// The project to act for (default: the events' recorded cwd, else the working directory).
+    #[arg(long, value_name = "DIR", help_heading = "Project")]
+    pub cwd: Option<PathBuf>,
+    /// Do not share memory across linked worktrees.
+    #[arg(long, env = "MEM_PER_WORKTREE", value_parser = clap::builder::FalseyValueParser::new(), help_heading = "Project")]
+    pub per_worktree: bool,
+    /// The memory directory (for the "last turn wrote memory" throttle).
+    #[arg(
+        long,
+        value_name = "DIR",
+        env = "MEM_MEMORY_DIR",
+        help_heading = "Project"
+    )]
+    pub memory_dir: Option<PathBuf>,
+    /// Print each candidate kept or dropped, with its bucket and rule (stderr).
+    #[arg(long, help_heading = "Output")]
+    pub explain: bool,
+    /// Flush every output line (for `tail -f` pipelines).
+    #[arg(long, help_heading = "Output")]
+    pub line_buffered: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+struct ExtractArgs {
+    /// Event files (JSONL from `mem-transcript replay`); default stdin.
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Rules file (YAML) replacing the built-in rules.
+    #[arg(long, value_name = "FILE", help_heading = "Rules")]
+    rules: Option<PathBuf>,
+    /// Print the built-in rules and exit.
+    #[arg(long, help_heading = "Rules")]
+    print_rules: bool,
+    /// Model-backed extraction: send the documented prompt and the events to
+    /// CMD's stdin (`sh -c CMD`) and read memory records from its stdout.
+    #[arg(long, value_name = "CMD", help_heading = "Rules")]
+    model_cmd: Option<String>,
+    /// Only run every N user turns (a hook may call it on each turn).
+    #[arg(long, value_name = "N", help_heading = "Throttles")]
+    every: Option<u64>,
+    /// Keep at most N candidates (highest confidence first).
+    #[arg(long, value_name = "N", help_heading = "Throttles")]
+    max_candidates: Option<usize>,
+    /// Byte budget of tool output quoted into a candidate.
+    #[arg(long, value_name = "BYTES", default_value_t = extract::DEFAULT_MAX_QUOTE, help_heading = "Throttles")]
+    max_quote_bytes: usize,
+    /// Output format (default: text on a terminal, jsonl otherwise).
+    #[arg(long, value_enum, help_heading = "Output")]
+    format: Option<FormatArg>,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+struct ScrubArgs {
+    /// Project root: absolute paths inside it become relative (default: the
+    /// main worktree root of --cwd or of the working directory).
+    #[arg(long, value_name = "DIR")]
+    project_root: Option<PathBuf>,
+    /// The project to act for (default: the working directory).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Treat stdin as JSONL (scrub every string value) even if a line is not JSON.
+    #[arg(long)]
+    jsonl: bool,
+    /// Do not change anything: print the findings (`LINE:COL kind`) and exit 1 when any.
+    #[arg(long)]
+    check: bool,
+    /// Flush every output line.
+    #[arg(long)]
+    line_buffered: bool,
+}
+
+/// Run the tool with the process arguments.
+///
+/// Errors: bad input (exit 1, naming the line), a bad rules file, I/O errors.
+pub fn run() -> anyhow::Result<Exit> {
+    run_with(Cli::parse())
+}
+
+/// Run the tool with parsed arguments.
+///
+/// Errors: as [`run`].
+pub fn run_with(cli: Cli) -> anyhow::Result<Exit> {
+    match cli.cmd {
+        Some(Cmd::Scrub(a)) => run_scrub(a),
+        Some(Cmd::Session(a)) => session::run(a),
+        None => run_extract(cli.extract),
+    }
+}
+
+/// Read event records from files (or stdin when empty). Every bad line is
+/// reported on stderr; the first is returned as the error.
+///
+/// Errors: [`Error::Input`] naming the file and line, [`Error::Io`].
+pub fn read_events(files: &[PathBuf]) -> Result<Vec<Event>, Error> {
+    let mut all = Vec::new();
+    let mut errs = Vec::new();
+    if files.is_empty() {
+        let (ok, e) = mem_core::jsonl::read_records::<Event>(std::io::stdin().lock(), "<stdin>");
+        all.extend(ok.into_iter().map(|(_, e)| e));
+        errs.extend(e);
+    } else {
+        for f in files {
+            let file = std::fs::File::open(f).map_err(|e| Error::io(f, e))?;
+            let (ok, e) = mem_core::jsonl::read_records::<Event>(
+                std::io::BufReader::new(file),
+                &f.display().to_string(),
+            );
+            all.extend(ok.into_iter().map(|(_, e)| e));
+            errs.extend(e);
+        }
+    }
+    let mut it = errs.into_iter();
+    match it.next() {
+        None => Ok(all),
+        Some(first) => {
+            for e in it {
+                eprintln!("{NAME}: {e}");
+            }
+            Err(first)
+        }
+    }
+}
+
+/// The recorded cwd of the main agent's events (the first one found).
+pub fn events_cwd(events: &[Event]) -> Option<PathBuf> {
+    events
+        .iter()
+        .filter(|e| !e.sidechain)
+        .find_map(|e| e.cwd.as_deref().filter(|c| !c.is_empty()))
+        .map(PathBuf::from)
+}
+
+/// The project root for path scrubbing: `--cwd` or the events' cwd, then its
+/// main worktree root (this worktree's with `per_worktree`), else that cwd.
+pub fn project_root_for(
+    cwd: Option<&Path>,
+    events: &[Event],
+    per_worktree: bool,
+) -> Option<PathBuf> {
+    let cwd = cwd
+        .map(Path::to_path_buf)
+        .or_else(|| events_cwd(events))
+        .or_else(|| std::env::current_dir().ok())?;
+    Some(memdir::project_root(&cwd, per_worktree))
+}
+
+/// Number of user turns (the main agent's user text, not meta).
+pub fn user_turns(events: &[Event]) -> u64 {
+    events
+        .iter()
+        .filter(|e| !e.sidechain && e.role == "user" && e.kind == "text")
+        .count() as u64
+}
+
+/// True when the last turn (the tool calls after the last user message)
+/// already wrote into the memory directory: into `memory_dir` when given,
+/// else any `…/.claude/projects/<slug>/memory/…` or `MEMORY.md`.
+pub fn last_turn_wrote_memory(events: &[Event], memory_dir: Option<&Path>) -> bool {
+    let main: Vec<&Event> = events.iter().filter(|e| !e.sidechain).collect();
+    let start = main
+        .iter()
+        .rposition(|e| e.role == "user" && e.kind == "text")
+        .map_or(0, |i| i + 1);
+    let dir = memory_dir.map(|d| d.to_string_lossy().trim_end_matches('/').to_string());
+    main[start..].iter().any(|e| {
+        if e.kind != "tool_use"
+            || !matches!(
+                e.tool.as_deref(),
+                Some("Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "apply_patch")
+            )
+        {
+            return false;
+        }
+        let Some(input) = e.input.as_ref() else {
+            return false;
+        };
+        let path = ["file_path", "path", "notebook_path"]
+            .iter()
+            .find_map(|k| input.get(*k).and_then(|v| v.as_str()))
+            .unwrap_or("");
+        match &dir {
+            Some(d) if !d.is_empty() => path.starts_with(&format!("{d}/")),
+            _ => {
+                (path.contains("/.claude/projects/") && path.contains("/memory/"))
+                    || path.ends_with("/MEMORY.md")
+            }
+        }
+    })
+}
+
+fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
+    if a.common.explain {
+        // nothing special: notes go to stderr below
+    }
+    if a.print_rules {
+        let mut out = Output::stdout(a.common.line_buffered);
+        out.line(rules::DEFAULT_RULES_YAML.trim_end())?;
+        out.flush()?;
+        return Ok(Exit::Success);
+    }
+    let rules = match &a.rules {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
+            Rules::parse(&text, &p.display().to_string())?
+        }
+        None => Rules::default_rules(),
+    };
+    let events = read_events(&a.files)?;
+    if memdir::is_disabled() {
+        warn(
+            NAME,
+            "memory is disabled (MEM_DISABLE / CLAUDE_CODE_DISABLE_AUTO_MEMORY); nothing extracted",
+        );
+        return Ok(Exit::Success);
+    }
+    if let Some(n) = a.every.filter(|&n| n > 1) {
+        let turns = user_turns(&events);
+        if !turns.is_multiple_of(n) {
+            eprintln!("{NAME}: skipped: turn {turns} is not a multiple of --every {n}");
+            return Ok(Exit::Success);
+        }
+    }
+    if !events.is_empty() && events.iter().all(|e| e.sidechain) {
+        eprintln!("{NAME}: skipped: only side-chain events (main agent only)");
+        return Ok(Exit::Success);
+    }
+    if last_turn_wrote_memory(&events, a.common.memory_dir.as_deref()) {
+        eprintln!("{NAME}: skipped: the last turn already wrote into the memory directory");
+        return Ok(Exit::Success);
+    }
+    let root = project_root_for(a.common.cwd.as_deref(), &events, a.common.per_worktree);
+    let opts = ExtractOptions {
+        rules,
+        project_id: root.as_deref().map(memdir::project_id),
+        project_root: root,
+        max_candidates: a.max_candidates,
+        max_quote_bytes: a.max_quote_bytes,
+    };
+    let result = match &a.model_cmd {
+        Some(cmd) => model::extract_with_model(&events, &opts, cmd)?,
+        None => extract(&events, &opts),
+    };
+    if a.common.explain {
+        for n in &result.notes {
+            eprintln!("{NAME}: {n}");
+        }
+    }
+    for d in &result.sensitive_drops {
+        eprintln!("{NAME}: dropped a candidate that still carries sensitive text: {d}");
+    }
+    let format = match a.format {
+        Some(FormatArg::Text) => Format::Text,
+        Some(FormatArg::Jsonl) => Format::Jsonl,
+        None => Format::auto(),
+    };
+    let mut out = Output::stdout(a.common.line_buffered);
+    for m in &result.memories {
+        match format {
+            Format::Jsonl => out.record(m)?,
+            Format::Text => out.line(&format!(
+                "{} [{}] {} — {}",
+                m.mem_type.as_str(),
+                m.effective_kind().as_str(),
+                m.name,
+                m.description
+            ))?,
+        }
+    }
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+fn run_scrub(a: ScrubArgs) -> anyhow::Result<Exit> {
+    let root = match &a.project_root {
+        Some(p) => Some(p.clone()),
+        None => {
+            let cwd = match &a.cwd {
+                Some(c) => c.clone(),
+                None => std::env::current_dir().context("working directory")?,
+            };
+            Some(memdir::project_root(&cwd, false))
+        }
+    };
+    let scrubber = Scrubber::new(root.as_deref());
+    let mut input = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut input)
+        .map_err(|e| Error::io("<stdin>", e))?;
+    let text = String::from_utf8_lossy(&input);
+    let lines: Vec<&str> = text.lines().collect();
+    let is_jsonl = a.jsonl
+        || (!lines.is_empty()
+            && lines.iter().all(|l| {
+                l.trim().is_empty() || serde_json::from_str::<serde_json::Value>(l).is_ok()
+            }));
+    let mut out = Output::stdout(a.line_buffered || std::io::stdout().is_terminal());
+    let mut found = 0usize;
+    if a.check {
+        for (i, l) in lines.iter().enumerate() {
+            for f in scrubber.find(l) {
+                found += 1;
+                out.line(&format!("{}:{} {}", i + 1, f.start + 1, f.kind))?;
+            }
+        }
+        out.flush()?;
+        return Ok(if found > 0 {
+            Exit::Failure
+        } else {
+            Exit::Success
+        });
+    }
+    if is_jsonl {
+        for (i, l) in lines.iter().enumerate() {
+            if l.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<serde_json::Value>(l) {
+                Ok(mut v) => {
+                    scrubber.scrub_json(&mut v);
+                    out.record(&v)?;
+                }
+                Err(e) => {
+                    // not JSON after all: scrub it as text, and say so
+                    warn(
+                        NAME,
+                        format!(
+                            "<stdin>:{}: not JSON ({}), scrubbed as text",
+                            i + 1,
+                            mem_core::jsonl::describe(&e)
+                        ),
+                    );
+                    out.line(&scrubber.scrub(l).text)?;
+                }
+            }
+        }
+    } else {
+        let s = scrubber.scrub(&text);
+        out.write_all_str(&s.text)?;
+    }
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+trait WriteStr {
+    fn write_all_str(&mut self, s: &str) -> std::io::Result<()>;
+}
+
+impl WriteStr for Output {
+    fn write_all_str(&mut self, s: &str) -> std::io::Result<()> {
+        std::io::Write::write_all(self, s.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}

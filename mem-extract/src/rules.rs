@@ -1,0 +1,157 @@
+//! The extraction rules: data (YAML), embedded as [`DEFAULT_RULES_YAML`] and
+//! replaceable with `--rules FILE`. Format: the comments of `rules.yaml`.
+
+use regex::Regex;
+use serde::Deserialize;
+
+use mem_core::Error;
+
+/// The default rules shipped with the tool.
+pub const DEFAULT_RULES_YAML: &str = include_str!("rules.yaml");
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleSpec {
+    name: String,
+    pattern: String,
+    #[serde(default)]
+    unless: Option<String>,
+    #[serde(default)]
+    bucket: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RulesSpec {
+    #[serde(default)]
+    drop: Vec<RuleSpec>,
+    #[serde(default)]
+    user: Vec<RuleSpec>,
+    #[serde(default)]
+    feedback: Vec<RuleSpec>,
+    #[serde(default)]
+    project: Vec<RuleSpec>,
+    #[serde(default)]
+    request: Vec<RuleSpec>,
+    #[serde(default)]
+    why: Vec<String>,
+    #[serde(default)]
+    reference_words: Vec<String>,
+    #[serde(default)]
+    reference_skip_hosts: Vec<String>,
+}
+
+/// One compiled sentence rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// The rule's name (shown by `--explain`).
+    pub name: String,
+    /// Lifecycle bucket for `drop` rules (`current-context`, `task-state`).
+    pub bucket: Option<String>,
+    re: Regex,
+    unless: Option<Regex>,
+}
+
+impl Rule {
+    /// True when the rule fires on a lowercased sentence.
+    pub fn fires(&self, s: &str) -> bool {
+        self.re.is_match(s) && !self.unless.as_ref().is_some_and(|u| u.is_match(s))
+    }
+}
+
+/// The compiled rule set.
+#[derive(Debug, Clone)]
+pub struct Rules {
+    /// Sentences never kept (questions, chatter, task state, wrappers).
+    pub drop: Vec<Rule>,
+    /// Facts about the user.
+    pub user: Vec<Rule>,
+    /// Instructions and corrections.
+    pub feedback: Vec<Rule>,
+    /// Declarative project facts.
+    pub project: Vec<Rule>,
+    /// Requests for this session only (dropped).
+    pub request: Vec<Rule>,
+    /// Reason extractors (capture group 1).
+    pub why: Vec<Regex>,
+    /// Words that make a URL a reference (lowercase).
+    pub reference_words: Vec<String>,
+    /// Hosts never kept as references.
+    pub reference_skip_hosts: Vec<String>,
+}
+
+impl Rules {
+    /// The embedded default rules.
+    pub fn default_rules() -> Rules {
+        Rules::parse(DEFAULT_RULES_YAML, "<default rules>").expect("embedded rules are valid")
+    }
+
+    /// Parse a rules file.
+    ///
+    /// Errors: [`Error::Msg`] naming `label` and the YAML error or the rule
+    /// whose pattern does not compile.
+    pub fn parse(yaml: &str, label: &str) -> Result<Rules, Error> {
+        let spec: RulesSpec =
+            serde_norway::from_str(yaml).map_err(|e| Error::Msg(format!("{label}: {e}")))?;
+        let comp = |v: Vec<RuleSpec>| -> Result<Vec<Rule>, Error> {
+            v.into_iter()
+                .map(|r| {
+                    let re = Regex::new(&r.pattern).map_err(|e| {
+                        Error::Msg(format!("{label}: rule {}: bad pattern: {e}", r.name))
+                    })?;
+                    let unless = r
+                        .unless
+                        .as_deref()
+                        .map(Regex::new)
+                        .transpose()
+                        .map_err(|e| {
+                            Error::Msg(format!("{label}: rule {}: bad unless: {e}", r.name))
+                        })?;
+                    Ok(Rule {
+                        name: r.name,
+                        bucket: r.bucket,
+                        re,
+                        unless,
+                    })
+                })
+                .collect()
+        };
+        let why = spec
+            .why
+            .iter()
+            .map(|p| Regex::new(p).map_err(|e| Error::Msg(format!("{label}: why {p:?}: {e}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Rules {
+            drop: comp(spec.drop)?,
+            user: comp(spec.user)?,
+            feedback: comp(spec.feedback)?,
+            project: comp(spec.project)?,
+            request: comp(spec.request)?,
+            why,
+            reference_words: spec
+                .reference_words
+                .into_iter()
+                .map(|w| w.to_lowercase())
+                .collect(),
+            reference_skip_hosts: spec.reference_skip_hosts,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_rules_compile() {
+        let r = Rules::default_rules();
+        assert!(!r.feedback.is_empty() && !r.drop.is_empty());
+    }
+
+    #[test]
+    fn bad_pattern_names_the_rule() {
+        let e =
+            Rules::parse("feedback:\n  - name: broken\n    pattern: '('\n", "x.yaml").unwrap_err();
+        assert!(e.to_string().contains("x.yaml: rule broken"), "{e}");
+    }
+}

@@ -1,0 +1,422 @@
+//! `mem-extract session`: the rolling summary of one session (DESIGN.md
+//! "Extraction", Budgets).
+//!
+//! The summary starts once the conversation passes [`START_TOKENS`]; it is
+//! updated after each further [`STEP_TOKENS`] when at least [`MIN_TOOL_CALLS`]
+//! tool calls happened since the last update or the last assistant turn made
+//! none (a natural break). Each update appends one segment of at most
+//! [`SEGMENT_TOKENS`]; the file keeps at most [`TOTAL_TOKENS`] (oldest segments
+//! go first). Extractive and deterministic: requests, decisions, files
+//! touched, commands and their outcomes, open errors — every line scrubbed.
+//! With `--state FILE` only events past the recorded `seq` are read.
+//! Tokens: `ceil(bytes / 4)` ([`mem_core::truncate::estimate_tokens`]).
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use mem_core::atomic::{write_atomic, write_if_changed};
+use mem_core::cli::Output;
+use mem_core::records::Event;
+use mem_core::scrub::Scrubber;
+use mem_core::truncate::{estimate_tokens, floor_to_bytes, floor_to_chars};
+use mem_core::{Error, Exit, memdir};
+
+use crate::extract::{command_of, sentences};
+use crate::rules::Rules;
+
+/// Tokens of conversation before the first summary.
+pub const START_TOKENS: usize = 10_000;
+/// Tokens of conversation between updates.
+pub const STEP_TOKENS: usize = 5_000;
+/// Tool calls since the last update that allow one (else a natural break).
+pub const MIN_TOOL_CALLS: usize = 3;
+/// Budget of one segment, in tokens.
+pub const SEGMENT_TOKENS: usize = 2_000;
+/// Budget of the whole summary, in tokens.
+pub const TOTAL_TOKENS: usize = 12_000;
+
+/// Options of `mem-extract session`.
+#[derive(Debug, Clone, Args)]
+pub struct SessionArgs {
+    /// Event files (JSONL from `mem-transcript replay`); default stdin.
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Where to write the summary (default
+    /// `~/.claude/projects/<slug>/<session-id>/session-memory/summary.md`).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// State file for incremental runs (created when missing).
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
+    /// The project (default: the events' recorded cwd).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Flush every output line.
+    #[arg(long)]
+    line_buffered: bool,
+}
+
+/// What `--state` remembers between runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionState {
+    /// The session summarized.
+    pub session: String,
+    /// Highest `seq` read (events at or below it are skipped); -1 before any.
+    pub last_seq: i64,
+    /// Conversation tokens so far.
+    pub tokens: usize,
+    /// `tokens` at the last update (0 before the first).
+    pub tokens_at_update: usize,
+    /// Tool calls since the last update.
+    pub tool_calls: usize,
+    /// Events not yet summarized (seq numbers of the pending window start).
+    pub pending_from: i64,
+    /// The segments written so far, oldest first.
+    pub segments: Vec<String>,
+}
+
+/// Fold `events` into `state`; returns true when a new segment was added.
+/// Events of other sessions and side chains are ignored.
+pub fn update(
+    state: &mut SessionState,
+    events: &[Event],
+    scrubber: &Scrubber,
+    rules: &Rules,
+) -> bool {
+    let mut window: Vec<&Event> = Vec::new();
+    let mut added = false;
+    let mut last_assistant_tools = 0usize;
+    for ev in events {
+        if ev.sidechain || (ev.seq as i64) <= state.last_seq {
+            continue;
+        }
+        if state.session.is_empty() {
+            state.session = ev.session.clone();
+        }
+        if ev.session != state.session {
+            continue;
+        }
+        state.last_seq = ev.seq as i64;
+        state.tokens += event_tokens(ev);
+        match (ev.role.as_str(), ev.kind.as_str()) {
+            ("user", "text") => last_assistant_tools = 0,
+            ("assistant", "tool_use") => {
+                state.tool_calls += 1;
+                last_assistant_tools += 1;
+            }
+            _ => {}
+        }
+        if (ev.seq as i64) >= state.pending_from {
+            window.push(ev);
+        }
+        let due = if state.tokens_at_update == 0 {
+            state.tokens >= START_TOKENS
+        } else {
+            state.tokens >= state.tokens_at_update + STEP_TOKENS
+        };
+        let natural_break =
+            ev.role == "assistant" && ev.kind == "text" && last_assistant_tools == 0;
+        if due && (state.tool_calls >= MIN_TOOL_CALLS || natural_break) {
+            let seg = segment(&window, state.segments.len() + 1, scrubber, rules);
+            state.segments.push(seg);
+            while state.segments.len() > 1
+                && estimate_tokens(&state.segments.concat()) > TOTAL_TOKENS
+            {
+                state.segments.remove(0);
+            }
+            state.tokens_at_update = state.tokens;
+            state.tool_calls = 0;
+            state.pending_from = ev.seq as i64 + 1;
+            window.clear();
+            added = true;
+        }
+    }
+    added
+}
+
+fn event_tokens(ev: &Event) -> usize {
+    let mut n = ev.text.as_deref().map_or(0, estimate_tokens);
+    if let Some(i) = &ev.input {
+        n += estimate_tokens(&i.to_string());
+    }
+    n
+}
+
+fn one_line(s: &str, n: usize) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let c = floor_to_chars(&s, n);
+    if c.len() < s.len() {
+        format!("{c}…")
+    } else {
+        s
+    }
+}
+
+/// One segment: extractive sections over `window`, at most [`SEGMENT_TOKENS`].
+fn segment(window: &[&Event], no: usize, scrubber: &Scrubber, rules: &Rules) -> String {
+    let mut requests = Vec::new();
+    let mut decisions = Vec::new();
+    let mut files = BTreeSet::new();
+    let mut commands: Vec<(String, Option<bool>)> = Vec::new();
+    let mut calls: std::collections::HashMap<String, usize> = Default::default();
+    for ev in window {
+        match (ev.role.as_str(), ev.kind.as_str()) {
+            ("user", "text") => {
+                let t = ev.text.as_deref().unwrap_or("").trim();
+                if t.is_empty() || t.starts_with('<') {
+                    continue;
+                }
+                let ss = sentences(t);
+                if let Some(first) = ss.first() {
+                    requests.push(one_line(first, 160));
+                }
+                for s in ss.iter().skip(1).chain(ss.first()) {
+                    let l = s.to_ascii_lowercase();
+                    if rules
+                        .feedback
+                        .iter()
+                        .chain(&rules.project)
+                        .any(|r| r.fires(&l))
+                        && !decisions.contains(&one_line(s, 160))
+                    {
+                        decisions.push(one_line(s, 160));
+                    }
+                }
+            }
+            ("assistant", "tool_use") => {
+                if let Some(input) = &ev.input {
+                    for k in ["file_path", "path", "notebook_path"] {
+                        if let Some(p) = input.get(k).and_then(|v| v.as_str()) {
+                            files.insert(p.to_string());
+                        }
+                    }
+                }
+                if let Some(c) = command_of(ev) {
+                    if let Some(id) = &ev.tool_id {
+                        calls.insert(id.clone(), commands.len());
+                    }
+                    commands.push((one_line(c.lines().next().unwrap_or(""), 120), None));
+                }
+            }
+            (_, "tool_result") => {
+                if let Some(&i) = ev.tool_id.as_ref().and_then(|id| calls.get(id)) {
+                    commands[i].1 = Some(!ev.is_error.unwrap_or(false));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut open: Vec<String> = Vec::new();
+    for (i, (c, ok)) in commands.iter().enumerate() {
+        if *ok == Some(false)
+            && !commands[i + 1..]
+                .iter()
+                .any(|(d, o)| d == c && *o == Some(true))
+        {
+            open.push(c.clone());
+        }
+    }
+    let mut s = format!("## Segment {no}\n");
+    let mut section = |title: &str, items: Vec<String>| {
+        if items.is_empty() {
+            return;
+        }
+        s.push_str(&format!("\n### {title}\n"));
+        for it in items {
+            s.push_str(&format!("- {it}\n"));
+        }
+    };
+    section("Requests", requests);
+    section("Decisions", decisions);
+    section("Files touched", files.into_iter().collect());
+    section(
+        "Commands",
+        commands
+            .iter()
+            .map(|(c, ok)| {
+                let o = match ok {
+                    Some(true) => "ok",
+                    Some(false) => "failed",
+                    None => "no result",
+                };
+                format!("`{c}` — {o}")
+            })
+            .collect(),
+    );
+    section(
+        "Open errors",
+        open.into_iter().map(|c| format!("`{c}`")).collect(),
+    );
+    let s = scrubber.scrub(&s).text;
+    let cut = floor_to_bytes(&s, SEGMENT_TOKENS * 4);
+    let mut seg = cut.to_string();
+    if cut.len() < s.len()
+        && let Some(i) = seg.rfind('\n')
+    {
+        seg.truncate(i + 1);
+    }
+    if !seg.ends_with('\n') {
+        seg.push('\n');
+    }
+    seg
+}
+
+/// The rendered summary file.
+pub fn render(state: &SessionState) -> String {
+    let mut s = String::from("# Session summary\n\n");
+    s.push_str(&state.segments.join("\n"));
+    s
+}
+
+/// Run `session`.
+///
+/// Errors: bad input (exit 1, naming the line), an unreadable state file, I/O.
+pub fn run(a: SessionArgs) -> anyhow::Result<Exit> {
+    let events = crate::read_events(&a.files)?;
+    let mut state = match &a.state {
+        Some(p) if p.exists() => {
+            let t = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
+            serde_json::from_str(&t)
+                .map_err(|e| Error::input(p.display().to_string(), e.line(), e.to_string()))?
+        }
+        _ => SessionState {
+            last_seq: -1,
+            ..Default::default()
+        },
+    };
+    let root = crate::project_root_for(a.cwd.as_deref(), &events, false);
+    let scrubber = Scrubber::new(root.as_deref());
+    let rules = Rules::default_rules();
+    let added = update(&mut state, &events, &scrubber, &rules);
+    let mut out = Output::stdout(a.line_buffered);
+    if added {
+        let path = match &a.out {
+            Some(p) => p.clone(),
+            None => {
+                let cwd = a
+                    .cwd
+                    .clone()
+                    .or_else(|| crate::events_cwd(&events))
+                    .ok_or_else(|| {
+                        Error::Msg("no cwd in the events; give --cwd or --out".into())
+                    })?;
+                memdir::projects_dir()?
+                    .join(memdir::slug(&cwd))
+                    .join(&state.session)
+                    .join("session-memory")
+                    .join("summary.md")
+            }
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        write_if_changed(&path, render(&state).as_bytes())?;
+        out.line(&path.display().to_string())?;
+    } else if state.tokens_at_update == 0 {
+        eprintln!(
+            "mem-extract: session: {} tokens so far; the summary starts past {START_TOKENS}",
+            state.tokens
+        );
+    } else {
+        eprintln!("mem-extract: session: no update due");
+    }
+    if let Some(p) = &a.state {
+        let json = serde_json::to_vec_pretty(&state).map_err(|e| Error::Msg(e.to_string()))?;
+        write_atomic(p, &json)?;
+    }
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(seq: u64, role: &str, kind: &str, text: &str) -> Event {
+        Event {
+            session: "s1".into(),
+            source: "claude".into(),
+            line: seq + 1,
+            seq,
+            role: role.into(),
+            kind: kind.into(),
+            text: Some(text.into()),
+            ..Default::default()
+        }
+    }
+
+    fn big_session(n: usize) -> Vec<Event> {
+        let mut v = Vec::new();
+        let filler = "word ".repeat(400); // 2,000 bytes = 500 tokens
+        for i in 0..n {
+            let s = (i * 5) as u64;
+            v.push(ev(
+                s,
+                "user",
+                "text",
+                &format!("Please fix bug {i}. Never use unwrap in lib code. {filler}"),
+            ));
+            let mut u = ev(s + 1, "assistant", "tool_use", "");
+            u.text = None;
+            u.tool = Some("Bash".into());
+            u.tool_id = Some(format!("t{i}"));
+            u.input = Some(
+                serde_json::json!({"command": format!("cargo test -p c{i}"), "file_path": "/home/user/proj/src/lib.rs"}),
+            );
+            v.push(u);
+            let mut r = ev(s + 2, "tool", "tool_result", &filler);
+            r.tool_id = Some(format!("t{i}"));
+            r.is_error = Some(i % 2 == 0);
+            v.push(r);
+            v.push(ev(
+                s + 3,
+                "assistant",
+                "text",
+                &format!("Done with {i}. {filler}"),
+            ));
+        }
+        v
+    }
+
+    #[test]
+    fn starts_past_10k_and_updates_every_5k() {
+        let sc = Scrubber::new(Some(std::path::Path::new("/home/user/proj")));
+        let rules = Rules::default_rules();
+        let evs = big_session(4); // ~6,000 tokens
+        let mut st = SessionState {
+            last_seq: -1,
+            ..Default::default()
+        };
+        assert!(!update(&mut st, &evs, &sc, &rules));
+        let evs = big_session(40);
+        let mut st2 = SessionState {
+            last_seq: -1,
+            ..Default::default()
+        };
+        assert!(update(&mut st2, &evs, &sc, &rules));
+        assert!(st2.segments.len() >= 3, "{}", st2.segments.len());
+        let text = render(&st2);
+        assert!(estimate_tokens(&text) <= TOTAL_TOKENS + 10);
+        assert!(
+            st2.segments
+                .iter()
+                .all(|s| estimate_tokens(s) <= SEGMENT_TOKENS)
+        );
+        assert!(text.contains("### Commands") && text.contains("src/lib.rs"));
+        assert!(!text.contains("/home/user"), "{text}");
+        assert!(text.contains("Never use unwrap"));
+        // deterministic and incremental: the same events again add nothing
+        let before = st2.clone();
+        assert!(!update(&mut st2, &evs, &sc, &rules));
+        assert_eq!(before, st2);
+        let mut st3 = SessionState {
+            last_seq: -1,
+            ..Default::default()
+        };
+        update(&mut st3, &evs, &sc, &rules);
+        assert_eq!(st3, before);
+    }
+}

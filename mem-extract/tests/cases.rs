@@ -1,0 +1,464 @@
+//! Cases B05, B10, B11, B22, B29 (shared/cases), the model command, bad input
+//! and the `scrub` subcommand, run against the library and the real binary.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use mem_core::records::{Event, Memory};
+use mem_extract::extract::{ExtractOptions, extract};
+use serde_json::{Value, json};
+
+fn shared() -> Option<PathBuf> {
+    let p = std::env::var_os("MEM_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    p.is_dir().then_some(p)
+}
+
+macro_rules! need_shared {
+    ($name:expr) => {
+        match shared() {
+            Some(p) => p,
+            None => {
+                eprintln!("SKIPPED {}: ../shared not present", $name);
+                println!("SKIPPED {}: ../shared not present", $name);
+                return;
+            }
+        }
+    };
+}
+
+/// A small event builder for Claude transcript lines (file order, the test
+/// inputs have no forks).
+fn events_from_transcript(text: &str) -> Vec<Event> {
+    let mut out = Vec::new();
+    for (no, line) in text.lines().enumerate() {
+        let clean = mem_core::jsonl::sanitize(line.as_bytes());
+        let Ok(o) = serde_json::from_slice::<Value>(&clean) else {
+            continue;
+        };
+        let t = o["type"].as_str().unwrap_or("");
+        if t != "user" && t != "assistant" {
+            continue;
+        }
+        let base = Event {
+            session: o["sessionId"].as_str().unwrap_or("").into(),
+            source: "claude".into(),
+            line: no as u64 + 1,
+            uuid: o["uuid"].as_str().map(Into::into),
+            msg_id: o["message"]["id"].as_str().map(Into::into),
+            ts: o["timestamp"].as_str().map(Into::into),
+            sidechain: o["isSidechain"].as_bool().unwrap_or(false),
+            cwd: o["cwd"].as_str().map(Into::into),
+            role: t.into(),
+            ..Default::default()
+        };
+        let content = &o["message"]["content"];
+        if let Some(s) = content.as_str() {
+            out.push(Event {
+                kind: "text".into(),
+                text: Some(s.into()),
+                ..base.clone()
+            });
+            continue;
+        }
+        for (i, b) in content.as_array().into_iter().flatten().enumerate() {
+            let mut e = Event {
+                block: i as u32,
+                ..base.clone()
+            };
+            match b["type"].as_str().unwrap_or("") {
+                "text" => {
+                    e.kind = "text".into();
+                    e.text = b["text"].as_str().map(Into::into);
+                }
+                "thinking" => {
+                    e.kind = "thinking".into();
+                    e.text = b["thinking"].as_str().map(Into::into);
+                }
+                "tool_use" => {
+                    e.kind = "tool_use".into();
+                    e.tool = b["name"].as_str().map(Into::into);
+                    e.tool_id = b["id"].as_str().map(Into::into);
+                    e.input = Some(b["input"].clone());
+                }
+                "tool_result" => {
+                    e.role = "tool".into();
+                    e.kind = "tool_result".into();
+                    e.tool_id = b["tool_use_id"].as_str().map(Into::into);
+                    e.text = b["content"].as_str().map(Into::into);
+                    e.is_error = b["is_error"].as_bool();
+                }
+                _ => continue,
+            }
+            out.push(e);
+        }
+    }
+    for (i, e) in out.iter_mut().enumerate() {
+        e.seq = i as u64;
+    }
+    out
+}
+
+fn jsonl(events: &[Event]) -> String {
+    events
+        .iter()
+        .map(|e| serde_json::to_string(e).unwrap() + "\n")
+        .collect()
+}
+
+fn run_bin(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mem-extract"));
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env_remove("MEM_MEMORY_DIR")
+        .env_remove("MEM_DISABLE")
+        .env_remove("CLAUDE_CODE_DISABLE_AUTO_MEMORY");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut sin = child.stdin.take().unwrap();
+    let input = stdin.to_string();
+    let w = std::thread::spawn(move || {
+        let _ = sin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    w.join().unwrap();
+    let res = (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    if res.0 != 0 {
+        eprintln!(
+            "mem-extract {args:?} → {}\nstdout: {}\nstderr: {}",
+            res.0, res.1, res.2
+        );
+    }
+    res
+}
+
+fn records(stdout: &str) -> Vec<Memory> {
+    stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a memory record"))
+        .collect()
+}
+
+fn ev(seq: u64, role: &str, kind: &str) -> Event {
+    Event {
+        session: "00000000-0000-4000-8000-0000000000aa".into(),
+        source: "claude".into(),
+        line: seq + 1,
+        seq,
+        ts: Some("2026-07-11T09:00:00Z".into()),
+        role: role.into(),
+        kind: kind.into(),
+        cwd: Some("/home/user/proj".into()),
+        ..Default::default()
+    }
+}
+
+/// A failing command whose error output is `err`, a fix, then success.
+fn fail_fix_succeed(err: &str) -> Vec<Event> {
+    let call = |seq, id: &str, cmd: &str| Event {
+        tool: Some("Bash".into()),
+        tool_id: Some(id.into()),
+        input: Some(json!({ "command": cmd })),
+        ..ev(seq, "assistant", "tool_use")
+    };
+    let result = |seq, id: &str, text: &str, bad| Event {
+        tool_id: Some(id.into()),
+        text: Some(text.into()),
+        is_error: Some(bad),
+        ..ev(seq, "tool", "tool_result")
+    };
+    vec![
+        call(0, "a", "make verify"),
+        result(1, "a", err, true),
+        call(2, "b", "make gen"),
+        result(3, "b", "generated", false),
+        call(4, "c", "make verify"),
+        result(5, "c", "42 checks passed", false),
+    ]
+}
+
+/// B05: quoted tool output is cut at a character boundary (the table).
+#[test]
+fn b05_quoted_output_cut_at_char_boundary() {
+    for (input, limit, want) in [
+        ("Status: 🟢 green", 8, "Status: "),
+        ("Status: 🟢 green", 9, "Status: "),
+        ("Status: 🟢 green", 12, "Status: 🟢"),
+        ("ab🔥cd", 3, "ab"),
+    ] {
+        let opts = ExtractOptions {
+            max_quote_bytes: limit,
+            ..Default::default()
+        };
+        let r = extract(&fail_fix_succeed(input), &opts);
+        assert_eq!(r.memories.len(), 1);
+        let cut = input.len() - want.len();
+        assert_eq!(
+            r.memories[0].why.as_deref(),
+            Some(format!("{want}\n[truncated {cut} bytes]").as_str()),
+            "{input:?} at {limit}"
+        );
+    }
+}
+
+/// B05: the session with a lone surrogate reads and extracts without panic.
+#[test]
+fn b05_lone_surrogate_session() {
+    let dir = need_shared!("b05_lone_surrogate_session");
+    let evs = events_from_transcript(
+        &std::fs::read_to_string(dir.join("cases/B05/session.jsonl")).unwrap(),
+    );
+    assert_eq!(evs.len(), 4);
+    let (code, out, _) = run_bin(&[], &jsonl(&evs), &[]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("\\ud83d"));
+}
+
+/// B10: one response in several lines → the preference is emitted once.
+#[test]
+fn b10_preference_emitted_once() {
+    let dir = need_shared!("b10_preference_emitted_once");
+    let evs = events_from_transcript(
+        &std::fs::read_to_string(dir.join("cases/B10/session.jsonl")).unwrap(),
+    );
+    let (code, out, _) = run_bin(&[], &jsonl(&evs), &[]);
+    assert_eq!(code, 0);
+    let recs = records(&out);
+    let hits: Vec<_> = recs
+        .iter()
+        .filter(|m| {
+            m.fact
+                .as_deref()
+                .unwrap_or("")
+                .to_lowercase()
+                .contains("never mock the database in integration tests")
+        })
+        .collect();
+    assert_eq!(hits.len(), 1, "{out}");
+    assert_eq!(recs.len(), 1, "{out}");
+}
+
+/// B11: a 7 MB tool output: never quoted in full; the cap has its marker.
+#[test]
+fn b11_tool_output_cap_with_marker() {
+    let body = "line of fixture text with a non-ASCII char é\n".repeat(140_000);
+    let err = format!("error: fixture check failed\n{body}");
+    let opts = ExtractOptions {
+        max_quote_bytes: 101,
+        ..Default::default()
+    };
+    let r = extract(&fail_fix_succeed(&err), &opts);
+    let why = r.memories[0].why.clone().unwrap();
+    let (head, marker) = why.split_once("\n[truncated ").expect("marker");
+    assert!(head.len() <= 101, "{head}");
+    let n: usize = marker.trim_end_matches(" bytes]").parse().unwrap();
+    assert_eq!(n, err.len() - head.len());
+    // the big non-error output of the generator's session yields nothing
+    let mut evs = fail_fix_succeed("x");
+    evs.truncate(0);
+    let mut call = ev(0, "assistant", "tool_use");
+    call.tool = Some("Bash".into());
+    call.tool_id = Some("big".into());
+    call.input = Some(json!({"command": "cat fixture.txt"}));
+    let mut res = ev(1, "tool", "tool_result");
+    res.tool_id = Some("big".into());
+    res.text = Some(body);
+    evs.extend([call, res]);
+    assert!(
+        extract(&evs, &ExtractOptions::default())
+            .memories
+            .is_empty()
+    );
+}
+
+/// B22: credentials from tool output never reach a candidate.
+#[test]
+fn b22_credentials_from_tool_output() {
+    let dir = need_shared!("b22_credentials_from_tool_output");
+    let text = std::fs::read_to_string(dir.join("cases/B22/events.jsonl")).unwrap();
+    let evs = events_from_transcript(&text);
+    let (code, out, _) = run_bin(&[], &jsonl(&evs), &[]);
+    assert_eq!(code, 0);
+    let re =
+        regex::Regex::new("Passw0rd|sk_live_|AKIA|ghp_|00000000-0000-4000|/home/user").unwrap();
+    assert!(!re.is_match(&out), "{out}");
+    let recs = records(&out);
+    assert!(
+        recs.iter()
+            .any(|m| m.fact.as_deref().unwrap_or("").contains("VPN")),
+        "{out}"
+    );
+    // the scrubber makes the log path project-relative
+    let msg = evs.last().unwrap().text.clone().unwrap();
+    let (code, out, _) = run_bin(&["scrub", "--project-root", "/home/user/proj"], &msg, &[]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("logs/deploy.log") && !re.is_match(&out),
+        "{out}"
+    );
+    // the tool output itself, filtered as JSONL
+    let (code, out, _) = run_bin(
+        &["scrub", "--project-root", "/home/user/proj"],
+        &jsonl(&evs),
+        &[],
+    );
+    assert_eq!(code, 0);
+    assert!(!re.is_match(&out), "{out}");
+    assert!(out.contains("LOG_LEVEL=debug") && out.contains("[REDACTED]"));
+}
+
+/// B29: relative dates resolve against the local day of each message
+/// (TZ=America/Los_Angeles: 2026-01-15T07:30Z is 2026-01-14).
+#[test]
+fn b29_relative_dates_local_day() {
+    let dir = need_shared!("b29_relative_dates_local_day");
+    let text = std::fs::read_to_string(dir.join("cases/B29/events.jsonl")).unwrap();
+    let evs = events_from_transcript(&text);
+    if std::env::var_os("MEM_TEST_CHILD_TZ").is_some() {
+        let got: Vec<String> = evs
+            .iter()
+            .map(|e| {
+                let base = mem_extract::extract::day_of(e).unwrap();
+                let m = mem_extract::dates::find_dates(e.text.as_deref().unwrap(), base);
+                m[0].date.to_string()
+            })
+            .collect();
+        assert_eq!(got, ["2026-01-13", "2026-01-14", "2026-01-09"]);
+        return;
+    }
+    let child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "b29_relative_dates_local_day", "--nocapture"])
+        .env("MEM_TEST_CHILD_TZ", "1")
+        .env("TZ", "America/Los_Angeles")
+        .env("MEM_SHARED_DIR", &dir)
+        .output()
+        .unwrap();
+    assert!(child.status.success(), "{child:?}");
+    // the binary writes absolute dates: "Yesterday (2026-01-13)", verified 2026-01-14
+    let (code, out, _) = run_bin(&[], &jsonl(&evs), &[("TZ", "America/Los_Angeles")]);
+    assert_eq!(code, 0);
+    let recs = records(&out);
+    let m = recs
+        .iter()
+        .find(|m| m.fact.as_deref().unwrap_or("").contains("nightly"))
+        .expect(&out);
+    assert!(m.fact.as_deref().unwrap().contains("2026-01-13"), "{out}");
+    assert!(!out.contains("2026-01-15"), "{out}");
+    assert_eq!(m.verified_at.unwrap().to_string(), "2026-01-14");
+}
+
+#[test]
+fn bad_input_emits_nothing_and_names_the_line() {
+    let good = jsonl(&fail_fix_succeed("error: x"));
+    let input = format!(
+        "{}not json\n{}",
+        good.lines().next().unwrap().to_owned() + "\n",
+        good
+    );
+    let (code, out, err) = run_bin(&[], &input, &[]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(err.contains("<stdin>:2"), "{err}");
+}
+
+#[test]
+fn model_cmd_output_is_validated_and_scrubbed() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("model.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ngrep -q -- '---EVENTS---' || exit 3\necho '{\"name\":\"Deploy key\",\"description\":\"uses AKIAPLACEHOLDER00000 from /home/user/proj/ops/env\",\"type\":\"project\"}'\n",
+    )
+    .unwrap();
+    let evs = jsonl(&fail_fix_succeed("error: x"));
+    let cmd = format!("sh {}", script.display());
+    let (code, out, _) = run_bin(&["--model-cmd", &cmd], &evs, &[]);
+    assert_eq!(code, 0);
+    let recs = records(&out);
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].description, "uses [REDACTED] from ops/env");
+    assert!(recs[0].project.is_some());
+    // a line that is not a record is an error naming it
+    std::fs::write(&script, "#!/bin/sh\ncat >/dev/null\necho 'nope'\n").unwrap();
+    let (code, out, err) = run_bin(&["--model-cmd", &cmd], &evs, &[]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty() && err.contains("<model-cmd>:1"), "{err}");
+}
+
+#[test]
+fn explain_prints_buckets_and_rules() {
+    let mut e = ev(0, "user", "text");
+    e.text = Some("I'm halfway through the router. Never push to main directly.".into());
+    let (code, out, err) = run_bin(&["--explain"], &jsonl(&[e]), &[]);
+    assert_eq!(code, 0);
+    assert!(err.contains("drop [task-state]"), "{err}");
+    assert!(
+        err.contains("keep [durable-instruction] feedback/negative-imperative"),
+        "{err}"
+    );
+    assert_eq!(records(&out).len(), 1);
+}
+
+#[test]
+fn kinds_beyond_english_and_never_sources() {
+    let mk = |seq, role: &str, text: &str, side| Event {
+        text: Some(text.into()),
+        sidechain: side,
+        ..ev(seq, role, "text")
+    };
+    let evs = vec![
+        mk(
+            0,
+            "user",
+            "不要在集成测试里模拟数据库，因为上次迁移失败了。",
+            false,
+        ),
+        mk(1, "assistant", "Always use tabs from now on.", false),
+        mk(2, "user", "Always use tabs in reports.", true),
+        mk(3, "user", "ok thanks", false),
+        Event {
+            kind: "meta".into(),
+            ..mk(4, "user", "Never run tests.", false)
+        },
+        Event {
+            role: "tool".into(),
+            kind: "tool_result".into(),
+            ..mk(5, "tool", "Never commit generated files.", false)
+        },
+    ];
+    let r = extract(&evs, &ExtractOptions::default());
+    assert_eq!(r.memories.len(), 1, "{:?}", r.memories);
+    assert_eq!(r.memories[0].why.as_deref(), Some("上次迁移失败了。"));
+}
+
+#[test]
+fn throttles() {
+    let mut e = ev(0, "user", "text");
+    e.text = Some("Never push to main directly.".into());
+    let mut w = ev(1, "assistant", "tool_use");
+    w.tool = Some("Write".into());
+    w.input = Some(json!({"file_path": "/home/u/.claude/projects/-p/memory/x.md"}));
+    let (code, out, err) = run_bin(&[], &jsonl(&[e.clone(), w]), &[]);
+    assert_eq!(code, 0);
+    assert!(out.is_empty() && err.contains("already wrote"), "{err}");
+    let (code, out, err) = run_bin(&["--every", "2"], &jsonl(std::slice::from_ref(&e)), &[]);
+    assert_eq!(code, 0);
+    assert!(out.is_empty() && err.contains("--every 2"), "{err}");
+    let mut e2 = e.clone();
+    e2.text = Some("Always squash commits. Never force-push.".into());
+    e2.seq = 1;
+    e2.line = 2;
+    let (_, out, _) = run_bin(&["--max-candidates", "1"], &jsonl(&[e, e2]), &[]);
+    assert_eq!(records(&out).len(), 1);
+}
