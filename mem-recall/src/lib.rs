@@ -1,1 +1,656 @@
-//! mem-recall: Relevance-gated recall of memories for a task.
+//! mem-recall: relevance-gated recall of memories for a task.
+//!
+//! - [`gate`]: the decision per memory (recall / evict / drop / skip);
+//! - [`text`]: words, stems, stop words;
+//! - [`load`]: topic files through the frontmatter cache, or records on stdin;
+//! - [`guard`]: the cross-project guard for shared project folders;
+//! - [`render`]: text lines, JSONL decisions, injected Markdown;
+//! - [`context`]: `mem-recall context` (instruction files, imports, index);
+//! - [`hook`]: `mem-recall --hook` for Claude Code.
+//!
+//! Contract: DESIGN.md "Recall", "Recall decision", "Agent hooks".
+
+pub mod context;
+pub mod gate;
+pub mod guard;
+pub mod hook;
+pub mod load;
+pub mod render;
+pub mod text;
+
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mem_core::cli::{Output, warn};
+use mem_core::time::Clock;
+use mem_core::{Error, Exit};
+
+use crate::gate::{Action, DEFAULT_MIN_SCORE, Decision, Query};
+use crate::load::Item;
+use crate::text::Stems;
+
+/// The tool's name in messages.
+pub const NAME: &str = "mem-recall";
+
+const EXAMPLES: &str = "\
+Examples:
+  mem-recall --task \"run node src/build-token.mjs\" --today 2026-07-13
+      RECALL fixture-before-verify [durable-lesson]
+      EVICT  mirror-slow-on-0711 — expired (expires 2026-07-12 < 2026-07-13), not injected
+      summary: 1 recalled, 1 evicted
+  mem-recall --task \"replace the println calls\" --path server/src/main.rs --explain
+  mem-recall --task \"deploy the hotfix\" --format markdown     # ready to inject
+  mem-index list | mem-recall --records - --task \"add a package\" --format jsonl
+
+As a Claude Code hook (settings.json), for SessionStart and UserPromptSubmit:
+  {\"type\":\"command\",\"command\":\"mem-recall --hook\"}";
+
+const CONTEXT_EXAMPLES: &str = "\
+Examples:
+  mem-recall context                               # what a session starts with
+  mem-recall context --task \"deploy the hotfix\"    # plus the memories for a task
+  mem-recall context --format agents-md --update AGENTS.md   # refresh Codex's section";
+
+/// Relevance-gated recall: which memories enter an agent's context for a task.
+///
+/// Per memory: `recall` (injected), `evict` (expired: `expires < today`;
+/// never injected, always reported), `drop` (relevant but over
+/// --max-items / --max-tokens; reported, never silent) or `skip` (shown with
+/// --explain: no-match, other-project, retired, superseded).
+///
+/// Relevant when a trigger matches the task (case-insensitive, on word
+/// boundaries, English stems so "tests" meets "test", CJK as substrings,
+/// `re:` regexes), a `paths` glob matches a path the task touches (--path,
+/// or path-looking words of the task; a glob without `/` matches the file
+/// name at any depth), the BM25 score over name, description and body passes
+/// (at least 2 distinct matched stems and --min-score), or the memory is
+/// `type: user` without triggers or paths. Ranked by trigger and path
+/// matches, then score.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mem-recall",
+    version,
+    after_long_help = EXAMPLES,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// Subcommands.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// What to recall for.
+    #[command(flatten)]
+    pub recall: RecallArgs,
+
+    /// Output: text (one line per decision), jsonl (RecallDecision records)
+    /// or markdown (the recalled memories, ready to inject; evictions and
+    /// drops go to stderr). Default: text on a terminal, jsonl otherwise.
+    #[arg(long, value_enum, help_heading = "Output")]
+    pub format: Option<RecallFormat>,
+
+    /// Run as a Claude Code hook: read the hook JSON on stdin
+    /// (SessionStart or UserPromptSubmit) and print
+    /// {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}
+    /// within 10,000 characters. Nothing recalled → nothing printed. Never
+    /// fails: on any error it prints nothing, exits 0 and says why on stderr.
+    #[arg(long, help_heading = "Hook")]
+    pub hook: bool,
+
+    /// Where and when.
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Subcommands of mem-recall.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// What a session starts with: instruction files, MEMORY.md, recalled memories.
+    ///
+    /// The instruction files (~/.claude/CLAUDE.md; then from the root-most
+    /// directory down to the cwd, in each CLAUDE.md, .claude/CLAUDE.md,
+    /// CLAUDE.local.md) with their @path imports (up to 5 hops, not inside
+    /// code spans or fences; cycles reported on stderr), then MEMORY.md
+    /// within 200 lines / 25,000 bytes (a WARNING line names what was cut),
+    /// then the memories recalled for --task. For agents that do not load
+    /// memory themselves; `--format agents-md` renders it as a marked section
+    /// of Codex's AGENTS.md.
+    #[command(after_long_help = CONTEXT_EXAMPLES)]
+    Context(ContextArgs),
+}
+
+/// Options of `mem-recall context`.
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// What to recall for.
+    #[command(flatten)]
+    pub recall: RecallArgs,
+
+    /// markdown (default) or agents-md (the same between
+    /// `<!-- mem:begin … -->` and `<!-- mem:end -->` markers).
+    #[arg(long, value_enum, default_value = "markdown", help_heading = "Output")]
+    pub format: ContextFormat,
+
+    /// Write the agents-md section into this AGENTS.md in place (atomic;
+    /// the rest of the file is left byte-identical; created when missing)
+    /// instead of printing it. Implies --format agents-md.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub update: Option<PathBuf>,
+
+    /// Where and when.
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// The task and the budgets.
+#[derive(Debug, Args, Clone)]
+pub struct RecallArgs {
+    /// The task (a prompt, a command). Without one only `type: user`
+    /// memories without triggers or paths are recalled.
+    #[arg(long, value_name = "TEXT", help_heading = "Task")]
+    pub task: Option<String>,
+
+    /// A path the task touches (repeatable), relative to the cwd or absolute.
+    #[arg(long = "path", value_name = "P", help_heading = "Task")]
+    pub paths: Vec<PathBuf>,
+
+    /// At most this many memories recalled; the rest are `drop` lines.
+    #[arg(long, default_value_t = 20, help_heading = "Budget")]
+    pub max_items: usize,
+
+    /// At most this many tokens (ceil(bytes / 4)) of recalled Markdown; the
+    /// rest are `drop` lines.
+    #[arg(long, default_value_t = 2000, help_heading = "Budget")]
+    pub max_tokens: usize,
+
+    /// Lowest BM25 score that makes a memory relevant by its text alone (it
+    /// also needs 2 distinct matched stems). The default 5.0 is set from the
+    /// labelled recall set: memories that only their text ties to a task
+    /// score 6.6–12 there, chance overlaps of two common words ("run" +
+    /// "test") 3.1–3.9. See the scores with --explain.
+    #[arg(long, default_value_t = DEFAULT_MIN_SCORE, value_name = "SCORE", help_heading = "Budget")]
+    pub min_score: f64,
+
+    /// Read memory records (JSONL, as `mem-index list` prints) from stdin
+    /// instead of the memory directory. Only `-` is accepted.
+    #[arg(long, value_name = "-", help_heading = "Input")]
+    pub records: Option<String>,
+}
+
+/// Options every command shares.
+#[derive(Debug, Args, Clone)]
+pub struct Common {
+    /// The memory directory (default: resolved as `mem-index path` does).
+    #[arg(
+        long,
+        env = "MEM_MEMORY_DIR",
+        value_name = "DIR",
+        help_heading = "Where"
+    )]
+    pub memory_dir: Option<PathBuf>,
+
+    /// The project to act for (default: the working directory).
+    #[arg(long, value_name = "DIR", help_heading = "Where")]
+    pub cwd: Option<PathBuf>,
+
+    /// Do not share memory across linked worktrees (env MEM_PER_WORKTREE=1).
+    #[arg(long, help_heading = "Where")]
+    pub per_worktree: bool,
+
+    /// Today's date, YYYY-MM-DD (env MEM_TODAY).
+    #[arg(long, value_name = "YYYY-MM-DD", help_heading = "When")]
+    pub today: Option<String>,
+
+    /// The current time, RFC 3339 (env MEM_NOW).
+    #[arg(long, value_name = "RFC3339", help_heading = "When")]
+    pub now: Option<String>,
+
+    /// Say why: the trigger, path and score behind each decision, and the
+    /// memories left out (`skip` lines).
+    #[arg(long, help_heading = "Output")]
+    pub explain: bool,
+
+    /// Flush after every line (for `tail -f` pipelines).
+    #[arg(long, help_heading = "Output")]
+    pub line_buffered: bool,
+
+    /// Neither read nor write the cache of parsed frontmatter.
+    #[arg(long, help_heading = "Input")]
+    pub no_cache: bool,
+}
+
+/// Output formats of recall.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RecallFormat {
+    /// One line per decision.
+    Text,
+    /// One RecallDecision record per line.
+    Jsonl,
+    /// The recalled memories, ready to inject.
+    Markdown,
+}
+
+/// Output formats of `context`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ContextFormat {
+    /// A Markdown document.
+    Markdown,
+    /// A marked section of AGENTS.md.
+    AgentsMd,
+}
+
+/// Parse the arguments and run.
+///
+/// Errors: bad input or environment ([`Error`], exit 1).
+pub fn run() -> anyhow::Result<Exit> {
+    let cli = Cli::parse();
+    if cli.hook {
+        return Ok(hook::run_guarded(&cli.common));
+    }
+    match cli.command {
+        Some(Command::Context(args)) => run_context(&args),
+        None => run_recall(&cli),
+    }
+}
+
+/// Everything a recall needs, gathered from the options.
+pub struct Session {
+    /// The pinned or real clock.
+    pub clock: Clock,
+    /// The working directory acted for.
+    pub cwd: PathBuf,
+    /// The project root (main worktree root, or the worktree with
+    /// --per-worktree, or the cwd outside git).
+    pub root: PathBuf,
+    /// The memory directory (None when records come from stdin).
+    pub memory_dir: Option<PathBuf>,
+    /// The memories.
+    pub items: Vec<Item>,
+    /// The current project id when the project folder is shared.
+    pub guard: Option<guard::Shared>,
+}
+
+impl Session {
+    /// Resolve the memory dir, load the memories (from `records` when given)
+    /// and run the cross-project guard. Broken topic files and the guard's
+    /// finding are reported on stderr.
+    ///
+    /// Errors: a bad `--today`/`--now`, an unreadable memory dir, bad records.
+    pub fn open(
+        common: &Common,
+        cwd_override: Option<&Path>,
+        records: Option<&str>,
+        stems: &Stems,
+    ) -> anyhow::Result<Session> {
+        let clock = Clock::from_args(common.now.as_deref(), common.today.as_deref())?;
+        let cwd = match cwd_override.or(common.cwd.as_deref()) {
+            Some(c) => c.to_path_buf(),
+            None => std::env::current_dir().context("cannot read the working directory")?,
+        };
+        let per_worktree = common.per_worktree || mem_core::memdir::env_flag("MEM_PER_WORKTREE");
+        let root = mem_core::memdir::project_root(&cwd, per_worktree);
+        let (items, memory_dir) = match records {
+            Some("-") => {
+                let stdin = std::io::stdin().lock();
+                match load::load_records(stdin, "<stdin>", stems) {
+                    Ok(items) => (items, None),
+                    Err(errs) => {
+                        let n = errs.len();
+                        for e in errs.iter().skip(1) {
+                            eprintln!("{NAME}: {e}");
+                        }
+                        let first = errs.into_iter().next().expect("one error");
+                        return Err(anyhow::Error::new(first)
+                            .context(format!("{n} bad record(s) on stdin")));
+                    }
+                }
+            }
+            Some(other) => {
+                return Err(Error::Msg(format!(
+                    "--records {other:?}: only \"-\" (stdin) is accepted; without it memories come from the memory directory"
+                ))
+                .into());
+            }
+            None => {
+                let resolved = mem_core::memdir::resolve(&mem_core::memdir::MemdirOptions {
+                    memory_dir: common.memory_dir.clone(),
+                    cwd: Some(cwd.clone()),
+                    per_worktree,
+                    agent: None,
+                })?;
+                let cache = if common.no_cache {
+                    None
+                } else {
+                    load::cache_path(&resolved.dir)
+                };
+                let loaded = load::load_dir(&resolved.dir, cache.as_deref(), stems)?;
+                for b in &loaded.broken {
+                    warn(NAME, format!("{b} (left out)"));
+                }
+                (loaded.items, Some(resolved.dir))
+            }
+        };
+        let guard_cache = match (&memory_dir, common.no_cache) {
+            (Some(d), false) => mem_core::memdir::cache_dir_for(d)
+                .ok()
+                .map(|c| c.join("sessions.json")),
+            _ => None,
+        };
+        let guard = guard::check(&cwd, per_worktree, guard_cache.as_deref());
+        if let Some(g) = &guard {
+            warn(
+                NAME,
+                format!(
+                    "{} also holds sessions recorded in {} (a project folder shared by several projects); recalling only memories of this project ({})",
+                    g.folders
+                        .iter()
+                        .map(|f| f.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    g.foreign.join(", "),
+                    g.project
+                ),
+            );
+        }
+        Ok(Session {
+            clock,
+            cwd,
+            root,
+            memory_dir,
+            items,
+            guard,
+        })
+    }
+
+    /// The query for `args` (paths made relative to the project root).
+    pub fn query(&self, args: &RecallArgs) -> Query {
+        let task = args.task.clone().unwrap_or_default();
+        let mut paths: Vec<String> = args.paths.iter().map(|p| self.rel(p)).collect();
+        for w in path_words(&task) {
+            let r = self.rel(Path::new(&w));
+            if !paths.contains(&r) {
+                paths.push(r);
+            }
+        }
+        Query {
+            task,
+            paths,
+            today: self.clock.today,
+            max_items: args.max_items,
+            max_tokens: args.max_tokens,
+            min_score: args.min_score,
+            guard: self.guard.as_ref().map(|g| g.project.clone()),
+        }
+    }
+
+    /// A path as the globs see it: relative to the project root when it lies
+    /// inside, `/`-separated, `.` and `..` resolved lexically.
+    fn rel(&self, p: &Path) -> String {
+        let abs = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.cwd.join(p)
+        };
+        let abs = lexical(&abs);
+        let real_cwd = mem_core::memdir::real_path(&self.cwd);
+        for base in [&self.root, &lexical(&self.cwd), &real_cwd] {
+            if let Ok(r) = abs.strip_prefix(base) {
+                return slashes(r);
+            }
+        }
+        if p.is_absolute() {
+            abs.to_string_lossy().into_owned()
+        } else {
+            slashes(&lexical(p))
+        }
+    }
+}
+
+fn slashes(p: &Path) -> String {
+    p.components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Words of a task that look like paths: containing `/` (not a URL), or a
+/// file name with an extension that has a letter (`package.json`,
+/// `gen.sh`); quotes, brackets and trailing punctuation are trimmed, and a
+/// `:LINE` suffix is dropped.
+pub fn path_words(task: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for w in task.split_whitespace() {
+        let w = w.trim_matches(|c: char| "\"'`()[]{}<>,;".contains(c));
+        let w = w.trim_end_matches(['.', '?', '!', ':']);
+        let w = match w.rsplit_once(':') {
+            Some((a, b)) if !b.is_empty() && b.bytes().all(|c| c.is_ascii_digit()) => a,
+            _ => w,
+        };
+        if w.is_empty() || w.contains("://") || w.starts_with('@') {
+            continue;
+        }
+        let looks = if w.contains('/') {
+            w.chars().any(char::is_alphanumeric)
+        } else {
+            match w.rsplit_once('.') {
+                Some((stem, ext)) => {
+                    !stem.is_empty()
+                        && stem.len() + ext.len() > 2 // not "e.g"
+                        && (1..=10).contains(&ext.len())
+                        && ext.chars().all(|c| c.is_alphanumeric() || c == '_')
+                        && ext.chars().any(char::is_alphabetic)
+                }
+                None => false,
+            }
+        };
+        if looks {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
+
+/// Recall for one query: the decisions.
+pub fn decide(items: &[Item], q: &Query, stems: &Stems) -> Vec<Decision> {
+    let docs: Vec<&gate::Doc> = items.iter().map(|i| &i.doc).collect();
+    gate::decide(&docs, q, stems)
+}
+
+/// The recalled memories, in rank order, read in full. A file that can no
+/// longer be read is reported and left out.
+pub fn recalled_memories(items: &[Item], ds: &[Decision]) -> Vec<(String, mem_core::Memory)> {
+    ds.iter()
+        .filter(|d| d.action == Action::Recall)
+        .filter_map(|d| {
+            let it = &items[d.doc];
+            match it.memory() {
+                Ok(m) => Some((it.doc.id.clone(), m)),
+                Err(e) => {
+                    warn(NAME, format!("{e} (not injected)"));
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
+fn run_recall(cli: &Cli) -> anyhow::Result<Exit> {
+    let stems = Stems::default();
+    let s = Session::open(&cli.common, None, cli.recall.records.as_deref(), &stems)?;
+    let q = s.query(&cli.recall);
+    let ds = decide(&s.items, &q, &stems);
+    let explain = cli.common.explain;
+    let today = s.clock.today;
+    let mut out = Output::stdout(cli.common.line_buffered);
+    let format = cli.format.unwrap_or(match mem_core::cli::Format::auto() {
+        mem_core::cli::Format::Text => RecallFormat::Text,
+        mem_core::cli::Format::Jsonl => RecallFormat::Jsonl,
+    });
+    match format {
+        RecallFormat::Text => {
+            for d in &ds {
+                if d.action == Action::Skip && !explain {
+                    continue;
+                }
+                out.line(&render::text_line(d, &s.items[d.doc].doc, today, explain))?;
+            }
+            out.line(&render::summary_line(&ds))?;
+        }
+        RecallFormat::Jsonl => {
+            for d in &ds {
+                if d.action == Action::Skip && !explain {
+                    continue;
+                }
+                out.record(&render::record(d, &s.items[d.doc].doc, today))?;
+            }
+            out.record(&render::summary_record(&ds))?;
+        }
+        RecallFormat::Markdown => {
+            for d in &ds {
+                if matches!(d.action, Action::Evict | Action::Drop)
+                    || (explain && d.action != Action::Recall)
+                {
+                    eprintln!(
+                        "{NAME}: {}",
+                        render::text_line(d, &s.items[d.doc].doc, today, explain)
+                    );
+                }
+            }
+            let mems = recalled_memories(&s.items, &ds);
+            if !mems.is_empty() {
+                out.write_all(render::memories_md(&mems).as_bytes())?;
+            }
+        }
+    }
+    out.flush()?;
+    // Thousands of small allocations: let the OS reclaim them at exit.
+    std::mem::forget(ds);
+    std::mem::forget(s);
+    Ok(Exit::Success)
+}
+
+use std::io::Write as _;
+
+/// Build the `context` document for a session (Markdown, without markers).
+pub fn context_text(args: &ContextArgs, exclude: Option<&Path>) -> anyhow::Result<String> {
+    let stems = Stems::default();
+    let s = Session::open(&args.common, None, args.recall.records.as_deref(), &stems)?;
+    let claude = mem_core::memdir::claude_dir().ok();
+    let chain = context::instruction_chain(&s.cwd, claude.as_deref(), exclude);
+    for p in &chain.problems {
+        warn(NAME, p);
+    }
+    let mut doc = String::new();
+    if !chain.files.is_empty() {
+        doc.push_str("# Instructions\n");
+        for f in &chain.files {
+            doc.push_str(&format!("\n## {}", f.path.display()));
+            if let Some(from) = &f.imported_from {
+                doc.push_str(&format!(" (imported from {})", from.display()));
+            }
+            doc.push_str("\n\n");
+            doc.push_str(f.text.trim_end());
+            doc.push('\n');
+        }
+    }
+    if let Some(dir) = &s.memory_dir
+        && let Some(ix) = context::load_index(dir)
+    {
+        if ix.cut
+            && let Some(w) = &ix.warning
+        {
+            warn(NAME, format!("{}: {w}", dir.join("MEMORY.md").display()));
+        }
+        if !ix.text.trim().is_empty() {
+            if !doc.is_empty() {
+                doc.push('\n');
+            }
+            doc.push_str("# Memory index (MEMORY.md)\n\n");
+            doc.push_str(ix.text.trim_end());
+            doc.push('\n');
+        }
+    }
+    let q = s.query(&args.recall);
+    let ds = decide(&s.items, &q, &stems);
+    for d in &ds {
+        if matches!(d.action, Action::Evict | Action::Drop) {
+            eprintln!(
+                "{NAME}: {}",
+                render::text_line(d, &s.items[d.doc].doc, s.clock.today, false)
+            );
+        }
+    }
+    let mems = recalled_memories(&s.items, &ds);
+    if !mems.is_empty() {
+        if !doc.is_empty() {
+            doc.push('\n');
+        }
+        doc.push_str(&render::memories_md(&mems));
+    }
+    Ok(doc)
+}
+
+fn run_context(args: &ContextArgs) -> anyhow::Result<Exit> {
+    let agents = args.update.is_some() || args.format == ContextFormat::AgentsMd;
+    let doc = context_text(args, args.update.as_deref())?;
+    let text = if agents {
+        format!("{}\n{}{}\n", context::BEGIN, doc, context::END)
+    } else {
+        doc
+    };
+    if let Some(path) = &args.update {
+        let changed = context::update_agents_md(path, &text)?;
+        eprintln!(
+            "{NAME}: {} {}",
+            path.display(),
+            if changed { "updated" } else { "unchanged" }
+        );
+        return Ok(Exit::Success);
+    }
+    let mut out = Output::stdout(args.common.line_buffered);
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn path_words_find_paths() {
+        assert_eq!(
+            path_words(
+                "run node src/build-token.mjs, then edit package.json: and v1.2.3 e.g. https://x.io/a"
+            ),
+            ["src/build-token.mjs", "package.json"]
+        );
+        assert_eq!(
+            path_words("see \"server/src/main.rs:12\""),
+            ["server/src/main.rs"]
+        );
+    }
+}

@@ -1,5 +1,5 @@
 //! The `mem-recall` binary.
 
 fn main() -> std::process::ExitCode {
-    mem_core::cli::main_with("mem-recall", || anyhow::bail!("not built yet"))
+    mem_core::cli::main_with("mem-recall", mem_recall::run)
 }

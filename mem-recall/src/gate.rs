@@ -1,0 +1,564 @@
+//! The recall gate (DESIGN.md "Recall"): for one task, decide per memory
+//! `recall`, `evict`, `drop` or `skip`.
+//!
+//! Order of the checks: retired → skip; other project (only when the guard
+//! is on) → skip; expired (`expires < today`) → evict; superseded → skip;
+//! then relevance (a trigger, a `paths` glob, the lexical score, or a
+//! `type: user` memory without triggers or paths); the relevant ones are
+//! ranked by trigger and path matches, then score, then id, and cut from the
+//! bottom by `max_items` and `max_tokens` (each cut one is a `drop`).
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::NaiveDate;
+use globset::{GlobBuilder, GlobMatcher};
+use mem_core::records::{Expires, Kind, Memory, MemoryType, Scope};
+use serde::{Deserialize, Serialize};
+
+use crate::text::{Stems, is_cjk};
+
+/// BM25 term-frequency saturation.
+pub const BM25_K1: f64 = 1.2;
+/// BM25 length normalisation.
+pub const BM25_B: f64 = 0.75;
+/// Distinct matched stems the lexical score needs before it counts.
+pub const MIN_MATCHED_STEMS: usize = 2;
+/// Default `--min-score`: the lowest BM25 score that makes a memory relevant
+/// on its own. Set from the labelled recall set (16 memories): memories
+/// that only their text ties to a task ("install the protobuf compiler" →
+/// proto-gen) score 6.6–12, chance overlaps of two common words ("run" +
+/// "test", "fresh" + "lack") 3.1–3.9.
+pub const DEFAULT_MIN_SCORE: f64 = 5.0;
+
+/// What the gate knows of one memory: the fields it decides on and the
+/// lexical statistics of name, description and body. Built once per file
+/// version and kept in the cache.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Doc {
+    /// The memory's id (file stem).
+    pub id: String,
+    /// Title.
+    pub name: String,
+    /// One-line description.
+    pub description: String,
+    /// Claude Code's type.
+    pub mem_type: MemoryType,
+    /// The effective kind.
+    pub kind: Kind,
+    /// Where it applies.
+    pub scope: Scope,
+    /// The project it came from (12 hex), when stamped.
+    pub project: Option<String>,
+    /// Trigger words, phrases and `re:` regexes, as written.
+    pub triggers: Vec<String>,
+    /// For each trigger, its non-stop-word stems joined by spaces.
+    pub trigger_stems: Vec<String>,
+    /// Globs of the paths it is about.
+    pub paths: Vec<String>,
+    /// Expiry.
+    pub expires: Option<Expires>,
+    /// The id that replaced it.
+    pub superseded_by: Option<String>,
+    /// Ids it replaces (field and "supersedes `<id>`" in its text).
+    pub supersedes: Vec<String>,
+    /// True when `retired_at` is set.
+    pub retired: bool,
+    /// Term frequencies: ` stem:tf stem:tf … ` (leading and trailing space).
+    pub terms: String,
+    /// Document length in stems (stop words left out).
+    pub len: u32,
+    /// Estimated tokens of its injected markdown (ceil(bytes / 4)).
+    pub tokens: usize,
+}
+
+impl Doc {
+    /// Build from a memory with id `id`. `stems` is the shared stemmer.
+    pub fn from_memory(id: &str, m: &Memory, stems: &Stems) -> Doc {
+        let mut tf: HashMap<String, u32> = HashMap::new();
+        let mut len = 0u32;
+        let body = body_text(m);
+        for text in [m.name.as_str(), m.description.as_str(), body.as_str()] {
+            for s in stems.content(text) {
+                *tf.entry(s).or_default() += 1;
+                len += 1;
+            }
+        }
+        let mut tfv: Vec<_> = tf.into_iter().collect();
+        tfv.sort();
+        let mut terms = String::from(" ");
+        for (s, n) in tfv {
+            terms.push_str(&s);
+            terms.push(':');
+            terms.push_str(&n.to_string());
+            terms.push(' ');
+        }
+        let mut supersedes = m.supersedes.clone();
+        for t in [m.description.as_str(), body.as_str()] {
+            supersedes.extend(supersedes_in_text(t));
+        }
+        supersedes.retain(|s| s != id);
+        supersedes.sort();
+        supersedes.dedup();
+        Doc {
+            id: id.to_string(),
+            name: m.name.clone(),
+            description: m.description.clone(),
+            mem_type: m.mem_type,
+            kind: m.effective_kind(),
+            scope: m.scope.unwrap_or_default(),
+            project: m.project.clone(),
+            trigger_stems: m
+                .triggers
+                .iter()
+                .map(|t| {
+                    if t.starts_with("re:") {
+                        String::new()
+                    } else {
+                        stems.content(t).join(" ")
+                    }
+                })
+                .collect(),
+            triggers: m.triggers.clone(),
+            paths: m.paths.clone(),
+            expires: m.expires,
+            superseded_by: m.superseded_by.clone(),
+            supersedes,
+            retired: m.retired_at.is_some(),
+            terms,
+            len,
+            tokens: mem_core::truncate::estimate_tokens(&crate::render::memory_md(id, m)),
+        }
+    }
+
+    /// The term frequency of `stem` in this document.
+    fn tf(&self, stem: &str) -> u32 {
+        let pat = format!(" {stem}:");
+        match memchr::memmem::find(self.terms.as_bytes(), pat.as_bytes()) {
+            Some(i) => {
+                let rest = &self.terms[i + pat.len()..];
+                rest.split(' ')
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0)
+            }
+            None => 0,
+        }
+    }
+}
+
+/// The Markdown body of a memory, or its Fact / Why / How when it has none.
+pub fn body_text(m: &Memory) -> String {
+    if let Some(b) = &m.body {
+        return b.clone();
+    }
+    let mut s = String::new();
+    for (label, v) in [("Fact", &m.fact), ("Why", &m.why), ("How to use", &m.how)] {
+        if let Some(v) = v {
+            s.push_str(&format!("{label}: {v}\n"));
+        }
+    }
+    s
+}
+
+/// The ids named after "supersedes" in `text` (case-insensitive).
+pub fn supersedes_in_text(text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    if lower.len() != text.len() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = lower[from..].find("supersedes") {
+        let start = from + i + "supersedes".len();
+        from = start;
+        let rest = text[start..].trim_start_matches([' ', ':']);
+        let id: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+            .collect();
+        let id = id.trim_end_matches(['.', '-', '_']);
+        if !id.is_empty() {
+            out.push(id.to_string());
+        }
+    }
+    out
+}
+
+/// One task to recall for.
+#[derive(Debug, Clone)]
+pub struct Query {
+    /// The task text (a prompt, a command).
+    pub task: String,
+    /// Repository-relative paths the task touches (`--path` and path-looking
+    /// words of the task), `/`-separated.
+    pub paths: Vec<String>,
+    /// Today (expiry is `expires < today`).
+    pub today: NaiveDate,
+    /// At most this many recalled memories.
+    pub max_items: usize,
+    /// At most this many estimated tokens of recalled markdown.
+    pub max_tokens: usize,
+    /// Lowest BM25 score that counts.
+    pub min_score: f64,
+    /// When set (a project folder shared by several cwds): the current
+    /// project id; memories of other projects are skipped.
+    pub guard: Option<String>,
+}
+
+/// Why a memory was found relevant (or not).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Why {
+    /// A trigger matched (the trigger as written).
+    Trigger(String),
+    /// A `paths` glob matched a path of the task.
+    Path {
+        /// The glob as written.
+        glob: String,
+        /// The path it matched.
+        path: String,
+    },
+    /// The lexical score passed (score, matched stems).
+    Score(f64, Vec<String>),
+    /// A `type: user` memory without triggers or paths.
+    Always,
+}
+
+/// What the gate decided for one memory.
+#[derive(Debug, Clone, PartialEq, Eq, Copy)]
+pub enum Action {
+    /// Injected.
+    Recall,
+    /// Expired: never injected, always reported.
+    Evict,
+    /// Relevant but cut by the budget.
+    Drop,
+    /// Left out (shown with `--explain`).
+    Skip,
+}
+
+/// One decision: the memory (index into the docs), the action, and why.
+#[derive(Debug, Clone)]
+pub struct Decision {
+    /// Index of the memory in the docs given to [`decide`].
+    pub doc: usize,
+    /// The action.
+    pub action: Action,
+    /// `expired`, `budget`, `no-match`, `other-project`, `retired`, `superseded`.
+    pub reason: Option<&'static str>,
+    /// What matched.
+    pub why: Vec<Why>,
+    /// BM25 score (0 when no query stem matched).
+    pub score: f64,
+    /// For drops: which budget (`max-items` or `max-tokens`).
+    pub budget: Option<&'static str>,
+}
+
+impl Decision {
+    fn new(doc: usize, action: Action, reason: Option<&'static str>) -> Decision {
+        Decision {
+            doc,
+            action,
+            reason,
+            why: Vec::new(),
+            score: 0.0,
+            budget: None,
+        }
+    }
+
+    /// Matched triggers, globs, or stems (for the `matched` field).
+    pub fn matched(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for w in &self.why {
+            match w {
+                Why::Trigger(t) => out.push(t.clone()),
+                Why::Path { glob, .. } => out.push(glob.clone()),
+                Why::Score(_, stems) => {
+                    if !self
+                        .why
+                        .iter()
+                        .any(|w| matches!(w, Why::Trigger(_) | Why::Path { .. }))
+                    {
+                        out.extend(stems.iter().cloned());
+                    }
+                }
+                Why::Always => out.push("type: user".into()),
+            }
+        }
+        out
+    }
+
+    fn hits(&self) -> usize {
+        self.why
+            .iter()
+            .filter(|w| matches!(w, Why::Trigger(_) | Why::Path { .. }))
+            .count()
+    }
+}
+
+/// The task prepared once for matching against every memory.
+struct Prepared {
+    lower: String,
+    content_stems: Vec<String>,
+    query_stems: Vec<String>,
+    paths: Vec<String>,
+    /// File names of `paths`.
+    names: Vec<String>,
+    globs: HashMap<String, Option<GlobMatcher>>,
+}
+
+impl Prepared {
+    fn new(q: &Query, stems: &Stems) -> Prepared {
+        let content_stems = stems.content(&q.task);
+        let mut query_stems = content_stems.clone();
+        query_stems.sort();
+        query_stems.dedup();
+        let names = q
+            .paths
+            .iter()
+            .map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
+            .collect();
+        Prepared {
+            lower: q.task.to_lowercase(),
+            content_stems,
+            query_stems,
+            paths: q.paths.clone(),
+            names,
+            globs: HashMap::new(),
+        }
+    }
+
+    /// True when `trigger` (with its precomputed stems) matches the task.
+    fn trigger_matches(&self, trigger: &str, trigger_stems: &str) -> bool {
+        let t = trigger.trim();
+        if let Some(re) = t.strip_prefix("re:") {
+            return regex::RegexBuilder::new(re.trim())
+                .case_insensitive(true)
+                .size_limit(1 << 20)
+                .build()
+                .is_ok_and(|r| r.is_match(&self.lower) || r.is_match(&self.lower));
+        }
+        if t.is_empty() {
+            return false;
+        }
+        let lower = t.to_lowercase();
+        if lower.chars().any(is_cjk) {
+            return self.lower.contains(&lower);
+        }
+        if literal_match(&self.lower, &lower) {
+            return true;
+        }
+        if trigger_stems.is_empty() {
+            return false;
+        }
+        let want: Vec<&str> = trigger_stems.split(' ').collect();
+        self.content_stems
+            .windows(want.len())
+            .any(|w| w.iter().zip(&want).all(|(a, b)| a == b))
+    }
+
+    /// The first task path `glob` matches, if any.
+    fn glob_match(&mut self, glob: &str) -> Option<String> {
+        let g = glob.trim().trim_start_matches("./");
+        if g.is_empty() || self.paths.is_empty() {
+            return None;
+        }
+        let anchored = g.contains('/');
+        let g = g.trim_start_matches('/');
+        // Cheap prefilter on the literal prefix before compiling the glob.
+        let lit_end = g.find(['*', '?', '[', '{', '\\']).unwrap_or(g.len());
+        let lit = &g[..lit_end];
+        let cands = if anchored { &self.paths } else { &self.names };
+        if !cands.iter().any(|p| p.starts_with(lit)) {
+            return None;
+        }
+        let m = self
+            .globs
+            .entry(g.to_string())
+            .or_insert_with(|| {
+                GlobBuilder::new(g)
+                    .literal_separator(true)
+                    .build()
+                    .ok()
+                    .map(|g| g.compile_matcher())
+            })
+            .as_ref()?;
+        let cands = if anchored { &self.paths } else { &self.names };
+        cands
+            .iter()
+            .position(|p| m.is_match(p))
+            .map(|i| self.paths[i].clone())
+    }
+}
+
+/// True when `needle` occurs in `hay` with no letter or digit right before
+/// or right after it (both lowercased).
+pub fn literal_match(hay: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return false;
+    }
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(needle) {
+        let s = from + i;
+        let e = s + needle.len();
+        let before = hay[..s].chars().next_back();
+        let after = hay[e..].chars().next();
+        let edge_ok = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+        // A trigger that starts or ends with a non-word character has its
+        // own boundary there.
+        let first_word = needle.chars().next().is_some_and(char::is_alphanumeric);
+        let last_word = needle
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric);
+        if (!first_word || edge_ok(before)) && (!last_word || edge_ok(after)) {
+            return true;
+        }
+        from = s + hay[s..].chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+/// Decide for every doc. Returns the decisions in output order: recalls
+/// (ranked), drops (ranked), evicts, skips.
+pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
+    let mut p = Prepared::new(q, stems);
+    // Superseded: named by `superseded_by`, or by a live memory's supersedes.
+    let mut superseded: HashSet<&str> = HashSet::new();
+    for d in docs {
+        if !d.retired && !d.expires.is_some_and(|e| e.is_expired(q.today)) {
+            superseded.extend(d.supersedes.iter().map(String::as_str));
+        }
+    }
+    // BM25 statistics over every doc.
+    let n = docs.len().max(1) as f64;
+    let avgdl = (docs.iter().map(|d| d.len as f64).sum::<f64>() / n).max(1.0);
+    let idf: Vec<(String, f64)> = p
+        .query_stems
+        .iter()
+        .map(|s| {
+            let pat = format!(" {s}:");
+            let finder = memchr::memmem::Finder::new(pat.as_bytes());
+            let df = docs
+                .iter()
+                .filter(|d| finder.find(d.terms.as_bytes()).is_some())
+                .count() as f64;
+            (s.clone(), (1.0 + (n - df + 0.5) / (df + 0.5)).ln())
+        })
+        .filter(|(_, idf)| *idf > 0.0)
+        .collect();
+
+    let mut relevant = Vec::new();
+    let mut evicts = Vec::new();
+    let mut skips = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        if d.retired {
+            skips.push(Decision::new(i, Action::Skip, Some("retired")));
+            continue;
+        }
+        if let Some(cur) = &q.guard {
+            let ours = d.scope == Scope::AllRepos
+                || match &d.project {
+                    Some(p) => p == cur,
+                    None => d.mem_type == MemoryType::User,
+                };
+            if !ours {
+                skips.push(Decision::new(i, Action::Skip, Some("other-project")));
+                continue;
+            }
+        }
+        if d.expires.is_some_and(|e| e.is_expired(q.today)) {
+            evicts.push(Decision::new(i, Action::Evict, Some("expired")));
+            continue;
+        }
+        if d.superseded_by.is_some() || superseded.contains(d.id.as_str()) {
+            skips.push(Decision::new(i, Action::Skip, Some("superseded")));
+            continue;
+        }
+        let mut dec = Decision::new(i, Action::Recall, None);
+        for (t, ts) in d.triggers.iter().zip(&d.trigger_stems) {
+            if p.trigger_matches(t, ts) {
+                dec.why.push(Why::Trigger(t.clone()));
+            }
+        }
+        for g in &d.paths {
+            if let Some(path) = p.glob_match(g) {
+                dec.why.push(Why::Path {
+                    glob: g.clone(),
+                    path,
+                });
+            }
+        }
+        let mut matched = Vec::new();
+        let mut score = 0.0;
+        for (s, w) in &idf {
+            let tf = d.tf(s) as f64;
+            if tf > 0.0 {
+                matched.push(s.clone());
+                let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * d.len as f64 / avgdl);
+                score += w * tf * (BM25_K1 + 1.0) / (tf + norm);
+            }
+        }
+        dec.score = score;
+        // A passing score makes the memory relevant; a failing one is still
+        // shown beside other matches (for --explain).
+        let passes = matched.len() >= MIN_MATCHED_STEMS && score >= q.min_score;
+        if passes || (!matched.is_empty() && !dec.why.is_empty()) {
+            dec.why.push(Why::Score(score, matched));
+        }
+        if d.mem_type == MemoryType::User && d.triggers.is_empty() && d.paths.is_empty() {
+            dec.why.push(Why::Always);
+        }
+        let relevant_now = dec.why.iter().any(
+            |w| !matches!(w, Why::Score(s, m) if *s < q.min_score || m.len() < MIN_MATCHED_STEMS),
+        );
+        if relevant_now {
+            relevant.push(dec);
+        } else {
+            dec.action = Action::Skip;
+            dec.reason = Some("no-match");
+            skips.push(dec);
+        }
+    }
+    relevant.sort_by(|a, b| {
+        b.hits()
+            .cmp(&a.hits())
+            .then(b.score.total_cmp(&a.score))
+            .then_with(|| docs[a.doc].id.cmp(&docs[b.doc].id))
+    });
+    let mut tokens = 0usize;
+    let mut cut: Option<&'static str> = None;
+    for (n, dec) in relevant.iter_mut().enumerate() {
+        if cut.is_none() {
+            if n >= q.max_items {
+                cut = Some("max-items");
+            } else if tokens + docs[dec.doc].tokens > q.max_tokens {
+                cut = Some("max-tokens");
+            }
+        }
+        match cut {
+            Some(b) => {
+                dec.action = Action::Drop;
+                dec.reason = Some("budget");
+                dec.budget = Some(b);
+            }
+            None => tokens += docs[dec.doc].tokens,
+        }
+    }
+    relevant.extend(evicts);
+    relevant.extend(skips);
+    relevant
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_needs_word_boundaries() {
+        assert!(literal_match("run node src/build-token.mjs", "build-token"));
+        assert!(!literal_match("fix the login page", "log"));
+        assert!(literal_match("add a log line", "log"));
+        assert!(literal_match("tag #ship now", "#ship"));
+        assert!(!literal_match("prebuild-token", "build-token"));
+    }
+}

@@ -1,0 +1,180 @@
+//! How decisions and memories are printed: the text lines of DESIGN.md
+//! "Recall decision", the JSONL `RecallDecision` records, and the Markdown
+//! that is injected into an agent's context.
+
+use chrono::NaiveDate;
+use mem_core::records::{Expires, Kind, Memory, RecallDecision};
+
+use crate::gate::{Action, Decision, Doc, Why, body_text};
+
+/// One memory as injected Markdown: a heading with the name and id, the
+/// description, the validity of one-time state, then the body.
+pub fn memory_md(id: &str, m: &Memory) -> String {
+    let mut s = format!("## {} ({id})\n", one_line(&m.name));
+    s.push_str(&one_line(&m.description));
+    s.push('\n');
+    if let Some(Expires::On(d)) = m.expires {
+        s.push_str(&format!("Valid through {d}.\n"));
+    }
+    let body = body_text(m);
+    let body = body.trim();
+    if !body.is_empty() {
+        s.push('\n');
+        s.push_str(body);
+        s.push('\n');
+    }
+    s
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The header above recalled memories in Markdown.
+pub const MD_HEADER: &str = "# Recalled memories\n\nMemories from earlier sessions that bear on this task. One-time state is valid only through the date given.\n";
+
+/// Recalled memories as one Markdown document (header, then each memory).
+pub fn memories_md(items: &[(String, Memory)]) -> String {
+    let mut s = String::from(MD_HEADER);
+    for (id, m) in items {
+        s.push('\n');
+        s.push_str(&memory_md(id, m));
+    }
+    s
+}
+
+/// The text line of one decision (`RECALL id [kind]`, `EVICT  id — …`,
+/// `DROP   id [kind] — budget (…)`, `SKIP   id — reason`); with `explain`
+/// the matches and score follow on recall and drop lines.
+pub fn text_line(d: &Decision, doc: &Doc, today: NaiveDate, explain: bool) -> String {
+    let kind = doc.kind.as_str();
+    match d.action {
+        Action::Recall => {
+            let mut s = format!("RECALL {} [{kind}]", doc.id);
+            if explain {
+                s.push_str(&format!(" — {}", explain_why(d)));
+            }
+            s
+        }
+        Action::Evict => {
+            let exp = doc.expires.map_or_else(String::new, |e| e.to_string());
+            format!(
+                "EVICT  {} — expired (expires {exp} < {today}), not injected",
+                doc.id
+            )
+        }
+        Action::Drop => {
+            let mut s = format!(
+                "DROP   {} [{kind}] — budget ({}), not injected",
+                doc.id,
+                d.budget.unwrap_or("budget")
+            );
+            if explain {
+                s.push_str(&format!("; {}", explain_why(d)));
+            }
+            s
+        }
+        Action::Skip => {
+            let mut s = format!("SKIP   {} — {}", doc.id, d.reason.unwrap_or("no-match"));
+            if explain && d.reason == Some("no-match") && d.score > 0.0 {
+                s.push_str(&format!(
+                    " (score {:.2} below the gate: needs {} distinct stems and --min-score)",
+                    d.score,
+                    crate::gate::MIN_MATCHED_STEMS
+                ));
+            }
+            if d.reason == Some("superseded")
+                && let Some(by) = &doc.superseded_by
+            {
+                s.push_str(&format!(" by {by}"));
+            }
+            s
+        }
+    }
+}
+
+/// Why a memory was relevant, in words.
+pub fn explain_why(d: &Decision) -> String {
+    let parts: Vec<String> = d
+        .why
+        .iter()
+        .map(|w| match w {
+            Why::Trigger(t) => format!("trigger {t:?}"),
+            Why::Path { glob, path } => format!("path {glob:?} matches {path}"),
+            Why::Score(s, stems) => format!("score {s:.2} ({})", stems.join(", ")),
+            Why::Always => "type user, always".to_string(),
+        })
+        .collect();
+    parts.join("; ")
+}
+
+fn round(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// The JSONL record of one decision.
+pub fn record(d: &Decision, doc: &Doc, today: NaiveDate) -> RecallDecision {
+    let kind: Option<Kind> = Some(doc.kind);
+    let mut r = RecallDecision {
+        id: Some(doc.id.clone()),
+        ..Default::default()
+    };
+    match d.action {
+        Action::Recall => {
+            r.action = "recall".into();
+            r.kind = kind;
+            r.score = Some(round(d.score));
+            r.matched = Some(d.matched());
+        }
+        Action::Evict => {
+            r.action = "evict".into();
+            r.kind = kind;
+            r.reason = Some("expired".into());
+            r.expires = doc.expires.map(|e| e.to_string());
+            r.today = Some(today.to_string());
+        }
+        Action::Drop => {
+            r.action = "drop".into();
+            r.kind = kind;
+            r.reason = Some("budget".into());
+            r.score = Some(round(d.score));
+            r.matched = Some(d.matched());
+        }
+        Action::Skip => {
+            r.action = "skip".into();
+            r.reason = d.reason.map(str::to_string);
+            if d.score > 0.0 {
+                r.score = Some(round(d.score));
+            }
+        }
+    }
+    r
+}
+
+/// Counts of recalled, evicted and dropped decisions.
+pub fn counts(ds: &[Decision]) -> (u64, u64, u64) {
+    let c = |a: Action| ds.iter().filter(|d| d.action == a).count() as u64;
+    (c(Action::Recall), c(Action::Evict), c(Action::Drop))
+}
+
+/// `summary: N recalled, M evicted` (`, K dropped` when K > 0).
+pub fn summary_line(ds: &[Decision]) -> String {
+    let (r, e, k) = counts(ds);
+    let mut s = format!("summary: {r} recalled, {e} evicted");
+    if k > 0 {
+        s.push_str(&format!(", {k} dropped"));
+    }
+    s
+}
+
+/// The JSONL summary record.
+pub fn summary_record(ds: &[Decision]) -> RecallDecision {
+    let (r, e, k) = counts(ds);
+    RecallDecision {
+        action: "summary".into(),
+        recalled: Some(r),
+        evicted: Some(e),
+        dropped: Some(k),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,121 @@
+//! Words, stems and stop words: the shared vocabulary of trigger matching and
+//! the lexical score.
+//!
+//! A word is a run of Unicode letters and digits, lowercased; each CJK
+//! character is a word of its own (CJK text has no spaces). Stems come from
+//! the English Snowball stemmer (rust-stemmers), so "tests" meets "test".
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+/// English stop words left out of the lexical score and of phrase matching.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+    "but", "by", "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each",
+    "few", "for", "from", "further", "get", "got", "had", "has", "have", "having", "he", "her",
+    "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself",
+    "just", "let", "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on",
+    "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she",
+    "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there",
+    "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very",
+    "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will",
+    "with", "would", "you", "your", "yours",
+];
+
+/// True for a stop word (given lowercased).
+pub fn is_stop_word(w: &str) -> bool {
+    STOP_WORDS.binary_search(&w).is_ok()
+}
+
+/// True for a character of a CJK script (Han, kana, Hangul), where words are
+/// not separated by spaces.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF
+        | 0xAC00..=0xD7AF | 0x20000..=0x2FFFF)
+}
+
+/// The lowercased words of `text`, in order (see module docs).
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in text.chars() {
+        if is_cjk(c) {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            out.push(c.to_string());
+        } else if c.is_alphanumeric() {
+            cur.extend(c.to_lowercase());
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// The English stemmer with a helper for whole texts.
+pub struct Stems {
+    stemmer: Stemmer,
+}
+
+impl Default for Stems {
+    fn default() -> Self {
+        Stems {
+            stemmer: Stemmer::create(Algorithm::English),
+        }
+    }
+}
+
+impl Stems {
+    /// The stem of one lowercased word.
+    pub fn stem(&self, w: &str) -> String {
+        self.stemmer.stem(w).into_owned()
+    }
+
+    /// Stems of every word of `text`, stop words included, in order.
+    pub fn all(&self, text: &str) -> Vec<String> {
+        words(text).iter().map(|w| self.stem(w)).collect()
+    }
+
+    /// Stems of the words of `text` that are not stop words, in order.
+    pub fn content(&self, text: &str) -> Vec<String> {
+        words(text)
+            .iter()
+            .filter(|w| !is_stop_word(w))
+            .map(|w| self.stem(w))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_words_are_sorted() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(is_stop_word("the") && !is_stop_word("test"));
+    }
+
+    #[test]
+    fn words_split_on_non_alphanumerics_and_cjk() {
+        assert_eq!(
+            words("Run src/build-token.mjs"),
+            ["run", "src", "build", "token", "mjs"]
+        );
+        assert_eq!(words("不要用npm"), ["不", "要", "用", "npm"]);
+        assert_eq!(words("Ünïcode über"), ["ünïcode", "über"]);
+    }
+
+    #[test]
+    fn stems_meet() {
+        let s = Stems::default();
+        assert_eq!(s.stem("tests"), s.stem("test"));
+        assert_eq!(s.stem("logging"), s.stem("log"));
+        assert_eq!(s.content("the integration tests"), ["integr", "test"]);
+    }
+}
