@@ -1,1 +1,541 @@
-//! mem-dream: Gated, locked consolidation of the memory directory.
+//! mem-dream: gated, locked consolidation of the memory directory
+//! (DESIGN.md "Consolidation", "The lock", "Dream plan").
+//!
+//! A run checks four gates in order — master switch, time since the last
+//! consolidation, sessions since then, the lock — and, when due, takes
+//! `.consolidate-lock` itself and goes through the phases:
+//! **orient** ([`mem_core::store::load`]; unparsable files are reported and
+//! left byte-identical), **gather** (daily logs and sessions newer than the
+//! last consolidation, see [`gather`]), **consolidate** and **prune & index**
+//! ([`consolidate::plan`]). The plan's ops are printed (JSONL records as in
+//! DESIGN.md "Dream plan", or text); `--dry-run` stops there and changes
+//! nothing anywhere; a real run applies the file changes under the index lock
+//! with an undo journal ([`apply`]), then stamps the lock.
+
+pub mod apply;
+pub mod consolidate;
+pub mod gates;
+pub mod gather;
+pub mod transcripts;
+
+use std::io::{IsTerminal, Write as _};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mem_core::cli::{Format, Output, warn};
+use mem_core::lock::{Finish, Lock};
+use mem_core::memdir::{self, MemdirOptions};
+use mem_core::records::PlanOp;
+use mem_core::scrub::Scrubber;
+use mem_core::store;
+use mem_core::time::Clock;
+use mem_core::{Error, Exit};
+
+use crate::consolidate::{Item, Origin};
+
+/// The tool's name in messages.
+pub const NAME: &str = "mem-dream";
+
+const EXAMPLES: &str = "\
+Examples:
+  mem-dream                         # consolidate when due (24 h and 5 sessions since the last run)
+  mem-dream --explain --dry-run     # show the four gates and the plan; change nothing
+  mem-dream --force --diff          # run now, printing a unified diff with a reason per hunk
+  mem-dream undo                    # restore the state before the last run";
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// For people.
+    Text,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// Gated, locked consolidation of the memory directory: merge duplicates,
+/// supersede contradictions, absolutize relative dates, retire what expired
+/// or never belonged, rebuild MEMORY.md.
+#[derive(Debug, Parser)]
+#[command(name = "mem-dream", version, after_long_help = EXAMPLES)]
+pub struct Cli {
+    /// What to do (default: consolidate).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options shared by every subcommand.
+    #[command(flatten)]
+    pub global: Global,
+    /// Options of a consolidation run.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Restore the memory directory to the state before the last run.
+    #[command(
+        after_long_help = "Example:\n  mem-dream undo --memory-dir ~/.claude/projects/-home-u-proj/memory"
+    )]
+    Undo {
+        /// Restore even files changed since the run (their changes are lost).
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+/// Options shared by every subcommand (DESIGN.md "Conventions").
+#[derive(Debug, Args)]
+pub struct Global {
+    /// The memory directory (default: resolved for the project).
+    #[arg(long, env = "MEM_MEMORY_DIR", global = true, help_heading = "Where")]
+    pub memory_dir: Option<PathBuf>,
+    /// The project to act for (default: the working directory).
+    #[arg(long, global = true, help_heading = "Where")]
+    pub cwd: Option<PathBuf>,
+    /// Do not share memory across linked worktrees.
+    #[arg(long, env = "MEM_PER_WORKTREE", global = true, help_heading = "Where")]
+    pub per_worktree: bool,
+    /// Today's date, YYYY-MM-DD (retirement dates, expiry).
+    #[arg(long, env = "MEM_TODAY", global = true, help_heading = "Time")]
+    pub today: Option<String>,
+    /// The current time, RFC 3339 (gates, scan cooldown).
+    #[arg(long, env = "MEM_NOW", global = true, help_heading = "Time")]
+    pub now: Option<String>,
+    /// Output format (default: text on a terminal, jsonl otherwise).
+    #[arg(long, value_enum, global = true, help_heading = "Output")]
+    pub format: Option<FormatArg>,
+    /// Print all four gates and why each op was planned.
+    #[arg(long, global = true, help_heading = "Output")]
+    pub explain: bool,
+    /// Flush every output line.
+    #[arg(long, global = true, help_heading = "Output")]
+    pub line_buffered: bool,
+}
+
+/// Options of a consolidation run.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Folder(s) of session transcripts (default: every folder holding
+    /// sessions of this project).
+    #[arg(long, value_name = "DIR", help_heading = "Gates")]
+    pub transcripts: Vec<PathBuf>,
+    /// Hours since the last consolidation before a run is due.
+    #[arg(long, default_value_t = 24.0, value_name = "H", help_heading = "Gates")]
+    pub min_hours: f64,
+    /// Sessions since the last consolidation before a run is due.
+    #[arg(long, default_value_t = 5, value_name = "N", help_heading = "Gates")]
+    pub min_sessions: usize,
+    /// Sessions started by these entrypoints are not counted.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "mem-dream",
+        help_heading = "Gates"
+    )]
+    pub exclude_entrypoint: Vec<String>,
+    /// Minutes between two session scans (0: scan every time).
+    #[arg(
+        long,
+        default_value_t = 10.0,
+        value_name = "MIN",
+        help_heading = "Gates"
+    )]
+    pub scan_interval: f64,
+    /// Skip the time and session gates (never the master switch or the lock).
+    #[arg(long, help_heading = "Gates")]
+    pub force: bool,
+    /// Exit 75 instead of 0 when not due.
+    #[arg(long, help_heading = "Gates")]
+    pub strict: bool,
+    /// Seconds after which a live holder's lock counts as stale.
+    #[arg(
+        long,
+        default_value_t = 3600,
+        value_name = "SECS",
+        help_heading = "Gates"
+    )]
+    pub stale_after: u64,
+    /// Print the plan and change nothing (not even the lock).
+    #[arg(long, help_heading = "Run")]
+    pub dry_run: bool,
+    /// Print a unified diff of every file change, a reason per hunk.
+    #[arg(long, help_heading = "Run")]
+    pub diff: bool,
+    /// Process at most N sessions; the lock then records the newest processed one.
+    #[arg(long, value_name = "N", help_heading = "Run")]
+    pub max_sessions: Option<usize>,
+    /// Most topic files kept (0: unlimited).
+    #[arg(long, default_value_t = 200, value_name = "N", help_heading = "Run")]
+    pub max_files: usize,
+}
+
+/// Run the tool with the process arguments.
+///
+/// Errors: [`Error`] variants (exit 1 bad input, 75 busy / not due under
+/// `--strict`).
+pub fn run() -> anyhow::Result<Exit> {
+    let cli = Cli::parse();
+    run_cli(cli)
+}
+
+/// Run a parsed command line.
+///
+/// Errors: see [`run`].
+pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
+    let g = &cli.global;
+    let clock = Clock::from_args(g.now.as_deref(), g.today.as_deref())?;
+    let resolved = memdir::resolve(&MemdirOptions {
+        memory_dir: g.memory_dir.clone(),
+        cwd: g.cwd.clone(),
+        per_worktree: g.per_worktree,
+        agent: None,
+    })?;
+    let format = match g.format {
+        Some(FormatArg::Text) => Format::Text,
+        Some(FormatArg::Jsonl) => Format::Jsonl,
+        None => Format::auto(),
+    };
+    let mut out = Output::stdout(g.line_buffered);
+    let code = match &cli.command {
+        Some(Command::Undo { force }) => undo(&resolved.dir, *force, &mut out)?,
+        None => dream(&cli, &clock, &resolved, format, &mut out)?,
+    };
+    out.flush().map_err(|e| Error::io("<stdout>", e))?;
+    Ok(code)
+}
+
+fn undo(dir: &std::path::Path, force: bool, out: &mut Output) -> anyhow::Result<Exit> {
+    let _guard = store::lock_index(dir)?;
+    let u = apply::undo(dir, force)?;
+    for f in &u.files {
+        out.line(&format!("restored {f}"))
+            .map_err(|e| Error::io("<stdout>", e))?;
+    }
+    // A retired/ folder the run created and left empty goes too.
+    let _ = std::fs::remove_dir(dir.join(store::RETIRED_DIR));
+    let lock = Lock::in_dir(dir);
+    let st = lock.status(mem_core::lock::DEFAULT_STALE_AFTER)?;
+    if !st.busy() {
+        lock.rollback(u.lock_mtime)?;
+    }
+    eprintln!(
+        "{NAME}: undone: {} file(s) restored from {}",
+        u.files.len(),
+        u.journal.display()
+    );
+    Ok(Exit::Success)
+}
+
+fn print_op(out: &mut Output, format: Format, o: &PlanOp) -> std::io::Result<()> {
+    match format {
+        Format::Jsonl => out.record(o),
+        Format::Text => {
+            let mut s = o.op.clone();
+            if let Some(id) = &o.id {
+                s.push(' ');
+                s.push_str(id);
+            }
+            for (k, v) in &o.fields {
+                s.push_str(&format!(" {k}={v}"));
+            }
+            out.line(&s)
+        }
+    }
+}
+
+fn dream(
+    cli: &Cli,
+    clock: &Clock,
+    resolved: &memdir::Resolved,
+    format: Format,
+    out: &mut Output,
+) -> anyhow::Result<Exit> {
+    let a = &cli.run;
+    let dir = &resolved.dir;
+    let lock = Lock::in_dir(dir);
+    let stale = Duration::from_secs(a.stale_after);
+
+    // Which folders hold this project's sessions, and which sessions count.
+    let explicit = !a.transcripts.is_empty();
+    let roots = memdir::project_worktrees(&resolved.root);
+    let tdirs = if explicit {
+        a.transcripts.clone()
+    } else {
+        memdir::transcript_dirs_for(&roots).unwrap_or_default()
+    };
+    let filter_cwd = !explicit || cli.global.cwd.is_some();
+    let all_sessions: Vec<transcripts::Session> = transcripts::list(&tdirs)
+        .into_iter()
+        .filter(|s| {
+            !filter_cwd
+                || s.cwd
+                    .as_deref()
+                    .is_none_or(|c| memdir::cwd_in_roots(c, &roots))
+        })
+        .collect();
+
+    let ctx = gates::Context {
+        dir,
+        lock: &lock,
+        clock,
+        min_hours: a.min_hours,
+        min_sessions: a.min_sessions,
+        exclude: &a.exclude_entrypoint,
+        scan_interval: a.scan_interval,
+        force: a.force,
+        dry_run: a.dry_run,
+        stale,
+        sessions: &all_sessions,
+        tdirs: &tdirs,
+    };
+    let report = gates::check(&ctx)?;
+    for gte in &report.gates {
+        if cli.global.explain || gte.open == Some(false) {
+            eprintln!("{NAME}: gate {}: {}", gte.name, gte.describe());
+        }
+    }
+    if let Some(reason) = report.closed() {
+        if a.strict {
+            return Err(Error::NotDue(reason).into());
+        }
+        eprintln!("{NAME}: not due: {reason}");
+        return Ok(Exit::Success);
+    }
+
+    let since = lock.last_consolidated()?;
+    // Sessions to gather: the counted ones, oldest first, capped.
+    let mut pending: Vec<&transcripts::Session> = report.counted.iter().collect();
+    pending.sort_by(|x, y| x.mtime.cmp(&y.mtime).then_with(|| x.path.cmp(&y.path)));
+    let cut = a.max_sessions.is_some_and(|n| pending.len() > n);
+    if let Some(n) = a.max_sessions {
+        pending.truncate(n);
+    }
+    let stamp_at = if cut {
+        pending.last().map(|s| s.mtime)
+    } else {
+        None
+    };
+
+    // Gate 4: the lock.
+    let held = if a.dry_run {
+        None
+    } else {
+        let h = lock.acquire(std::process::id(), stale)?;
+        for w in &h.warnings {
+            warn(NAME, w);
+        }
+        Some(h)
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    if held.is_some() {
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            let _ = signal_hook::flag::register(sig, Arc::clone(&stop));
+        }
+    }
+
+    let result = phases(
+        cli,
+        clock,
+        resolved,
+        &all_sessions,
+        &pending,
+        since,
+        &stop,
+        format,
+        out,
+        held.as_ref().map(|h| h.previous_mtime),
+    );
+    if let Some(h) = &held {
+        // A signal after the last write changes nothing: the run is complete.
+        let outcome = match &result {
+            Ok(_) => Finish::Success { at: stamp_at },
+            Err(_) => Finish::Failure,
+        };
+        match lock.finish(h, outcome) {
+            Ok(mem_core::lock::Finished::TakenOver(c)) => {
+                warn(
+                    NAME,
+                    format!(
+                        "{}: taken over meanwhile ({c:?}): left alone",
+                        lock.path().display()
+                    ),
+                );
+            }
+            Ok(_) => {}
+            Err(e) => warn(NAME, e),
+        }
+    }
+    result
+}
+
+#[allow(clippy::too_many_arguments)]
+fn phases(
+    cli: &Cli,
+    clock: &Clock,
+    resolved: &memdir::Resolved,
+    all_sessions: &[transcripts::Session],
+    pending: &[&transcripts::Session],
+    since: Option<SystemTime>,
+    stop: &AtomicBool,
+    format: Format,
+    out: &mut Output,
+    lock_before: Option<Option<SystemTime>>,
+) -> anyhow::Result<Exit> {
+    let a = &cli.run;
+    let dir = &resolved.dir;
+    let interrupted = || -> anyhow::Result<()> {
+        if stop.load(Ordering::SeqCst) {
+            Err(Error::Msg("interrupted".into()).into())
+        } else {
+            Ok(())
+        }
+    };
+
+    // Orient.
+    let st = store::load(dir)?;
+    for b in &st.broken {
+        warn(NAME, format!("{}: left unchanged", b.error));
+    }
+    for b in &st.bad_names {
+        warn(
+            NAME,
+            format!("{}: {}: left unchanged", b.path.display(), b.error),
+        );
+    }
+    let old_index = std::fs::read_to_string(dir.join(store::INDEX_FILE)).ok();
+    let digests = gather::digest_map(all_sessions);
+    let mut items: Vec<Item> = Vec::with_capacity(st.topics.len());
+    for t in st.topics {
+        let bytes = std::fs::read(&t.path).map_err(|e| Error::io(&t.path, e))?;
+        let basis = gather::basis_of(&t.memory, &digests);
+        items.push(Item {
+            id: t.id.clone(),
+            mem: t.memory,
+            origin: Origin::Existing {
+                path: t.path,
+                bytes,
+                mtime: t.mtime,
+            },
+            basis,
+            dirty: false,
+            reasons: Vec::new(),
+            retired: None,
+        });
+    }
+    interrupted()?;
+
+    // Gather.
+    let mut warnings = Vec::new();
+    let mut gathered = gather::logs(dir, since, &mut warnings);
+    let bar = (pending.len() >= 20 && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::with_draw_target(
+            Some(pending.len() as u64),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        b.set_message("sessions");
+        b
+    });
+    for s in pending {
+        interrupted()?;
+        gathered.extend(gather::session(s, &resolved.root, &mut warnings));
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    for w in warnings {
+        warn(NAME, w);
+    }
+    let mut taken: std::collections::HashSet<String> = items.iter().map(|i| i.id.clone()).collect();
+    for b in &st.broken {
+        taken.insert(b.id.clone());
+    }
+    for (m, source, basis) in gathered {
+        let Ok(base) = m.resolve_id() else { continue };
+        let mut id = base.clone();
+        let mut k = 2;
+        while taken.contains(&id) {
+            id = format!("{base}-{k}");
+            k += 1;
+        }
+        taken.insert(id.clone());
+        let basis = gather::basis_of(&m, &digests).or(basis);
+        let mut m = m;
+        m.id = Some(id.clone());
+        items.push(Item {
+            id,
+            mem: m,
+            origin: Origin::New { source },
+            basis,
+            dirty: true,
+            reasons: Vec::new(),
+            retired: None,
+        });
+    }
+
+    // Consolidate, prune & index.
+    let scrubber = Scrubber::new(Some(&resolved.root));
+    let plan = consolidate::plan(
+        dir,
+        items,
+        st.broken,
+        old_index.as_deref(),
+        &scrubber,
+        &consolidate::Options {
+            today: clock.today,
+            max_files: a.max_files,
+        },
+    );
+    interrupted()?;
+    let io = |e| Error::io("<stdout>", e);
+    if a.diff {
+        for c in &plan.changes {
+            out.write_all(apply::diff(c).as_bytes()).map_err(io)?;
+        }
+    } else {
+        for o in &plan.ops {
+            print_op(out, format, o).map_err(io)?;
+        }
+    }
+    if cli.global.explain {
+        for c in &plan.changes {
+            eprintln!("{NAME}: {}: {}", c.rel, c.reasons.join("; "));
+        }
+    }
+    if a.dry_run {
+        eprintln!(
+            "{NAME}: dry run: {} op(s), {} file change(s) planned, nothing written",
+            plan.ops.len(),
+            plan.changes.len()
+        );
+        return Ok(Exit::Success);
+    }
+    if plan.changes.is_empty() {
+        eprintln!("{NAME}: nothing to change");
+        return Ok(Exit::Success);
+    }
+    let _guard = store::lock_index(dir)?;
+    let j = apply::apply(dir, &plan.changes, &plan.ops, lock_before.flatten(), stop)?;
+    eprintln!(
+        "{NAME}: {} file change(s) applied; undo with `mem-dream undo` (journal {})",
+        plan.changes.len(),
+        j.display()
+    );
+    Ok(Exit::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}

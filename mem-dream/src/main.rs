@@ -1,5 +1,5 @@
-//! The `mem-dream` binary.
+//! The `mem-dream` binary: see the library for what it does.
 
 fn main() -> std::process::ExitCode {
-    mem_core::cli::main_with("mem-dream", || anyhow::bail!("not built yet"))
+    mem_core::cli::main_with("mem-dream", mem_dream::run)
 }

@@ -1,0 +1,838 @@
+//! The consolidation plan (DESIGN.md "Consolidation", "Dream plan"): from the
+//! memories of the directory and those gathered, decide every change — merge
+//! duplicates, supersede contradictions, absolutize relative dates, redact,
+//! retire expired, contaminated and surplus memories, rebuild the index —
+//! as [`PlanOp`] records and whole-file [`Change`]s. Nothing is written here.
+//!
+//! No all-pairs comparison: duplicates meet in hash buckets of normalized
+//! content, contradictions in buckets of a normalized subject, so the cost is
+//! linear in the number of memories (plus sorting).
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::LazyLock;
+use std::time::SystemTime;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use mem_core::frontmatter;
+use mem_core::index_md;
+use mem_core::records::{Memory, MemoryType, PlanOp};
+use mem_core::scrub::Scrubber;
+use mem_core::store::{self, Broken, Store, Topic};
+use regex::Regex;
+use serde_json::{Value, json};
+
+use mem_extract::dates;
+
+/// The day (or instant) relative dates of a memory are resolved against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Basis {
+    /// The timestamp of the source entry (UTC); its local day is used.
+    Ts(DateTime<Utc>),
+    /// A day already local (the memory's `verified_at`).
+    Day(NaiveDate),
+}
+
+impl Basis {
+    /// The local calendar day of the basis.
+    pub fn day(self) -> NaiveDate {
+        match self {
+            Basis::Ts(t) => mem_core::time::local_day(t),
+            Basis::Day(d) => d,
+        }
+    }
+
+    /// As written in an `absolutize-date` op (`basis`).
+    pub fn label(self) -> String {
+        match self {
+            Basis::Ts(t) => mem_core::time::fmt_ts(t),
+            Basis::Day(d) => d.to_string(),
+        }
+    }
+}
+
+/// Where a memory of the plan comes from.
+#[derive(Debug, Clone)]
+pub enum Origin {
+    /// A topic file of the directory, with its bytes as read.
+    Existing {
+        /// The file.
+        path: PathBuf,
+        /// Its bytes at orient time.
+        bytes: Vec<u8>,
+        /// Its mtime.
+        mtime: SystemTime,
+    },
+    /// Gathered from a daily log or a transcript (`source` names it).
+    New {
+        /// `logs/…` or `transcript:<digest>`.
+        source: String,
+    },
+}
+
+/// One memory in the plan.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// Its id (file stem).
+    pub id: String,
+    /// The memory as it will be written.
+    pub mem: Memory,
+    /// Where it comes from.
+    pub origin: Origin,
+    /// The basis for relative dates, when known.
+    pub basis: Option<Basis>,
+    /// Whether the memory changed.
+    pub dirty: bool,
+    /// Why it changed (one per operation).
+    pub reasons: Vec<String>,
+    /// `Some(reason)` once retired.
+    pub retired: Option<String>,
+}
+
+impl Item {
+    fn mtime(&self) -> SystemTime {
+        match &self.origin {
+            Origin::Existing { mtime, .. } => *mtime,
+            Origin::New { .. } => SystemTime::now(),
+        }
+    }
+    fn is_new(&self) -> bool {
+        matches!(self.origin, Origin::New { .. })
+    }
+}
+
+/// A change of one file, relative to the memory directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// Path relative to the memory directory (`id.md`, `retired/id.md`, `MEMORY.md`).
+    pub rel: String,
+    /// The bytes before (`None`: the file does not exist).
+    pub before: Option<Vec<u8>>,
+    /// The bytes after (`None`: the file is removed).
+    pub after: Option<Vec<u8>>,
+    /// Why, one entry per operation.
+    pub reasons: Vec<String>,
+}
+
+/// Options of a consolidation.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Today (retirement dates, expiry).
+    pub today: NaiveDate,
+    /// Most topic files kept (0 = unlimited).
+    pub max_files: usize,
+}
+
+/// The plan: the ops in order and the file changes that carry them out.
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// The ops (DESIGN.md "Dream plan").
+    pub ops: Vec<PlanOp>,
+    /// Every file change, in order of path.
+    pub changes: Vec<Change>,
+}
+
+fn op(name: &str, id: Option<&str>, fields: Value) -> PlanOp {
+    PlanOp {
+        op: name.to_string(),
+        id: id.map(str::to_string),
+        fields: match fields {
+            Value::Object(m) => m,
+            _ => Default::default(),
+        },
+    }
+}
+
+/// Words ignored when comparing content.
+const STOP: &[&str] = &[
+    "a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "is", "are", "be", "was",
+    "were", "it", "its", "this", "that", "with", "as", "by", "from", "fact", "why", "how", "apply",
+];
+
+/// Normalized content words: lowercase, Unicode letters/digits, stop words
+/// dropped, a plural `s` cut.
+pub fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let w = w.to_lowercase();
+            if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && w.is_ascii() {
+                w[..w.len() - 1].to_string()
+            } else {
+                w
+            }
+        })
+        .filter(|w| !STOP.contains(&w.as_str()))
+        .collect()
+}
+
+/// Hash of a sorted word set (order and repetition do not matter).
+fn set_key(prefix: &str, ws: &[String]) -> Option<[u8; 16]> {
+    if ws.is_empty() {
+        return None;
+    }
+    let mut v: Vec<&str> = ws.iter().map(String::as_str).collect();
+    v.sort_unstable();
+    v.dedup();
+    let mut h = blake3::Hasher::new();
+    h.update(prefix.as_bytes());
+    for w in v {
+        h.update(b"\0");
+        h.update(w.as_bytes());
+    }
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&h.finalize().as_bytes()[..16]);
+    Some(out)
+}
+
+fn body_text(m: &Memory) -> String {
+    match &m.body {
+        Some(b) if !b.trim().is_empty() => b.clone(),
+        _ => frontmatter::render_sections(m),
+    }
+}
+
+struct Dsu(Vec<usize>);
+impl Dsu {
+    fn find(&mut self, x: usize) -> usize {
+        let mut r = x;
+        while self.0[r] != r {
+            r = self.0[r];
+        }
+        let mut y = x;
+        while self.0[y] != r {
+            let n = self.0[y];
+            self.0[y] = r;
+            y = n;
+        }
+        r
+    }
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.0[rb.max(ra)] = rb.min(ra);
+        }
+    }
+}
+
+fn push_unique(dst: &mut Vec<String>, src: &[String]) {
+    let have: HashSet<String> = dst.iter().cloned().collect();
+    let mut seen = have;
+    for s in src {
+        if seen.insert(s.clone()) {
+            dst.push(s.clone());
+        }
+    }
+}
+
+/// Negative markers of an instruction.
+const NEG: &[&str] = &[
+    "never", "don", "dont", "not", "no", "avoid", "stop", "without", "shouldn", "mustn",
+];
+/// Positive markers of an instruction.
+const POS: &[&str] = &[
+    "always", "alway", "must", "should", "do", "use", "prefer", "require",
+];
+
+static CHOICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:use|prefer|choose|pick)\s+([A-Za-z0-9_.@/+-]+)\s+(?:instead\s+of|over|rather\s+than|not)\s+([A-Za-z0-9_.@/+-]+)")
+        .expect("regex")
+});
+
+/// The subject and stance of an instruction, for finding contradictions:
+/// `use X instead of Y` → subject {X, Y}, stance X; otherwise a sentence with
+/// a polarity marker → subject its other words, stance `+` / `-`.
+fn stance(m: &Memory) -> Option<([u8; 16], String)> {
+    let text = format!("{} {}", m.description, m.fact.as_deref().unwrap_or(""));
+    if let Some(c) = CHOICE.captures(&text) {
+        let (x, y) = (c[1].to_lowercase(), c[2].to_lowercase());
+        let mut pair = [x.clone(), y];
+        pair.sort();
+        let key = set_key(&format!("choice:{}", m.mem_type.as_str()), &pair)?;
+        return Some((key, x));
+    }
+    let ws = words(&m.description);
+    let neg = ws
+        .iter()
+        .any(|w| NEG.contains(&w.as_str()) || w.ends_with("n't"));
+    let pos = ws.iter().any(|w| POS.contains(&w.as_str()));
+    if !neg && !pos {
+        return None;
+    }
+    let subject: Vec<String> = ws
+        .into_iter()
+        .filter(|w| !NEG.contains(&w.as_str()) && !POS.contains(&w.as_str()) && w != "t")
+        .collect();
+    if subject.len() < 2 {
+        return None;
+    }
+    let key = set_key(&format!("polar:{}", m.mem_type.as_str()), &subject)?;
+    Some((key, if neg { "-".into() } else { "+".into() }))
+}
+
+static TASK_STATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:i'?m|i am|we'?re|we are) (?:halfway|in the middle of|currently|still) |\bnext,? (?:i'll|i will|we'll|we will)\b|^\s*(?:todo|wip)\b|\bwork in progress\b|\bcurrently (?:working on|debugging|fixing)\b|\bwhere (?:i|we) left off\b",
+    )
+    .expect("regex")
+});
+static ONE_OFF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:in|for|during) this session\b|\bjust now\b|\bthis time only\b|\b(?:the|this) (?:build|test|tests|run|ci) (?:passed|failed|is green|is red|went green)\b",
+    )
+    .expect("regex")
+});
+
+/// Why a memory does not belong in memory (task state or a one-off
+/// conclusion), judged on its name, description and fact.
+pub fn contamination(m: &Memory) -> Option<&'static str> {
+    let text = format!(
+        "{}\n{}\n{}",
+        m.name,
+        m.description,
+        m.fact.as_deref().unwrap_or("")
+    );
+    if TASK_STATE.is_match(&text) {
+        Some("contaminated: task state")
+    } else if ONE_OFF.is_match(&text) {
+        Some("contaminated: one-off conclusion")
+    } else {
+        None
+    }
+}
+
+/// Build the plan. `items` are the existing topics (sorted by id) followed by
+/// gathered memories; `broken` the unparsable files (kept, flagged in the
+/// index); `old_index` the current `MEMORY.md`.
+pub fn plan(
+    dir: &std::path::Path,
+    mut items: Vec<Item>,
+    broken: Vec<Broken>,
+    old_index: Option<&str>,
+    scrubber: &Scrubber,
+    opts: &Options,
+) -> Plan {
+    let mut ops = Vec::new();
+
+    // Redact.
+    for it in items.iter_mut() {
+        let r = scrubber.scrub_memory(&mut it.mem);
+        if !r.changed.is_empty() {
+            let mut by: Vec<(String, usize)> = Vec::new();
+            for f in &r.changed {
+                for x in &f.findings {
+                    let l = x.kind.label().to_string();
+                    match by.iter_mut().find(|(k, _)| *k == l) {
+                        Some((_, n)) => *n += 1,
+                        None => by.push((l, 1)),
+                    }
+                }
+            }
+            for (what, count) in by {
+                ops.push(op(
+                    "redact",
+                    Some(&it.id),
+                    json!({"what": what, "count": count}),
+                ));
+                it.reasons.push(format!("redact {count} {what}"));
+            }
+            it.dirty = true;
+        }
+    }
+
+    // Absolutize relative dates in descriptions and bodies.
+    for it in items.iter_mut() {
+        let Some(basis) = it.basis else { continue };
+        let day = basis.day();
+        let mut fields: Vec<(&str, &mut String)> = vec![("description", &mut it.mem.description)];
+        if let Some(b) = it.mem.body.as_mut() {
+            fields.push(("body", b));
+        } else {
+            if let Some(f) = it.mem.fact.as_mut() {
+                fields.push(("fact", f));
+            }
+            if let Some(h) = it.mem.how.as_mut() {
+                fields.push(("how", h));
+            }
+        }
+        let mut any = false;
+        let mut new_ops = Vec::new();
+        for (name, text) in fields {
+            let (new, found) = dates::absolutize(text, day);
+            if new == *text {
+                continue;
+            }
+            for f in &found {
+                let iso = f.date.to_string();
+                let annotated = text[f.end..].trim_start().starts_with(&format!("({iso}"));
+                if f.phrase.contains(&iso) || annotated {
+                    continue;
+                }
+                new_ops.push(op(
+                    "absolutize-date",
+                    Some(&it.id),
+                    json!({"field": name, "from": f.phrase, "to": iso, "basis": basis.label()}),
+                ));
+            }
+            *text = new;
+            any = true;
+        }
+        if any {
+            if it.mem.body.is_some() {
+                // Keep fact/why/how in step with the body.
+                let (f, w, h) =
+                    frontmatter::parse_body_sections(it.mem.body.as_deref().unwrap_or(""));
+                if f.is_some() || w.is_some() || h.is_some() {
+                    it.mem.fact = f;
+                    it.mem.why = w;
+                    it.mem.how = h;
+                }
+            }
+            it.dirty = true;
+            it.reasons.push("absolutize relative dates".into());
+            ops.extend(new_ops);
+        }
+    }
+
+    // Merge duplicates: hash buckets of normalized description + body.
+    let n = items.len();
+    let mut dsu = Dsu((0..n).collect());
+    {
+        let mut pair: HashMap<([u8; 16], Option<[u8; 16]>), usize> = HashMap::new();
+        let mut body: HashMap<[u8; 16], usize> = HashMap::new();
+        for (i, it) in items.iter().enumerate() {
+            if it.retired.is_some() {
+                continue;
+            }
+            let ty = it.mem.mem_type.as_str();
+            let bw = words(&body_text(&it.mem));
+            let bk = set_key(ty, &bw);
+            if let Some(dk) = set_key(ty, &words(&it.mem.description)) {
+                match pair.get(&(dk, bk)) {
+                    Some(&j) => dsu.union(i, j),
+                    None => {
+                        pair.insert((dk, bk), i);
+                    }
+                }
+            }
+            if bw.len() >= 6
+                && let Some(bk) = bk
+            {
+                match body.get(&bk) {
+                    Some(&j) => dsu.union(i, j),
+                    None => {
+                        body.insert(bk, i);
+                    }
+                }
+            }
+        }
+    }
+    let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, it) in items.iter().enumerate() {
+        if it.retired.is_none() {
+            groups.entry(dsu.find(i)).or_default().push(i);
+        }
+    }
+    let mut group_list: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() > 1).collect();
+    group_list.sort();
+    for g in group_list {
+        // Survivor: existing before gathered, then earliest verified_at
+        // (a missing date counts as latest), then shortest id, then first.
+        let &s = g
+            .iter()
+            .min_by(|&&a, &&b| {
+                let (x, y) = (&items[a], &items[b]);
+                x.is_new()
+                    .cmp(&y.is_new())
+                    .then_with(|| match (x.mem.verified_at, y.mem.verified_at) {
+                        (Some(p), Some(q)) => p.cmp(&q),
+                        (Some(_), None) => std::cmp::Ordering::Less,
+                        (None, Some(_)) => std::cmp::Ordering::Greater,
+                        (None, None) => std::cmp::Ordering::Equal,
+                    })
+                    .then(x.id.len().cmp(&y.id.len()))
+                    .then(a.cmp(&b))
+            })
+            .expect("group is not empty");
+        let others: Vec<usize> = g.iter().copied().filter(|&i| i != s).collect();
+        let from: Vec<String> = others.iter().map(|&i| items[i].id.clone()).collect();
+        let sid = items[s].id.clone();
+        for &o in &others {
+            let om = items[o].mem.clone();
+            let sm = &mut items[s].mem;
+            push_unique(&mut sm.triggers, &om.triggers);
+            push_unique(&mut sm.paths, &om.paths);
+            push_unique(&mut sm.evidence, &om.evidence);
+            if om.verified_at > sm.verified_at {
+                sm.verified_at = om.verified_at;
+            }
+            if let Some(c) = om.confidence {
+                sm.confidence = Some(sm.confidence.map_or(c, |x| x.max(c)));
+            }
+            if sm.body.as_deref().is_none_or(|b| b.trim().is_empty())
+                && om.body.as_deref().is_some_and(|b| !b.trim().is_empty())
+            {
+                sm.body = om.body.clone();
+            }
+            for (k, v) in &om.extra {
+                if !sm.extra.contains_key(k) {
+                    sm.extra.insert(k.clone(), v.clone());
+                }
+            }
+            let it = &mut items[o];
+            it.mem.superseded_by = Some(sid.clone());
+            it.retired = Some(format!("merged into {sid}"));
+        }
+        let it = &mut items[s];
+        it.dirty = true;
+        it.reasons
+            .push(format!("merge {} into {sid}: same fact", from.join(", ")));
+        ops.push(op(
+            "merge",
+            Some(&sid),
+            json!({"from": from, "reason": "same fact"}),
+        ));
+    }
+
+    // Supersede contradictions: buckets of a normalized subject.
+    let mut subjects: HashMap<[u8; 16], Vec<(usize, String)>> = HashMap::new();
+    for (i, it) in items.iter().enumerate() {
+        if it.retired.is_some() || it.mem.mem_type == MemoryType::Reference {
+            continue;
+        }
+        if let Some((k, s)) = stance(&it.mem) {
+            subjects.entry(k).or_default().push((i, s));
+        }
+    }
+    let mut buckets: Vec<Vec<(usize, String)>> = subjects
+        .into_values()
+        .filter(|v| v.iter().any(|(_, s)| *s != v[0].1))
+        .collect();
+    buckets.sort();
+    for b in buckets {
+        let &(w, ref ws) = b
+            .iter()
+            .max_by(|(a, _), (c, _)| {
+                let (x, y) = (&items[*a], &items[*c]);
+                x.mem
+                    .verified_at
+                    .cmp(&y.mem.verified_at)
+                    .then(x.mtime().cmp(&y.mtime()))
+                    .then(x.is_new().cmp(&y.is_new()))
+                    .then(c.cmp(a))
+            })
+            .expect("bucket is not empty");
+        let wid = items[w].id.clone();
+        for (o, s) in &b {
+            if s == ws {
+                continue;
+            }
+            let oid = items[*o].id.clone();
+            let it = &mut items[*o];
+            it.mem.superseded_by = Some(wid.clone());
+            it.retired = Some(format!("superseded by {wid}"));
+            let win = &mut items[w];
+            push_unique(&mut win.mem.supersedes, std::slice::from_ref(&oid));
+            win.dirty = true;
+            win.reasons
+                .push(format!("supersede {oid}: contradicts it and is newer"));
+            ops.push(op("supersede", Some(&oid), json!({"superseded_by": wid})));
+        }
+    }
+
+    // Retire: already superseded, expired, contaminated.
+    let live: HashSet<String> = items
+        .iter()
+        .filter(|i| i.retired.is_none())
+        .map(|i| i.id.clone())
+        .collect();
+    for it in items.iter_mut() {
+        if it.retired.is_some() {
+            continue;
+        }
+        let reason = if it
+            .mem
+            .superseded_by
+            .as_ref()
+            .is_some_and(|s| live.contains(s) && *s != it.id)
+        {
+            Some(format!(
+                "superseded by {}",
+                it.mem.superseded_by.as_deref().unwrap_or("")
+            ))
+        } else if it.mem.is_expired(opts.today) {
+            Some("expired".to_string())
+        } else {
+            contamination(&it.mem).map(str::to_string)
+        };
+        it.retired = reason;
+    }
+    // Keep at most max_files: retire the oldest beyond it.
+    if opts.max_files > 0 {
+        let mut active: Vec<usize> = (0..items.len())
+            .filter(|&i| items[i].retired.is_none())
+            .collect();
+        if active.len() > opts.max_files {
+            active.sort_by(|&a, &b| {
+                let (x, y) = (&items[a], &items[b]);
+                x.mem
+                    .verified_at
+                    .cmp(&y.mem.verified_at)
+                    .then(x.mtime().cmp(&y.mtime()))
+                    .then(x.id.cmp(&y.id))
+            });
+            let cut = active.len() - opts.max_files;
+            for &i in &active[..cut] {
+                items[i].retired = Some(format!("over max-files ({})", opts.max_files));
+            }
+        }
+    }
+    for it in &items {
+        if let Some(r) = &it.retired
+            && !r.starts_with("merged into")
+            && !r.starts_with("superseded by")
+        {
+            ops.push(op("retire", Some(&it.id), json!({"reason": r})));
+        } else if let Some(r) = &it.retired
+            && r.starts_with("superseded by")
+            && !ops
+                .iter()
+                .any(|o| o.op == "supersede" && o.id.as_deref() == Some(&it.id))
+        {
+            ops.push(op("retire", Some(&it.id), json!({"reason": r})));
+        }
+    }
+
+    // File changes.
+    let mut changes = Vec::new();
+    let mut retired_taken: HashSet<String> = HashSet::new();
+    let mut final_topics = Vec::new();
+    for it in items {
+        let rel = format!("{}.md", it.id);
+        let (before, mtime) = match &it.origin {
+            Origin::Existing { bytes, mtime, .. } => (Some(bytes.clone()), *mtime),
+            Origin::New { .. } => (None, SystemTime::now()),
+        };
+        if let Some(reason) = &it.retired {
+            let mut m = it.mem.clone();
+            m.retired_at = Some(opts.today);
+            m.retired_reason = Some(reason.clone());
+            m.hash = None;
+            let target = retired_name(dir, &it.id, opts.today, &mut retired_taken);
+            let mut reasons = it.reasons.clone();
+            reasons.push(format!("retire: {reason}"));
+            if before.is_some() {
+                changes.push(Change {
+                    rel: rel.clone(),
+                    before: before.clone(),
+                    after: None,
+                    reasons: reasons.clone(),
+                });
+            }
+            changes.push(Change {
+                rel: target,
+                before: None,
+                after: Some(frontmatter::render(&m).into_bytes()),
+                reasons,
+            });
+            continue;
+        }
+        let mut m = it.mem.clone();
+        m.hash = None;
+        let bytes = if it.dirty || before.is_none() {
+            frontmatter::render(&m).into_bytes()
+        } else {
+            before.clone().unwrap_or_default()
+        };
+        if before.as_deref() != Some(bytes.as_slice()) {
+            let mut reasons = it.reasons.clone();
+            if let Origin::New { source } = &it.origin {
+                reasons.insert(0, format!("create from {source}"));
+            }
+            changes.push(Change {
+                rel: rel.clone(),
+                before: before.clone(),
+                after: Some(bytes.clone()),
+                reasons,
+            });
+        }
+        if let Origin::New { source } = &it.origin {
+            ops.push(op("create", Some(&it.id), json!({"source": source})));
+        }
+        final_topics.push(Topic {
+            id: it.id.clone(),
+            path: dir.join(&rel),
+            mtime,
+            size: bytes.len() as u64,
+            hash: store::hash_bytes(&bytes),
+            memory: m,
+        });
+    }
+
+    // Index.
+    let files = final_topics.len() + broken.len();
+    let st = Store {
+        dir: dir.to_path_buf(),
+        topics: final_topics,
+        broken,
+        bad_names: Vec::new(),
+    };
+    let entries = index_md::entries_for(&st, old_index);
+    let rendered = index_md::render(&entries, opts.today);
+    ops.push(op(
+        "index",
+        None,
+        json!({"lines": rendered.lines, "bytes": rendered.bytes, "files": files}),
+    ));
+    if old_index.map(str::as_bytes) != Some(rendered.text.as_bytes()) {
+        let mut reasons = vec![format!(
+            "rebuild index: {} lines, {} bytes",
+            rendered.lines, rendered.bytes
+        )];
+        if let Some(w) = &rendered.warning {
+            reasons.push(w.clone());
+        }
+        changes.push(Change {
+            rel: store::INDEX_FILE.to_string(),
+            before: old_index.map(|s| s.as_bytes().to_vec()),
+            after: Some(rendered.text.into_bytes()),
+            reasons,
+        });
+    }
+    changes.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Plan { ops, changes }
+}
+
+/// A free name under `retired/` for `id`: `retired/<id>.md`, else
+/// `retired/<id>-<today>.md`, else with `-2`, `-3`, ….
+fn retired_name(
+    dir: &std::path::Path,
+    id: &str,
+    today: NaiveDate,
+    taken: &mut HashSet<String>,
+) -> String {
+    let free =
+        |rel: &String, taken: &HashSet<String>| !taken.contains(rel) && !dir.join(rel).exists();
+    let mut k = 1usize;
+    loop {
+        let stem = match k {
+            1 => id.to_string(),
+            2 => format!("{id}-{today}"),
+            _ => format!("{id}-{today}-{}", k - 1),
+        };
+        let rel = format!("{}/{stem}.md", store::RETIRED_DIR);
+        if free(&rel, taken) {
+            taken.insert(rel.clone());
+            return rel;
+        }
+        k += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(id: &str, desc: &str, body: &str, day: &str) -> Item {
+        let mut m = Memory::new(id, desc, MemoryType::Feedback);
+        m.body = Some(body.to_string());
+        m.verified_at = mem_core::time::parse_day(day);
+        Item {
+            id: id.into(),
+            mem: m,
+            origin: Origin::New {
+                source: "test".into(),
+            },
+            basis: None,
+            dirty: false,
+            reasons: vec![],
+            retired: None,
+        }
+    }
+
+    fn opts() -> Options {
+        Options {
+            today: mem_core::time::parse_day("2026-02-01").unwrap(),
+            max_files: 200,
+        }
+    }
+
+    #[test]
+    fn wording_variants_merge_into_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let items = vec![
+            item(
+                "a",
+                "Never mock the database.",
+                "Use the real DB container in tests.",
+                "2026-01-05",
+            ),
+            item(
+                "bb",
+                "never MOCK the Database",
+                "use the real db container in tests",
+                "2026-01-12",
+            ),
+            item("c", "Something else entirely", "Other text.", "2026-01-01"),
+        ];
+        let p = plan(
+            dir.path(),
+            items,
+            vec![],
+            None,
+            &Scrubber::new(None),
+            &opts(),
+        );
+        let merges: Vec<_> = p.ops.iter().filter(|o| o.op == "merge").collect();
+        assert_eq!(merges.len(), 1);
+        assert_eq!(merges[0].id.as_deref(), Some("a"));
+        assert_eq!(merges[0].fields["from"], json!(["bb"]));
+    }
+
+    #[test]
+    fn contradiction_newer_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let items = vec![
+            item(
+                "old",
+                "Always run the linter before commit",
+                "x",
+                "2026-01-01",
+            ),
+            item(
+                "new",
+                "Never run the linter before commit",
+                "y",
+                "2026-01-10",
+            ),
+            item("npm", "Use npm instead of pnpm", "z", "2026-01-02"),
+            item("pnpm", "Use pnpm instead of npm", "w", "2026-01-09"),
+        ];
+        let p = plan(
+            dir.path(),
+            items,
+            vec![],
+            None,
+            &Scrubber::new(None),
+            &opts(),
+        );
+        let sup: Vec<_> = p
+            .ops
+            .iter()
+            .filter(|o| o.op == "supersede")
+            .map(|o| (o.id.clone().unwrap(), o.fields["superseded_by"].clone()))
+            .collect();
+        assert!(sup.contains(&("old".into(), json!("new"))), "{sup:?}");
+        assert!(sup.contains(&("npm".into(), json!("pnpm"))), "{sup:?}");
+    }
+
+    #[test]
+    fn contamination_is_found() {
+        let m = Memory::new("x", "I'm halfway through the refactor", MemoryType::Project);
+        assert!(contamination(&m).is_some());
+        let m = Memory::new("x", "The build passed", MemoryType::Project);
+        assert!(contamination(&m).is_some());
+        let m = Memory::new("x", "Run setup before build-token", MemoryType::Feedback);
+        assert!(contamination(&m).is_none());
+    }
+}

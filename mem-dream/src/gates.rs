@@ -1,0 +1,324 @@
+//! The four gates, in order (DESIGN.md "Consolidation"):
+//! 1. **master** — off with `MEM_DISABLE=1`, `CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`,
+//!    `autoDreamEnabled: false` in the user settings, or `MEM_REMOTE=1`;
+//! 2. **time** — at least `--min-hours` since the lock's mtime;
+//! 3. **sessions** — at least `--min-sessions` sessions of the project modified
+//!    since then, not counting those whose `entrypoint` is excluded; the scan
+//!    runs at most every `--scan-interval` minutes of the clock, its result
+//!    kept in the cache dir (never in the memory dir);
+//! 4. **lock** — `.consolidate-lock` free, stale, dead or corrupt.
+//!
+//! `--force` skips 2 and 3. Checking the gates never changes the lock; only
+//! the session scan state is written (not with `--dry-run`).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use chrono::{DateTime, Utc};
+use mem_core::lock::Lock;
+use mem_core::memdir;
+use mem_core::time::Clock;
+use mem_core::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::transcripts::Session;
+
+/// What the gates look at.
+pub struct Context<'a> {
+    /// The memory directory.
+    pub dir: &'a Path,
+    /// Its consolidation lock.
+    pub lock: &'a Lock,
+    /// The clock.
+    pub clock: &'a Clock,
+    /// `--min-hours`.
+    pub min_hours: f64,
+    /// `--min-sessions`.
+    pub min_sessions: usize,
+    /// `--exclude-entrypoint`.
+    pub exclude: &'a [String],
+    /// `--scan-interval`, minutes.
+    pub scan_interval: f64,
+    /// `--force`.
+    pub force: bool,
+    /// `--dry-run` (no scan state is written).
+    pub dry_run: bool,
+    /// The lock's stale window.
+    pub stale: Duration,
+    /// Every session of the project.
+    pub sessions: &'a [Session],
+    /// The folders scanned.
+    pub tdirs: &'a [PathBuf],
+}
+
+/// One gate's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gate {
+    /// `master`, `time`, `sessions`, `lock`.
+    pub name: &'static str,
+    /// `Some(true)` open, `Some(false)` closed, `None` not checked (an
+    /// earlier gate closed, or skipped by `--force`).
+    pub open: Option<bool>,
+    /// Why.
+    pub detail: String,
+}
+
+impl Gate {
+    /// `open: …`, `closed: …` or `not checked: …`.
+    pub fn describe(&self) -> String {
+        let s = match self.open {
+            Some(true) => "open",
+            Some(false) => "closed",
+            None => "not checked",
+        };
+        format!("{s}: {}", self.detail)
+    }
+}
+
+/// All four gates, and the sessions that counted.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The gates in order.
+    pub gates: Vec<Gate>,
+    /// The sessions modified since the last consolidation that count.
+    pub counted: Vec<Session>,
+}
+
+impl Report {
+    /// The first closed gate, as `name: detail`.
+    pub fn closed(&self) -> Option<String> {
+        self.gates
+            .iter()
+            .find(|g| g.open == Some(false))
+            .map(|g| format!("{}: {}", g.name, g.detail))
+    }
+}
+
+/// The scan state kept in the cache dir.
+#[derive(Debug, Serialize, Deserialize)]
+struct ScanState {
+    scanned_at: String,
+    since: Option<String>,
+    dirs: Vec<PathBuf>,
+    count: usize,
+}
+
+/// The scan state file of a memory directory.
+pub fn scan_state_path(dir: &Path) -> Result<PathBuf> {
+    Ok(memdir::cache_dir_for(dir)?.join("dream-scan.json"))
+}
+
+fn ts(t: SystemTime) -> String {
+    mem_core::time::fmt_ts(DateTime::<Utc>::from(t))
+}
+
+/// The master switch: `Some(reason)` when off.
+pub fn master_off() -> Result<Option<String>> {
+    if memdir::env_flag("MEM_DISABLE") {
+        return Ok(Some("MEM_DISABLE is set".into()));
+    }
+    if memdir::env_flag("CLAUDE_CODE_DISABLE_AUTO_MEMORY") {
+        return Ok(Some("CLAUDE_CODE_DISABLE_AUTO_MEMORY is set".into()));
+    }
+    if memdir::env_flag("MEM_REMOTE") {
+        return Ok(Some("remote mode (MEM_REMOTE is set)".into()));
+    }
+    if let Some(s) = memdir::user_settings()?
+        && s.get("autoDreamEnabled").and_then(|v| v.as_bool()) == Some(false)
+    {
+        return Ok(Some(
+            "autoDreamEnabled is false in the user settings".into(),
+        ));
+    }
+    Ok(None)
+}
+
+/// Check the gates in order (see module docs).
+///
+/// Errors: an unreadable lock or settings file.
+pub fn check(c: &Context<'_>) -> Result<Report> {
+    let mut gates = Vec::with_capacity(4);
+    let mut counted = Vec::new();
+    let mut closed = false;
+
+    // 1. master
+    match master_off()? {
+        Some(r) => {
+            gates.push(Gate {
+                name: "master",
+                open: Some(false),
+                detail: r,
+            });
+            closed = true;
+        }
+        None => gates.push(Gate {
+            name: "master",
+            open: Some(true),
+            detail: "consolidation enabled".into(),
+        }),
+    }
+
+    // 2. time
+    let last = c.lock.last_consolidated()?;
+    if closed {
+        gates.push(Gate {
+            name: "time",
+            open: None,
+            detail: "an earlier gate is closed".into(),
+        });
+    } else {
+        let (hours, text) = match last {
+            None => (f64::INFINITY, "never consolidated".to_string()),
+            Some(t) => {
+                let now: SystemTime = c.clock.now.into();
+                let h = match now.duration_since(t) {
+                    Ok(d) => d.as_secs_f64() / 3600.0,
+                    Err(e) => -(e.duration().as_secs_f64() / 3600.0),
+                };
+                (
+                    h,
+                    format!("{h:.1} h since the last consolidation ({})", ts(t)),
+                )
+            }
+        };
+        if c.force {
+            gates.push(Gate {
+                name: "time",
+                open: None,
+                detail: format!("skipped by --force ({text})"),
+            });
+        } else if hours >= c.min_hours {
+            gates.push(Gate {
+                name: "time",
+                open: Some(true),
+                detail: format!("{text} >= {} h", c.min_hours),
+            });
+        } else {
+            gates.push(Gate {
+                name: "time",
+                open: Some(false),
+                detail: format!("{text} < {} h", c.min_hours),
+            });
+            closed = true;
+        }
+    }
+
+    // 3. sessions (the list is also what gather reads, so it is made even
+    // under --force).
+    let newer: Vec<&Session> = c
+        .sessions
+        .iter()
+        .filter(|s| last.is_none_or(|t| s.mtime > t))
+        .collect();
+    let excluded = newer
+        .iter()
+        .filter(|s| s.entrypoint.as_ref().is_some_and(|e| c.exclude.contains(e)))
+        .count();
+    counted.extend(
+        newer
+            .iter()
+            .filter(|s| !s.entrypoint.as_ref().is_some_and(|e| c.exclude.contains(e)))
+            .map(|&s| s.clone()),
+    );
+    if closed {
+        gates.push(Gate {
+            name: "sessions",
+            open: None,
+            detail: "an earlier gate is closed".into(),
+        });
+    } else {
+        let since = last.map(ts);
+        let state_path = scan_state_path(c.dir).ok();
+        // Within the cooldown, the previous count stands.
+        let cached = (c.scan_interval > 0.0 && !c.force)
+            .then_some(state_path.as_ref())
+            .flatten()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|t| serde_json::from_str::<ScanState>(&t).ok())
+            .filter(|s| s.since == since && s.dirs == c.tdirs)
+            .and_then(|s| {
+                let at = mem_core::time::parse_ts(&s.scanned_at)?;
+                let age = (c.clock.now - at).num_milliseconds() as f64 / 60_000.0;
+                (age >= 0.0 && age < c.scan_interval).then_some((s.count, s.scanned_at))
+            });
+        let (count, how) = match cached {
+            Some((n, at)) => (
+                n,
+                format!(" (scan of {at}; next scan after {} min)", c.scan_interval),
+            ),
+            None => {
+                if !c.dry_run
+                    && let Some(p) = &state_path
+                {
+                    let st = ScanState {
+                        scanned_at: mem_core::time::fmt_ts(c.clock.now),
+                        since: since.clone(),
+                        dirs: c.tdirs.to_vec(),
+                        count: counted.len(),
+                    };
+                    let _ = mem_core::atomic::write_atomic(
+                        p,
+                        serde_json::to_string(&st).unwrap_or_default().as_bytes(),
+                    );
+                }
+                (counted.len(), String::new())
+            }
+        };
+        let text = format!(
+            "{count} session(s) since the last consolidation{}{how}",
+            if excluded > 0 {
+                format!(" ({excluded} excluded by entrypoint)")
+            } else {
+                String::new()
+            }
+        );
+        if c.force {
+            gates.push(Gate {
+                name: "sessions",
+                open: None,
+                detail: format!("skipped by --force ({text})"),
+            });
+        } else if count >= c.min_sessions {
+            gates.push(Gate {
+                name: "sessions",
+                open: Some(true),
+                detail: format!("{text} >= {}", c.min_sessions),
+            });
+        } else {
+            gates.push(Gate {
+                name: "sessions",
+                open: Some(false),
+                detail: format!("{text} < {}", c.min_sessions),
+            });
+            closed = true;
+        }
+    }
+
+    // 4. lock (looked at, never changed here).
+    if closed {
+        gates.push(Gate {
+            name: "lock",
+            open: None,
+            detail: "an earlier gate is closed".into(),
+        });
+    } else {
+        let st = c.lock.status(c.stale)?;
+        if st.busy() {
+            return Err(Error::Busy {
+                path: c.lock.path().to_path_buf(),
+                pid: st.pid.unwrap_or(0),
+            });
+        }
+        let detail = match st.reclaim() {
+            Some(r) => format!("{r}: will be reclaimed"),
+            None if !st.exists => "no lock yet (never consolidated)".into(),
+            None => "free".into(),
+        };
+        gates.push(Gate {
+            name: "lock",
+            open: Some(true),
+            detail,
+        });
+    }
+    Ok(Report { gates, counted })
+}

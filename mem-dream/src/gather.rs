@@ -1,0 +1,131 @@
+//! Gather: daily logs (`logs/YYYY/MM/YYYY-MM-DD.md`) and sessions newer than
+//! the last consolidation, turned into candidate memories in process; and the
+//! basis (source timestamp) of each memory for relative dates.
+//!
+//! Daily logs are read with mem-index's log reader
+//! ([`mem_index::extra::parse_log`]); sessions are read into events
+//! ([`crate::transcripts::events`]) and extracted with mem-extract's rules
+//! ([`extract`]).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use mem_core::records::{Event, Memory};
+use mem_core::store;
+
+use crate::consolidate::Basis;
+use crate::transcripts::{self, Session};
+
+/// A gathered memory, where it came from, and its basis for relative dates.
+pub type Gathered = (Memory, String, Option<Basis>);
+
+/// Map evidence digests (`transcript:<digest>#…`) to session files.
+pub fn digest_map(sessions: &[Session]) -> HashMap<String, PathBuf> {
+    sessions
+        .iter()
+        .map(|s| (transcripts::digest(&s.id), s.path.clone()))
+        .collect()
+}
+
+/// The basis of a memory's relative dates: the timestamp of its first
+/// evidence entry that can be found in the project's sessions, else its
+/// `verified_at` (already a local day), else none (dates are left alone).
+pub fn basis_of(m: &Memory, digests: &HashMap<String, PathBuf>) -> Option<Basis> {
+    for e in &m.evidence {
+        let Some(rest) = e.strip_prefix("transcript:") else {
+            continue;
+        };
+        let Some((d, line)) = rest.split_once('#') else {
+            continue;
+        };
+        let (Some(path), Ok(line)) = (digests.get(d), line.parse::<u64>()) else {
+            continue;
+        };
+        if let Some(t) = transcripts::entry_ts(path, line) {
+            return Some(Basis::Ts(t));
+        }
+    }
+    m.verified_at.map(Basis::Day)
+}
+
+/// The memories of the daily logs modified after `since` (all when `None`).
+/// A document that does not parse is reported in `warnings` and skipped.
+pub fn logs(dir: &Path, since: Option<SystemTime>, warnings: &mut Vec<String>) -> Vec<Gathered> {
+    let mut files = Vec::new();
+    collect_md(&dir.join(store::LOGS_DIR), &mut files);
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let newer = std::fs::metadata(&f)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| since.is_none_or(|s| t > s));
+        if !newer {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            warnings.push(format!("{}: cannot be read", f.display()));
+            continue;
+        };
+        let rel = f
+            .strip_prefix(dir)
+            .unwrap_or(&f)
+            .to_string_lossy()
+            .into_owned();
+        let day = f
+            .file_stem()
+            .and_then(|s| mem_core::time::parse_day(&s.to_string_lossy()));
+        let (mems, errs) = mem_index::extra::parse_log(&rel, &text);
+        for e in errs {
+            warnings.push(format!("{e}: skipped"));
+        }
+        for m in mems {
+            let basis = m.verified_at.or(day).map(Basis::Day);
+            out.push((m, rel.clone(), basis));
+        }
+    }
+    out
+}
+
+fn collect_md(d: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(d) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect_md(&p, out);
+        } else if p.extension().is_some_and(|x| x == "md") {
+            out.push(p);
+        }
+    }
+}
+
+/// The memories of one session: its events, extracted.
+pub fn session(s: &Session, root: &Path, warnings: &mut Vec<String>) -> Vec<Gathered> {
+    let events = transcripts::events(s, warnings);
+    let source = format!("transcript:{}", transcripts::digest(&s.id));
+    extract(&events, root)
+        .into_iter()
+        .map(|m| {
+            let basis = first_ts(&events).map(Basis::Ts);
+            (m, source.clone(), basis)
+        })
+        .collect()
+}
+
+fn first_ts(events: &[Event]) -> Option<chrono::DateTime<chrono::Utc>> {
+    events
+        .iter()
+        .find_map(|e| e.ts.as_deref().and_then(mem_core::time::parse_ts))
+}
+
+/// Extraction of events into memories with mem-extract's rules (DESIGN.md
+/// allows mem-dream to use its library): scrubbed, project-relative, with
+/// evidence pointers and absolute dates.
+pub fn extract(events: &[Event], root: &Path) -> Vec<Memory> {
+    let opts = mem_extract::extract::ExtractOptions {
+        project_root: Some(root.to_path_buf()),
+        project_id: Some(mem_core::memdir::project_id(root)),
+        ..Default::default()
+    };
+    mem_extract::extract::extract(events, &opts).memories
+}

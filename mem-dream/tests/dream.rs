@@ -1,0 +1,730 @@
+//! End-to-end tests of the `mem-dream` binary on throwaway directories:
+//! cases B16, B21, B26, B27, B29, dry-run, undo, Claude Code directories.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, SystemTime};
+
+use filetime::FileTime;
+
+fn shared() -> Option<PathBuf> {
+    let p = std::env::var_os("MEM_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    p.join("cases").is_dir().then_some(p)
+}
+
+macro_rules! need_shared {
+    ($name:expr) => {
+        match shared() {
+            Some(s) => s,
+            None => {
+                eprintln!("SKIPPED {}: ../shared not present", $name);
+                println!("SKIPPED {}: ../shared not present", $name);
+                return;
+            }
+        }
+    };
+}
+
+/// A throwaway home with its own cache and Claude dir.
+struct Env {
+    tmp: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env {
+            tmp: tempfile::tempdir().unwrap(),
+        }
+    }
+    fn path(&self) -> &Path {
+        self.tmp.path()
+    }
+    fn mem(&self) -> PathBuf {
+        self.path().join("memory")
+    }
+    fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mem-dream"));
+        for v in [
+            "MEM_MEMORY_DIR",
+            "MEM_DISABLE",
+            "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+            "MEM_REMOTE",
+            "MEM_NOW",
+            "MEM_TODAY",
+            "MEM_PER_WORKTREE",
+        ] {
+            c.env_remove(v);
+        }
+        c.env("HOME", self.path().join("home"))
+            .env("CLAUDE_CONFIG_DIR", self.path().join("home/.claude"))
+            .env("XDG_CACHE_HOME", self.path().join("cache"))
+            .current_dir(self.path());
+        c
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        let out = self.cmd().args(args).output().unwrap();
+        eprintln!(
+            "$ mem-dream {}\n--- status {:?}\n--- stdout\n{}--- stderr\n{}",
+            args.join(" "),
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+    /// Run on the memory dir with extra args.
+    fn dream(&self, args: &[&str]) -> Output {
+        let m = self.mem();
+        let mut a = vec!["--memory-dir", m.to_str().unwrap(), "--format", "jsonl"];
+        a.extend_from_slice(args);
+        self.run(&a)
+    }
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to);
+        } else {
+            std::fs::write(&to, std::fs::read(e.path()).unwrap()).unwrap();
+        }
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Every file under `dir` with its bytes and mtime.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, SystemTime)> {
+    let mut m = BTreeMap::new();
+    fn walk(d: &Path, base: &Path, m: &mut BTreeMap<PathBuf, (Vec<u8>, SystemTime)>) {
+        for e in std::fs::read_dir(d).unwrap() {
+            let e = e.unwrap();
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, base, m);
+            } else {
+                let t = std::fs::metadata(&p).unwrap().modified().unwrap();
+                m.insert(
+                    p.strip_prefix(base).unwrap().to_path_buf(),
+                    (std::fs::read(&p).unwrap(), t),
+                );
+            }
+        }
+    }
+    walk(dir, dir, &mut m);
+    m
+}
+
+fn topics(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md") && n != "MEMORY.md")
+        .collect();
+    v.sort();
+    v
+}
+
+fn set_mtime(p: &Path, ago: Duration) {
+    let t = SystemTime::now() - ago;
+    filetime::set_file_mtime(p, FileTime::from_system_time(t)).unwrap();
+}
+
+fn mtime(p: &Path) -> SystemTime {
+    std::fs::metadata(p).unwrap().modified().unwrap()
+}
+
+#[test]
+fn b16_broken_frontmatter_is_left_byte_identical() {
+    let sh = need_shared!("b16_broken_frontmatter_is_left_byte_identical");
+    let env = Env::new();
+    copy_dir(&sh.join("cases/B16/memory"), &env.mem());
+    let q = env.mem().join("quote-style.md");
+    let before = std::fs::read(&q).unwrap();
+    let o = env.dream(&["--force"]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = stderr(&o);
+    assert!(err.contains("quote-style.md:3"), "{err}");
+    assert_eq!(
+        std::fs::read(&q).unwrap(),
+        before,
+        "quote-style.md rewritten"
+    );
+    assert!(env.mem().join("db-tests.md").exists());
+    let index = std::fs::read_to_string(env.mem().join("MEMORY.md")).unwrap();
+    let line = index
+        .lines()
+        .find(|l| l.contains("(quote-style.md)"))
+        .expect("broken file kept in the index");
+    assert!(line.contains("does not parse"), "{line}");
+    assert!(index.contains("(db-tests.md)"));
+}
+
+#[test]
+fn b21_identical_memories_merge_into_exactly_one() {
+    let sh = need_shared!("b21_identical_memories_merge_into_exactly_one");
+    let env = Env::new();
+    copy_dir(&sh.join("cases/B21/memory"), &env.mem());
+    let o = env.dream(&["--force"]);
+    assert_eq!(o.status.code(), Some(0));
+    let t = topics(&env.mem());
+    assert_eq!(t, ["no-db-mocks.md"], "exactly one topic file remains");
+    let text = std::fs::read_to_string(env.mem().join("no-db-mocks.md")).unwrap();
+    assert!(text.contains(
+        "Integration tests must use the real database container; mocks hid a migration bug."
+    ));
+    assert!(
+        text.contains(r#"triggers: ["integration test", "mock", "database"]"#),
+        "{text}"
+    );
+    assert!(text.contains("verified_at: 2026-01-12\n"), "{text}");
+    let index = std::fs::read_to_string(env.mem().join("MEMORY.md")).unwrap();
+    assert_eq!(index.lines().count(), 1, "{index}");
+    assert!(index.contains("(no-db-mocks.md)"));
+    // Logged: in the plan printed and in the journal.
+    let merge =
+        r#"{"op":"merge","id":"no-db-mocks","from":["no-db-mocks-2"],"reason":"same fact"}"#;
+    assert!(stdout(&o).contains(merge), "{}", stdout(&o));
+    let journal = env.mem().join(".mem/journal");
+    let j = std::fs::read_dir(&journal)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert!(
+        std::fs::read_to_string(j.join("plan.jsonl"))
+            .unwrap()
+            .contains(merge)
+    );
+    // The other one is retired with a reason, not deleted.
+    let r = std::fs::read_to_string(env.mem().join("retired/no-db-mocks-2.md")).unwrap();
+    assert!(
+        r.contains(r#"retired_reason: "merged into no-db-mocks""#),
+        "{r}"
+    );
+    // A second run finds nothing more to merge, never zero files.
+    let o = env.dream(&["--force"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!stdout(&o).contains("\"merge\""));
+    assert_eq!(topics(&env.mem()), ["no-db-mocks.md"]);
+}
+
+fn write_lock(env: &Env, content: &str, ago: Duration) -> PathBuf {
+    std::fs::create_dir_all(env.mem()).unwrap();
+    let l = env.mem().join(".consolidate-lock");
+    std::fs::write(&l, content).unwrap();
+    set_mtime(&l, ago);
+    l
+}
+
+#[test]
+fn b26_dead_stale_empty_and_garbage_locks_are_reclaimed() {
+    let mut dead = Command::new("true").spawn().unwrap();
+    let dead_pid = dead.id();
+    dead.wait().unwrap();
+    let mut live = Command::new("sleep").arg("60").spawn().unwrap();
+    let live_pid = live.id();
+    let cases: Vec<(&str, String, Duration, bool)> = vec![
+        (
+            "dead pid, fresh",
+            dead_pid.to_string(),
+            Duration::from_secs(5),
+            false,
+        ),
+        (
+            "live pid, 2 h old",
+            live_pid.to_string(),
+            Duration::from_secs(7200),
+            false,
+        ),
+        ("empty", String::new(), Duration::from_secs(120), true),
+        (
+            "garbage",
+            "not-a-pid\n".into(),
+            Duration::from_secs(5),
+            true,
+        ),
+    ];
+    for (what, content, ago, corrupt) in cases {
+        let env = Env::new();
+        let l = write_lock(&env, &content, ago);
+        let start = SystemTime::now();
+        let o = env.dream(&["--force"]);
+        assert_eq!(o.status.code(), Some(0), "{what}");
+        assert_eq!(
+            std::fs::read_to_string(&l).unwrap(),
+            "0",
+            "{what}: released"
+        );
+        assert!(
+            mtime(&l) >= start - Duration::from_secs(1),
+            "{what}: stamped"
+        );
+        let err = stderr(&o);
+        assert!(err.contains("reclaimed"), "{what}: {err}");
+        assert_eq!(err.contains("corrupt lock"), corrupt, "{what}: {err}");
+    }
+    // A live holder inside the stale window: busy, nothing changed.
+    let env = Env::new();
+    let l = write_lock(&env, &live_pid.to_string(), Duration::from_secs(300));
+    let before = mtime(&l);
+    let o = env.dream(&["--force"]);
+    assert_eq!(o.status.code(), Some(75));
+    assert_eq!(std::fs::read_to_string(&l).unwrap(), live_pid.to_string());
+    assert_eq!(mtime(&l), before);
+    let o = env.dream(&["--force", "--dry-run"]);
+    assert_eq!(o.status.code(), Some(75));
+    let _ = live.kill();
+    let _ = live.wait();
+}
+
+#[test]
+fn b27_own_sessions_do_not_count_and_a_run_releases_the_lock() {
+    let sh = need_shared!("b27_own_sessions_do_not_count_and_a_run_releases_the_lock");
+    let env = Env::new();
+    let dest = env.path().join("case");
+    let out = Command::new("bash")
+        .arg(sh.join("cases/B27/setup.sh"))
+        .arg(&dest)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let mem = p.join("memory");
+    let lock = mem.join(".consolidate-lock");
+    let lock_before = (std::fs::read(&lock).unwrap(), mtime(&lock));
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "--memory-dir".to_string(),
+            mem.display().to_string(),
+            "--transcripts".into(),
+            p.display().to_string(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |extra: &[&str]| {
+        let a = args(extra);
+        env.run(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = stderr(&o);
+    assert!(err.contains("not due: sessions: 4 session(s)"), "{err}");
+    assert!(err.contains("1 excluded by entrypoint"), "{err}");
+    assert_eq!((std::fs::read(&lock).unwrap(), mtime(&lock)), lock_before);
+    let o = run(&["--strict"]);
+    assert_eq!(o.status.code(), Some(75));
+    assert_eq!((std::fs::read(&lock).unwrap(), mtime(&lock)), lock_before);
+    // The scan state lives in the cache, never in the memory dir.
+    assert!(!mem.join(".mem").exists());
+    assert!(env.path().join("cache/mem").is_dir());
+
+    // One more real session.
+    let src =
+        std::fs::read_to_string(p.join("00000000-0000-4000-8000-000000000101.jsonl")).unwrap();
+    std::fs::write(
+        p.join("00000000-0000-4000-8000-000000000105.jsonl"),
+        src.replace("000000000101", "000000000105"),
+    )
+    .unwrap();
+    // Within the scan cooldown the previous count stands.
+    let o = run(&[]);
+    assert!(
+        stderr(&o).contains("not due: sessions: 4"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!((std::fs::read(&lock).unwrap(), mtime(&lock)), lock_before);
+    let start = SystemTime::now();
+    let o = run(&["--scan-interval", "0", "--explain"]);
+    let end = SystemTime::now();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("gate sessions: open: 5 session(s)"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&lock).unwrap(), "0");
+    let t = mtime(&lock);
+    assert!(
+        t >= start - Duration::from_millis(10) && t <= end,
+        "lock mtime = completion time"
+    );
+    // Right after a run the time gate is closed: no second dream.
+    let o = run(&["--scan-interval", "0"]);
+    assert!(stderr(&o).contains("not due: time"), "{}", stderr(&o));
+}
+
+#[test]
+fn b29_relative_dates_use_the_local_day_of_the_source() {
+    let sh = need_shared!("b29_relative_dates_use_the_local_day_of_the_source");
+    let env = Env::new();
+    let td = env.path().join("transcripts");
+    std::fs::create_dir_all(&td).unwrap();
+    let sid = "00000000-0000-4000-8000-000000000001";
+    std::fs::copy(
+        sh.join("cases/B29/events.jsonl"),
+        td.join(format!("{sid}.jsonl")),
+    )
+    .unwrap();
+    let digest = &blake3::hash(sid.as_bytes()).to_hex()[..12];
+    std::fs::create_dir_all(env.mem()).unwrap();
+    let mems = [
+        (
+            "nightly-ci",
+            "Yesterday we switched CI to the nightly toolchain; keep that in mind.",
+            1,
+        ),
+        (
+            "rustfmt-stable",
+            "And today I pinned rustfmt to the stable channel.",
+            2,
+        ),
+        ("staging-db", "Last Friday the staging DB was rebuilt.", 3),
+    ];
+    for (id, body, line) in mems {
+        std::fs::write(
+            env.mem().join(format!("{id}.md")),
+            format!(
+                "---\nname: \"{id}\"\ndescription: \"{id}\"\ntype: project\nevidence: [\"transcript:{digest}#{line}\"]\n---\n{body}\n"
+            ),
+        )
+        .unwrap();
+    }
+    let o = env
+        .cmd()
+        .env("TZ", "America/Los_Angeles")
+        .args([
+            "--memory-dir",
+            env.mem().to_str().unwrap(),
+            "--transcripts",
+            td.to_str().unwrap(),
+            "--now",
+            "2026-01-16T18:00:00Z",
+            "--force",
+            "--format",
+            "jsonl",
+        ])
+        .output()
+        .unwrap();
+    eprintln!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(0));
+    let read = |id: &str| std::fs::read_to_string(env.mem().join(format!("{id}.md"))).unwrap();
+    let ci = read("nightly-ci");
+    assert!(ci.contains("Yesterday (2026-01-13) we switched CI"), "{ci}");
+    assert!(
+        !ci.contains("(2026-01-14)") && !ci.contains("2026-01-15"),
+        "{ci}"
+    );
+    let fmt = read("rustfmt-stable");
+    assert!(fmt.contains("today (2026-01-14) I pinned"), "{fmt}");
+    let db = read("staging-db");
+    assert!(
+        db.contains("Last Friday (2026-01-09) the staging DB"),
+        "{db}"
+    );
+    let plan = stdout(&o);
+    assert!(
+        plan.contains(r#"{"op":"absolutize-date","id":"nightly-ci","field":"body","from":"Yesterday","to":"2026-01-13","basis":"2026-01-15T07:30:00Z"}"#),
+        "{plan}"
+    );
+    assert!(
+        plan.contains(r#""from":"Last Friday","to":"2026-01-09""#),
+        "{plan}"
+    );
+}
+
+fn b21_env(sh: &Path) -> Env {
+    let env = Env::new();
+    copy_dir(&sh.join("cases/B21/memory"), &env.mem());
+    // Something to retire and something to date, too.
+    std::fs::write(
+        env.mem().join("mirror-slow.md"),
+        "---\nname: \"mirror slow\"\ndescription: \"The mirror is slow\"\ntype: project\nverified_at: 2026-01-10\nexpires: 2026-01-11\n---\nUse the other mirror tomorrow.\n",
+    )
+    .unwrap();
+    write_lock(&env, "0", Duration::from_secs(48 * 3600));
+    env
+}
+
+#[test]
+fn dry_run_changes_nothing_anywhere() {
+    let sh = need_shared!("dry_run_changes_nothing_anywhere");
+    let env = b21_env(&sh);
+    let before = snapshot(env.path());
+    let o = env.dream(&["--dry-run", "--force", "--explain"]);
+    assert_eq!(o.status.code(), Some(0));
+    let plan = stdout(&o);
+    assert!(plan.contains(r#""op":"merge""#), "{plan}");
+    assert!(
+        plan.contains(r#"{"op":"retire","id":"mirror-slow","reason":"expired"}"#),
+        "{plan}"
+    );
+    assert!(plan.contains(r#""op":"index""#), "{plan}");
+    let o = env.dream(&["--dry-run", "--force", "--diff"]);
+    assert_eq!(o.status.code(), Some(0));
+    let d = stdout(&o);
+    assert!(
+        d.contains("--- a/no-db-mocks.md\n+++ b/no-db-mocks.md\n# reason: merge"),
+        "{d}"
+    );
+    assert!(
+        d.contains(
+            "+++ b/retired/mirror-slow.md\n# reason: absolutize relative dates; retire: expired"
+        ),
+        "{d}"
+    );
+    assert!(
+        d.contains("+Use the other mirror tomorrow (2026-01-11)."),
+        "{d}"
+    );
+    assert!(d.contains("@@ "), "{d}");
+    assert_eq!(snapshot(env.path()), before, "dry run changed something");
+    assert!(!env.path().join("cache").exists());
+}
+
+#[test]
+fn undo_restores_the_state_before_the_last_run() {
+    let sh = need_shared!("undo_restores_the_state_before_the_last_run");
+    let env = b21_env(&sh);
+    let lock = env.mem().join(".consolidate-lock");
+    let lock_mtime = mtime(&lock);
+    let before: BTreeMap<_, _> = snapshot(&env.mem())
+        .into_iter()
+        .map(|(p, (b, _))| (p, b))
+        .collect();
+    let o = env.dream(&["--force"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_ne!(mtime(&lock), lock_mtime);
+    assert!(env.mem().join("retired/mirror-slow.md").exists());
+    let o = env.dream(&["undo"]);
+    assert_eq!(o.status.code(), Some(0));
+    let after: BTreeMap<_, _> = snapshot(&env.mem())
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with(".mem"))
+        .map(|(p, (b, _))| (p, b))
+        .collect();
+    assert_eq!(after, before);
+    assert_eq!(mtime(&lock), lock_mtime, "lock mtime restored");
+    // Nothing left to undo.
+    let o = env.dream(&["undo"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn claude_code_directory_loses_no_information() {
+    let env = Env::new();
+    let m = env.mem();
+    std::fs::create_dir_all(&m).unwrap();
+    let files = [
+        (
+            "feedback_testing.md",
+            "---\nname: testing\ndescription: Integration tests must hit a real database, not mocks\ntype: feedback\n---\n\nDon't mock the database in integration tests.\n\n**Why:** a mocked test passed while the prod migration failed.\n\n**How to apply:** use the docker test database.\n",
+        ),
+        (
+            "feedback_testing_again.md",
+            "---\nname: testing again\ndescription: Integration tests must hit a real database, NOT mocks.\ntype: feedback\n---\n\nDon't mock the database in integration tests.\n\n**Why:** a mocked test passed while the prod migration failed.\n\n**How to apply:** use the docker test database.\n",
+        ),
+        (
+            "user_role.md",
+            "---\nname: user role\ndescription: The user is a data scientist new to Rust\ntype: user\n---\n\nExplain borrow-checker errors step by step.\n",
+        ),
+        (
+            "project_freeze.md",
+            "---\nname: merge freeze\ndescription: Merge freeze for the mobile release\ntype: project\n---\n\nNo non-critical merges; mobile is cutting a release branch.\n",
+        ),
+        (
+            "reference_linear.md",
+            "---\nname: linear\ndescription: Pipeline bugs are tracked in Linear project INGEST\ntype: reference\n---\n\nhttps://linear.app/acme/project/ingest\n",
+        ),
+    ];
+    for (f, t) in files {
+        std::fs::write(m.join(f), t).unwrap();
+    }
+    std::fs::write(
+        m.join("MEMORY.md"),
+        "- [testing](feedback_testing.md) — Integration tests must hit a real database\n- [user role](user_role.md) — data scientist\n",
+    )
+    .unwrap();
+    let o = env.dream(&["--force"]);
+    assert_eq!(o.status.code(), Some(0));
+    // Untouched files stay byte-identical.
+    for (f, t) in &files[2..] {
+        assert_eq!(&std::fs::read_to_string(m.join(f)).unwrap(), t, "{f}");
+    }
+    // The duplicate pair: one survivor with the body, the other retired.
+    let live = topics(&m);
+    assert_eq!(live.len(), 4, "{live:?}");
+    let all: String = snapshot(&m)
+        .into_values()
+        .map(|(b, _)| String::from_utf8_lossy(&b).into_owned())
+        .collect();
+    for (_, t) in files {
+        for line in t.lines().filter(|l| !l.trim().is_empty() && *l != "---") {
+            let (k, v) = line.split_once(": ").unwrap_or(("", line));
+            let needle = if ["name", "description", "type"].contains(&k) {
+                v
+            } else {
+                line
+            };
+            assert!(all.contains(needle), "lost: {line}");
+        }
+    }
+    let index = std::fs::read_to_string(m.join("MEMORY.md")).unwrap();
+    assert_eq!(index.lines().count(), 4, "{index}");
+}
+
+#[test]
+fn master_and_time_gates() {
+    let env = Env::new();
+    let l = write_lock(&env, "0", Duration::from_secs(3600));
+    let before = (std::fs::read(&l).unwrap(), mtime(&l));
+    let o = env
+        .cmd()
+        .env("MEM_DISABLE", "1")
+        .args(["--memory-dir", env.mem().to_str().unwrap(), "--force"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("not due: master: MEM_DISABLE"),
+        "{}",
+        stderr(&o)
+    );
+    let o = env
+        .cmd()
+        .env("MEM_REMOTE", "1")
+        .args(["--memory-dir", env.mem().to_str().unwrap(), "--strict"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(75));
+    std::fs::create_dir_all(env.path().join("home/.claude")).unwrap();
+    std::fs::write(
+        env.path().join("home/.claude/settings.json"),
+        r#"{"autoDreamEnabled": false}"#,
+    )
+    .unwrap();
+    let o = env.dream(&["--force"]);
+    assert!(stderr(&o).contains("autoDreamEnabled"), "{}", stderr(&o));
+    std::fs::remove_file(env.path().join("home/.claude/settings.json")).unwrap();
+    let o = env.dream(&["--explain"]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = stderr(&o);
+    assert!(err.contains("gate master: open"), "{err}");
+    assert!(err.contains("not due: time: 1.0 h since"), "{err}");
+    assert!(err.contains("gate sessions: not checked"), "{err}");
+    assert!(err.contains("gate lock: not checked"), "{err}");
+    assert_eq!((std::fs::read(&l).unwrap(), mtime(&l)), before);
+}
+
+#[test]
+fn a_failed_run_restores_files_and_rolls_the_lock_back() {
+    let sh = need_shared!("a_failed_run_restores_files_and_rolls_the_lock_back");
+    let env = b21_env(&sh);
+    // `retired` is a file: moving a memory there fails half-way.
+    std::fs::write(env.mem().join("retired"), "in the way").unwrap();
+    let lock = env.mem().join(".consolidate-lock");
+    let before: BTreeMap<_, _> = snapshot(&env.mem())
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with(".mem"))
+        .collect();
+    let o = env.dream(&["--force"]);
+    assert_eq!(o.status.code(), Some(1));
+    let after: BTreeMap<_, _> = snapshot(&env.mem())
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with(".mem"))
+        .collect();
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>()
+    );
+    for (p, (b, _)) in &before {
+        assert_eq!(&after[p].0, b, "{}", p.display());
+    }
+    assert_eq!(
+        mtime(&lock),
+        before[Path::new(".consolidate-lock")].1,
+        "lock mtime rolled back"
+    );
+    assert_eq!(std::fs::read_to_string(&lock).unwrap(), "0");
+    assert!(
+        !env.mem().join(".mem/journal").exists()
+            || std::fs::read_dir(env.mem().join(".mem/journal"))
+                .unwrap()
+                .next()
+                .is_none()
+    );
+}
+
+#[test]
+fn max_sessions_stamps_the_newest_processed_session() {
+    let sh = need_shared!("max_sessions_stamps_the_newest_processed_session");
+    let env = Env::new();
+    let dest = env.path().join("case");
+    let out = Command::new("bash")
+        .arg(sh.join("cases/B27/setup.sh"))
+        .arg(&dest)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let mem = p.join("memory");
+    // Counted sessions, oldest first (the dream-made one is excluded).
+    let mut counted: Vec<(SystemTime, PathBuf)> = std::fs::read_dir(&p)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|f| {
+            f.extension().is_some_and(|x| x == "jsonl") && !f.to_string_lossy().contains("0199")
+        })
+        .map(|f| (mtime(&f), f))
+        .collect();
+    counted.sort();
+    let o = env.run(&[
+        "--memory-dir",
+        mem.to_str().unwrap(),
+        "--transcripts",
+        p.to_str().unwrap(),
+        "--force",
+        "--max-sessions",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let lock = mem.join(".consolidate-lock");
+    assert_eq!(std::fs::read_to_string(&lock).unwrap(), "0");
+    assert_eq!(
+        mtime(&lock),
+        counted[1].0,
+        "lock = newest processed session"
+    );
+    // The next run picks up the rest: 2 sessions are newer than the lock.
+    let o = env.run(&[
+        "--memory-dir",
+        mem.to_str().unwrap(),
+        "--transcripts",
+        p.to_str().unwrap(),
+        "--min-hours",
+        "0",
+        "--scan-interval",
+        "0",
+        "--min-sessions",
+        "3",
+    ]);
+    assert!(
+        stderr(&o).contains("not due: sessions: 2 session(s)"),
+        "{}",
+        stderr(&o)
+    );
+}
