@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
-use crate::event::{EventOut, Input as ToolInput, Sink, norm_ts, ts_millis};
+use crate::event::{EventOut, Input as ToolInput, Sink, Text, norm_ts, ts_millis};
 use crate::input::{Input, Window, clean_line, key};
 
 /// The type of a chain node.
@@ -79,6 +79,10 @@ pub const META: u8 = 8;
 pub const HAS_PARENT: u8 = 16;
 /// Node flag: has a `logicalParentUuid`.
 pub const HAS_LOGICAL: u8 = 32;
+
+/// Node flag: the line has a `\u` escape, so it goes through
+/// [`sanitize`] again in pass 2 (lines without one never change there).
+pub const U_ESCAPE: u8 = 64;
 
 /// One chain node (an entry with its own `uuid`). Units: bytes, ms.
 #[derive(Debug, Clone)]
@@ -196,7 +200,13 @@ pub fn index(input: &Input) -> Result<Index, Error> {
         if line.bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let clean = sanitize(line.bytes);
+        // sanitize acts only on `\u` escapes: one search decides.
+        let has_u = memchr::memmem::find(line.bytes, b"\\u").is_some();
+        let clean = if has_u {
+            sanitize(line.bytes)
+        } else {
+            Cow::Borrowed(line.bytes)
+        };
         let (h, at) = match parse_recovering(&clean, serde_json::from_slice::<Head>) {
             Ok(v) => v,
             Err(e) => {
@@ -258,7 +268,7 @@ pub fn index(input: &Input) -> Result<Index, Error> {
             continue;
         };
         let nt = NodeType::of(ty);
-        let mut flags = 0;
+        let mut flags = if has_u { U_ESCAPE } else { 0 };
         if h.sidechain == Some(true) {
             flags |= SIDECHAIN;
         }
@@ -690,9 +700,10 @@ pub struct Block<'a> {
     /// Tool call id a `tool_result` answers.
     #[serde(borrow, default, deserialize_with = "lenient_str")]
     pub tool_use_id: Option<Cow<'a, str>>,
-    /// Output of a `tool_result`: a string or blocks.
+    /// Output of a `tool_result`: a string or blocks, raw JSON (read by
+    /// [`tool_text`]; a string is copied to the event as it is).
     #[serde(borrow, default)]
-    pub content: Option<Content<'a>>,
+    pub content: Option<&'a RawValue>,
     /// Whether the tool reported an error.
     #[serde(default, deserialize_with = "lenient_bool")]
     pub is_error: Option<bool>,
@@ -802,6 +813,23 @@ pub fn content_text<'a>(c: &Content<'a>) -> Option<Cow<'a, str>> {
     }
 }
 
+/// The event text of a tool result's raw `content`: a JSON string token as
+/// it is (no unescaping and escaping again), blocks as [`content_text`]
+/// gives them, anything else (or blocks that do not read) empty.
+pub fn tool_text(raw: Option<&RawValue>) -> Text<'_> {
+    match raw {
+        Some(r) if r.get().starts_with('"') => Text::Json(r),
+        Some(r) => Text::Str(
+            serde_json::from_str::<Content>(r.get())
+                .ok()
+                .as_ref()
+                .and_then(content_text)
+                .unwrap_or_default(),
+        ),
+        None => Text::Str(Cow::Borrowed("")),
+    }
+}
+
 /// Options of `replay`.
 #[derive(Debug, Clone, Default)]
 pub struct ReplayOpts {
@@ -863,7 +891,11 @@ pub fn emit(
             continue;
         }
         let line0 = clean_line(bytes);
-        let clean = sanitize(&line0);
+        let clean = if n.has(U_ESCAPE) {
+            sanitize(&line0)
+        } else {
+            Cow::Borrowed(&*line0)
+        };
         let entry = match parse_recovering(&clean, serde_json::from_slice::<Entry>) {
             Ok((e, _)) => e,
             Err(e) => {
@@ -913,7 +945,7 @@ pub fn emit(
                 sink.emit(EventOut {
                     role: "system",
                     kind,
-                    text,
+                    text: text.map(Text::from),
                     ..base
                 })
                 .map_err(io_out)?;
@@ -933,7 +965,7 @@ pub fn emit(
                     Some(Content::Text(t)) => {
                         sink.emit(EventOut {
                             kind,
-                            text: Some(t.clone()),
+                            text: Some(t.clone().into()),
                             ..base.clone()
                         })
                         .map_err(io_out)?;
@@ -947,12 +979,7 @@ pub fn emit(
                                         role: "tool",
                                         kind: "tool_result",
                                         tool_id: blk.tool_use_id.clone(),
-                                        text: Some(
-                                            blk.content
-                                                .as_ref()
-                                                .and_then(content_text)
-                                                .unwrap_or_default(),
-                                        ),
+                                        text: Some(tool_text(blk.content)),
                                         is_error: Some(blk.is_error.unwrap_or(false)),
                                         ..base.clone()
                                     })
@@ -962,7 +989,7 @@ pub fn emit(
                                     sink.emit(EventOut {
                                         block: b,
                                         kind,
-                                        text: blk.text.clone(),
+                                        text: blk.text.clone().map(Text::from),
                                         ..base.clone()
                                     })
                                     .map_err(io_out)?;
@@ -993,7 +1020,7 @@ pub fn emit(
                     Some(Content::Text(t)) => {
                         sink.emit(EventOut {
                             block: next_block,
-                            text: Some(t.clone()),
+                            text: Some(t.clone().into()),
                             ..base.clone()
                         })
                         .map_err(io_out)?;
@@ -1003,12 +1030,16 @@ pub fn emit(
                         for blk in blocks {
                             let ev = match blk.ty.as_deref() {
                                 Some("text") => Some(EventOut {
-                                    text: blk.text.clone(),
+                                    text: blk.text.clone().map(Text::from),
                                     ..base.clone()
                                 }),
                                 Some("thinking") => Some(EventOut {
                                     kind: "thinking",
-                                    text: blk.thinking.clone().or_else(|| blk.text.clone()),
+                                    text: blk
+                                        .thinking
+                                        .clone()
+                                        .or_else(|| blk.text.clone())
+                                        .map(Text::from),
                                     ..base.clone()
                                 }),
                                 Some("tool_use" | "server_tool_use") => Some(EventOut {
@@ -1036,4 +1067,25 @@ pub fn emit(
         prev_uuid = entry.uuid.as_deref().map(str::to_string);
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tool output: a string stays its JSON token, blocks are joined, other
+    /// values are empty; each reads as the text the blocks decode to.
+    #[test]
+    fn tool_text_keeps_strings_and_joins_blocks() {
+        let s: &RawValue = serde_json::from_str(r#""a\nb \u00e9""#).unwrap();
+        assert!(matches!(tool_text(Some(s)), Text::Json(_)));
+        assert_eq!(tool_text(Some(s)).decoded(), "a\nb é");
+        let b: &RawValue =
+            serde_json::from_str(r#"[{"type":"text","text":"x\"y"},{"type":"image"},"z"]"#)
+                .unwrap();
+        assert_eq!(tool_text(Some(b)).decoded(), "x\"y\n[image]\nz");
+        let o: &RawValue = serde_json::from_str(r#"{"k":1}"#).unwrap();
+        assert_eq!(tool_text(Some(o)).decoded(), "");
+        assert_eq!(tool_text(None).decoded(), "");
+    }
 }

@@ -16,7 +16,7 @@ use mem_core::Error;
 use mem_core::jsonl::{Warning, describe, parse_recovering, sanitize};
 use serde_json::Value;
 
-use crate::event::{EventOut, Input as ToolInput, Sink, norm_ts};
+use crate::event::{EventOut, Input as ToolInput, Sink, Text, norm_ts};
 use crate::input::Input;
 
 /// Prefixes of Codex user messages that carry context, not the human's words.
@@ -318,7 +318,7 @@ impl Rollout {
                     evs.push(EventOut {
                         role: "system",
                         kind: "compact",
-                        text: Some(Cow::Borrowed("Conversation compacted")),
+                        text: Some(Cow::Borrowed("Conversation compacted").into()),
                         ..base.clone()
                     });
                     if let Some(m) = p["message"].as_str().filter(|m| !m.is_empty()) {
@@ -326,7 +326,7 @@ impl Rollout {
                             role: "user",
                             kind: "summary",
                             block: 1,
-                            text: Some(Cow::Borrowed(m)),
+                            text: Some(Cow::Borrowed(m).into()),
                             ..base.clone()
                         });
                     }
@@ -351,7 +351,7 @@ impl Rollout {
                             role,
                             kind: if is_meta { "meta" } else { "text" },
                             block: b as u32,
-                            text: Some(Cow::Borrowed(t)),
+                            text: Some(Cow::Borrowed(t).into()),
                             ..base.clone()
                         });
                     }
@@ -362,7 +362,7 @@ impl Rollout {
                             evs.push(EventOut {
                                 kind: "thinking",
                                 block: b as u32,
-                                text: Some(Cow::Borrowed(s)),
+                                text: Some(Cow::Borrowed(s).into()),
                                 ..base.clone()
                             });
                         }
@@ -403,7 +403,7 @@ impl Rollout {
                         kind: "tool_result",
                         tool: call_id.and_then(|c| tools.get(c)).cloned().map(Cow::Owned),
                         tool_id: call_id.map(Cow::Borrowed),
-                        text: Some(Cow::Owned(text_of(out).unwrap_or_default())),
+                        text: Some(Text::Str(Cow::Owned(text_of(out).unwrap_or_default()))),
                         is_error: Some(output_is_error(out)),
                         ..base.clone()
                     });
@@ -429,7 +429,7 @@ impl Rollout {
                             role,
                             kind,
                             msg_id: None,
-                            text: Some(Cow::Borrowed(t)),
+                            text: Some(Cow::Borrowed(t).into()),
                             ..base.clone()
                         });
                     }

@@ -18,6 +18,36 @@ pub enum Input<'a> {
     Value(serde_json::Value),
 }
 
+/// An event's text: a string, or the JSON string token of the transcript
+/// (quotes and escapes included), copied to the output as it is.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Text<'a> {
+    /// A string (escaped when written).
+    Str(Cow<'a, str>),
+    /// A JSON string token, already valid JSON (sanitized): written verbatim.
+    Json(&'a RawValue),
+}
+
+impl<'a> Text<'a> {
+    /// The text itself (a JSON token is decoded; one that does not decode
+    /// to a string gives the empty string).
+    pub fn decoded(&self) -> Cow<'_, str> {
+        match self {
+            Text::Str(s) => Cow::Borrowed(s),
+            Text::Json(r) => {
+                Cow::Owned(serde_json::from_str::<String>(r.get()).unwrap_or_default())
+            }
+        }
+    }
+}
+
+impl<'a> From<Cow<'a, str>> for Text<'a> {
+    fn from(s: Cow<'a, str>) -> Self {
+        Text::Str(s)
+    }
+}
+
 /// One event: a content block of the chosen branch. Serializes as
 /// [`mem_core::records::Event`] does.
 #[derive(Debug, Clone, Serialize)]
@@ -59,7 +89,7 @@ pub struct EventOut<'a> {
     pub input: Option<Input<'a>>,
     /// Text or tool output.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<Cow<'a, str>>,
+    pub text: Option<Text<'a>>,
     /// For `tool_result`: whether the tool reported an error.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
@@ -76,17 +106,45 @@ const TEXT_INPUT: usize = 160;
 const TEXT_OUTPUT: usize = 240;
 
 /// Where events go: JSON lines or the readable conversation.
+///
+/// JSON lines are serialized by hand ([`write_event`]) into one buffer that
+/// goes to the writer in [`FLUSH_AT`] pieces (each event at once when the
+/// sink is unbuffered, for `--line-buffered`). Dropping the sink flushes
+/// what is left, ignoring errors; call [`Sink::flush`] to see them.
 pub struct Sink<'w> {
     out: &'w mut dyn Write,
     text: bool,
+    buffered: bool,
+    buf: Vec<u8>,
     /// Events written so far (for `seq`).
     pub seq: u64,
 }
 
+/// Bytes collected before the sink writes them out.
+pub const FLUSH_AT: usize = 1 << 20;
+
 impl<'w> Sink<'w> {
-    /// A sink writing jsonl (or text when `text`).
+    /// A sink writing jsonl (or text when `text`), each event at once.
     pub fn new(out: &'w mut dyn Write, text: bool) -> Self {
-        Sink { out, text, seq: 0 }
+        Sink {
+            out,
+            text,
+            buffered: false,
+            buf: Vec::new(),
+            seq: 0,
+        }
+    }
+
+    /// A sink that collects [`FLUSH_AT`] bytes before writing (not for
+    /// `--line-buffered` output).
+    pub fn buffered(out: &'w mut dyn Write, text: bool) -> Self {
+        Sink {
+            out,
+            text,
+            buffered: true,
+            buf: Vec::with_capacity(FLUSH_AT + (FLUSH_AT >> 2)),
+            seq: 0,
+        }
     }
 
     /// Start a new file: `seq` counts from 0 again.
@@ -99,16 +157,198 @@ impl<'w> Sink<'w> {
         ev.seq = self.seq;
         self.seq += 1;
         if self.text {
+            self.flush_buf()?;
             return write_text(self.out, &ev);
         }
-        serde_json::to_writer(&mut *self.out, &ev).map_err(std::io::Error::other)?;
-        self.out.write_all(b"\n")
+        write_event(&mut self.buf, &ev);
+        self.maybe_flush()
     }
 
     /// Write raw bytes (for `--raw`).
     pub fn raw(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.out.write_all(bytes)
+        if !self.buffered || bytes.len() >= FLUSH_AT {
+            self.flush_buf()?;
+            return self.out.write_all(bytes);
+        }
+        self.buf.extend_from_slice(bytes);
+        self.maybe_flush()
     }
+
+    /// Write what is collected and flush the writer.
+    ///
+    /// Errors: the write error.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.flush_buf()?;
+        self.out.flush()
+    }
+
+    fn maybe_flush(&mut self) -> std::io::Result<()> {
+        if !self.buffered || self.buf.len() >= FLUSH_AT {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    fn flush_buf(&mut self) -> std::io::Result<()> {
+        if !self.buf.is_empty() {
+            let r = self.out.write_all(&self.buf);
+            self.buf.clear();
+            r?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Sink<'_> {
+    fn drop(&mut self) {
+        let _ = self.flush_buf();
+    }
+}
+
+/// Append `ev` as one JSON line to `buf`: the bytes `serde_json::to_writer`
+/// gives for [`EventOut`] (same field order, omissions and escaping), then `\n`.
+pub fn write_event(buf: &mut Vec<u8>, ev: &EventOut<'_>) {
+    fn opt(buf: &mut Vec<u8>, key: &[u8], v: &Option<Cow<'_, str>>) {
+        if let Some(v) = v {
+            buf.extend_from_slice(key);
+            write_json_str(buf, v);
+        }
+    }
+    buf.extend_from_slice(b"{\"session\":");
+    write_json_str(buf, ev.session);
+    buf.extend_from_slice(b",\"source\":");
+    write_json_str(buf, ev.source);
+    buf.extend_from_slice(b",\"line\":");
+    write_u64(buf, ev.line);
+    buf.extend_from_slice(b",\"seq\":");
+    write_u64(buf, ev.seq);
+    opt(buf, b",\"uuid\":", &ev.uuid);
+    opt(buf, b",\"parent\":", &ev.parent);
+    opt(buf, b",\"msg_id\":", &ev.msg_id);
+    buf.extend_from_slice(b",\"block\":");
+    write_u64(buf, u64::from(ev.block));
+    opt(buf, b",\"ts\":", &ev.ts);
+    buf.extend_from_slice(b",\"role\":");
+    write_json_str(buf, ev.role);
+    buf.extend_from_slice(b",\"kind\":");
+    write_json_str(buf, ev.kind);
+    opt(buf, b",\"tool\":", &ev.tool);
+    opt(buf, b",\"tool_id\":", &ev.tool_id);
+    match &ev.input {
+        Some(Input::Raw(r)) => {
+            buf.extend_from_slice(b",\"input\":");
+            buf.extend_from_slice(r.get().as_bytes());
+        }
+        Some(Input::Value(v)) => {
+            buf.extend_from_slice(b",\"input\":");
+            // Writing a Value into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut *buf, v);
+        }
+        None => {}
+    }
+    match &ev.text {
+        Some(Text::Str(t)) => {
+            buf.extend_from_slice(b",\"text\":");
+            write_json_str(buf, t);
+        }
+        Some(Text::Json(r)) => {
+            buf.extend_from_slice(b",\"text\":");
+            buf.extend_from_slice(r.get().as_bytes());
+        }
+        None => {}
+    }
+    if let Some(e) = ev.is_error {
+        buf.extend_from_slice(if e {
+            b",\"is_error\":true"
+        } else {
+            b",\"is_error\":false"
+        });
+    }
+    buf.extend_from_slice(if ev.sidechain {
+        b",\"sidechain\":true"
+    } else {
+        b",\"sidechain\":false"
+    });
+    opt(buf, b",\"cwd\":", &ev.cwd);
+    buf.extend_from_slice(b"}\n");
+}
+
+fn write_u64(buf: &mut Vec<u8>, mut n: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&tmp[i..]);
+}
+
+/// True for a byte a JSON string must escape: `"`, `\\`, or below 0x20.
+#[inline]
+fn needs_escape(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// Index of the first byte at or after `i` that needs escaping (eight bytes
+/// a step: the lowest flagged byte of a word is exact).
+#[inline]
+fn next_escape(b: &[u8], mut i: usize) -> Option<usize> {
+    const ONES: u64 = u64::MAX / 255;
+    const HIGH: u64 = ONES << 7;
+    while i + 8 <= b.len() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[i..i + 8]);
+        let x = u64::from_le_bytes(w);
+        let ctrl = x.wrapping_sub(ONES * 0x20) & !x;
+        let q = x ^ (ONES * u64::from(b'"'));
+        let quote = q.wrapping_sub(ONES) & !q;
+        let s = x ^ (ONES * u64::from(b'\\'));
+        let slash = s.wrapping_sub(ONES) & !s;
+        let m = (ctrl | quote | slash) & HIGH;
+        if m != 0 {
+            return Some(i + m.trailing_zeros() as usize / 8);
+        }
+        i += 8;
+    }
+    b[i..].iter().position(|&c| needs_escape(c)).map(|p| i + p)
+}
+
+/// Append `s` as a JSON string, escaped exactly as serde_json does
+/// (`\"`, `\\\\`, `\b \t \n \f \r`, other controls as `\u00xx`).
+pub fn write_json_str(buf: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let b = s.as_bytes();
+    buf.reserve(b.len() + 2);
+    buf.push(b'"');
+    let mut start = 0;
+    while let Some(j) = next_escape(b, start) {
+        buf.extend_from_slice(&b[start..j]);
+        let c = b[j];
+        match c {
+            b'"' => buf.extend_from_slice(b"\\\""),
+            b'\\' => buf.extend_from_slice(b"\\\\"),
+            b'\n' => buf.extend_from_slice(b"\\n"),
+            b'\r' => buf.extend_from_slice(b"\\r"),
+            b'\t' => buf.extend_from_slice(b"\\t"),
+            0x08 => buf.extend_from_slice(b"\\b"),
+            0x0c => buf.extend_from_slice(b"\\f"),
+            _ => buf.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(c >> 4)],
+                HEX[usize::from(c & 15)],
+            ]),
+        }
+        start = j + 1;
+    }
+    buf.extend_from_slice(&b[start..]);
+    buf.push(b'"');
 }
 
 fn one_line(s: &str, max: usize) -> String {
@@ -133,7 +373,8 @@ fn one_line(s: &str, max: usize) -> String {
 fn write_text(out: &mut dyn Write, ev: &EventOut<'_>) -> std::io::Result<()> {
     let ts = ev.ts.as_deref().unwrap_or("-");
     let side = if ev.sidechain { " (side chain)" } else { "" };
-    let text = ev.text.as_deref().unwrap_or("");
+    let text = ev.text.as_ref().map(Text::decoded).unwrap_or_default();
+    let text = text.as_ref();
     match ev.kind {
         "tool_use" => {
             let input = match &ev.input {
@@ -258,5 +499,75 @@ mod tests {
         );
         assert_eq!(norm_ts("1768035600").unwrap(), "2026-01-10T09:00:00Z");
         assert!(norm_ts("soon").is_none());
+    }
+
+    fn event<'a>(text: Option<Text<'a>>, input: Option<Input<'a>>) -> EventOut<'a> {
+        EventOut {
+            session: "s\"q",
+            source: "claude",
+            line: 12_345_678_901,
+            seq: 0,
+            uuid: Some("u\\".into()),
+            parent: None,
+            msg_id: Some("m\u{7f}".into()),
+            block: 7,
+            ts: None,
+            role: "tool",
+            kind: "tool_result",
+            tool: None,
+            tool_id: Some("\u{1}\u{1f}\u{8}\u{c}".into()),
+            input,
+            text,
+            is_error: Some(true),
+            sidechain: true,
+            cwd: Some("/p/日本語 \u{2028}".into()),
+        }
+    }
+
+    /// The hand-written line is byte for byte what serde_json writes.
+    #[test]
+    fn hand_written_events_match_serde() {
+        let raw: &RawValue = serde_json::from_str(r#"{"a":[1,"x\ny"]}"#).unwrap();
+        let nasty: String = (0u8..0x80).map(char::from).collect::<String>()
+            + "é日本語😀\u{2028}\u{2029}\"\\ end of a longer run of text";
+        let cases = [
+            event(Some(Text::Str(nasty.clone().into())), Some(Input::Raw(raw))),
+            event(
+                Some(Text::Str("".into())),
+                Some(Input::Value(serde_json::json!({"cmd": nasty}))),
+            ),
+            event(None, None),
+        ];
+        for ev in &cases {
+            let mut buf = Vec::new();
+            write_event(&mut buf, ev);
+            let want = serde_json::to_string(ev).unwrap() + "\n";
+            assert_eq!(String::from_utf8(buf).unwrap(), want);
+        }
+        for n in [0u64, 9, 10, 99, 100, u64::MAX] {
+            let mut buf = Vec::new();
+            write_u64(&mut buf, n);
+            assert_eq!(buf, n.to_string().as_bytes());
+        }
+    }
+
+    /// A string copied as its JSON token reads back as the unescaped text.
+    #[test]
+    fn raw_copied_strings_parse_back_equal() {
+        let src = r#""tab\there \"q\" \\ \/ \u00e9 \ud83d\ude00 \ufffd\n日本語 \u2028""#;
+        let raw: &RawValue = serde_json::from_str(src).unwrap();
+        let unescaped: String = serde_json::from_str(src).unwrap();
+        let ev = event(Some(Text::Json(raw)), None);
+        let mut buf = Vec::new();
+        write_event(&mut buf, &ev);
+        let back: mem_core::Event = serde_json::from_slice(&buf).unwrap();
+        assert_eq!(back.text.as_deref(), Some(unescaped.as_str()));
+        assert_eq!(Text::Json(raw).decoded(), unescaped);
+        // The same event with the decoded string: equal values.
+        let mut buf2 = Vec::new();
+        write_event(&mut buf2, &event(Some(Text::Str(unescaped.into())), None));
+        let a: serde_json::Value = serde_json::from_slice(&buf).unwrap();
+        let b: serde_json::Value = serde_json::from_slice(&buf2).unwrap();
+        assert_eq!(a, b);
     }
 }

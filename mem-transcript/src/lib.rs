@@ -300,7 +300,12 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
     } else {
         a.files.clone()
     };
-    let mut sink = Sink::new(out, text);
+    // Events collect in large pieces unless every line must show at once.
+    let mut sink = if g.line_buffered || std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        Sink::new(out, text)
+    } else {
+        Sink::buffered(out, text)
+    };
     for f in &files {
         sink.reset();
         let inp = Input::open(f)?;
@@ -356,6 +361,7 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
             }
         }
     }
+    sink.flush().map_err(|e| Error::io("<stdout>", e))?;
     Ok(Exit::Success)
 }
 
