@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Benchmark mem-extract: events/s and MB/s over a generated transcript,
 # (a) `mem-transcript replay | mem-extract` and (b) `mem-extract` alone on saved events.
-# usage: scripts/bench-extract.sh [TURNS]   (default 40000 turns, ~100 MB transcript)
+# usage: scripts/bench-extract.sh [TURNS] [RUNS]   (default 40000 turns, ~160 MB
+#   transcript, ~86k events; each timing is the best of RUNS=3)
+# Prints wall time and CPU time (user+sys, steadier on a shared machine) with
+# events/s and MB/s for replay alone, extract alone on the saved events, and
+# replay | extract; extract must not be the slow stage.
 # Binaries: $MEM_BIN_DIR (default target/release); build with
 #   cargo build --release -p mem-transcript -p mem-extract
 set -euo pipefail
 TURNS=${1:-40000}
+RUNS=${2:-3}
 BIN=${MEM_BIN_DIR:-$(cd "$(dirname "$0")/.." && pwd)/target/release}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -33,15 +38,33 @@ for i in range(turns):
     w("user", [{"type": "tool_result", "tool_use_id": f"t{i}", "content": ("output line\n" * 150), "is_error": i % 11 == 0}], "user")
     w("assistant", [{"type": "text", "text": "Done. " + "detail " * 60}], "assistant", f"n{i}")
 PY
-MB=$(du -m "$TMP/big.jsonl" | cut -f1)
+MB=$(echo "$(stat -c %s "$TMP/big.jsonl") / 1000000" | bc -l)
 "$BIN/mem-transcript" replay "$TMP/big.jsonl" > "$TMP/events.jsonl"
 EV=$(wc -l < "$TMP/events.jsonl")
-EMB=$(du -m "$TMP/events.jsonl" | cut -f1)
-t() { local s e; s=$(date +%s.%N); "$@" > /dev/null; e=$(date +%s.%N); echo "$e - $s" | bc -l; }
-T1=$(t bash -c "'$BIN/mem-transcript' replay '$TMP/big.jsonl' | '$BIN/mem-extract'")
-T2=$(t "$BIN/mem-extract" "$TMP/events.jsonl")
-T3=$(t bash -c "'$BIN/mem-transcript' replay '$TMP/big.jsonl' > /dev/null")
-printf 'transcript %s MB, %s events (%s MB of events)\n' "$MB" "$EV" "$EMB"
-printf 'replay alone:          %6.2f s  %8.0f events/s  %6.1f MB/s (transcript)\n' "$T3" "$(echo "$EV/$T3" | bc -l)" "$(echo "$MB/$T3" | bc -l)"
-printf 'replay | extract:      %6.2f s  %8.0f events/s  %6.1f MB/s (transcript)\n' "$T1" "$(echo "$EV/$T1" | bc -l)" "$(echo "$MB/$T1" | bc -l)"
-printf 'extract (saved events): %5.2f s  %8.0f events/s  %6.1f MB/s (events)\n' "$T2" "$(echo "$EV/$T2" | bc -l)" "$(echo "$EMB/$T2" | bc -l)"
+EMB=$(echo "$(stat -c %s "$TMP/events.jsonl") / 1000000" | bc -l)
+# best of RUNS: "wall cpu" in seconds (cpu = user + sys of the command and its children)
+t() {
+  local best="" line
+  for _ in $(seq "$RUNS"); do
+    line=$( { /usr/bin/time -f "%e %U %S" bash -c "$1" > /dev/null; } 2>&1 | tail -1)
+    line=$(echo "$line" | awk '{printf "%.3f %.3f", $1, $2 + $3}')
+    if [ -z "$best" ] || [ "$(echo "$line" | awk -v b="$best" '{split(b, a, " "); print ($2 < a[2])}')" = 1 ]; then
+      best=$line
+    fi
+  done
+  echo "$best"
+}
+R=$(t "'$BIN/mem-transcript' replay '$TMP/big.jsonl'")
+X=$(t "'$BIN/mem-extract' '$TMP/events.jsonl'")
+P=$(t "'$BIN/mem-transcript' replay '$TMP/big.jsonl' | '$BIN/mem-extract'")
+printf 'transcript %.1f MB, %s events (%.1f MB of events), best of %s runs\n' "$MB" "$EV" "$EMB" "$RUNS"
+printf '%-18s %8s %8s %12s %12s %10s %10s\n' stage wall_s cpu_s events/s ev/cpu_s MB/s MB/cpu_s
+row() { # name "wall cpu" MB
+  set -- "$1" $2 "$3"
+  printf '%-18s %8.2f %8.2f %12.0f %12.0f %10.1f %10.1f\n' "$1" "$2" "$3" \
+    "$(echo "$EV/$2" | bc -l)" "$(echo "$EV/$3" | bc -l)" "$(echo "$4/$2" | bc -l)" "$(echo "$4/$3" | bc -l)"
+}
+row "replay alone" "$R" "$MB"
+row "extract alone" "$X" "$EMB"
+row "replay | extract" "$P" "$MB"
+echo "(MB/s: of the transcript for replay and the pipeline, of the events for extract)"

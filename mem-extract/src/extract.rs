@@ -9,11 +9,13 @@
 //! when near-duplicate, scrubbed ([`mem_core::scrub`]), and dropped when they
 //! would still carry a secret, session id or absolute path.
 
-use std::collections::{BTreeSet, HashSet};
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::OnceLock;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use regex::Regex;
 
 use mem_core::records::{Event, Expires, Kind, Memory, MemoryType};
@@ -145,6 +147,142 @@ pub fn evidence_of(ev: &Event) -> String {
 /// The local day of an event's timestamp (machine time zone).
 pub fn day_of(ev: &Event) -> Option<NaiveDate> {
     ev.ts.as_deref().and_then(parse_ts).map(local_day)
+}
+
+/// The fields of one event that extraction reads, borrowed from a parsed
+/// [`Event`] or from a JSONL line (see [`crate::stream`]).
+///
+/// `text` may be a prefix (a window) of the event's text: `text_len` is the
+/// byte length of the whole text. A window always holds the whole text of a
+/// message that is at most [`MAX_MESSAGE_BYTES`] long once leading whitespace
+/// is trimmed, and at least the first [`min_text_window`] bytes otherwise.
+#[derive(Debug, Clone, Default)]
+pub struct EventView<'a> {
+    /// Session id.
+    pub session: Cow<'a, str>,
+    /// 1-based line of the entry in its transcript.
+    pub line: u64,
+    /// The entry's uuid.
+    pub uuid: Option<Cow<'a, str>>,
+    /// Index of the block within its message.
+    pub block: u32,
+    /// UTC RFC 3339 timestamp.
+    pub ts: Option<Cow<'a, str>>,
+    /// `user` | `assistant` | `system` | `tool`.
+    pub role: Cow<'a, str>,
+    /// `text` | `tool_use` | `tool_result` | ….
+    pub kind: Cow<'a, str>,
+    /// Tool name, for `tool_use`.
+    pub tool: Option<Cow<'a, str>>,
+    /// Tool call id, for `tool_use` and `tool_result`.
+    pub tool_id: Option<Cow<'a, str>>,
+    /// The command line a tool call runs (see [`command_of`]).
+    pub command: Option<String>,
+    /// The file a tool call writes (`file_path`, `path` or `notebook_path` of its input).
+    pub path: Option<Cow<'a, str>>,
+    /// The text, whole or a window of it (see the type's docs).
+    pub text: Option<Cow<'a, str>>,
+    /// Byte length of the whole text (0 without text).
+    pub text_len: usize,
+    /// For `tool_result`: whether the tool reported an error.
+    pub is_error: Option<bool>,
+    /// True for side-chain entries.
+    pub sidechain: bool,
+    /// The recorded working directory.
+    pub cwd: Option<Cow<'a, str>>,
+}
+
+/// User messages longer than this (bytes, leading whitespace trimmed) are
+/// pasted material, never read for intent.
+pub const MAX_MESSAGE_BYTES: usize = 8000;
+
+/// The smallest text window extraction needs with a quote budget of
+/// `max_quote_bytes` (failure detection reads 4 KiB, the error excerpt four
+/// budgets plus 1 KiB).
+pub fn min_text_window(max_quote_bytes: usize) -> usize {
+    max_quote_bytes
+        .saturating_mul(4)
+        .saturating_add(1024)
+        .max(4096)
+}
+
+impl<'a> EventView<'a> {
+    /// The view of a parsed event (borrowed, the whole text).
+    pub fn of(ev: &'a Event) -> Self {
+        let input = ev.input.as_ref();
+        EventView {
+            session: Cow::Borrowed(&ev.session),
+            line: ev.line,
+            uuid: ev.uuid.as_deref().map(Cow::Borrowed),
+            block: ev.block,
+            ts: ev.ts.as_deref().map(Cow::Borrowed),
+            role: Cow::Borrowed(&ev.role),
+            kind: Cow::Borrowed(&ev.kind),
+            tool: ev.tool.as_deref().map(Cow::Borrowed),
+            tool_id: ev.tool_id.as_deref().map(Cow::Borrowed),
+            command: command_of(ev),
+            path: input
+                .and_then(|i| write_path_of(|k| i.get(k)))
+                .map(Cow::Borrowed),
+            text: ev.text.as_deref().map(Cow::Borrowed),
+            text_len: ev.text.as_ref().map_or(0, String::len),
+            is_error: ev.is_error,
+            sidechain: ev.sidechain,
+            cwd: ev.cwd.as_deref().map(Cow::Borrowed),
+        }
+    }
+
+    /// An owned copy (to keep past the line it was read from).
+    pub fn into_owned(self) -> EventView<'static> {
+        fn o(c: Cow<'_, str>) -> Cow<'static, str> {
+            Cow::Owned(c.into_owned())
+        }
+        EventView {
+            session: o(self.session),
+            line: self.line,
+            uuid: self.uuid.map(o),
+            block: self.block,
+            ts: self.ts.map(o),
+            role: o(self.role),
+            kind: o(self.kind),
+            tool: self.tool.map(o),
+            tool_id: self.tool_id.map(o),
+            command: self.command,
+            path: self.path.map(o),
+            text: self.text.map(o),
+            text_len: self.text_len,
+            is_error: self.is_error,
+            sidechain: self.sidechain,
+            cwd: self.cwd.map(o),
+        }
+    }
+}
+
+/// The file a tool call writes: the first string among `file_path`, `path`,
+/// `notebook_path` of its input (`get` looks a key up).
+pub fn write_path_of<'v>(get: impl Fn(&str) -> Option<&'v serde_json::Value>) -> Option<&'v str> {
+    ["file_path", "path", "notebook_path"]
+        .iter()
+        .find_map(|k| get(k).and_then(|v| v.as_str()))
+}
+
+/// Where a candidate comes from: the entry's line, its session's digest and
+/// its timestamp.
+#[derive(Debug, Clone)]
+struct At {
+    line: u64,
+    digest: Rc<str>,
+    ts: Option<DateTime<Utc>>,
+}
+
+impl At {
+    fn evidence(&self) -> String {
+        format!("transcript:{}#{}", self.digest, self.line)
+    }
+
+    fn day(&self) -> Option<NaiveDate> {
+        self.ts.map(local_day)
+    }
 }
 
 /// A candidate before merging.
@@ -451,19 +589,17 @@ fn classify(
     l: &str,
     base: Option<NaiveDate>,
 ) -> (Class, Option<dates::DateMention>) {
-    for r in &rules.drop {
-        if r.fires(l) {
-            let b = match r.bucket.as_deref() {
-                Some("task-state") => Bucket::TaskState,
-                _ => Bucket::CurrentContext,
-            };
-            return (Class::Drop(b, format!("drop/{}", r.name)), None);
-        }
+    // one pass for every rule's pattern, then only the matching ones' `unless`
+    let m = rules.matching(l);
+    if let Some(r) = rules.first_firing(&m, 0, l) {
+        let b = match r.bucket.as_deref() {
+            Some("task-state") => Bucket::TaskState,
+            _ => Bucket::CurrentContext,
+        };
+        return (Class::Drop(b, format!("drop/{}", r.name)), None);
     }
-    for r in &rules.user {
-        if r.fires(l) {
-            return (Class::Keep(Cat::User, format!("user/{}", r.name)), None);
-        }
+    if let Some(r) = rules.first_firing(&m, 1, l) {
+        return (Class::Keep(Cat::User, format!("user/{}", r.name)), None);
     }
     if let Some(base) = base
         && let Some(m) = dates::future_bound(l, base)
@@ -473,29 +609,23 @@ fn classify(
             Some(m),
         );
     }
-    for r in &rules.feedback {
-        if r.fires(l) {
-            return (
-                Class::Keep(Cat::Feedback, format!("feedback/{}", r.name)),
-                None,
-            );
-        }
+    if let Some(r) = rules.first_firing(&m, 2, l) {
+        return (
+            Class::Keep(Cat::Feedback, format!("feedback/{}", r.name)),
+            None,
+        );
     }
-    for r in &rules.project {
-        if r.fires(l) {
-            return (
-                Class::Keep(Cat::Project, format!("project/{}", r.name)),
-                None,
-            );
-        }
+    if let Some(r) = rules.first_firing(&m, 3, l) {
+        return (
+            Class::Keep(Cat::Project, format!("project/{}", r.name)),
+            None,
+        );
     }
-    for r in &rules.request {
-        if r.fires(l) {
-            return (
-                Class::Drop(Bucket::CurrentContext, format!("request/{}", r.name)),
-                None,
-            );
-        }
+    if let Some(r) = rules.first_firing(&m, 4, l) {
+        return (
+            Class::Drop(Bucket::CurrentContext, format!("request/{}", r.name)),
+            None,
+        );
     }
     (Class::Other, None)
 }
@@ -593,8 +723,18 @@ fn normalize_quotes(s: &str) -> String {
         .replace(['\u{201c}', '\u{201d}'], "\"")
 }
 
-fn note(notes: &mut Vec<Note>, kept: bool, bucket: Bucket, rule: &str, line: u64, text: &str) {
-    notes.push(Note {
+/// The notes of a run; not collected when nobody reads them.
+#[derive(Default)]
+struct Notes {
+    off: bool,
+    v: Vec<Note>,
+}
+
+fn note(notes: &mut Notes, kept: bool, bucket: Bucket, rule: &str, line: u64, text: &str) {
+    if notes.off {
+        return;
+    }
+    notes.v.push(Note {
         kept,
         bucket,
         rule: rule.to_string(),
@@ -696,21 +836,21 @@ fn base_memory(
     description: String,
     t: MemoryType,
     kind: Kind,
-    ev: &Event,
+    at: &At,
     opts: &ExtractOptions,
 ) -> Memory {
     let mut m = Memory::new(name, description, t);
     m.kind = Some(kind);
     m.project = opts.project_id.clone();
-    m.verified_at = day_of(ev);
+    m.verified_at = at.day();
     m.expires = Some(Expires::Never);
-    m.evidence = vec![evidence_of(ev)];
+    m.evidence = vec![at.evidence()];
     m
 }
 
 fn draft_to_cand(
     d: Draft,
-    ev: &Event,
+    at: &At,
     base: Option<NaiveDate>,
     opts: &ExtractOptions,
     scrubber: &Scrubber,
@@ -729,7 +869,7 @@ fn draft_to_cand(
         Cat::Project => (MemoryType::Project, Kind::DurableLesson, 0.7),
         Cat::Dated => (MemoryType::Project, Kind::OneTimeState, 0.8),
     };
-    let mut m = base_memory(title_of(&fact), cut(&fact, 150), t, kind, ev, opts);
+    let mut m = base_memory(title_of(&fact), cut(&fact, 150), t, kind, at, opts);
     if let (Cat::Dated, Some(dm)) = (d.cat, &d.date) {
         m.expires = Some(Expires::On(dm.date));
     }
@@ -751,32 +891,35 @@ fn draft_to_cand(
 
 /// Extract from one user message.
 fn from_message(
-    ev: &Event,
+    at: &At,
     text: &str,
+    text_len: usize,
     opts: &ExtractOptions,
     scrubber: &Scrubber,
     out: &mut Vec<Cand>,
-    notes: &mut Vec<Note>,
+    notes: &mut Notes,
 ) {
     let rules = &opts.rules;
-    let base = day_of(ev);
+    let base = at.day();
     let t = text.trim_start();
-    if t.starts_with('<') || t.len() > 8000 {
+    // `text` may be a window: the length that counts is the whole text's
+    let trimmed_len = text_len - (text.len() - t.len());
+    if t.starts_with('<') || trimmed_len > MAX_MESSAGE_BYTES {
         note(
             notes,
             false,
             Bucket::CurrentContext,
             "drop/wrapped-or-pasted",
-            ev.line,
+            at.line,
             t,
         );
         return;
     }
-    let norm = normalize_quotes(cut_pasted_output(text, ev, notes));
+    let norm = normalize_quotes(cut_pasted_output(text, at.line, notes));
     let mut current: Option<Draft> = None;
     let finish = |d: Option<Draft>, out: &mut Vec<Cand>| {
         if let Some(d) = d {
-            out.push(draft_to_cand(d, ev, base, opts, scrubber));
+            out.push(draft_to_cand(d, at, base, opts, scrubber));
         }
     };
     for s in sentences(&norm) {
@@ -786,7 +929,7 @@ fn from_message(
                 false,
                 Bucket::CurrentContext,
                 "drop/too-long",
-                ev.line,
+                at.line,
                 s,
             );
             continue;
@@ -812,7 +955,7 @@ fn from_message(
                     cut(&desc, 150),
                     MemoryType::Reference,
                     Kind::Reference,
-                    ev,
+                    at,
                     opts,
                 );
                 m.fact = Some(desc.clone());
@@ -826,7 +969,7 @@ fn from_message(
                     true,
                     Bucket::AutomaticMemory,
                     "reference/url",
-                    ev.line,
+                    at.line,
                     url,
                 );
                 out.push(Cand {
@@ -841,7 +984,7 @@ fn from_message(
         }
         let (class, date) = classify(rules, &l, base);
         match class {
-            Class::Drop(b, rule) => note(notes, false, b, &rule, ev.line, s),
+            Class::Drop(b, rule) => note(notes, false, b, &rule, at.line, s),
             Class::Other => match current.as_mut() {
                 Some(d) if d.why.is_none() && d.cat != Cat::User => {
                     d.why = Some(clean_sentence(s.trim_end_matches(['.', '!'])));
@@ -850,7 +993,7 @@ fn from_message(
                         true,
                         Bucket::DurableInstruction,
                         "why/next-sentence",
-                        ev.line,
+                        at.line,
                         s,
                     );
                 }
@@ -859,7 +1002,7 @@ fn from_message(
                     false,
                     Bucket::CurrentContext,
                     "unclassified",
-                    ev.line,
+                    at.line,
                     s,
                 ),
             },
@@ -869,7 +1012,7 @@ fn from_message(
                 } else {
                     Bucket::DurableInstruction
                 };
-                note(notes, true, bucket, &rule, ev.line, s);
+                note(notes, true, bucket, &rule, at.line, s);
                 if let Some(d) = current.as_mut() {
                     let joins = d.cat == cat && cat != Cat::Dated
                         || d.cat == Cat::Dated && cat == Cat::Feedback;
@@ -907,7 +1050,7 @@ fn from_message(
 /// A message with pasted output (three or more log-like lines: timestamps,
 /// `fatal:`, `error`, tracebacks, prompts) keeps only the text before the
 /// first such line: pasted output is raw evidence, not the user's words.
-fn cut_pasted_output<'a>(text: &'a str, ev: &Event, notes: &mut Vec<Note>) -> &'a str {
+fn cut_pasted_output<'a>(text: &'a str, line: u64, notes: &mut Notes) -> &'a str {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(r"(?i)^\s*(?:\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s|$)|\d{4}-\d{2}-\d{2}[t ]\d|\[\d|fatal:|error[:\[]|\w*error:|warning:|traceback|at \S+[(:]|npm err|\$ |>>> |e\s{2,}|file \x22)")
@@ -930,7 +1073,7 @@ fn cut_pasted_output<'a>(text: &'a str, ev: &Event, notes: &mut Vec<Note>) -> &'
                 false,
                 Bucket::RawEvidence,
                 "drop/pasted-output",
-                ev.line,
+                line,
                 &text[i..],
             );
             &text[..i]
@@ -943,7 +1086,15 @@ fn cut_pasted_output<'a>(text: &'a str, ev: &Event, notes: &mut Vec<Note>) -> &'
 /// `shell` / `exec_command` / `local_shell`).
 pub fn command_of(ev: &Event) -> Option<String> {
     let input = ev.input.as_ref()?;
-    let tool = ev.tool.as_deref().unwrap_or("");
+    command_in(ev.tool.as_deref().unwrap_or(""), |k| input.get(k))
+}
+
+/// The shell command of a call of `tool` whose input has the keys `get`
+/// looks up (see [`command_of`]).
+pub fn command_in<'v>(
+    tool: &str,
+    get: impl Fn(&str) -> Option<&'v serde_json::Value>,
+) -> Option<String> {
     if !matches!(
         tool,
         "Bash"
@@ -956,7 +1107,7 @@ pub fn command_of(ev: &Event) -> Option<String> {
     ) {
         return None;
     }
-    let v = input.get("command").or_else(|| input.get("cmd"))?;
+    let v = get("command").or_else(|| get("cmd"))?;
     let s = match v {
         serde_json::Value::String(s) => s.clone(),
         serde_json::Value::Array(a) => {
@@ -1066,27 +1217,16 @@ fn short_cmd(c: &str) -> String {
 /// `window` is a prefix of an output of `total` bytes: a 7 MB output is never
 /// read in full.
 fn error_excerpt(window: &str, total: usize, budget: usize, scrubber: &Scrubber) -> String {
-    let mut start = 0;
-    let mut off = 0;
-    for line in window.split_inclusive('\n') {
-        let ll = lower(line);
-        if [
-            "error",
-            "not found",
-            "fail",
-            "missing",
-            "cannot",
-            "no such",
-            "denied",
-        ]
-        .iter()
-        .any(|w| ll.contains(w))
-        {
-            start = off;
-            break;
-        }
-        off += line.len();
-    }
+    static RE: OnceLock<Regex> = OnceLock::new();
+    // ASCII case-insensitive, like lowercasing each line
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i-u)error|not found|fail|missing|cannot|no such|denied")
+            .expect("error-line regex")
+    });
+    // from the start of the first line that names an error
+    let start = re
+        .find(window)
+        .map_or(0, |m| window[..m.start()].rfind('\n').map_or(0, |i| i + 1));
     let rest = &window[start..];
     let rest_total = total - start;
     // scrub a little past the budget so a secret cut at the edge is still seen
@@ -1104,163 +1244,191 @@ fn error_excerpt(window: &str, total: usize, budget: usize, scrubber: &Scrubber)
     )
 }
 
-/// Lessons from failure → other command → success.
-fn lessons(
-    evs: &[&Event],
-    opts: &ExtractOptions,
-    scrubber: &Scrubber,
-    out: &mut Vec<Cand>,
-    notes: &mut Vec<Note>,
-) {
-    struct Call<'a> {
-        cmd: String,
-        use_ev: &'a Event,
-    }
-    struct Fail<'a> {
-        call_ev: &'a Event,
-        result_ev: &'a Event,
-        output: String,
-        total: usize,
-        since: usize,
-    }
-    let mut calls: std::collections::HashMap<&str, Call<'_>> = Default::default();
-    // successful commands in order: (normalized command, tool_use event)
-    let mut ok: Vec<(String, &Event)> = Vec::new();
-    let mut failed: Vec<(String, Fail<'_>)> = Vec::new();
-    for ev in evs {
-        match ev.kind.as_str() {
+/// Lessons from failure → other command → success, one event at a time.
+///
+/// Holds the open tool calls (command and origin), the failed commands not
+/// yet fixed (with a window of their output) and the successful commands
+/// since the oldest open failure; nothing else of the events.
+#[derive(Default)]
+struct Lessons {
+    calls: HashMap<String, Call>,
+    // successful commands since the oldest open failure, in order
+    ok: Vec<(String, At)>,
+    failed: Vec<(String, Fail)>,
+    cands: Vec<Cand>,
+    notes: Notes,
+}
+
+struct Call {
+    cmd: String,
+    at: At,
+}
+
+struct Fail {
+    call: At,
+    result: At,
+    output: String,
+    total: usize,
+    since: usize,
+}
+
+impl Lessons {
+    fn step(
+        &mut self,
+        ev: &EventView<'_>,
+        at: impl FnOnce() -> At,
+        opts: &ExtractOptions,
+        scrubber: &Scrubber,
+    ) {
+        match &*ev.kind {
             "tool_use" => {
-                if let (Some(id), Some(cmd)) = (ev.tool_id.as_deref(), command_of(ev)) {
-                    calls.insert(
-                        id,
+                if let (Some(id), Some(cmd)) = (ev.tool_id.as_deref(), ev.command.as_deref()) {
+                    self.calls.insert(
+                        id.to_string(),
                         Call {
-                            cmd: norm_cmd(&cmd),
-                            use_ev: ev,
+                            cmd: norm_cmd(cmd),
+                            at: at(),
                         },
                     );
                 }
             }
             "tool_result" => {
-                let Some(call) = ev.tool_id.as_deref().and_then(|id| calls.remove(id)) else {
-                    continue;
+                let Some(call) = ev.tool_id.as_deref().and_then(|id| self.calls.remove(id)) else {
+                    return;
                 };
                 let text = ev.text.as_deref().unwrap_or("");
                 let bad =
                     ev.is_error.unwrap_or(false) || (ev.is_error.is_none() && looks_failed(text));
                 if bad {
-                    if !failed.iter().any(|(c, _)| *c == call.cmd) {
-                        failed.push((
-                            call.cmd.clone(),
+                    if !self.failed.iter().any(|(c, _)| *c == call.cmd) {
+                        self.failed.push((
+                            call.cmd,
                             Fail {
-                                call_ev: call.use_ev,
-                                result_ev: ev,
+                                call: call.at,
+                                result: at(),
                                 // only a window: a 7 MB output is never read in full
                                 output: floor_to_bytes(text, opts.max_quote_bytes * 4 + 1024)
                                     .to_string(),
-                                total: text.len(),
-                                since: ok.len(),
+                                total: ev.text_len,
+                                since: self.ok.len(),
                             },
                         ));
                     }
-                    continue;
+                    return;
                 }
-                if let Some(pos) = failed.iter().position(|(c, _)| *c == call.cmd) {
-                    let (a, f) = failed.remove(pos);
-                    let between: Vec<&(String, &Event)> = ok[f.since..]
-                        .iter()
-                        .filter(|(c, _)| *c != a && !is_inspection(c) && !is_script(c))
-                        .collect();
-                    let out_l = lower(floor_to_bytes(&f.output, 4096));
-                    let program = |c: &str| c.split_whitespace().next().unwrap_or("").to_string();
-                    // the fix the error names, else the last one of the same program
-                    let fix = between
-                        .iter()
-                        .rev()
-                        .find(|(c, _)| out_l.contains(&lower(&short_cmd(c))))
-                        .or_else(|| {
-                            between.iter().rev().find(|(c, _)| {
-                                program(c) == program(&a) && !program(&a).starts_with('(')
-                            })
-                        })
-                        .copied();
-                    match fix {
-                        Some((b, b_ev)) => {
-                            let (sa, sb) = (short_cmd(&a), short_cmd(b));
-                            let why =
-                                error_excerpt(&f.output, f.total, opts.max_quote_bytes, scrubber);
-                            let newest = [f.call_ev, f.result_ev, *b_ev, call.use_ev, ev]
-                                .iter()
-                                .filter_map(|e| e.ts.as_deref().and_then(parse_ts))
-                                .max();
-                            let mut m = base_memory(
-                                title_of(&format!("Run {sb} before {sa}")),
-                                cut(
-                                    &format!(
-                                        "{sa} failed until {sb} ran: {}",
-                                        why.lines().next().unwrap_or("")
-                                    ),
-                                    150,
-                                ),
-                                MemoryType::Feedback,
-                                Kind::DurableLesson,
-                                ev,
-                                opts,
-                            );
-                            m.verified_at = newest.map(local_day).or(m.verified_at);
-                            m.fact = Some(format!("Run `{sb}` before `{sa}`."));
-                            m.why = Some(why);
-                            m.how = Some(format!("Before running `{sa}`, run `{sb}`."));
-                            let mut trig = Vec::new();
-                            for c in [&sa, &sb] {
-                                let words: Vec<&str> = c.split_whitespace().take(2).collect();
-                                trig.push(words.join(" "));
-                            }
-                            // The failing command's own names (`node src/build-token.mjs` →
-                            // `build-token`) so a task that names it recalls the lesson.
-                            for k in command_keywords(&sa) {
-                                if !trig.contains(&k) {
-                                    trig.push(k);
-                                }
-                            }
-                            trig.dedup();
-                            m.triggers = trig;
-                            m.evidence =
-                                vec![evidence_of(f.result_ev), evidence_of(b_ev), evidence_of(ev)];
-                            m.evidence.dedup();
-                            m.confidence = Some(0.7);
-                            m.extra
-                                .insert("rule".into(), "lesson/fail-fix-succeed".into());
-                            note(
-                                notes,
-                                true,
-                                Bucket::AutomaticMemory,
-                                "lesson/fail-fix-succeed",
-                                ev.line,
-                                &format!("run {sb} before {sa}"),
-                            );
-                            out.push(Cand {
-                                key: Some(format!(
-                                    "lesson:{sb}\u{0}{}",
-                                    sa.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
-                                )),
-                                mem: m,
-                                tokens: BTreeSet::new(),
-                            });
-                        }
-                        None => note(
-                            notes,
-                            false,
-                            Bucket::RawEvidence,
-                            "lesson/no-command-between",
-                            ev.line,
-                            &a,
-                        ),
-                    }
+                if let Some(pos) = self.failed.iter().position(|(c, _)| *c == call.cmd) {
+                    let (a, f) = self.failed.remove(pos);
+                    self.fixed(&a, f, &call, &at(), opts, scrubber);
                 }
-                ok.push((call.cmd, call.use_ev));
+                if self.failed.is_empty() {
+                    // no open failure looks back at these
+                    self.ok.clear();
+                } else {
+                    self.ok.push((call.cmd, call.at));
+                }
             }
             _ => {}
         }
+    }
+
+    /// Command `a` failed (`f`), then succeeded (`call`, result at `ev`).
+    fn fixed(
+        &mut self,
+        a: &str,
+        f: Fail,
+        call: &Call,
+        ev: &At,
+        opts: &ExtractOptions,
+        scrubber: &Scrubber,
+    ) {
+        let between: Vec<&(String, At)> = self.ok[f.since..]
+            .iter()
+            .filter(|(c, _)| c != a && !is_inspection(c) && !is_script(c))
+            .collect();
+        let out_l = lower(floor_to_bytes(&f.output, 4096));
+        let program = |c: &str| c.split_whitespace().next().unwrap_or("").to_string();
+        // the fix the error names, else the last one of the same program
+        let fix = between
+            .iter()
+            .rev()
+            .find(|(c, _)| out_l.contains(&lower(&short_cmd(c))))
+            .or_else(|| {
+                between
+                    .iter()
+                    .rev()
+                    .find(|(c, _)| program(c) == program(a) && !program(a).starts_with('('))
+            })
+            .copied();
+        let Some((b, b_at)) = fix else {
+            note(
+                &mut self.notes,
+                false,
+                Bucket::RawEvidence,
+                "lesson/no-command-between",
+                ev.line,
+                a,
+            );
+            return;
+        };
+        let (sa, sb) = (short_cmd(a), short_cmd(b));
+        let why = error_excerpt(&f.output, f.total, opts.max_quote_bytes, scrubber);
+        let newest = [f.call.ts, f.result.ts, b_at.ts, call.at.ts, ev.ts]
+            .into_iter()
+            .flatten()
+            .max();
+        let mut m = base_memory(
+            title_of(&format!("Run {sb} before {sa}")),
+            cut(
+                &format!(
+                    "{sa} failed until {sb} ran: {}",
+                    why.lines().next().unwrap_or("")
+                ),
+                150,
+            ),
+            MemoryType::Feedback,
+            Kind::DurableLesson,
+            ev,
+            opts,
+        );
+        m.verified_at = newest.map(local_day).or(m.verified_at);
+        m.fact = Some(format!("Run `{sb}` before `{sa}`."));
+        m.why = Some(why);
+        m.how = Some(format!("Before running `{sa}`, run `{sb}`."));
+        let mut trig = Vec::new();
+        for c in [&sa, &sb] {
+            let words: Vec<&str> = c.split_whitespace().take(2).collect();
+            trig.push(words.join(" "));
+        }
+        // The failing command's own names (`node src/build-token.mjs` →
+        // `build-token`) so a task that names it recalls the lesson.
+        for k in command_keywords(&sa) {
+            if !trig.contains(&k) {
+                trig.push(k);
+            }
+        }
+        trig.dedup();
+        m.triggers = trig;
+        m.evidence = vec![f.result.evidence(), b_at.evidence(), ev.evidence()];
+        m.evidence.dedup();
+        m.confidence = Some(0.7);
+        m.extra
+            .insert("rule".into(), "lesson/fail-fix-succeed".into());
+        note(
+            &mut self.notes,
+            true,
+            Bucket::AutomaticMemory,
+            "lesson/fail-fix-succeed",
+            ev.line,
+            &format!("run {sb} before {sa}"),
+        );
+        self.cands.push(Cand {
+            key: Some(format!(
+                "lesson:{sb}\u{0}{}",
+                sa.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+            )),
+            mem: m,
+            tokens: BTreeSet::new(),
+        });
     }
 }
 
@@ -1302,41 +1470,146 @@ fn merge_into(into: &mut Memory, from: Memory) {
     }
 }
 
+/// Streaming extraction: feed events one at a time with [`Extractor::push`],
+/// then [`Extractor::finish`]. Holds only what the rules need (candidates so
+/// far, open tool calls, a window of each failed command's output), never
+/// the events themselves.
+pub struct Extractor {
+    opts: ExtractOptions,
+    scrubber: Scrubber,
+    notes: Notes,
+    cands: Vec<Cand>,
+    skipped: usize,
+    seen: HashSet<(String, String, u32)>,
+    digest: Option<(String, Rc<str>)>,
+    lessons: Lessons,
+}
+
+impl Extractor {
+    /// A new extraction with `opts`.
+    pub fn new(opts: ExtractOptions) -> Self {
+        Extractor {
+            scrubber: Scrubber::new(opts.project_root.as_deref()),
+            opts,
+            notes: Notes::default(),
+            cands: Vec::new(),
+            skipped: 0,
+            seen: HashSet::new(),
+            digest: None,
+            lessons: Lessons::default(),
+        }
+    }
+
+    fn at(&mut self, ev: &EventView<'_>) -> At {
+        let digest = match &self.digest {
+            Some((s, d)) if *s == ev.session => d.clone(),
+            _ => {
+                let d: Rc<str> = blake3::hash(ev.session.as_bytes()).to_hex()[..12].into();
+                self.digest = Some((ev.session.to_string(), d.clone()));
+                d
+            }
+        };
+        At {
+            line: ev.line,
+            digest,
+            ts: ev.ts.as_deref().and_then(parse_ts),
+        }
+    }
+
+    /// Do not collect [`Extraction::notes`] (they cost time on long streams).
+    pub fn without_notes(mut self) -> Self {
+        self.notes.off = true;
+        self.lessons.notes.off = true;
+        self
+    }
+
+    /// Read one event (in stream order).
+    pub fn push(&mut self, ev: &EventView<'_>) {
+        if ev.sidechain {
+            self.skipped += 1;
+            return;
+        }
+        match &*ev.kind {
+            "text" if ev.role == "user" => {
+                let id = match &ev.uuid {
+                    Some(u) => u.to_string(),
+                    None => ev.line.to_string(),
+                };
+                if !self.seen.insert((ev.session.to_string(), id, ev.block)) {
+                    return; // the same source entry is used once
+                }
+                if let Some(text) = ev.text.as_deref() {
+                    let at = self.at(ev);
+                    from_message(
+                        &at,
+                        text,
+                        ev.text_len,
+                        &self.opts,
+                        &self.scrubber,
+                        &mut self.cands,
+                        &mut self.notes,
+                    );
+                }
+            }
+            "tool_use" | "tool_result" => {
+                let at = self.at(ev);
+                self.lessons.step(ev, || at, &self.opts, &self.scrubber);
+            }
+            _ => {}
+        }
+    }
+
+    /// The candidates: merged, scrubbed, limited.
+    pub fn finish(self) -> Extraction {
+        let Extractor {
+            opts,
+            scrubber,
+            notes: msg_notes,
+            cands: msg_cands,
+            skipped,
+            lessons,
+            ..
+        } = self;
+        let mut notes = Notes {
+            off: msg_notes.off,
+            v: Vec::new(),
+        };
+        if skipped > 0 {
+            note(
+                &mut notes,
+                false,
+                Bucket::CurrentContext,
+                "drop/sidechain",
+                0,
+                &format!("{skipped} side-chain events"),
+            );
+        }
+        notes.v.extend(msg_notes.v);
+        notes.v.extend(lessons.notes.v);
+        let mut cands = msg_cands;
+        cands.extend(lessons.cands);
+        finish_candidates(cands, notes, &opts, &scrubber)
+    }
+}
+
 /// Extract candidate memories from the events of one (or more) sessions.
 ///
 /// Never fails: input validation is the caller's job (records already
 /// parsed). Side chains and meta events are ignored; see the module docs.
 pub fn extract(events: &[Event], opts: &ExtractOptions) -> Extraction {
-    let scrubber = Scrubber::new(opts.project_root.as_deref());
-    let mut notes = Vec::new();
-    let mut cands = Vec::new();
-    let main: Vec<&Event> = events.iter().filter(|e| !e.sidechain).collect();
-    let skipped = events.len() - main.len();
-    if skipped > 0 {
-        note(
-            &mut notes,
-            false,
-            Bucket::CurrentContext,
-            "drop/sidechain",
-            0,
-            &format!("{skipped} side-chain events"),
-        );
+    let mut x = Extractor::new(opts.clone());
+    for ev in events {
+        x.push(&EventView::of(ev));
     }
-    let mut seen: HashSet<(String, String, u32)> = HashSet::new();
-    for ev in &main {
-        if ev.role != "user" || ev.kind != "text" {
-            continue;
-        }
-        let id = ev.uuid.clone().unwrap_or_else(|| ev.line.to_string());
-        if !seen.insert((ev.session.clone(), id, ev.block)) {
-            continue; // the same source entry is used once
-        }
-        if let Some(text) = ev.text.as_deref() {
-            from_message(ev, text, opts, &scrubber, &mut cands, &mut notes);
-        }
-    }
-    lessons(&main, opts, &scrubber, &mut cands, &mut notes);
+    x.finish()
+}
 
+fn finish_candidates(
+    cands: Vec<Cand>,
+    mut notes: Notes,
+    opts: &ExtractOptions,
+    scrubber: &Scrubber,
+) -> Extraction {
     // merge near-duplicates (a repeated correction raises confidence)
     let mut merged: Vec<Cand> = Vec::new();
     for c in cands {
@@ -1414,7 +1687,7 @@ pub fn extract(events: &[Event], opts: &ExtractOptions) -> Extraction {
     }
     Extraction {
         memories,
-        notes,
+        notes: notes.v,
         sensitive_drops: sensitive,
     }
 }

@@ -14,6 +14,7 @@ pub mod extract;
 pub mod model;
 pub mod rules;
 pub mod session;
+pub mod stream;
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -26,7 +27,7 @@ use mem_core::records::Event;
 use mem_core::scrub::Scrubber;
 use mem_core::{Error, Exit, memdir};
 
-pub use extract::{Bucket, ExtractOptions, Extraction, Note, extract};
+pub use extract::{Bucket, EventView, ExtractOptions, Extraction, Extractor, Note, extract};
 pub use rules::Rules;
 
 const NAME: &str = "mem-extract";
@@ -237,31 +238,110 @@ pub fn last_turn_wrote_memory(events: &[Event], memory_dir: Option<&Path>) -> bo
         .iter()
         .rposition(|e| e.role == "user" && e.kind == "text")
         .map_or(0, |i| i + 1);
-    let dir = memory_dir.map(|d| d.to_string_lossy().trim_end_matches('/').to_string());
+    let dir = memory_dir_prefix(memory_dir);
     main[start..].iter().any(|e| {
-        if e.kind != "tool_use"
-            || !matches!(
+        e.kind == "tool_use"
+            && writes_memory(
                 e.tool.as_deref(),
-                Some("Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "apply_patch")
+                e.input
+                    .as_ref()
+                    .and_then(|i| extract::write_path_of(|k| i.get(k))),
+                dir.as_deref(),
             )
-        {
-            return false;
+    })
+}
+
+/// The memory directory as compared by [`writes_memory`].
+fn memory_dir_prefix(memory_dir: Option<&Path>) -> Option<String> {
+    memory_dir.map(|d| d.to_string_lossy().trim_end_matches('/').to_string())
+}
+
+/// True when a call of `tool` writing `path` writes into the memory
+/// directory `dir` (see [`last_turn_wrote_memory`]).
+fn writes_memory(tool: Option<&str>, path: Option<&str>, dir: Option<&str>) -> bool {
+    if !matches!(
+        tool,
+        Some("Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "apply_patch")
+    ) {
+        return false;
+    }
+    let path = path.unwrap_or("");
+    match dir {
+        Some(d) if !d.is_empty() => path.starts_with(&format!("{d}/")),
+        _ => {
+            (path.contains("/.claude/projects/") && path.contains("/memory/"))
+                || path.ends_with("/MEMORY.md")
         }
-        let Some(input) = e.input.as_ref() else {
-            return false;
+    }
+}
+
+/// What the binary learns while events stream through: the throttles'
+/// counts and, once the project root is known, the extraction itself
+/// (events before that are kept until then).
+struct StreamState {
+    per_worktree: bool,
+    explain: bool,
+    memory_dir: Option<String>,
+    make_opts: Option<Box<dyn FnOnce(Option<PathBuf>) -> ExtractOptions>>,
+    x: Option<Extractor>,
+    pending: Vec<EventView<'static>>,
+    disabled: bool,
+    events: u64,
+    main: u64,
+    user_turns: u64,
+    wrote_memory: bool,
+}
+
+impl StreamState {
+    fn start(&mut self, cwd: Option<&Path>) {
+        let Some(make) = self.make_opts.take() else {
+            return;
         };
-        let path = ["file_path", "path", "notebook_path"]
-            .iter()
-            .find_map(|k| input.get(*k).and_then(|v| v.as_str()))
-            .unwrap_or("");
-        match &dir {
-            Some(d) if !d.is_empty() => path.starts_with(&format!("{d}/")),
-            _ => {
-                (path.contains("/.claude/projects/") && path.contains("/memory/"))
-                    || path.ends_with("/MEMORY.md")
+        let cwd = cwd
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::current_dir().ok());
+        let root = cwd.map(|c| memdir::project_root(&c, self.per_worktree));
+        let mut x = Extractor::new(make(root));
+        if !self.explain {
+            x = x.without_notes();
+        }
+        for ev in self.pending.drain(..) {
+            x.push(&ev);
+        }
+        self.x = Some(x);
+    }
+
+    fn push(&mut self, ev: EventView<'_>) {
+        self.events += 1;
+        if !ev.sidechain {
+            self.main += 1;
+            if ev.role == "user" && ev.kind == "text" {
+                self.user_turns += 1;
+                self.wrote_memory = false;
+            } else if ev.kind == "tool_use"
+                && writes_memory(
+                    ev.tool.as_deref(),
+                    ev.path.as_deref(),
+                    self.memory_dir.as_deref(),
+                )
+            {
+                self.wrote_memory = true;
             }
         }
-    })
+        if self.disabled {
+            return;
+        }
+        if self.x.is_none()
+            && !ev.sidechain
+            && let Some(c) = ev.cwd.as_deref().filter(|c| !c.is_empty())
+        {
+            self.start(Some(Path::new(c)));
+        }
+        match self.x.as_mut() {
+            Some(x) => x.push(&ev),
+            None => self.pending.push(ev.into_owned()),
+        }
+    }
 }
 
 fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
@@ -281,6 +361,68 @@ fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
         }
         None => Rules::default_rules(),
     };
+    if let Some(cmd) = &a.model_cmd {
+        return run_model(&a, rules, cmd);
+    }
+    let opts_of = {
+        let (max_candidates, max_quote_bytes) = (a.max_candidates, a.max_quote_bytes);
+        move |root: Option<PathBuf>| ExtractOptions {
+            rules,
+            project_id: root.as_deref().map(memdir::project_id),
+            project_root: root,
+            max_candidates,
+            max_quote_bytes,
+        }
+    };
+    let mut st = StreamState {
+        per_worktree: a.common.per_worktree,
+        explain: a.common.explain,
+        memory_dir: memory_dir_prefix(a.common.memory_dir.as_deref()),
+        make_opts: Some(Box::new(opts_of)),
+        x: None,
+        pending: Vec::new(),
+        disabled: memdir::is_disabled(),
+        events: 0,
+        main: 0,
+        user_turns: 0,
+        wrote_memory: false,
+    };
+    if let Some(c) = a.common.cwd.as_deref() {
+        st.start(Some(c));
+    }
+    let window = extract::min_text_window(a.max_quote_bytes);
+    stream::for_each_event(&a.files, window, |ev| st.push(ev))?;
+    if st.disabled {
+        warn(
+            NAME,
+            "memory is disabled (MEM_DISABLE / CLAUDE_CODE_DISABLE_AUTO_MEMORY); nothing extracted",
+        );
+        return Ok(Exit::Success);
+    }
+    if let Some(n) = a.every.filter(|&n| n > 1)
+        && !st.user_turns.is_multiple_of(n)
+    {
+        eprintln!(
+            "{NAME}: skipped: turn {} is not a multiple of --every {n}",
+            st.user_turns
+        );
+        return Ok(Exit::Success);
+    }
+    if st.events > 0 && st.main == 0 {
+        eprintln!("{NAME}: skipped: only side-chain events (main agent only)");
+        return Ok(Exit::Success);
+    }
+    if st.wrote_memory {
+        eprintln!("{NAME}: skipped: the last turn already wrote into the memory directory");
+        return Ok(Exit::Success);
+    }
+    st.start(None);
+    let result = st.x.take().expect("started").finish();
+    emit(&a, &result)
+}
+
+/// `--model-cmd`: the events are read whole (the model sees them all).
+fn run_model(a: &ExtractArgs, rules: Rules, cmd: &str) -> anyhow::Result<Exit> {
     let events = read_events(&a.files)?;
     if memdir::is_disabled() {
         warn(
@@ -312,10 +454,12 @@ fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
         max_candidates: a.max_candidates,
         max_quote_bytes: a.max_quote_bytes,
     };
-    let result = match &a.model_cmd {
-        Some(cmd) => model::extract_with_model(&events, &opts, cmd)?,
-        None => extract(&events, &opts),
-    };
+    let result = model::extract_with_model(&events, &opts, cmd)?;
+    emit(a, &result)
+}
+
+/// Print the notes (`--explain`), the sensitive drops and the memories.
+fn emit(a: &ExtractArgs, result: &Extraction) -> anyhow::Result<Exit> {
     if a.common.explain {
         for n in &result.notes {
             eprintln!("{NAME}: {n}");

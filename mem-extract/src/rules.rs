@@ -1,7 +1,7 @@
 //! The extraction rules: data (YAML), embedded as [`DEFAULT_RULES_YAML`] and
 //! replaceable with `--rules FILE`. Format: the comments of `rules.yaml`.
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 use serde::Deserialize;
 
 use mem_core::Error;
@@ -78,9 +78,45 @@ pub struct Rules {
     pub reference_words: Vec<String>,
     /// Hosts never kept as references.
     pub reference_skip_hosts: Vec<String>,
+    /// The patterns of `drop`, `user`, `feedback`, `project`, `request` in
+    /// that order, searched in one pass by [`Rules::matching`].
+    set: RegexSet,
+}
+
+/// Which sentence rules' patterns match a sentence (from [`Rules::matching`]).
+pub struct Matching {
+    m: regex::SetMatches,
 }
 
 impl Rules {
+    /// Search a lowercased sentence for every sentence rule's pattern at once.
+    pub fn matching(&self, s: &str) -> Matching {
+        Matching {
+            m: self.set.matches(s),
+        }
+    }
+
+    /// The first rule of group `g` (0 drop, 1 user, 2 feedback, 3 project,
+    /// 4 request) that fires on the lowercased sentence `s`, given its
+    /// [`Rules::matching`]; the same as the first whose [`Rule::fires`].
+    pub fn first_firing<'r>(&'r self, m: &Matching, g: usize, s: &str) -> Option<&'r Rule> {
+        let groups: [&[Rule]; 5] = [
+            &self.drop,
+            &self.user,
+            &self.feedback,
+            &self.project,
+            &self.request,
+        ];
+        let base: usize = groups[..g].iter().map(|x| x.len()).sum();
+        groups[g]
+            .iter()
+            .enumerate()
+            .find(|(i, r)| {
+                m.m.matched(base + i) && !r.unless.as_ref().is_some_and(|u| u.is_match(s))
+            })
+            .map(|(_, r)| r)
+    }
+
     /// The embedded default rules.
     pub fn default_rules() -> Rules {
         Rules::parse(DEFAULT_RULES_YAML, "<default rules>").expect("embedded rules are valid")
@@ -121,12 +157,31 @@ impl Rules {
             .iter()
             .map(|p| Regex::new(p).map_err(|e| Error::Msg(format!("{label}: why {p:?}: {e}"))))
             .collect::<Result<Vec<_>, _>>()?;
+        let patterns: Vec<&str> = [
+            &spec.drop,
+            &spec.user,
+            &spec.feedback,
+            &spec.project,
+            &spec.request,
+        ]
+        .iter()
+        .flat_map(|g| g.iter().map(|r| r.pattern.as_str()))
+        .collect();
+        let set_result = RegexSet::new(&patterns);
+        let drop = comp(spec.drop)?;
+        let user = comp(spec.user)?;
+        let feedback = comp(spec.feedback)?;
+        let project = comp(spec.project)?;
+        let request = comp(spec.request)?;
+        // every pattern compiled alone above, so the set compiles too
+        let set = set_result.map_err(|e| Error::Msg(format!("{label}: rules: {e}")))?;
         Ok(Rules {
-            drop: comp(spec.drop)?,
-            user: comp(spec.user)?,
-            feedback: comp(spec.feedback)?,
-            project: comp(spec.project)?,
-            request: comp(spec.request)?,
+            set,
+            drop,
+            user,
+            feedback,
+            project,
+            request,
             why,
             reference_words: spec
                 .reference_words
