@@ -70,7 +70,9 @@ impl Output {
     ///
     /// Errors: the write error (a broken pipe is recognised by the caller).
     pub fn record<T: Serialize + ?Sized>(&mut self, rec: &T) -> std::io::Result<()> {
-        serde_json::to_writer(&mut self.inner, rec).map_err(std::io::Error::other)?;
+        // `From` keeps an I/O error's kind (a broken pipe must stay one so
+        // `main_with` exits 0 quietly); `io::Error::other` would hide it.
+        serde_json::to_writer(&mut self.inner, rec).map_err(std::io::Error::from)?;
         self.inner.write_all(b"\n")
     }
 
@@ -109,6 +111,7 @@ pub fn exit_of(err: &anyhow::Error) -> Exit {
 /// The one `main` shape: run, print an error once as `NAME: {err:#}` on
 /// stderr, map it to its exit code; a broken pipe exits 0 quietly.
 pub fn main_with(name: &str, run: impl FnOnce() -> anyhow::Result<Exit>) -> std::process::ExitCode {
+    catch_file_size_signal();
     match run() {
         Ok(code) => code.into(),
         Err(err) => {
@@ -121,6 +124,18 @@ pub fn main_with(name: &str, run: impl FnOnce() -> anyhow::Result<Exit>) -> std:
     }
 }
 
+/// Keep `SIGXFSZ` (a write past `ulimit -f` / `prlimit --fsize`) from
+/// killing the process: with a handler installed the write fails with
+/// `EFBIG` instead, which surfaces as an [`crate::Error::Io`] naming the file
+/// ("File too large"), the atomic write removes its temp file and the old
+/// file stays intact. Called by [`main_with`]; harmless to call twice.
+pub fn catch_file_size_signal() {
+    let _ = signal_hook::flag::register(
+        signal_hook::consts::SIGXFSZ,
+        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+    );
+}
+
 /// Print a warning on stderr as `NAME: warning: MSG`.
 pub fn warn(name: &str, msg: impl std::fmt::Display) {
     eprintln!("{name}: warning: {msg}");
@@ -129,6 +144,27 @@ pub fn warn(name: &str, msg: impl std::fmt::Display) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: `mem-index list | head -c 10` printed "Broken pipe" and
+    /// exited 1: a record's write error lost its kind.
+    #[test]
+    fn a_broken_pipe_while_writing_a_record_stays_a_broken_pipe() {
+        struct Closed;
+        impl Write for Closed {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut out = Output::to_writer(Closed);
+        let big = "x".repeat(1 << 20);
+        let err = out.record(&serde_json::json!({ "a": big })).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+        let any = anyhow::Error::new(err).context("list");
+        assert!(any.chain().any(crate::error::is_broken_pipe));
+    }
 
     #[test]
     fn exit_follows_the_core_error_in_the_chain() {

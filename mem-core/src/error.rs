@@ -84,14 +84,14 @@ pub enum IdError {
 /// as `mem-x: {err:#}` and exit with that code.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// An I/O error on a named file.
-    #[error("{path}: {source}")]
+    /// An I/O error on a named file. The message already holds the cause, so
+    /// it is not chained again (`{err:#}` prints it once).
+    #[error("{}: {err}", path.display())]
     Io {
         /// The file or directory acted on.
         path: PathBuf,
         /// The underlying error.
-        #[source]
-        source: std::io::Error,
+        err: std::io::Error,
     },
     /// Bad input at a place in a file or stream (`FILE:LINE: reason`).
     #[error("{file}:{line}: {reason}")]
@@ -148,7 +148,7 @@ impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            err: source,
         }
     }
 
@@ -175,8 +175,8 @@ pub fn is_broken_pipe(err: &(dyn std::error::Error + 'static)) -> bool {
         {
             return true;
         }
-        if let Some(Error::Io { source, .. }) = e.downcast_ref::<Error>()
-            && source.kind() == std::io::ErrorKind::BrokenPipe
+        if let Some(Error::Io { err, .. }) = e.downcast_ref::<Error>()
+            && err.kind() == std::io::ErrorKind::BrokenPipe
         {
             return true;
         }
@@ -203,6 +203,15 @@ mod tests {
         assert_eq!(Error::NotDue("time".into()).exit(), Exit::TempFail);
         assert_eq!(Error::input("f", 3, "bad").exit(), Exit::Failure);
         assert_eq!(Error::input("f", 3, "bad").to_string(), "f:3: bad");
+    }
+
+    #[test]
+    fn io_errors_name_the_path_once() {
+        let e = anyhow::Error::new(Error::io(
+            "/nope.jsonl",
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        ));
+        assert_eq!(format!("{e:#}"), "/nope.jsonl: entity not found");
     }
 
     #[test]

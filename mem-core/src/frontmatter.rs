@@ -119,6 +119,12 @@ pub fn parse(label: &str, text: &str) -> Result<Memory> {
         line,
         reason,
     };
+    if let Some(line) = too_deep(parts.yaml) {
+        return Err(yaml_err(
+            line + parts.yaml_line - 1,
+            format!("flow collections nested deeper than {MAX_FLOW_DEPTH} levels"),
+        ));
+    }
     let value: serde_norway::Value = serde_norway::from_str(parts.yaml).map_err(|e| {
         let line = e
             .location()
@@ -521,9 +527,105 @@ fn yaml_to_json(v: serde_norway::Value) -> std::result::Result<Value, String> {
     })
 }
 
+/// Deepest `[`/`{` nesting the YAML parser is given: its scanner takes time
+/// quadratic in the flow depth (100,000 `[` took minutes), and the
+/// deserializer refuses more than 128 levels anyway.
+const MAX_FLOW_DEPTH: usize = 128;
+
+/// The 1-based line (within `yaml`) where flow nesting first exceeds
+/// [`MAX_FLOW_DEPTH`], or `None`. A linear scan: quoted scalars and comments
+/// are skipped; a `[`/`{` counts only where a flow node can start (after
+/// `:`, `-`, `?`, `,`, `[`, `{`, or at the start of a line), so brackets
+/// inside plain scalars (`a[b`) do not.
+fn too_deep(yaml: &str) -> Option<usize> {
+    let b = yaml.as_bytes();
+    let mut depth = 0usize;
+    let mut line = 1usize;
+    let mut prev = b'\n'; // last significant byte outside a scalar
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\n' => {
+                line += 1;
+                prev = b'\n';
+            }
+            b' ' | b'\t' | b'\r' => {}
+            b'#' if matches!(prev, b'\n' | b',' | b'[' | b'{' | b':' | b'-')
+                || b[i - 1] == b' ' =>
+            {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'"' | b'\'' if matches!(prev, b'\n' | b':' | b'-' | b'?' | b',' | b'[' | b'{') => {
+                i += 1;
+                while i < b.len() {
+                    match b[i] {
+                        b'\\' if c == b'"' => i += 1,
+                        b'\n' => line += 1,
+                        q if q == c => {
+                            if c == b'\'' && b.get(i + 1) == Some(&b'\'') {
+                                i += 1;
+                            } else {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                prev = b'a';
+            }
+            b'[' | b'{' if matches!(prev, b'\n' | b':' | b'-' | b'?' | b',' | b'[' | b'{') => {
+                depth += 1;
+                if depth > MAX_FLOW_DEPTH {
+                    return Some(line);
+                }
+                prev = c;
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                prev = c;
+            }
+            _ => prev = c,
+        }
+        i += 1;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: 100,000 nested `[` in a frontmatter value made the YAML
+    /// scanner run for minutes (quadratic); now refused at once, with the line.
+    #[test]
+    fn deep_flow_nesting_is_refused_quickly() {
+        for (open, close) in [("[", "]"), ("{a: ", "}")] {
+            let deep = format!("{}{}", open.repeat(100_000), close.repeat(100_000));
+            let text =
+                format!("---\nname: \"D\"\ndescription: \"d\"\ntype: user\nx: {deep}\n---\nbody\n");
+            let t = std::time::Instant::now();
+            let err = parse("deep.md", &text).unwrap_err().to_string();
+            assert!(t.elapsed().as_secs() < 5, "took {:?}", t.elapsed());
+            assert!(
+                err.contains("deep.md") && err.contains("nested deeper"),
+                "{err}"
+            );
+            assert!(err.contains(":5"), "{err}");
+        }
+        // moderate nesting, brackets in plain and quoted scalars, comments: fine
+        let ok = format!(
+            "---\nname: \"a[b {{c\"\ndescription: don't [x\ntype: user\n# [[[[ {}\ntriggers: [\"[\", '[[']\nx: {}{}\n---\nbody\n",
+            "[".repeat(200),
+            "[".repeat(100),
+            "]".repeat(100)
+        );
+        parse("ok.md", &ok).unwrap();
+    }
     use proptest::prelude::*;
 
     const DESIGN_TOPIC: &str = "---\nname: \"Run setup before build-token\"\ndescription: \"build-token needs data/fixture.json, which only setup creates\"\ntype: feedback\nkind: durable-lesson\ntriggers: [\"build-token\", \"verify\", \"fixture\"]\nverified_at: 2026-07-11\nexpires: never\nevidence: [\"transcript:3f9a0c1d2e4b#17\"]\n---\nFact: Run setup before build-token.\nWhy: data/fixture.json is generated and git-ignored; a fresh clone lacks it.\nHow to use: Before any verification, run node src/setup.mjs.\n";

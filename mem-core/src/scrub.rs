@@ -599,6 +599,55 @@ mod tests {
         );
     }
 
+    /// Regression: kinds the secrets corpus (tests/tests/secrets.rs) found
+    /// missing — a URL password with an empty user, bare npm, SendGrid,
+    /// Twilio, GitLab, Hugging Face, PyPI, DigitalOcean, Shopify tokens and
+    /// Azure account keys.
+    #[test]
+    fn corpus_gaps_are_redacted() {
+        let hex32 = "0123456789abcdef".repeat(2);
+        let an36 = "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5".to_string();
+        assert_eq!(an36.len(), 36);
+        redacts(
+            "REDIS_URL=redis://:Zq8wX3vB7nM2kL9pR4@cache.internal:6379/0",
+            "Zq8wX3vB7nM2",
+            "url-password",
+        );
+        redacts(&format!("token is npm_{an36} ok"), &an36, "npm-token");
+        let sg = format!(
+            "SG.{}.{}",
+            &an36[..22],
+            "x9Y8z7W6v5U4t3S2r1Q0p9O8n7M6l5K4j3I2h1G0f9E"
+        );
+        redacts(&format!("key {sg}"), &sg[3..20], "sendgrid-key");
+        redacts(&format!("sid SK{hex32} here"), &hex32, "twilio-api-key");
+        redacts(
+            &format!("use glpat-{} now", &an36[..20]),
+            &an36[..20],
+            "gitlab-token",
+        );
+        redacts(
+            &format!("hf_{}", &an36[..34]),
+            &an36[..34],
+            "huggingface-token",
+        );
+        let pypi = format!("pypi-AgEIcHlwaS5vcmc{an36}{an36}");
+        redacts(&pypi, &an36, "pypi-token");
+        let do64 = hex32.repeat(2);
+        redacts(&format!("dop_v1_{do64}"), &do64, "digitalocean-token");
+        redacts(&format!("shpat_{hex32}"), &hex32, "shopify-token");
+        let azure = format!("{an36}{an36}Ab+/Cd==");
+        redacts(
+            &format!(
+                "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={azure};EndpointSuffix=core.windows.net"
+            ),
+            &an36,
+            "azure-key",
+        );
+        // a URL with a port but no credentials is left alone
+        assert!(s().is_clean("see http://localhost:8080/api and https://example.com:443/x"));
+    }
+
     #[test]
     fn every_secret_rule_fires() {
         redacts(
@@ -790,7 +839,7 @@ mod tests {
     fn rules_file_errors_name_the_rule() {
         let err = Scrubber::parse_rules("secrets:\n  - name: bad\n    pattern: '('\n").unwrap_err();
         assert!(err.to_string().contains("bad"), "{err}");
-        assert_eq!(Scrubber::default_rules().secrets.len(), 15);
+        assert_eq!(Scrubber::default_rules().secrets.len(), 24);
     }
 
     #[test]

@@ -310,12 +310,77 @@ pub fn lock_index(dir: &Path) -> Result<IndexGuard> {
         .open(&path)
         .map_err(|e| Error::io(&path, e))?;
     file.lock().map_err(|e| Error::io(&path, e))?;
+    sweep_temp_files(dir);
     Ok(IndexGuard { file, path })
+}
+
+/// Remove the temp files (`.mem-*.tmp`, see [`crate::atomic::write_atomic`])
+/// that a writer killed mid-write left in `dir` and its subfolders
+/// (`retired/`, `logs/…`, `.mem/journal/…`; symlinks are not followed, at
+/// most 5 levels deep). Called by [`lock_index`] once the lock is held:
+/// every writer of a memory directory holds that lock while its temp files
+/// exist, so any temp file found then is an orphan. Returns how many were
+/// removed; errors are ignored (a file that cannot be removed stays).
+pub fn sweep_temp_files(dir: &Path) -> usize {
+    fn walk(d: &Path, depth: usize, n: &mut usize) {
+        let Ok(rd) = std::fs::read_dir(d) else {
+            return;
+        };
+        for ent in rd.flatten() {
+            let Ok(ft) = ent.file_type() else {
+                continue;
+            };
+            let name = ent.file_name();
+            let name = name.to_string_lossy();
+            if ft.is_dir() {
+                if depth < 5 {
+                    walk(&ent.path(), depth + 1, n);
+                }
+            } else if ft.is_file()
+                && name.starts_with(".mem-")
+                && name.ends_with(".tmp")
+                && std::fs::remove_file(ent.path()).is_ok()
+            {
+                *n += 1;
+            }
+        }
+    }
+    let mut n = 0;
+    walk(dir, 0, &mut n);
+    n
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lock_index_sweeps_temp_files_left_by_a_killed_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("retired")).unwrap();
+        std::fs::create_dir_all(d.join(".mem/journal/run1")).unwrap();
+        for p in [
+            ".mem-abc123.tmp",
+            "retired/.mem-x.tmp",
+            ".mem/journal/run1/.mem-y.tmp",
+        ] {
+            std::fs::write(d.join(p), "half a file").unwrap();
+        }
+        std::fs::write(d.join("keep.md"), "k").unwrap();
+        std::fs::write(d.join(".other.tmp"), "not ours").unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join(".mem-z.tmp"), "outside").unwrap();
+        std::os::unix::fs::symlink(outside.path(), d.join("linked")).unwrap();
+        let _g = lock_index(d).unwrap();
+        assert!(!d.join(".mem-abc123.tmp").exists());
+        assert!(!d.join("retired/.mem-x.tmp").exists());
+        assert!(!d.join(".mem/journal/run1/.mem-y.tmp").exists());
+        assert!(d.join("keep.md").exists());
+        assert!(d.join(".other.tmp").exists());
+        // symlinked folders are not followed
+        assert!(outside.path().join(".mem-z.tmp").exists());
+    }
 
     fn topic(name: &str) -> String {
         format!(

@@ -671,6 +671,11 @@ fn retire_in(
         });
     }
     let dest = retired_path(&dir, id);
+    // `retired/` may be a symlink (or hold one) leading out of the memory dir
+    if let Some(rdir) = dest.parent() {
+        std::fs::create_dir_all(rdir).map_err(|e| Error::io(rdir, e))?;
+    }
+    id::contained(&dir, &dest)?;
     if let Some(i) = st.topics.iter().position(|t| t.id == id) {
         let mut m = st.topics[i].memory.clone();
         m.hash = None;
@@ -772,6 +777,29 @@ mod tests {
         m.verified_at = mem_core::time::parse_day(day);
         m.evidence = evidence.iter().map(|s| s.to_string()).collect();
         m
+    }
+
+    /// Regression: `retired/` a symlink to a folder outside the memory dir
+    /// made `retire` move the topic out of it. Now refused, nothing moved.
+    #[test]
+    fn retire_never_follows_a_symlinked_retired_dir_out() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("memory");
+        let outside = root.path().join("outside");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(
+            dir.join("a.md"),
+            "---\nname: \"A\"\ndescription: \"a\"\ntype: user\n---\nFact: a.\n",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("retired")).unwrap();
+        let lock = mem_core::store::lock_index(&dir).unwrap();
+        let today = mem_core::time::parse_day("2026-07-13").unwrap();
+        let err = super::retire(&lock, &dir, "a", "test", today, false).unwrap_err();
+        assert!(err.to_string().contains("retired"), "{err}");
+        assert!(dir.join("a.md").is_file());
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
     }
 
     /// Two sessions give the same lesson on the same day: merging them in
