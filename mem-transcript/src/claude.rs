@@ -84,6 +84,10 @@ pub const HAS_LOGICAL: u8 = 32;
 /// [`sanitize`] again in pass 2 (lines without one never change there).
 pub const U_ESCAPE: u8 = 64;
 
+/// Node flag: the whole line went through the fast scanner ([`crate::scan`]):
+/// valid JSON nested at most 100 deep, so pass 2 may take its fast path.
+pub const FAST: u8 = 128;
+
 /// One chain node (an entry with its own `uuid`). Units: bytes, ms.
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -151,7 +155,7 @@ pub struct Index {
     pub size: u64,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct Head<'a> {
     #[serde(rename = "type", borrow, default)]
     ty: Option<Cow<'a, str>>,
@@ -177,6 +181,87 @@ struct Head<'a> {
     cwd: Option<Cow<'a, str>>,
     #[serde(rename = "leafUuid", borrow, default)]
     leaf: Option<Cow<'a, str>>,
+}
+
+/// A string field's value: `null` is `None`; `None` when unsure (the
+/// caller then falls back to serde_json, which gives the same value or error).
+fn opt_str(v: &[u8]) -> Option<Option<Cow<'_, str>>> {
+    if v == b"null" {
+        return Some(None);
+    }
+    if v.len() >= 2 && v[0] == b'"' {
+        let inner = &v[1..v.len() - 1];
+        if memchr::memchr(b'\\', inner).is_none() {
+            return std::str::from_utf8(inner)
+                .ok()
+                .map(|s| Some(Cow::Borrowed(s)));
+        }
+    }
+    serde_json::from_slice::<Option<String>>(v)
+        .ok()
+        .map(|o| o.map(Cow::Owned))
+}
+
+/// A bool field's value: `null` is `None`; `None` when not a bool.
+fn opt_bool(v: &[u8]) -> Option<Option<bool>> {
+    match v {
+        b"null" => Some(None),
+        b"true" => Some(Some(true)),
+        b"false" => Some(Some(false)),
+        _ => None,
+    }
+}
+
+/// Mark field `bit` seen; `None` on a duplicate (serde_json refuses those).
+#[inline]
+fn first_time(seen: &mut u32, bit: u32) -> Option<()> {
+    let m = 1 << bit;
+    (*seen & m == 0).then(|| *seen |= m)
+}
+
+/// [`Head`] by the fast scanner: `Some` only when serde_json would parse
+/// the whole line to the same value.
+fn fast_head(line: &[u8]) -> Option<Head<'_>> {
+    let mut o = crate::scan::Obj::open(line, 0, 0)?;
+    let mut h = Head::default();
+    let mut seen = 0u32;
+    while let Some(k) = o.next_key()? {
+        let bit = match k {
+            b"type" => 0,
+            b"uuid" => 1,
+            b"parentUuid" => 2,
+            b"logicalParentUuid" => 3,
+            b"isSidechain" => 4,
+            b"timestamp" => 5,
+            b"subtype" => 6,
+            b"isCompactSummary" => 7,
+            b"isMeta" => 8,
+            b"sessionId" => 9,
+            b"cwd" => 10,
+            b"leafUuid" => 11,
+            _ => {
+                o.skip_value()?;
+                continue;
+            }
+        };
+        first_time(&mut seen, bit)?;
+        let v = o.skip_value()?;
+        match bit {
+            0 => h.ty = opt_str(v)?,
+            1 => h.uuid = opt_str(v)?,
+            2 => h.parent = opt_str(v)?,
+            3 => h.logical = opt_str(v)?,
+            4 => h.sidechain = opt_bool(v)?,
+            5 => h.timestamp = opt_str(v)?,
+            6 => h.subtype = opt_str(v)?,
+            7 => h.compact_summary = opt_bool(v)?,
+            8 => h.meta = opt_bool(v)?,
+            9 => h.session = opt_str(v)?,
+            10 => h.cwd = opt_str(v)?,
+            _ => h.leaf = opt_str(v)?,
+        }
+    }
+    crate::scan::at_end(line, o.pos()).then_some(h)
 }
 
 /// Build the index of a Claude session (pass 1). Malformed lines are
@@ -207,7 +292,13 @@ pub fn index(input: &Input) -> Result<Index, Error> {
         } else {
             Cow::Borrowed(line.bytes)
         };
-        let (h, at) = match parse_recovering(&clean, serde_json::from_slice::<Head>) {
+        let fast = fast_head(&clean);
+        let is_fast = fast.is_some();
+        let parsed = match fast {
+            Some(h) => Ok((h, 0)),
+            None => parse_recovering(&clean, serde_json::from_slice::<Head>),
+        };
+        let (h, at) = match parsed {
             Ok(v) => v,
             Err(e) => {
                 let reason = if !line.terminated {
@@ -269,6 +360,9 @@ pub fn index(input: &Input) -> Result<Index, Error> {
         };
         let nt = NodeType::of(ty);
         let mut flags = if has_u { U_ESCAPE } else { 0 };
+        if is_fast {
+            flags |= FAST;
+        }
         if h.sidechain == Some(true) {
             flags |= SIDECHAIN;
         }
@@ -784,6 +878,145 @@ pub struct Entry<'a> {
     pub message: Option<Message<'a>>,
 }
 
+/// A `content` value at `i` of `s` (a line the fast scanner accepted in
+/// pass 1): `null` is `None`; the index after the value.
+fn fast_content(s: &str, i: usize) -> Option<(Option<Content<'_>>, usize)> {
+    let b = s.as_bytes();
+    match *b.get(i)? {
+        b'n' => b[i..].starts_with(b"null").then_some((None, i + 4)),
+        b'[' | b'"' | b'{' => {
+            let mut it = serde_json::Deserializer::from_str(&s[i..]).into_iter::<Content>();
+            let c = it.next()?.ok()?;
+            Some((Some(c), i + it.byte_offset()))
+        }
+        _ => {
+            let e = crate::scan::value(b, i, 2)?;
+            let c = serde_json::from_str::<Content>(&s[i..e]).ok()?;
+            Some((Some(c), e))
+        }
+    }
+}
+
+/// `message.id` as `lenient_str` reads it, from the value's text.
+fn fast_lenient_str(v: &str) -> Option<Option<Cow<'_, str>>> {
+    let b = v.as_bytes();
+    if b.len() >= 2 && b[0] == b'"' && memchr::memchr(b'\\', b).is_none() {
+        return Some(Some(Cow::Borrowed(&v[1..v.len() - 1])));
+    }
+    match serde_json::from_str::<Content>(v).ok()? {
+        Content::Text(t) => Some(Some(t)),
+        _ => Some(None),
+    }
+}
+
+/// The `message` object at `i` of `s`; the index after it.
+fn fast_message(s: &str, i: usize) -> Option<(Message<'_>, usize)> {
+    let b = s.as_bytes();
+    let mut o = crate::scan::Obj::open(b, i, 1)?;
+    let mut m = Message::default();
+    let mut seen = 0u32;
+    while let Some(k) = o.next_key()? {
+        match k {
+            b"id" => {
+                first_time(&mut seen, 0)?;
+                let st = o.pos();
+                o.skip_value()?;
+                m.id = fast_lenient_str(&s[st..o.pos()])?;
+            }
+            b"content" => {
+                first_time(&mut seen, 1)?;
+                let (c, e) = fast_content(s, o.pos())?;
+                m.content = c;
+                o.set_pos(e);
+            }
+            _ => {
+                o.skip_value()?;
+            }
+        }
+    }
+    Some((m, o.pos()))
+}
+
+/// [`Entry`] by the fast scanner, for a line that passed it in pass 1 and is
+/// valid UTF-8: `Some` only with the value serde_json would give.
+fn fast_entry(s: &str) -> Option<Entry<'_>> {
+    let b = s.as_bytes();
+    let mut o = crate::scan::Obj::open(b, 0, 0)?;
+    let mut e = Entry {
+        ty: None,
+        uuid: None,
+        parent: None,
+        logical: None,
+        session: None,
+        timestamp: None,
+        cwd: None,
+        sidechain: None,
+        meta: None,
+        compact_summary: None,
+        subtype: None,
+        content: None,
+        message: None,
+    };
+    let mut seen = 0u32;
+    while let Some(k) = o.next_key()? {
+        let bit = match k {
+            b"type" => 0,
+            b"uuid" => 1,
+            b"parentUuid" => 2,
+            b"logicalParentUuid" => 3,
+            b"sessionId" => 4,
+            b"timestamp" => 5,
+            b"cwd" => 6,
+            b"isSidechain" => 7,
+            b"isMeta" => 8,
+            b"isCompactSummary" => 9,
+            b"subtype" => 10,
+            b"content" => 11,
+            b"message" => 12,
+            _ => {
+                o.skip_value()?;
+                continue;
+            }
+        };
+        first_time(&mut seen, bit)?;
+        match bit {
+            11 => {
+                let (c, end) = fast_content(s, o.pos())?;
+                e.content = c;
+                o.set_pos(end);
+                continue;
+            }
+            12 => {
+                let i = o.pos();
+                if b[i..].starts_with(b"null") {
+                    o.set_pos(i + 4);
+                } else {
+                    let (m, end) = fast_message(s, i)?;
+                    e.message = Some(m);
+                    o.set_pos(end);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let v = o.skip_value()?;
+        match bit {
+            0 => e.ty = opt_str(v)?,
+            1 => e.uuid = opt_str(v)?,
+            2 => e.parent = opt_str(v)?,
+            3 => e.logical = opt_str(v)?,
+            4 => e.session = opt_str(v)?,
+            5 => e.timestamp = opt_str(v)?,
+            6 => e.cwd = opt_str(v)?,
+            7 => e.sidechain = opt_bool(v)?,
+            8 => e.meta = opt_bool(v)?,
+            9 => e.compact_summary = opt_bool(v)?,
+            _ => e.subtype = opt_str(v)?,
+        }
+    }
+    crate::scan::at_end(b, o.pos()).then_some(e)
+}
+
 /// Text of a tool result's content: strings and text blocks joined by `\n`,
 /// images as `[image]`.
 pub fn content_text<'a>(c: &Content<'a>) -> Option<Cow<'a, str>> {
@@ -896,7 +1129,16 @@ pub fn emit(
         } else {
             Cow::Borrowed(&*line0)
         };
-        let entry = match parse_recovering(&clean, serde_json::from_slice::<Entry>) {
+        let fast = if n.has(FAST) {
+            simdutf8::basic::from_utf8(&clean).ok().and_then(fast_entry)
+        } else {
+            None
+        };
+        let parsed = match fast {
+            Some(e) => Ok((e, 0)),
+            None => parse_recovering(&clean, serde_json::from_slice::<Entry>),
+        };
+        let entry = match parsed {
             Ok((e, _)) => e,
             Err(e) => {
                 done.warnings.push(Warning {

@@ -1,0 +1,304 @@
+//! A fast, validating JSON scanner for the hot paths of `replay`.
+//!
+//! It accepts a strict subset of what `serde_json` accepts (same grammar:
+//! whitespace ` \n\t\r`, escapes, number syntax, control characters refused
+//! in strings) and answers `None` whenever it is unsure (escaped or non-ASCII
+//! keys, deep nesting, anything malformed). Callers then fall back to the
+//! `serde_json` parse, so results and error messages never change: the
+//! scanner only skips the values nobody reads without building anything.
+
+/// Nesting deeper than this is left to serde_json (its limit is 128).
+const MAX_DEPTH: u32 = 100;
+
+/// Index of the first non-whitespace byte at or after `i`.
+#[inline]
+pub fn ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\t' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// Index of the first `"`, `\\` or control byte at or after `i` (eight
+/// bytes a step, as serde_json's own string scan).
+#[inline]
+fn next_special(b: &[u8], mut i: usize) -> Option<usize> {
+    const ONES: u64 = u64::MAX / 255;
+    const HIGH: u64 = ONES << 7;
+    // Runs without a special byte: 32 bytes a step (the loop vectorizes).
+    while let Some(c) = b.get(i..i + 32) {
+        let hit = c.iter().fold(0u8, |a, &x| {
+            a | u8::from(x < 0x20) | u8::from(x == b'"') | u8::from(x == b'\\')
+        });
+        if hit != 0 {
+            break;
+        }
+        i += 32;
+    }
+    while i + 8 <= b.len() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[i..i + 8]);
+        let x = u64::from_le_bytes(w);
+        let ctrl = x.wrapping_sub(ONES * 0x20) & !x;
+        let q = x ^ (ONES * u64::from(b'"'));
+        let quote = q.wrapping_sub(ONES) & !q;
+        let s = x ^ (ONES * u64::from(b'\\'));
+        let slash = s.wrapping_sub(ONES) & !s;
+        let m = (ctrl | quote | slash) & HIGH;
+        if m != 0 {
+            return Some(i + m.trailing_zeros() as usize / 8);
+        }
+        i += 8;
+    }
+    b[i..]
+        .iter()
+        .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
+        .map(|p| i + p)
+}
+
+/// Scan a string whose opening quote is at `i - 1`: the index after the
+/// closing quote and whether it has escapes.
+#[inline]
+pub fn string(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    let mut esc = false;
+    loop {
+        i = next_special(b, i)?;
+        match b[i] {
+            b'"' => return Some((i + 1, esc)),
+            b'\\' => {}
+            _ => return None,
+        }
+        esc = true;
+        match *b.get(i + 1)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+            b'u' => {
+                if !b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                i += 6;
+            }
+            _ => return None,
+        }
+    }
+}
+
+#[inline]
+fn digits(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    i
+}
+
+fn number(b: &[u8], mut i: usize) -> Option<usize> {
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match *b.get(i)? {
+        b'0' => {
+            i += 1;
+            if b.get(i).is_some_and(u8::is_ascii_digit) {
+                return None;
+            }
+        }
+        b'1'..=b'9' => i = digits(b, i + 1),
+        _ => return None,
+    }
+    if b.get(i) == Some(&b'.') {
+        let s = i + 1;
+        i = digits(b, s);
+        if i == s {
+            return None;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let s = i;
+        i = digits(b, s);
+        if i == s {
+            return None;
+        }
+    }
+    Some(i)
+}
+
+/// Scan the value starting at `i` (no leading whitespace): the index after it.
+pub fn value(b: &[u8], i: usize, depth: u32) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => string(b, i + 1).map(|(e, _)| e),
+        b'{' => {
+            let mut o = Obj::open(b, i, depth)?;
+            while o.next_key()?.is_some() {
+                o.skip_value()?;
+            }
+            Some(o.pos())
+        }
+        b'[' => {
+            if depth >= MAX_DEPTH {
+                return None;
+            }
+            let mut i = ws(b, i + 1);
+            if b.get(i) == Some(&b']') {
+                return Some(i + 1);
+            }
+            loop {
+                i = value(b, i, depth + 1)?;
+                i = ws(b, i);
+                match *b.get(i)? {
+                    b',' => i = ws(b, i + 1),
+                    b']' => return Some(i + 1),
+                    _ => return None,
+                }
+            }
+        }
+        b't' => b[i..].starts_with(b"true").then_some(i + 4),
+        b'f' => b[i..].starts_with(b"false").then_some(i + 5),
+        b'n' => b[i..].starts_with(b"null").then_some(i + 4),
+        b'-' | b'0'..=b'9' => number(b, i),
+        _ => None,
+    }
+}
+
+/// A cursor over the members of one object.
+pub struct Obj<'a> {
+    b: &'a [u8],
+    i: usize,
+    first: bool,
+    depth: u32,
+}
+
+impl<'a> Obj<'a> {
+    /// The object whose `{` is at `i` (after whitespace), at nesting `depth`.
+    pub fn open(b: &'a [u8], i: usize, depth: u32) -> Option<Obj<'a>> {
+        let i = ws(b, i);
+        if b.get(i) != Some(&b'{') || depth >= MAX_DEPTH {
+            return None;
+        }
+        Some(Obj {
+            b,
+            i: i + 1,
+            first: true,
+            depth: depth + 1,
+        })
+    }
+
+    /// The next key (ASCII, without escapes), the cursor then on its value;
+    /// `Some(None)` after the closing `}`; `None` when unsure.
+    pub fn next_key(&mut self) -> Option<Option<&'a [u8]>> {
+        let b = self.b;
+        let mut i = ws(b, self.i);
+        if self.first {
+            self.first = false;
+            if b.get(i) == Some(&b'}') {
+                self.i = i + 1;
+                return Some(None);
+            }
+        } else {
+            match *b.get(i)? {
+                b',' => i = ws(b, i + 1),
+                b'}' => {
+                    self.i = i + 1;
+                    return Some(None);
+                }
+                _ => return None,
+            }
+        }
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let (e, esc) = string(b, i + 1)?;
+        let key = &b[i + 1..e - 1];
+        if esc || !key.is_ascii() {
+            return None;
+        }
+        i = ws(b, e);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        self.i = ws(b, i + 1);
+        Some(Some(key))
+    }
+
+    /// Scan the current value and return its bytes.
+    pub fn skip_value(&mut self) -> Option<&'a [u8]> {
+        let s = self.i;
+        let e = value(self.b, s, self.depth)?;
+        self.i = e;
+        Some(&self.b[s..e])
+    }
+
+    /// Where the cursor is (the current value's start after
+    /// [`Obj::next_key`], the index after `}` at the end).
+    pub fn pos(&self) -> usize {
+        self.i
+    }
+
+    /// Move the cursor past a value parsed elsewhere.
+    pub fn set_pos(&mut self, i: usize) {
+        self.i = i;
+    }
+
+    /// Nesting of the members' values.
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+}
+
+/// True when only whitespace follows `i`.
+pub fn at_end(b: &[u8], i: usize) -> bool {
+    ws(b, i) == b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(s: &str) -> bool {
+        let b = s.as_bytes();
+        let i = ws(b, 0);
+        value(b, i, 1).is_some_and(|e| at_end(b, e))
+    }
+
+    /// The scanner never accepts what serde_json refuses.
+    #[test]
+    fn accepts_a_subset_of_serde_json() {
+        let cases = [
+            r#"{"a":[1,-0.5e+3,true,false,null,"x\"\\\/\b\f\n\r\t\u00e9"],"b":{}}"#,
+            r#" { "a" : [ ] , "b" : { "c" : 0 } } "#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":1e}"#,
+            r#"{"a":-}"#,
+            r#"{"a":[1,]}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":"\x"}"#,
+            r#"{"a":"\u12g4"}"#,
+            "{\"a\":\"\u{1}\"}",
+            r#"{"a":tru}"#,
+            r#"{"a" 1}"#,
+            r#"{1:1}"#,
+            r#"{"a":1}x"#,
+            r#"{"a":"é"}"#,
+            r#"{"a":[[[[]]]]}"#,
+            r#"{"a":+1}"#,
+            r#"{"a":.5}"#,
+            r#"{"a":"unterminated}"#,
+            "{\"a\":1\u{c}}",
+        ];
+        for c in cases {
+            let serde = serde_json::from_str::<serde::de::IgnoredAny>(c).is_ok();
+            assert!(
+                !ok(c) || serde,
+                "scanner accepts what serde_json refuses: {c}"
+            );
+            if !c.contains(r#"\x"#) && serde {
+                assert!(ok(c), "scanner refuses valid JSON: {c}");
+            }
+        }
+        let deep = format!("{}{}", "[".repeat(120), "]".repeat(120));
+        assert!(!ok(&deep));
+    }
+}
