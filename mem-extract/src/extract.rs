@@ -1654,6 +1654,7 @@ fn finish_candidates(
         if m.description.trim().is_empty() {
             m.description = m.name.clone();
         }
+        ensure_id(&mut m);
         memories.push(m);
     }
     if let Some(n) = opts.max_candidates
@@ -1692,9 +1693,69 @@ fn finish_candidates(
     }
 }
 
+/// Give a candidate an explicit `id` when its name cannot make one (a name
+/// quoting a URL or a path holds `/`, which `mem-index write` refuses for a
+/// derived id and would refuse the whole batch for): the id is derived from
+/// the name with the refused characters turned into spaces, else from the
+/// description, else `<type>-<8 hex of BLAKE3 of the name>` (a name with no
+/// ASCII letters or digits, e.g. Chinese, slugs to nothing).
+pub fn ensure_id(m: &mut Memory) {
+    if m.id.is_some() || mem_core::id::derive_id(&m.name).is_ok() {
+        return;
+    }
+    let clean = |s: &str| -> String {
+        s.replace("..", " ")
+            .chars()
+            .map(|c| {
+                if matches!(c, '/' | '\\' | '%' | '~') || c.is_control() {
+                    ' '
+                } else {
+                    c
+                }
+            })
+            .collect()
+    };
+    let hashed = || {
+        let h = blake3::hash(m.name.as_bytes()).to_hex();
+        format!("{}-{}", m.mem_type.as_str(), &h[..8])
+    };
+    m.id = Some(
+        mem_core::id::derive_id(&clean(&m.name))
+            .or_else(|_| mem_core::id::derive_id(&clean(&m.description)))
+            .unwrap_or_else(|_| hashed()),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::command_keywords;
+
+    #[test]
+    fn names_with_urls_or_paths_get_a_safe_id() {
+        use mem_core::{Memory, MemoryType};
+        let mut m = Memory::new(
+            "Never paste postgres://db.internal:5432/app into the chat logs",
+            "d",
+            MemoryType::Feedback,
+        );
+        super::ensure_id(&mut m);
+        assert_eq!(
+            m.id.as_deref(),
+            Some("never-paste-postgres-db-internal-5432-app-into-the-chat-logs")
+        );
+        let mut ok = Memory::new("Use pnpm", "d", MemoryType::Feedback);
+        super::ensure_id(&mut ok);
+        assert_eq!(ok.id, None, "a name that makes an id is left alone");
+        let mut zh = Memory::new(
+            "不要直接修改数据库",
+            "不要直接修改数据库",
+            MemoryType::Feedback,
+        );
+        super::ensure_id(&mut zh);
+        let id = zh.id.unwrap();
+        assert!(id.starts_with("feedback-") && id.len() == 17, "{id}");
+        assert!(mem_core::id::validate_id(&id).is_ok());
+    }
 
     #[test]
     fn command_keywords_pick_the_distinctive_names() {

@@ -104,6 +104,7 @@ pub fn extract_with_model(
                 .push(format!("{}: {}", m.name, r.remaining[0].field));
             continue;
         }
+        crate::extract::ensure_id(&mut m);
         if res
             .memories
             .iter()
