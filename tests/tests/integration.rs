@@ -1,0 +1,757 @@
+//! Agent integration end to end: the Claude Code hooks (install, merge,
+//! idempotence, uninstall, and the hook commands themselves on the JSON
+//! Claude Code sends), Codex's AGENTS.md section, the Makefile and CI
+//! examples, and the generated man pages and completions.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use mem_tests::{bin, cmd, run, show, workspace_root};
+use serde_json::{Value, json};
+
+/// The directory holding the built binaries.
+fn bindir() -> PathBuf {
+    for t in ["mem-transcript", "mem-extract", "mem-index", "mem-recall"] {
+        bin(t);
+    }
+    bin("mem-recall").parent().unwrap().to_path_buf()
+}
+
+/// A shell command line run as a hook or a make recipe would run it: the
+/// built binaries first on PATH, `HOME` at `home`, no inherited mem or Claude
+/// variables, in `cwd`, with `env` added.
+fn shell(program: &str, args: &[&str], home: &Path, cwd: &Path, env: &[(&str, &Path)]) -> Command {
+    let mut c = Command::new(program);
+    c.args(args);
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().to_string();
+        if k.starts_with("MEM_")
+            || k.starts_with("CLAUDE_")
+            || k == "CODEX_HOME"
+            || k.starts_with("XDG_")
+            || k.starts_with("MAKE")
+        {
+            c.env_remove(k);
+        }
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![bindir()];
+    dirs.extend(std::env::split_paths(&path));
+    c.env("PATH", std::env::join_paths(dirs).unwrap())
+        .env("HOME", home)
+        .env("TZ", "UTC")
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .current_dir(cwd);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c
+}
+
+fn script(name: &str) -> String {
+    workspace_root().join(name).display().to_string()
+}
+
+/// Every file under `dir` (recursively) with its bytes, sorted.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The topic files of a memory directory (not MEMORY.md), as text.
+fn topics(memdir: &Path) -> Vec<String> {
+    std::fs::read_dir(memdir)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| {
+                    let n = e.file_name().to_string_lossy().to_string();
+                    n.ends_with(".md") && n != "MEMORY.md"
+                })
+                .map(|e| std::fs::read_to_string(e.path()).unwrap())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn backups(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".bak-"))
+        .count()
+}
+
+const RECALL: &str = "mem-recall --hook";
+const WRITE: &str = "mem-transcript replay --hook | mem-extract | mem-index write";
+
+/// The hook commands of one event in a settings value.
+fn commands(settings: &Value, event: &str) -> Vec<String> {
+    settings["hooks"][event]
+        .as_array()
+        .map(|groups| {
+            groups
+                .iter()
+                .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
+                .filter_map(|h| h["command"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn install_hooks(home: &Path, args: &[&str]) -> Output {
+    let s = script("scripts/install-hooks.sh");
+    let mut all = vec![s.as_str()];
+    all.extend_from_slice(args);
+    shell("bash", &all, home, home, &[]).output().unwrap()
+}
+
+#[test]
+fn install_hooks_merges_is_idempotent_and_uninstalls_exactly() {
+    let home = tempfile::tempdir().unwrap();
+    let claude = home.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let settings = claude.join("settings.json");
+    let original = json!({
+        "model": "opus",
+        "permissions": {"allow": ["Bash(npm test)"]},
+        "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}],
+            "SessionEnd": [{"hooks": [{"type": "command", "command": "notify-send bye"}]}]
+        }
+    });
+    let text = serde_json::to_string_pretty(&original).unwrap();
+    std::fs::write(&settings, &text).unwrap();
+
+    // Dry run: the merged settings on stdout, nothing written.
+    let out = install_hooks(home.path(), &["--dry-run"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let dry: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(commands(&dry, "SessionStart"), [RECALL]);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), text);
+    assert_eq!(backups(&claude), 0);
+
+    // Install: merged with what is there, a backup of the old file.
+    let out = install_hooks(home.path(), &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(v["model"], "opus");
+    assert_eq!(v["permissions"], original["permissions"]);
+    assert_eq!(v["hooks"]["PreToolUse"], original["hooks"]["PreToolUse"]);
+    assert_eq!(commands(&v, "SessionStart"), [RECALL]);
+    assert_eq!(commands(&v, "UserPromptSubmit"), [RECALL]);
+    assert_eq!(commands(&v, "SessionEnd"), ["notify-send bye", WRITE]);
+    assert_eq!(backups(&claude), 1);
+    let backup = std::fs::read_dir(&claude)
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().contains(".bak-"))
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(backup.path()).unwrap(), text);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("backup: "),
+        "{}",
+        show(&out)
+    );
+
+    // Idempotent: a second install changes nothing, not even a backup.
+    let installed = std::fs::read(&settings).unwrap();
+    let out = install_hooks(home.path(), &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("unchanged"));
+    assert_eq!(std::fs::read(&settings).unwrap(), installed);
+    assert_eq!(backups(&claude), 1);
+
+    // Uninstall removes exactly mem's entries.
+    let out = install_hooks(home.path(), &["--uninstall"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(v, original);
+    let out = install_hooks(home.path(), &["--uninstall"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("unchanged"));
+
+    // Not JSON: refused with the line, left byte-identical, no backup.
+    std::fs::write(&settings, "{\n  \"model\": \"opus\",\n}\n").unwrap();
+    let n = backups(&claude);
+    let out = install_hooks(home.path(), &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("settings.json:3: not JSON"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        "{\n  \"model\": \"opus\",\n}\n"
+    );
+    assert_eq!(backups(&claude), n);
+
+    // CLAUDE_CONFIG_DIR is honoured; a missing file is created.
+    let cfg = home.path().join("cfg");
+    let s = script("scripts/install-hooks.sh");
+    let out = shell(
+        "bash",
+        &[&s],
+        home.path(),
+        home.path(),
+        &[("CLAUDE_CONFIG_DIR", &cfg)],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(cfg.join("settings.json")).unwrap()).unwrap();
+    assert_eq!(commands(&v, "SessionEnd"), [WRITE]);
+}
+
+/// One Claude Code transcript line.
+fn entry(sid: &str, cwd: &Path, n: usize, kind: &str, ts: &str, message: Value) -> String {
+    let uuid = |i: usize| format!("aaaaaaaa-0000-4000-8000-{i:012}");
+    let parent = if n == 1 {
+        Value::Null
+    } else {
+        json!(uuid(n - 1))
+    };
+    let v = json!({
+        "parentUuid": parent, "isSidechain": false, "userType": "external",
+        "cwd": cwd, "sessionId": sid, "version": "2.1.39", "type": kind,
+        "uuid": uuid(n), "timestamp": ts, "message": message,
+    });
+    format!("{v}\n")
+}
+
+/// A session in Claude Code's format: a failing integration-test run, the
+/// fix (migrate), the run passing, and a user correction with its reason.
+fn write_session(path: &Path, sid: &str, cwd: &Path) {
+    let tool = |id: &str, cmd: &str, msg: &str| {
+        json!({"id": msg, "role": "assistant", "content": [
+            {"type": "tool_use", "id": id, "name": "Bash", "input": {"command": cmd}}]})
+    };
+    let result = |id: &str, out: &str, err: bool| {
+        json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "content": out, "is_error": err}]})
+    };
+    let lines = [
+        (
+            "user",
+            json!({"role": "user", "content": "Add integration tests for the orders API."}),
+        ),
+        (
+            "assistant",
+            tool("toolu_01", "npm run test:integration", "msg_01"),
+        ),
+        (
+            "user",
+            result(
+                "toolu_01",
+                "Error: relation \"orders\" does not exist (run npm run db:migrate first)",
+                true,
+            ),
+        ),
+        (
+            "assistant",
+            tool("toolu_02", "npm run db:migrate", "msg_02"),
+        ),
+        ("user", result("toolu_02", "migrated 3 tables", false)),
+        (
+            "assistant",
+            tool("toolu_03", "npm run test:integration", "msg_03"),
+        ),
+        ("user", result("toolu_03", "12 passing", false)),
+        (
+            "user",
+            json!({"role": "user", "content":
+            "Never mock the database in integration tests, because mocked tests passed last quarter while the real migration failed in production."}),
+        ),
+        (
+            "assistant",
+            json!({"id": "msg_04", "role": "assistant", "content": [
+            {"type": "text", "text": "Understood: the integration tests use the real database."}]}),
+        ),
+    ];
+    let mut text = String::new();
+    for (i, (kind, msg)) in lines.into_iter().enumerate() {
+        let ts = format!("2026-07-11T10:00:{:02}Z", i);
+        text.push_str(&entry(sid, cwd, i + 1, kind, &ts, msg));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn hook_round_trip_on_claude_code_json() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let out = install_hooks(home, &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join(".claude/settings.json")).unwrap())
+            .unwrap();
+    // The commands run below are the ones installed.
+    let end = commands(&settings, "SessionEnd").pop().unwrap();
+    let prompt = commands(&settings, "UserPromptSubmit").pop().unwrap();
+    let start = commands(&settings, "SessionStart").pop().unwrap();
+
+    let project = home.join("src/orders");
+    std::fs::create_dir_all(&project).unwrap();
+    let project = project.canonicalize().unwrap();
+    let memdir = home.join("memory");
+    let sid = "5e55a0e1-1111-4222-8333-444455556666";
+    let sessions = home.join(".claude/projects/orders");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let transcript = sessions.join(format!("{sid}.jsonl"));
+    write_session(&transcript, sid, &project);
+
+    let hook = |command: &str, input: &[u8]| -> Output {
+        let c = shell(
+            "sh",
+            &["-c", command],
+            home,
+            &project,
+            &[("MEM_MEMORY_DIR", &memdir)],
+        );
+        run(c, input)
+    };
+
+    // SessionEnd: the write path on the session's transcript_path.
+    let end_json = json!({"session_id": sid, "transcript_path": transcript, "cwd": project,
+        "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"});
+    let out = hook(&end, format!("{end_json}\n").as_bytes());
+    assert!(out.status.success(), "{}", show(&out));
+    let written = topics(&memdir);
+    let all = written.join("\n---\n");
+    let correction = written
+        .iter()
+        .find(|t| t.to_lowercase().contains("mock") && t.contains("type: feedback"))
+        .unwrap_or_else(|| panic!("no correction memory:\n{all}\n{}", show(&out)));
+    assert!(
+        correction.contains("production"),
+        "the reason is kept: {correction}"
+    );
+    assert!(
+        written
+            .iter()
+            .any(|t| t.contains("kind: durable-lesson") && t.contains("db:migrate")),
+        "no failure-fix lesson:\n{all}"
+    );
+    assert!(!all.contains(sid), "a session id reached a memory:\n{all}");
+    assert!(
+        !all.contains(&*project.to_string_lossy()),
+        "an absolute path reached a memory:\n{all}"
+    );
+    // The same session again changes nothing.
+    let before = snapshot(&memdir);
+    let out = hook(&end, format!("{end_json}\n").as_bytes());
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(snapshot(&memdir), before);
+
+    // UserPromptSubmit: the correction comes back as additionalContext.
+    let p = json!({"session_id": sid, "transcript_path": transcript, "cwd": project,
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "write integration tests for the refunds endpoint; should I mock the database?"});
+    let out = hook(&prompt, format!("{p}\n").as_bytes());
+    assert!(out.status.success(), "{}", show(&out));
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("hook output is not JSON ({e}): {}", show(&out)));
+    let hso = &v["hookSpecificOutput"];
+    assert_eq!(hso["hookEventName"], "UserPromptSubmit", "{v}");
+    let ctx = hso["additionalContext"].as_str().unwrap();
+    assert!(ctx.to_lowercase().contains("mock the database"), "{ctx}");
+    assert!(ctx.chars().count() <= 10_000);
+
+    // SessionStart: valid hook JSON or nothing at all.
+    let s = json!({"session_id": sid, "transcript_path": transcript, "cwd": project,
+        "hook_event_name": "SessionStart", "source": "startup"});
+    let out = hook(&start, format!("{s}\n").as_bytes());
+    assert!(out.status.success(), "{}", show(&out));
+    if !out.stdout.is_empty() {
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    }
+
+    // Garbage in: nothing out, exit 0, nothing written, a reason on stderr.
+    let before = snapshot(&memdir);
+    for garbage in [
+        &b"not json at all"[..],
+        b"",
+        b"{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":",
+        b"{\"hook_event_name\":\"Bogus\"}\n",
+        b"\xff\xfe\x00garbage\n",
+    ] {
+        let out = hook(&prompt, garbage);
+        assert!(out.status.success(), "{}", show(&out));
+        assert!(out.stdout.is_empty(), "{}", show(&out));
+        let out = hook(&end, garbage);
+        assert!(out.status.success(), "{}", show(&out));
+        assert!(out.stdout.is_empty(), "{}", show(&out));
+    }
+    let missing = json!({"session_id": sid, "transcript_path": home.join("gone.jsonl"),
+        "cwd": project, "hook_event_name": "SessionEnd"});
+    let out = hook(&end, format!("{missing}\n").as_bytes());
+    assert!(out.stdout.is_empty(), "{}", show(&out));
+    assert_eq!(snapshot(&memdir), before);
+}
+
+/// Write memory records through `mem-index write`.
+fn write_memories(home: &Path, memdir: &Path, records: &[Value]) {
+    let mut input = String::new();
+    for r in records {
+        input.push_str(&format!("{r}\n"));
+    }
+    let mut c = cmd("mem-index", home);
+    c.args(["write", "--memory-dir"]).arg(memdir);
+    let out = run(c, input.as_bytes());
+    assert!(out.status.success(), "{}", show(&out));
+}
+
+#[test]
+fn codex_agents_md_section_is_kept_current() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let project = home.join("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let memdir = home.join("memory");
+    write_memories(
+        home,
+        &memdir,
+        &[
+            json!({"name": "Run setup before build-token", "description":
+            "build-token needs data/fixture.json, which only setup creates",
+            "type": "feedback", "triggers": ["build-token"],
+            "fact": "Run setup before build-token.", "why": "The fixture is generated.",
+            "how": "Run node src/setup.mjs first."}),
+        ],
+    );
+    let agents = project.join("AGENTS.md");
+    let head = "# Agents\n\nHand-written rules stay as they are.\r\n\n";
+    let tail = "\n## Style\n\n- four spaces\n";
+    std::fs::write(&agents, format!("{head}{tail}")).unwrap();
+
+    let update = || {
+        let mut c = cmd("mem-recall", home);
+        c.args([
+            "context",
+            "--format",
+            "agents-md",
+            "--update",
+            "AGENTS.md",
+            "--task",
+        ])
+        .arg("run build-token")
+        .arg("--memory-dir")
+        .arg(&memdir)
+        .arg("--cwd")
+        .arg(&project)
+        .current_dir(&project);
+        let out = run(c, b"");
+        assert!(out.status.success(), "{}", show(&out));
+        std::fs::read_to_string(&agents).unwrap()
+    };
+    let first = update();
+    assert!(first.starts_with(head), "{first}");
+    assert!(first.ends_with(tail) || first.contains(tail), "{first}");
+    assert!(first.contains("<!-- mem:begin"), "{first}");
+    assert!(first.contains("<!-- mem:end -->"), "{first}");
+    assert!(first.contains("Run setup before build-token"), "{first}");
+    let section = |t: &str| {
+        let b = t.find("<!-- mem:begin").unwrap();
+        let e = t.find("<!-- mem:end -->").unwrap() + "<!-- mem:end -->".len();
+        (t[..b].to_string(), t[b..e].to_string(), t[e..].to_string())
+    };
+    let (before1, _, after1) = section(&first);
+
+    // Same state: byte-identical.
+    assert_eq!(update(), first);
+
+    // A new memory: the section changes, the rest of the file does not.
+    write_memories(
+        home,
+        &memdir,
+        &[
+            json!({"name": "Use pnpm, not npm", "description": "the lockfile is pnpm's",
+            "type": "user", "fact": "Use pnpm, not npm."}),
+        ],
+    );
+    let second = update();
+    let (before2, sec2, after2) = section(&second);
+    assert_eq!(before2, before1);
+    assert_eq!(after2, after1);
+    assert!(sec2.contains("Use pnpm"), "{sec2}");
+
+    // Hand edits outside the markers survive the next update.
+    let edited = second.replace("four spaces", "tabs");
+    std::fs::write(&agents, &edited).unwrap();
+    let third = update();
+    assert!(third.contains("- tabs"), "{third}");
+    assert_eq!(section(&third).1, sec2);
+
+    // A missing AGENTS.md is created with only the section.
+    std::fs::remove_file(&agents).unwrap();
+    let fresh = update();
+    assert!(fresh.contains("<!-- mem:begin"), "{fresh}");
+    assert!(!fresh.contains("Hand-written"), "{fresh}");
+}
+
+/// The folder name Claude Code gives a project path (ASCII paths only).
+fn slug(p: &Path) -> String {
+    p.to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+#[test]
+fn makefile_targets_run_the_lifecycle() {
+    if Command::new("make").arg("--version").output().is_err() {
+        eprintln!("SKIPPED makefile_targets_run_the_lifecycle: make is not installed");
+        println!("SKIPPED makefile_targets_run_the_lifecycle: make is not installed");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path().canonicalize().unwrap();
+    let project = home.join("orders");
+    std::fs::create_dir_all(&project).unwrap();
+    let folder = home.join(".claude/projects").join(slug(&project));
+    std::fs::create_dir_all(&folder).unwrap();
+    let sid = "0a0b0c0d-1111-4222-8333-444455556666";
+    write_session(&folder.join(format!("{sid}.jsonl")), sid, &project);
+    let memdir = home.join("memory");
+    let makefile = script("examples/Makefile");
+    let mdir = format!("MEMORY_DIR={}", memdir.display());
+
+    // memory: the project's sessions through the write path.
+    let out = shell(
+        "make",
+        &["-f", &makefile, "memory", &mdir],
+        &home,
+        &project,
+        &[],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("memory: 1 session(s) read"),
+        "{}",
+        show(&out)
+    );
+    assert!(topics(&memdir).len() >= 2, "{}", show(&out));
+
+    // memory-check and recall in one make run.
+    let out = shell(
+        "make",
+        &[
+            "-f",
+            &makefile,
+            "memory-check",
+            "recall",
+            "TASK=npm run test:integration for the refunds API",
+            "TODAY=2026-07-12",
+            &mdir,
+        ],
+        &home,
+        &project,
+        &[],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("RECALL "), "{}", show(&out));
+    assert!(text.contains("summary: "), "{}", show(&out));
+
+    // recall without TASK is a usage error that says what to set.
+    let out = shell(
+        "make",
+        &["-f", &makefile, "recall", &mdir],
+        &home,
+        &project,
+        &[],
+    )
+    .output()
+    .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("TASK="));
+
+    // dream: a dry run prints its plan or why it is not due, and succeeds.
+    bin("mem-dream");
+    let out = shell(
+        "make",
+        &["-f", &makefile, "dream", "DREAM_FLAGS=--dry-run", &mdir],
+        &home,
+        &project,
+        &[],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+}
+
+#[test]
+fn ci_example_runs_check_and_write_path() {
+    let yml = std::fs::read_to_string(workspace_root().join("examples/ci-memory.yml")).unwrap();
+    assert!(
+        yml.lines()
+            .any(|l| l.trim_start().starts_with("run: examples/ci-memory.sh")),
+        "the CI example runs examples/ci-memory.sh:\n{yml}"
+    );
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path().canonicalize().unwrap();
+    let project = home.join("repo");
+    let sessions = home.join("sessions");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(&sessions).unwrap();
+    let sid = "0f0e0d0c-1111-4222-8333-444455556666";
+    write_session(&sessions.join(format!("{sid}.jsonl")), sid, &project);
+    let memdir = home.join("memory");
+    let ci = script("examples/ci-memory.sh");
+    let s = sessions.display().to_string();
+
+    let out = shell(
+        "bash",
+        &[&ci, &s],
+        &home,
+        &project,
+        &[("MEM_MEMORY_DIR", &memdir)],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("sessions: 1"), "{text}");
+    assert!(text.contains("== memory job passed"), "{text}");
+    assert!(topics(&memdir).len() >= 2, "{}", show(&out));
+
+    // A broken topic file fails the job at the check.
+    std::fs::write(
+        memdir.join("broken.md"),
+        "---\nname: [unclosed\n---\nbody\n",
+    )
+    .unwrap();
+    let out = shell(
+        "bash",
+        &[&ci],
+        &home,
+        &project,
+        &[("MEM_MEMORY_DIR", &memdir)],
+    )
+    .output()
+    .unwrap();
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("passed"));
+}
+
+/// The subcommands a tool's `--help` lists (without `help`).
+fn subcommands(tool: &str) -> Vec<String> {
+    let home = tempfile::tempdir().unwrap();
+    let mut c = cmd(tool, home.path());
+    c.arg("--help");
+    let out = run(c, b"");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    text.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter(|l| !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| *n != "help" && !n.starts_with('-'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn mem_docs_generates_man_pages_and_completions() {
+    let tools = [
+        "mem-transcript",
+        "mem-extract",
+        "mem-index",
+        "mem-recall",
+        "mem-dream",
+        "mem-lock",
+    ];
+    let home = tempfile::tempdir().unwrap();
+    let out_dir = home.path().join("man1");
+    let mut c = cmd("mem-docs", home.path());
+    c.arg("man").arg(&out_dir);
+    let out = run(c, b"");
+    assert!(out.status.success(), "{}", show(&out));
+    let mut pages = 0;
+    for tool in tools {
+        bin(tool);
+        let page = std::fs::read_to_string(out_dir.join(format!("{tool}.1")))
+            .unwrap_or_else(|e| panic!("{tool}.1: {e}"));
+        assert!(page.starts_with(".ie") || page.contains(".TH"), "{tool}");
+        assert!(page.contains(tool), "{tool}");
+        pages += 1;
+        let subs = subcommands(tool);
+        if tool != "mem-recall" && tool != "mem-dream" && tool != "mem-extract" {
+            assert!(!subs.is_empty(), "{tool} lists subcommands");
+        }
+        for sub in subs {
+            let name = format!("{tool}-{sub}");
+            let page = std::fs::read_to_string(out_dir.join(format!("{name}.1")))
+                .unwrap_or_else(|e| panic!("{name}.1: {e}"));
+            assert!(page.contains(tool), "{name}");
+            assert!(page.contains(&sub), "{name}");
+            pages += 1;
+        }
+    }
+    let listed = String::from_utf8_lossy(&out.stdout).lines().count();
+    assert!(listed >= pages, "{listed} files listed, {pages} expected");
+
+    let comp = home.path().join("bash");
+    let mut c = cmd("mem-docs", home.path());
+    c.args(["completions", "bash"]).arg(&comp);
+    let out = run(c, b"");
+    assert!(out.status.success(), "{}", show(&out));
+    for tool in tools {
+        let script = std::fs::read_to_string(comp.join(format!("{tool}.bash"))).unwrap();
+        assert!(script.contains("complete -F "), "{tool}: {script}");
+        assert!(script.contains(tool));
+    }
+    // bash accepts every script.
+    if Command::new("bash").arg("--version").output().is_ok() {
+        for tool in tools {
+            let out = Command::new("bash")
+                .arg("-n")
+                .arg(comp.join(format!("{tool}.bash")))
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{tool}: {}", show(&out));
+        }
+    }
+
+    // scripts/install.sh puts them in the user's dirs (docs only here).
+    let out = shell(
+        "bash",
+        &[&script("scripts/install.sh"), "--docs-only"],
+        home.path(),
+        &workspace_root(),
+        &[("MEM_BIN_DIR", &bindir())],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let h = home.path();
+    assert!(h.join(".local/share/man/man1/mem-recall.1").is_file());
+    assert!(
+        h.join(".local/share/bash-completion/completions/mem-recall.bash")
+            .is_file()
+    );
+    assert!(
+        h.join(".local/share/zsh/site-functions/_mem-recall")
+            .is_file()
+    );
+    assert!(h.join(".config/fish/completions/mem-recall.fish").is_file());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("man pages: "));
+}
