@@ -249,21 +249,19 @@ pub fn describe(e: &serde_json::Error) -> String {
     }
 }
 
-/// Read a stream of records between mem's own tools: one JSON object per
-/// line, blank lines ignored. Unlike transcripts, a bad record is an error:
-/// every bad line is returned (as [`Error::Input`] naming `name` and the
-/// line), the good ones too, so a writer can refuse the batch or, with
-/// `--skip-invalid`, write the valid ones. A last line without `\n` (a
-/// truncated upstream) is an error.
-///
-/// Returns `(records with their line numbers, errors)`; an I/O error is
-/// returned as the only error.
-pub fn read_records<T: DeserializeOwned>(
+/// Visit the records of a stream between mem's own tools: one JSON object
+/// per line, blank lines ignored, each line cleaned by [`sanitize`] and
+/// handed to `f` with its 1-based number. `f` parses it and returns the
+/// reason when the record is bad. Unlike transcripts, a bad record is an
+/// error: every one is returned (as [`Error::Input`] naming `name` and the
+/// line), and a last line without `\n` (a truncated upstream) is an error
+/// that ends the read. An I/O error is returned as the last error.
+pub fn for_each_record(
     input: impl Read,
     name: &str,
-) -> (Vec<(usize, T)>, Vec<Error>) {
+    mut f: impl FnMut(usize, &[u8]) -> Result<(), String>,
+) -> Vec<Error> {
     let mut rd = LineReader::new(input);
-    let mut ok = Vec::new();
     let mut errs = Vec::new();
     loop {
         let line = match rd.next_line() {
@@ -285,12 +283,28 @@ pub fn read_records<T: DeserializeOwned>(
             ));
             break;
         }
-        let clean = sanitize(line.bytes);
-        match serde_json::from_slice::<T>(&clean) {
-            Ok(v) => ok.push((line.no, v)),
-            Err(e) => errs.push(Error::input(name, line.no, describe(&e))),
+        if let Err(reason) = f(line.no, &sanitize(line.bytes)) {
+            errs.push(Error::input(name, line.no, reason));
         }
     }
+    errs
+}
+
+/// Read a stream of records between mem's own tools into values (see
+/// [`for_each_record`] for the rules), so a writer can refuse the batch or,
+/// with `--skip-invalid`, write the valid ones.
+///
+/// Returns `(records with their line numbers, errors)`.
+pub fn read_records<T: DeserializeOwned>(
+    input: impl Read,
+    name: &str,
+) -> (Vec<(usize, T)>, Vec<Error>) {
+    let mut ok = Vec::new();
+    let errs = for_each_record(input, name, |no, bytes| {
+        let v = serde_json::from_slice::<T>(bytes).map_err(|e| describe(&e))?;
+        ok.push((no, v));
+        Ok(())
+    });
     (ok, errs)
 }
 

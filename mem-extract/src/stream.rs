@@ -18,7 +18,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use mem_core::Error;
-use mem_core::jsonl::{LineReader, describe, sanitize};
+use mem_core::jsonl::{describe, for_each_record};
 use mem_core::truncate::floor_to_bytes;
 
 use crate::extract::{EventView, MAX_MESSAGE_BYTES, command_in, min_text_window, write_path_of};
@@ -288,41 +288,30 @@ pub fn for_each_event(
     }
 }
 
-/// One stream, with the reading rules of [`mem_core::jsonl::read_records`].
+/// One stream, with the reading rules of [`mem_core::jsonl::for_each_record`];
+/// events are handed to `f` only while no line of the input was bad.
 fn read_one(
     input: impl Read,
     name: &str,
     errs: &mut Vec<Error>,
     f: &mut impl FnMut(EventView<'_>),
 ) {
-    let mut rd = LineReader::new(input);
-    loop {
-        let line = match rd.next_line() {
-            Ok(Some(l)) => l,
-            Ok(None) => break,
-            Err(e) => {
-                errs.push(Error::io(name, e));
-                break;
+    let mut bad = !errs.is_empty();
+    let found = for_each_record(input, name, |_, bytes| {
+        match serde_json::from_slice::<RawEvent<'_>>(bytes) {
+            Ok(ev) => {
+                if !bad {
+                    f(ev.view());
+                }
+                Ok(())
             }
-        };
-        if line.bytes.iter().all(u8::is_ascii_whitespace) {
-            continue;
+            Err(e) => {
+                bad = true;
+                Err(describe(&e))
+            }
         }
-        if !line.terminated {
-            errs.push(Error::input(
-                name,
-                line.no,
-                "last line has no newline (truncated input?); batch refused",
-            ));
-            break;
-        }
-        let clean = sanitize(line.bytes);
-        match serde_json::from_slice::<RawEvent<'_>>(&clean) {
-            Ok(ev) if errs.is_empty() => f(ev.view()),
-            Ok(_) => {}
-            Err(e) => errs.push(Error::input(name, line.no, describe(&e))),
-        }
-    }
+    });
+    errs.extend(found);
 }
 
 #[cfg(test)]
