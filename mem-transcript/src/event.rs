@@ -287,36 +287,6 @@ fn write_u64(buf: &mut Vec<u8>, mut n: u64) {
     buf.extend_from_slice(&tmp[i..]);
 }
 
-/// True for a byte a JSON string must escape: `"`, `\\`, or below 0x20.
-#[inline]
-fn needs_escape(b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\'
-}
-
-/// Index of the first byte at or after `i` that needs escaping (eight bytes
-/// a step: the lowest flagged byte of a word is exact).
-#[inline]
-fn next_escape(b: &[u8], mut i: usize) -> Option<usize> {
-    const ONES: u64 = u64::MAX / 255;
-    const HIGH: u64 = ONES << 7;
-    while i + 8 <= b.len() {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&b[i..i + 8]);
-        let x = u64::from_le_bytes(w);
-        let ctrl = x.wrapping_sub(ONES * 0x20) & !x;
-        let q = x ^ (ONES * u64::from(b'"'));
-        let quote = q.wrapping_sub(ONES) & !q;
-        let s = x ^ (ONES * u64::from(b'\\'));
-        let slash = s.wrapping_sub(ONES) & !s;
-        let m = (ctrl | quote | slash) & HIGH;
-        if m != 0 {
-            return Some(i + m.trailing_zeros() as usize / 8);
-        }
-        i += 8;
-    }
-    b[i..].iter().position(|&c| needs_escape(c)).map(|p| i + p)
-}
-
 /// Append `s` as a JSON string, escaped exactly as serde_json does
 /// (`\"`, `\\\\`, `\b \t \n \f \r`, other controls as `\u00xx`).
 pub fn write_json_str(buf: &mut Vec<u8>, s: &str) {
@@ -325,7 +295,7 @@ pub fn write_json_str(buf: &mut Vec<u8>, s: &str) {
     buf.reserve(b.len() + 2);
     buf.push(b'"');
     let mut start = 0;
-    while let Some(j) = next_escape(b, start) {
+    while let Some(j) = crate::scan::next_special(b, start) {
         buf.extend_from_slice(&b[start..j]);
         let c = b[j];
         match c {

@@ -22,7 +22,7 @@ pub fn ws(b: &[u8], mut i: usize) -> usize {
 /// Index of the first `"`, `\\` or control byte at or after `i` (eight
 /// bytes a step, as serde_json's own string scan).
 #[inline]
-fn next_special(b: &[u8], mut i: usize) -> Option<usize> {
+pub(crate) fn next_special(b: &[u8], mut i: usize) -> Option<usize> {
     const ONES: u64 = u64::MAX / 255;
     const HIGH: u64 = ONES << 7;
     // Runs without a special byte: 32 bytes a step (the loop vectorizes).
