@@ -394,40 +394,9 @@ fn phases(
         }
     };
 
-    // Orient.
-    let st = store::load(dir)?;
-    for b in &st.broken {
-        warn(NAME, format!("{}: left unchanged", b.error));
-    }
-    for b in &st.bad_names {
-        warn(
-            NAME,
-            format!("{}: {}: left unchanged", b.path.display(), b.error),
-        );
-    }
-    let old_index = std::fs::read_to_string(dir.join(store::INDEX_FILE)).ok();
+    // Gather (daily logs and sessions) before taking the index lock: it
+    // reads only what writers do not touch.
     let digests = gather::digest_map(all_sessions);
-    let mut items: Vec<Item> = Vec::with_capacity(st.topics.len());
-    for t in st.topics {
-        let bytes = std::fs::read(&t.path).map_err(|e| Error::io(&t.path, e))?;
-        let basis = gather::basis_of(&t.memory, &digests);
-        items.push(Item {
-            id: t.id.clone(),
-            mem: t.memory,
-            origin: Origin::Existing {
-                path: t.path,
-                bytes,
-                mtime: t.mtime,
-            },
-            basis,
-            dirty: false,
-            reasons: Vec::new(),
-            retired: None,
-        });
-    }
-    interrupted()?;
-
-    // Gather.
     let mut warnings = Vec::new();
     let mut gathered = gather::logs(dir, since, &mut warnings);
     let bar = (pending.len() >= 20 && std::io::stderr().is_terminal()).then(|| {
@@ -451,6 +420,46 @@ fn phases(
     for w in warnings {
         warn(NAME, w);
     }
+    // Orient, consolidate and apply under the index lock, so no writer can
+    // change a file between reading it and the plan being applied (a dry
+    // run takes no lock: it writes nothing anywhere).
+    let _guard = if a.dry_run {
+        None
+    } else {
+        Some(store::lock_index(dir)?)
+    };
+    // Orient.
+    let st = store::load(dir)?;
+    for b in &st.broken {
+        warn(NAME, format!("{}: left unchanged", b.error));
+    }
+    for b in &st.bad_names {
+        warn(
+            NAME,
+            format!("{}: {}: left unchanged", b.path.display(), b.error),
+        );
+    }
+    let old_index = std::fs::read_to_string(dir.join(store::INDEX_FILE)).ok();
+    let mut items: Vec<Item> = Vec::with_capacity(st.topics.len());
+    for t in st.topics {
+        let bytes = std::fs::read(&t.path).map_err(|e| Error::io(&t.path, e))?;
+        let basis = gather::basis_of(&t.memory, &digests);
+        items.push(Item {
+            id: t.id.clone(),
+            mem: t.memory,
+            origin: Origin::Existing {
+                path: t.path,
+                bytes,
+                mtime: t.mtime,
+            },
+            basis,
+            dirty: false,
+            reasons: Vec::new(),
+            retired: None,
+        });
+    }
+    interrupted()?;
+
     let mut taken: std::collections::HashSet<String> = items.iter().map(|i| i.id.clone()).collect();
     for b in &st.broken {
         taken.insert(b.id.clone());
@@ -519,7 +528,6 @@ fn phases(
         eprintln!("{NAME}: nothing to change");
         return Ok(Exit::Success);
     }
-    let _guard = store::lock_index(dir)?;
     let j = apply::apply(dir, &plan.changes, &plan.ops, lock_before.flatten(), stop)?;
     eprintln!(
         "{NAME}: {} file change(s) applied; undo with `mem-dream undo` (journal {})",

@@ -926,3 +926,51 @@ fn agent_scopes_and_snapshots() {
         before
     );
 }
+
+/// A cut index carries a long WARNING line naming what was left out; `check`
+/// holds only entries to the 150-character rule, so the index that `write`
+/// made passes its own lint.
+#[test]
+fn check_accepts_the_warning_line_write_makes() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("mem");
+    let d = dir.to_str().unwrap();
+    let recs: String = (1..=300)
+        .map(|i| {
+            format!(
+                "{{\"name\":\"Note {i}\",\"description\":\"note {i}\",\"type\":\"feedback\"}}\n"
+            )
+        })
+        .collect();
+    let w = run(
+        t.path(),
+        &["write", "--max-files", "0", "--memory-dir", d],
+        &recs,
+    );
+    assert!(w.status.success(), "{}", show(&w));
+    let index = std::fs::read_to_string(dir.join("MEMORY.md")).unwrap();
+    let last = index.lines().last().unwrap();
+    assert!(
+        last.starts_with("WARNING") && last.chars().count() > 150,
+        "{last}"
+    );
+    let c = run(
+        t.path(),
+        &[
+            "check",
+            "--max-files",
+            "0",
+            "--format",
+            "jsonl",
+            "--memory-dir",
+            d,
+        ],
+        "",
+    );
+    assert!(c.status.success(), "{}", show(&c));
+    assert!(
+        !text(&c.stdout).contains("\"level\":\"error\""),
+        "{}",
+        show(&c)
+    );
+}
