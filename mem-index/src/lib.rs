@@ -403,14 +403,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             if errs.iter().any(|e| matches!(e, Error::Io { .. }))
                 || (!errs.is_empty() && !a.skip_invalid)
             {
-                for e in &errs {
-                    eprintln!("{NAME}: {e}");
-                }
-                eprintln!(
-                    "{NAME}: batch refused: {} bad record(s); nothing written",
-                    errs.len()
-                );
-                return Ok(Exit::Failure);
+                return Ok(refuse_batch(&errs));
             }
             // Records refused on their own are found before anything is
             // touched (not even the lock file is created).
@@ -425,14 +418,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
                     })
                     .collect();
                 if !bad.is_empty() {
-                    for e in &bad {
-                        eprintln!("{NAME}: {e}");
-                    }
-                    eprintln!(
-                        "{NAME}: batch refused: {} bad record(s); nothing written",
-                        bad.len()
-                    );
-                    return Ok(Exit::Failure);
+                    return Ok(refuse_batch(&bad));
                 }
             }
             let lock = store::lock_index(&dir)?;
@@ -679,14 +665,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
                 }
             }
             if !errs.is_empty() {
-                for e in &errs {
-                    eprintln!("{NAME}: {e}");
-                }
-                eprintln!(
-                    "{NAME}: batch refused: {} bad record(s); nothing written",
-                    errs.len()
-                );
-                return Ok(Exit::Failure);
+                return Ok(refuse_batch(&errs));
             }
             let recs: Vec<Memory> = batch.into_iter().map(|(_, m)| m).collect();
             let lock = store::lock_index(&dir)?;
@@ -903,6 +882,19 @@ pub fn dir_for(memory_dir: Option<&Path>, cwd: Option<&Path>) -> mem_core::Resul
         agent: None,
     })?
     .dir)
+}
+
+/// Report every bad record of a refused batch on stderr, then the refusal;
+/// returns the exit code (1). Nothing has been written.
+fn refuse_batch(errs: &[Error]) -> Exit {
+    for e in errs {
+        eprintln!("{NAME}: {e}");
+    }
+    eprintln!(
+        "{NAME}: batch refused: {} bad record(s); nothing written",
+        errs.len()
+    );
+    Exit::Failure
 }
 
 #[cfg(test)]
