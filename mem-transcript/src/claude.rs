@@ -14,8 +14,12 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
-use crate::event::{EventOut, Input as ToolInput, Sink, Text, norm_ts, ts_millis};
-use crate::input::{Input, Window, clean_line, key};
+use crate::ahead::{BranchLines, Region, plan_regions, read_region};
+use crate::event::{
+    Cut, EventOut, Input as ToolInput, Sink, Text, norm_ts, ts_millis, write_event_cut,
+};
+use crate::input::clean_line;
+use crate::input::{Input, key};
 
 /// The type of a chain node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,15 +273,137 @@ fn fast_head(line: &[u8]) -> Option<Head<'_>> {
 ///
 /// Errors: [`Error::Io`]; [`Error::Input`] when no line is a JSON object.
 pub fn index(input: &Input) -> Result<Index, Error> {
+    index_with(input, crate::threads())
+}
+
+/// Files smaller than this are indexed by one thread.
+const PART_MIN: u64 = 16 << 20;
+
+/// [`index`] with up to `threads` threads, each on a range of whole lines
+/// of at least [`PART_MIN`] bytes; the result is the same for any count.
+///
+/// Errors: as [`index`].
+pub fn index_with(input: &Input, threads: usize) -> Result<Index, Error> {
+    index_in(
+        input,
+        threads.clamp(1, (input.size / PART_MIN).max(1) as usize),
+    )
+}
+
+/// [`index`] by `parts` threads on ranges of whole lines, whatever the
+/// file's size (fewer when lines are long); the result is the same for any
+/// count. Errors: as [`index`].
+pub fn index_in(input: &Input, parts: usize) -> Result<Index, Error> {
+    let cuts = if parts > 1 {
+        input.cuts(parts)?
+    } else {
+        vec![0, input.size]
+    };
+    let (ix, first_err) = if cuts.len() <= 2 {
+        index_range(input, 0, input.size)?
+    } else {
+        let results: Vec<Result<Part, Error>> = std::thread::scope(|s| {
+            let hs: Vec<_> = cuts
+                .windows(2)
+                .map(|w| s.spawn(move || index_range(input, w[0], w[1])))
+                .collect();
+            hs.into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        let mut parts = results.into_iter();
+        let mut whole = parts.next().expect("at least two parts")?;
+        for p in parts {
+            merge(&mut whole, p?);
+        }
+        whole
+    };
+    if ix.objects == 0
+        && let Some((line, reason)) = first_err
+    {
+        return Err(Error::input(
+            &input.label,
+            line,
+            format!(
+                "not a transcript: none of its {} lines is a JSON object ({reason})",
+                ix.lines
+            ),
+        ));
+    }
+    Ok(ix)
+}
+
+/// The index of a range of lines and its first unreadable line (line
+/// numbers relative to the range, offsets absolute).
+type Part = (Index, Option<(usize, String)>);
+
+/// Append the index of the lines that follow `whole`'s to it: line numbers
+/// shift by `whole.lines`, node indices by its node count; a uuid already
+/// seen is a duplicate, as in one pass.
+fn merge(whole: &mut (Index, Option<(usize, String)>), part: Part) {
+    let (ix, first_err) = whole;
+    let (p, p_err) = part;
+    let base = ix.lines;
+    let node_base = ix.nodes.len() as u32;
+    if first_err.is_none() {
+        *first_err = p_err.map(|(l, r)| (l + base, r));
+    }
+    ix.lines += p.lines;
+    ix.objects += p.objects;
+    for (t, n) in p.types {
+        *ix.types.entry(t).or_insert(0) += n;
+    }
+    if ix.session.is_none() {
+        ix.session = p.session;
+    }
+    for c in p.cwds {
+        if !ix.cwds.contains(&c) {
+            ix.cwds.push(c);
+        }
+    }
+    if ix.cwd.is_none() {
+        ix.cwd = p.cwd;
+    }
+    ix.warnings.extend(p.warnings.into_iter().map(|mut w| {
+        w.line += base;
+        w
+    }));
+    ix.bad_lines.extend(p.bad_lines.iter().map(|l| l + base));
+    ix.recovered.extend(p.recovered.iter().map(|l| l + base));
+    ix.summaries
+        .extend(p.summaries.iter().map(|&(l, k)| (l + base, k)));
+    ix.torn_tail |= p.torn_tail;
+    let mut dups: Vec<usize> = p.duplicates.iter().map(|l| l + base).collect();
+    for (i, mut n) in p.nodes.into_iter().enumerate() {
+        n.line += base as u32;
+        match ix.by_uuid.entry(n.uuid) {
+            std::collections::hash_map::Entry::Occupied(_) => {
+                if p.by_uuid.get(&n.uuid) == Some(&(i as u32)) {
+                    dups.push(n.line as usize);
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(node_base + i as u32);
+            }
+        }
+        ix.nodes.push(n);
+    }
+    dups.sort_unstable();
+    ix.duplicates.extend(dups);
+}
+
+/// Pass 1 over the lines in `[start, end)` of the file.
+fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, Error> {
     let mut ix = Index {
         label: input.label.clone(),
         size: input.size,
         ..Index::default()
     };
-    let mut rd = input.lines()?;
+    let mut rd = input.lines_in(start, end);
     let mut first_err: Option<(usize, String)> = None;
     let mut last_node: Option<usize> = None;
-    while let Some(line) = rd.next_line().map_err(|e| Error::io(&input.label, e))? {
+    while let Some(mut line) = rd.next_line().map_err(|e| Error::io(&input.label, e))? {
+        line.offset += start;
         ix.lines = line.no;
         if let Some(i) = last_node.take() {
             ix.nodes[i].len = line.offset - ix.nodes[i].offset;
@@ -409,21 +535,9 @@ pub fn index(input: &Input) -> Result<Index, Error> {
         last_node = Some(ix.nodes.len() - 1);
     }
     if let Some(i) = last_node {
-        ix.nodes[i].len = input.size - ix.nodes[i].offset;
+        ix.nodes[i].len = end - ix.nodes[i].offset;
     }
-    if ix.objects == 0
-        && let Some((line, reason)) = first_err
-    {
-        return Err(Error::input(
-            &input.label,
-            line,
-            format!(
-                "not a transcript: none of its {} lines is a JSON object ({reason})",
-                ix.lines
-            ),
-        ));
-    }
-    Ok(ix)
+    Ok((ix, first_err))
 }
 
 /// How to choose and walk the branch.
@@ -788,19 +902,24 @@ pub struct Block<'a> {
     /// Tool name of a `tool_use` block.
     #[serde(borrow, default, deserialize_with = "lenient_str")]
     pub name: Option<Cow<'a, str>>,
-    /// Tool input, raw JSON.
-    #[serde(borrow, default)]
-    pub input: Option<&'a RawValue>,
+    /// Tool input, raw JSON text.
+    #[serde(borrow, default, deserialize_with = "raw_json")]
+    pub input: Option<&'a str>,
     /// Tool call id a `tool_result` answers.
     #[serde(borrow, default, deserialize_with = "lenient_str")]
     pub tool_use_id: Option<Cow<'a, str>>,
-    /// Output of a `tool_result`: a string or blocks, raw JSON (read by
-    /// [`tool_text`]; a string is copied to the event as it is).
-    #[serde(borrow, default)]
-    pub content: Option<&'a RawValue>,
+    /// Output of a `tool_result`: a string or blocks, raw JSON text (read
+    /// by [`tool_text`]; a string is copied to the event as it is).
+    #[serde(borrow, default, deserialize_with = "raw_json")]
+    pub content: Option<&'a str>,
     /// Whether the tool reported an error.
     #[serde(default, deserialize_with = "lenient_bool")]
     pub is_error: Option<bool>,
+}
+
+/// A value's JSON text as it is in the line; `null` is `None`.
+fn raw_json<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'a str>, D::Error> {
+    Ok(Option::<&'a RawValue>::deserialize(d)?.map(RawValue::get))
 }
 
 /// A string field, or `None` when the value is of another type.
@@ -879,22 +998,125 @@ pub struct Entry<'a> {
 }
 
 /// A `content` value at `i` of `s` (a line the fast scanner accepted in
-/// pass 1): `null` is `None`; the index after the value.
+/// pass 1): `null` is `None`; the index after the value. `None` when the
+/// value is not of the common shapes (serde_json then reads the line).
 fn fast_content(s: &str, i: usize) -> Option<(Option<Content<'_>>, usize)> {
     let b = s.as_bytes();
     match *b.get(i)? {
         b'n' => b[i..].starts_with(b"null").then_some((None, i + 4)),
-        b'[' | b'"' | b'{' => {
-            let mut it = serde_json::Deserializer::from_str(&s[i..]).into_iter::<Content>();
-            let c = it.next()?.ok()?;
-            Some((Some(c), i + it.byte_offset()))
+        b'"' => {
+            let (e, t) = fast_str(s, i)?;
+            Some((Some(Content::Text(t)), e))
+        }
+        b'[' => {
+            let mut blocks = Vec::new();
+            let mut j = crate::scan::ws(b, i + 1);
+            if b.get(j) == Some(&b']') {
+                return Some((Some(Content::Blocks(blocks)), j + 1));
+            }
+            loop {
+                match *b.get(j)? {
+                    b'{' => {
+                        let (blk, e) = fast_block(s, j)?;
+                        blocks.push(blk);
+                        j = e;
+                    }
+                    b'"' => {
+                        let (e, t) = fast_str(s, j)?;
+                        blocks.push(Block {
+                            ty: Some(Cow::Borrowed("text")),
+                            text: Some(t),
+                            ..Block::default()
+                        });
+                        j = e;
+                    }
+                    _ => j = crate::scan::value(b, j, 3)?,
+                }
+                j = crate::scan::ws(b, j);
+                match *b.get(j)? {
+                    b',' => j = crate::scan::ws(b, j + 1),
+                    b']' => return Some((Some(Content::Blocks(blocks)), j + 1)),
+                    _ => return None,
+                }
+            }
         }
         _ => {
             let e = crate::scan::value(b, i, 2)?;
-            let c = serde_json::from_str::<Content>(&s[i..e]).ok()?;
-            Some((Some(c), e))
+            Some((Some(Content::Other), e))
         }
     }
+}
+
+/// The string token at `i` of `s`: the index after it and its text
+/// (borrowed when it has no escapes, else decoded by serde_json).
+fn fast_str(s: &str, i: usize) -> Option<(usize, Cow<'_, str>)> {
+    let (e, esc) = crate::scan::string(s.as_bytes(), i + 1)?;
+    let t = if esc {
+        Cow::Owned(serde_json::from_str::<String>(&s[i..e]).ok()?)
+    } else {
+        Cow::Borrowed(&s[i + 1..e - 1])
+    };
+    Some((e, t))
+}
+
+/// A content block object at `i` of `s`, read as [`Block`]'s derive
+/// would; `None` when unsure (another type where a string is expected, a
+/// duplicated key). The index after the object.
+fn fast_block(s: &str, i: usize) -> Option<(Block<'_>, usize)> {
+    let b = s.as_bytes();
+    let mut o = crate::scan::Obj::open(b, i, 3)?;
+    let mut blk = Block::default();
+    let mut seen = 0u32;
+    while let Some(k) = o.next_key()? {
+        let bit = match k {
+            b"type" => 0,
+            b"text" => 1,
+            b"thinking" => 2,
+            b"id" => 3,
+            b"name" => 4,
+            b"input" => 5,
+            b"tool_use_id" => 6,
+            b"content" => 7,
+            b"is_error" => 8,
+            _ => {
+                o.skip_value()?;
+                continue;
+            }
+        };
+        first_time(&mut seen, bit)?;
+        let at = o.pos();
+        let v = o.skip_value()?;
+        let tok = &s[at..at + v.len()];
+        let null = v == b"null";
+        // strings (type and the lenient string fields); null is None
+        let text = || -> Option<Option<Cow<'_, str>>> {
+            if null {
+                return Some(None);
+            }
+            (v.first() == Some(&b'"'))
+                .then(|| fast_str(s, at).map(|(_, t)| t))?
+                .map(Some)
+        };
+        match bit {
+            0 => blk.ty = text()?,
+            1 => blk.text = text()?,
+            2 => blk.thinking = text()?,
+            3 => blk.id = text()?,
+            4 => blk.name = text()?,
+            5 => blk.input = (!null).then_some(tok),
+            6 => blk.tool_use_id = text()?,
+            7 => blk.content = (!null).then_some(tok),
+            _ => {
+                blk.is_error = match v {
+                    b"true" => Some(true),
+                    b"false" => Some(false),
+                    b"null" => None,
+                    _ => return None,
+                }
+            }
+        }
+    }
+    Some((blk, o.pos()))
 }
 
 /// `message.id` as `lenient_str` reads it, from the value's text.
@@ -1049,11 +1271,11 @@ pub fn content_text<'a>(c: &Content<'a>) -> Option<Cow<'a, str>> {
 /// The event text of a tool result's raw `content`: a JSON string token as
 /// it is (no unescaping and escaping again), blocks as [`content_text`]
 /// gives them, anything else (or blocks that do not read) empty.
-pub fn tool_text(raw: Option<&RawValue>) -> Text<'_> {
+pub fn tool_text(raw: Option<&str>) -> Text<'_> {
     match raw {
-        Some(r) if r.get().starts_with('"') => Text::Json(r),
+        Some(r) if r.starts_with('"') => Text::Json(r),
         Some(r) => Text::Str(
-            serde_json::from_str::<Content>(r.get())
+            serde_json::from_str::<Content>(r)
                 .ok()
                 .as_ref()
                 .and_then(content_text)
@@ -1085,6 +1307,12 @@ pub struct Replayed {
 
 /// Emit the branch (pass 2): events, or the original lines with `raw`.
 ///
+/// Large branches written as JSON lines to a buffered sink are read,
+/// parsed and rendered by [`crate::threads`] workers, a region each in
+/// turn, and stitched in order here (`seq`, `parent` and an assistant
+/// turn's block numbers depend on what came before); other branches are
+/// read one region ahead. The output is the same byte for byte.
+///
 /// Errors: I/O on the file or the output.
 pub fn emit(
     input: &Input,
@@ -1093,22 +1321,256 @@ pub fn emit(
     raw: bool,
     sink: &mut Sink<'_>,
 ) -> Result<Replayed, Error> {
-    let mut win = Window::new(&input.file);
+    // The lines pass 2 reads: all of the branch for raw, else its
+    // conversation entries (the others are walked through unread).
+    let nodes: Vec<u32> = br
+        .nodes
+        .iter()
+        .copied()
+        .filter(|&i| raw || ix.nodes[i as usize].ty.is_conversation())
+        .collect();
+    let spans: Vec<(u64, usize)> = nodes
+        .iter()
+        .map(|&i| {
+            (
+                ix.nodes[i as usize].offset,
+                ix.nodes[i as usize].len as usize,
+            )
+        })
+        .collect();
+    let bytes: u64 = spans.iter().map(|s| s.1 as u64).sum();
+    let threads = crate::threads();
+    if threads > 1 && bytes >= AHEAD_MIN && !raw && sink.stitches() {
+        return emit_parallel(input, ix, br, &nodes, &spans, sink, threads);
+    }
+    if threads > 1 && bytes >= AHEAD_MIN {
+        std::thread::scope(|s| {
+            let lines = BranchLines::ahead(s, &input.file, spans);
+            emit_lines(input, ix, br, raw, sink, lines)
+        })
+    } else {
+        let lines = BranchLines::here(&input.file, spans);
+        emit_lines(input, ix, br, raw, sink, lines)
+    }
+}
+
+/// Branches with fewer bytes to read than this are read by one thread.
+const AHEAD_MIN: u64 = 4 << 20;
+
+/// Parse one conversation entry of pass 2 (`line0` as read, `clean` after
+/// [`sanitize`]). Errors: the warning's reason.
+fn parse_entry<'a>(n: &Node, clean: &'a [u8]) -> Result<Entry<'a>, String> {
+    let fast = if n.has(FAST) {
+        simdutf8::basic::from_utf8(clean).ok().and_then(fast_entry)
+    } else {
+        None
+    };
+    match fast {
+        Some(e) => Ok(e),
+        None => parse_recovering(clean, serde_json::from_slice::<Entry>)
+            .map(|(e, _)| e)
+            .map_err(|e| format!("content not readable, entry skipped ({})", describe(&e))),
+    }
+}
+
+/// Call `f` with each event of one parsed conversation entry, in order,
+/// before the branch state is known: `seq` 0, `parent` unset, and for an
+/// assistant entry `block` counted from the entry's first block (the caller
+/// adds the turn's blocks so far). Returns the blocks the entry takes in its
+/// turn (assistant entries; 0 for others).
+///
+/// Errors: what `f` returns.
+fn entry_events<'a>(
+    n: &Node,
+    entry: &'a Entry<'a>,
+    fallback_session: &'a str,
+    mut f: impl FnMut(EventOut<'a>) -> std::io::Result<()>,
+) -> std::io::Result<u32> {
+    let session: &str = entry.session.as_deref().unwrap_or(fallback_session);
+    let base = EventOut {
+        session,
+        source: "claude",
+        line: u64::from(n.line),
+        seq: 0,
+        uuid: entry.uuid.clone(),
+        parent: None,
+        msg_id: None,
+        block: 0,
+        ts: entry.timestamp.as_deref().and_then(norm_ts),
+        role: "user",
+        kind: "text",
+        tool: None,
+        tool_id: None,
+        input: None,
+        text: None,
+        is_error: None,
+        sidechain: n.has(SIDECHAIN),
+        cwd: entry.cwd.clone(),
+    };
+    match n.ty {
+        NodeType::System => {
+            let text = entry.content.as_ref().and_then(content_text);
+            let text = text.or_else(|| entry.subtype.clone());
+            let kind = if n.has(BOUNDARY) { "compact" } else { "meta" };
+            f(EventOut {
+                role: "system",
+                kind,
+                text: text.map(Text::from),
+                ..base
+            })?;
+            Ok(0)
+        }
+        NodeType::User => {
+            let kind = if n.has(SUMMARY) {
+                "summary"
+            } else if n.has(META) {
+                "meta"
+            } else {
+                "text"
+            };
+            match entry.message.as_ref().and_then(|m| m.content.as_ref()) {
+                Some(Content::Text(t)) => f(EventOut {
+                    kind,
+                    text: Some(t.clone().into()),
+                    ..base
+                })?,
+                Some(Content::Blocks(blocks)) => {
+                    for (b, blk) in (0u32..).zip(blocks) {
+                        match blk.ty.as_deref() {
+                            Some("tool_result") => f(EventOut {
+                                block: b,
+                                role: "tool",
+                                kind: "tool_result",
+                                tool_id: blk.tool_use_id.clone(),
+                                text: Some(tool_text(blk.content)),
+                                is_error: Some(blk.is_error.unwrap_or(false)),
+                                ..base.clone()
+                            })?,
+                            Some("text") | None if blk.text.is_some() => f(EventOut {
+                                block: b,
+                                kind,
+                                text: blk.text.clone().map(Text::from),
+                                ..base.clone()
+                            })?,
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+            Ok(0)
+        }
+        NodeType::Assistant => {
+            let msg = entry.message.as_ref();
+            let base = EventOut {
+                role: "assistant",
+                msg_id: msg.and_then(|m| m.id.clone()),
+                ..base
+            };
+            match msg.and_then(|m| m.content.as_ref()) {
+                Some(Content::Text(t)) => {
+                    f(EventOut {
+                        text: Some(t.clone().into()),
+                        ..base
+                    })?;
+                    Ok(1)
+                }
+                Some(Content::Blocks(blocks)) => {
+                    for (b, blk) in (0u32..).zip(blocks) {
+                        let ev = match blk.ty.as_deref() {
+                            Some("text") => EventOut {
+                                text: blk.text.clone().map(Text::from),
+                                ..base.clone()
+                            },
+                            Some("thinking") => EventOut {
+                                kind: "thinking",
+                                text: blk
+                                    .thinking
+                                    .clone()
+                                    .or_else(|| blk.text.clone())
+                                    .map(Text::from),
+                                ..base.clone()
+                            },
+                            Some("tool_use" | "server_tool_use") => EventOut {
+                                kind: "tool_use",
+                                tool: blk.name.clone(),
+                                tool_id: blk.id.clone(),
+                                input: blk.input.map(ToolInput::Raw),
+                                ..base.clone()
+                            },
+                            _ => continue,
+                        };
+                        f(EventOut { block: b, ..ev })?;
+                    }
+                    Ok(blocks.len() as u32)
+                }
+                _ => Ok(0),
+            }
+        }
+        _ => Ok(0),
+    }
+}
+
+/// The branch state pass 2 carries from entry to entry: the parent of the
+/// next event and the assistant turn being numbered.
+#[derive(Default)]
+struct Chain {
+    /// uuid of the last conversation entry emitted.
+    prev_uuid: Option<String>,
+    /// `message.id` of the current assistant turn.
+    turn: Option<String>,
+    /// Blocks of the current turn so far.
+    next_block: u32,
+}
+
+impl Chain {
+    /// The block number the entry's first block gets (assistant entries
+    /// continue their turn's numbering; the others end the turn).
+    fn enter(&mut self, ty: NodeType, mid: Option<&str>) -> u32 {
+        if ty == NodeType::Assistant {
+            let same = mid.is_some() && self.turn.as_deref() == mid;
+            if !same {
+                self.next_block = 0;
+                self.turn = mid.map(str::to_string);
+            }
+            self.next_block
+        } else {
+            self.turn = None;
+            0
+        }
+    }
+
+    /// After the entry's events: its blocks and uuid.
+    fn leave(&mut self, advance: u32, uuid: Option<&str>) {
+        self.next_block += advance;
+        self.prev_uuid = uuid.map(str::to_string);
+    }
+}
+
+fn message_id<'a>(entry: &'a Entry<'a>) -> Option<&'a str> {
+    entry.message.as_ref().and_then(|m| m.id.as_deref())
+}
+
+fn emit_lines(
+    input: &Input,
+    ix: &Index,
+    br: &Branch,
+    raw: bool,
+    sink: &mut Sink<'_>,
+    mut lines: BranchLines<'_>,
+) -> Result<Replayed, Error> {
     let mut done = Replayed {
         entries: ix.conversation_count(br),
         ..Replayed::default()
     };
     let io_in = |e| Error::io(&input.label, e);
     let io_out = |e| Error::io("<stdout>", e);
-    let mut turn: Option<String> = None;
-    let mut next_block: u32 = 0;
-    let mut prev_uuid: Option<String> = None;
-    let empty_session = String::new();
-    let fallback_session = ix.session.as_ref().unwrap_or(&empty_session);
+    let mut chain = Chain::default();
+    let fallback_session = ix.session.as_deref().unwrap_or("");
     for &i in &br.nodes {
         let n = &ix.nodes[i as usize];
-        let bytes = win.get(n.offset, n.len as usize).map_err(io_in)?;
         if raw {
+            let bytes = lines.get(n.offset, n.len as usize).map_err(io_in)?;
             sink.raw(bytes).map_err(io_out)?;
             if !bytes.ends_with(b"\n") {
                 sink.raw(b"\n").map_err(io_out)?;
@@ -1116,199 +1578,181 @@ pub fn emit(
             done.written += 1;
             continue;
         }
-        let this_uuid_prev = prev_uuid.take();
         if !n.ty.is_conversation() {
             // progress / attachment / unknown: walked through, not emitted;
             // the next emitted entry's parent stays the last emitted one.
-            prev_uuid = this_uuid_prev;
             continue;
         }
-        let line0 = clean_line(bytes);
+        let line0 = clean_line(lines.get(n.offset, n.len as usize).map_err(io_in)?);
         let clean = if n.has(U_ESCAPE) {
             sanitize(&line0)
         } else {
             Cow::Borrowed(&*line0)
         };
-        let fast = if n.has(FAST) {
-            simdutf8::basic::from_utf8(&clean).ok().and_then(fast_entry)
-        } else {
-            None
-        };
-        let parsed = match fast {
-            Some(e) => Ok((e, 0)),
-            None => parse_recovering(&clean, serde_json::from_slice::<Entry>),
-        };
-        let entry = match parsed {
-            Ok((e, _)) => e,
-            Err(e) => {
+        let entry = match parse_entry(n, &clean) {
+            Ok(e) => e,
+            Err(reason) => {
                 done.warnings.push(Warning {
                     file: input.label.clone(),
                     line: n.line as usize,
-                    reason: format!("content not readable, entry skipped ({})", describe(&e)),
+                    reason,
                 });
-                prev_uuid = this_uuid_prev;
                 continue;
             }
         };
-        let session: &str = entry.session.as_deref().unwrap_or(fallback_session);
-        let ts = entry.timestamp.as_deref().and_then(norm_ts);
-        let side = n.has(SIDECHAIN);
-        let parent: Option<Cow<'_, str>> = match (&this_uuid_prev, &entry.parent) {
-            (Some(p), Some(q)) if p == q => Some(Cow::Borrowed(q.as_ref())),
-            (Some(p), _) => Some(Cow::Owned(p.clone())),
-            (None, _) => None,
-        };
-        let base = EventOut {
-            session,
-            source: "claude",
-            line: u64::from(n.line),
-            seq: 0,
-            uuid: entry.uuid.clone(),
-            parent,
-            msg_id: None,
-            block: 0,
-            ts,
-            role: "user",
-            kind: "text",
-            tool: None,
-            tool_id: None,
-            input: None,
-            text: None,
-            is_error: None,
-            sidechain: side,
-            cwd: entry.cwd.clone(),
-        };
+        let first = chain.enter(n.ty, message_id(&entry));
+        let parent = chain.prev_uuid.take();
         let before = sink.seq;
-        match n.ty {
-            NodeType::System => {
-                let text = entry.content.as_ref().and_then(content_text);
-                let text = text.or_else(|| entry.subtype.clone());
-                let kind = if n.has(BOUNDARY) { "compact" } else { "meta" };
-                sink.emit(EventOut {
-                    role: "system",
-                    kind,
-                    text: text.map(Text::from),
-                    ..base
-                })
-                .map_err(io_out)?;
-                turn = None;
-            }
-            NodeType::User => {
-                let kind = if n.has(SUMMARY) {
-                    "summary"
-                } else if n.has(META) {
-                    "meta"
-                } else {
-                    "text"
-                };
-                let content = entry.message.as_ref().and_then(|m| m.content.as_ref());
-                let mut b = 0u32;
-                match content {
-                    Some(Content::Text(t)) => {
-                        sink.emit(EventOut {
-                            kind,
-                            text: Some(t.clone().into()),
-                            ..base.clone()
-                        })
-                        .map_err(io_out)?;
-                    }
-                    Some(Content::Blocks(blocks)) => {
-                        for blk in blocks {
-                            match blk.ty.as_deref() {
-                                Some("tool_result") => {
-                                    sink.emit(EventOut {
-                                        block: b,
-                                        role: "tool",
-                                        kind: "tool_result",
-                                        tool_id: blk.tool_use_id.clone(),
-                                        text: Some(tool_text(blk.content)),
-                                        is_error: Some(blk.is_error.unwrap_or(false)),
-                                        ..base.clone()
-                                    })
-                                    .map_err(io_out)?;
-                                }
-                                Some("text") | None if blk.text.is_some() => {
-                                    sink.emit(EventOut {
-                                        block: b,
-                                        kind,
-                                        text: blk.text.clone().map(Text::from),
-                                        ..base.clone()
-                                    })
-                                    .map_err(io_out)?;
-                                }
-                                _ => {}
-                            }
-                            b += 1;
-                        }
-                    }
-                    _ => {}
-                }
-                turn = None;
-            }
-            NodeType::Assistant => {
-                let msg = entry.message.as_ref();
-                let mid = msg.and_then(|m| m.id.clone());
-                let same = mid.is_some() && turn.as_deref() == mid.as_deref();
-                if !same {
-                    next_block = 0;
-                    turn = mid.as_deref().map(str::to_string);
-                }
-                let base = EventOut {
-                    role: "assistant",
-                    msg_id: mid,
-                    ..base
-                };
-                match msg.and_then(|m| m.content.as_ref()) {
-                    Some(Content::Text(t)) => {
-                        sink.emit(EventOut {
-                            block: next_block,
-                            text: Some(t.clone().into()),
-                            ..base.clone()
-                        })
-                        .map_err(io_out)?;
-                        next_block += 1;
-                    }
-                    Some(Content::Blocks(blocks)) => {
-                        for blk in blocks {
-                            let ev = match blk.ty.as_deref() {
-                                Some("text") => Some(EventOut {
-                                    text: blk.text.clone().map(Text::from),
-                                    ..base.clone()
-                                }),
-                                Some("thinking") => Some(EventOut {
-                                    kind: "thinking",
-                                    text: blk
-                                        .thinking
-                                        .clone()
-                                        .or_else(|| blk.text.clone())
-                                        .map(Text::from),
-                                    ..base.clone()
-                                }),
-                                Some("tool_use" | "server_tool_use") => Some(EventOut {
-                                    kind: "tool_use",
-                                    tool: blk.name.clone(),
-                                    tool_id: blk.id.clone(),
-                                    input: blk.input.map(ToolInput::Raw),
-                                    ..base.clone()
-                                }),
-                                _ => None,
-                            };
-                            if let Some(mut ev) = ev {
-                                ev.block = next_block;
-                                sink.emit(ev).map_err(io_out)?;
-                            }
-                            next_block += 1;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            _ => {}
-        }
+        let advance = entry_events(n, &entry, fallback_session, |ev| {
+            sink.emit(EventOut {
+                parent: parent.as_deref().map(Cow::Borrowed),
+                block: ev.block + first,
+                ..ev
+            })
+        })
+        .map_err(io_out)?;
         done.written += sink.seq - before;
-        prev_uuid = entry.uuid.as_deref().map(str::to_string);
+        chain.leave(advance, entry.uuid.as_deref());
     }
     Ok(done)
+}
+
+/// One conversation entry as a worker left it: its events rendered with
+/// holes, or the reason it could not be read.
+struct Rendered {
+    /// Events: indices into the batch's cuts.
+    events: std::ops::Range<usize>,
+    /// Err: the warning's reason.
+    result: Result<Facts, String>,
+}
+
+/// What the branch state needs of an entry.
+struct Facts {
+    uuid: Option<String>,
+    mid: Option<String>,
+    advance: u32,
+}
+
+/// The rendered entries of one region.
+#[derive(Default)]
+struct Batch {
+    buf: Vec<u8>,
+    cuts: Vec<Cut>,
+    entries: Vec<Rendered>,
+}
+
+/// Parse and render the entries of one region (a worker's part).
+fn render_region(ix: &Index, nodes: &[u32], region: &Region, fallback_session: &str) -> Batch {
+    let mut batch = Batch {
+        // events take about as many bytes as their lines
+        buf: Vec::with_capacity(region.len() + region.len() / 4),
+        cuts: Vec::with_capacity(nodes.len() * 2),
+        entries: Vec::with_capacity(nodes.len()),
+    };
+    for &i in nodes {
+        let n = &ix.nodes[i as usize];
+        let line0 = clean_line(region.slice(n.offset, n.len as usize));
+        let clean = if n.has(U_ESCAPE) {
+            sanitize(&line0)
+        } else {
+            Cow::Borrowed(&*line0)
+        };
+        let first = batch.cuts.len();
+        let result = parse_entry(n, &clean).map(|entry| {
+            let advance = entry_events(n, &entry, fallback_session, |ev| {
+                batch.cuts.push(write_event_cut(&mut batch.buf, &ev));
+                Ok(())
+            })
+            .unwrap_or(0);
+            Facts {
+                uuid: entry.uuid.as_deref().map(str::to_string),
+                mid: message_id(&entry).map(str::to_string),
+                advance,
+            }
+        });
+        batch.entries.push(Rendered {
+            events: first..batch.cuts.len(),
+            result,
+        });
+    }
+    batch
+}
+
+/// Pass 2 by `threads` workers: region `k` of the branch goes to worker
+/// `k % threads`; this thread takes the batches in order and stitches them.
+fn emit_parallel(
+    input: &Input,
+    ix: &Index,
+    br: &Branch,
+    nodes: &[u32],
+    spans: &[(u64, usize)],
+    sink: &mut Sink<'_>,
+    threads: usize,
+) -> Result<Replayed, Error> {
+    use std::sync::mpsc::sync_channel;
+    let mut done = Replayed {
+        entries: ix.conversation_count(br),
+        ..Replayed::default()
+    };
+    let plan = plan_regions(spans);
+    let fallback_session = ix.session.as_deref().unwrap_or("");
+    let io_out = |e| Error::io("<stdout>", e);
+    let file = &input.file;
+    std::thread::scope(|s| {
+        let mut rxs = Vec::new();
+        for w in 0..threads.min(plan.len()) {
+            let (tx, rx) = sync_channel::<std::io::Result<Batch>>(1);
+            rxs.push(rx);
+            let plan = &plan;
+            s.spawn(move || {
+                let mut buf = Vec::new();
+                for r in plan.iter().skip(w).step_by(threads) {
+                    let batch = read_region(file, &spans[r.clone()], std::mem::take(&mut buf)).map(
+                        |region| {
+                            let b = render_region(ix, &nodes[r.clone()], &region, fallback_session);
+                            buf = region.into_buf();
+                            b
+                        },
+                    );
+                    let stop = batch.is_err();
+                    // The receiver is gone when stitching stopped (an error).
+                    if tx.send(batch).is_err() || stop {
+                        break;
+                    }
+                }
+            });
+        }
+        let mut chain = Chain::default();
+        for k in 0..plan.len() {
+            let batch = rxs[k % rxs.len()]
+                .recv()
+                .map_err(|_| Error::Msg(format!("{}: a reader stopped", input.label)))?
+                .map_err(|e| Error::io(&input.label, e))?;
+            for (j, r) in plan[k].clone().zip(&batch.entries) {
+                let n = &ix.nodes[nodes[j] as usize];
+                let facts = match &r.result {
+                    Ok(f) => f,
+                    Err(reason) => {
+                        done.warnings.push(Warning {
+                            file: input.label.clone(),
+                            line: n.line as usize,
+                            reason: reason.clone(),
+                        });
+                        continue;
+                    }
+                };
+                let first = chain.enter(n.ty, facts.mid.as_deref());
+                let parent = chain.prev_uuid.take();
+                for c in &batch.cuts[r.events.clone()] {
+                    sink.stitch(&batch.buf, c, parent.as_deref(), first)
+                        .map_err(io_out)?;
+                    done.written += 1;
+                }
+                chain.leave(facts.advance, facts.uuid.as_deref());
+            }
+        }
+        Ok(done)
+    })
 }
 
 #[cfg(test)]
@@ -1319,15 +1763,181 @@ mod tests {
     /// values are empty; each reads as the text the blocks decode to.
     #[test]
     fn tool_text_keeps_strings_and_joins_blocks() {
-        let s: &RawValue = serde_json::from_str(r#""a\nb \u00e9""#).unwrap();
+        let s = r#""a\nb \u00e9""#;
         assert!(matches!(tool_text(Some(s)), Text::Json(_)));
         assert_eq!(tool_text(Some(s)).decoded(), "a\nb é");
-        let b: &RawValue =
-            serde_json::from_str(r#"[{"type":"text","text":"x\"y"},{"type":"image"},"z"]"#)
-                .unwrap();
+        let b = r#"[{"type":"text","text":"x\"y"},{"type":"image"},"z"]"#;
         assert_eq!(tool_text(Some(b)).decoded(), "x\"y\n[image]\nz");
-        let o: &RawValue = serde_json::from_str(r#"{"k":1}"#).unwrap();
-        assert_eq!(tool_text(Some(o)).decoded(), "");
+        assert_eq!(tool_text(Some(r#"{"k":1}"#)).decoded(), "");
         assert_eq!(tool_text(None).decoded(), "");
+    }
+
+    /// The scanner's reading of `content` is serde_json's, value for value,
+    /// whenever it answers; it leaves the unusual shapes to serde_json.
+    #[test]
+    fn fast_content_reads_as_serde_json_does() {
+        let cases = [
+            r#""plain""#,
+            r#""esc\n\"q\" \u00e9 \/""#,
+            r#"[]"#,
+            r#"[ "bare" , {"type":"text","text":"t"} ]"#,
+            r#"[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls \"x\""},"extra":[1,{"a":null}]}]"#,
+            r#"[{"type":"tool_result","tool_use_id":"t1","content":"out\nput","is_error":true}]"#,
+            r#"[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"a"}],"is_error":null}]"#,
+            r#"[{"type":"tool_result","content":null,"input":null}]"#,
+            r#"[{"type":"thinking","thinking":"hm","signature":"x"}]"#,
+            r#"[{"type":"image","source":{"type":"base64","data":"AAA="}}]"#,
+            r#"[1, true, null, [2], {"type":null,"text":null}]"#,
+            r#"{"type":"text"}"#,
+            r#"42"#,
+            r#"true"#,
+            // unusual shapes: the scanner must defer, never differ
+            r#"[{"type":"text","text":["a","b"]}]"#,
+            r#"[{"type":"text","text":"a","text":"b"}]"#,
+            r#"[{"type":3}]"#,
+            r#"[{"type":"tool_result","is_error":"true"}]"#,
+            r#"[{"type":"tool_result","is_error":1}]"#,
+        ];
+        let mut answered = 0;
+        for c in cases {
+            let serde = serde_json::from_str::<Content>(c);
+            match fast_content(c, 0) {
+                Some((fast, end)) => {
+                    answered += 1;
+                    assert_eq!(end, c.len(), "{c}");
+                    let serde =
+                        serde.unwrap_or_else(|e| panic!("{c}: serde fails ({e}), fast read it"));
+                    assert_eq!(format!("{:?}", fast), format!("{:?}", Some(serde)), "{c}");
+                }
+                None => assert!(
+                    c.contains("[\"a\"")
+                        || c.contains("\"text\":\"b\"")
+                        || c.contains(":3")
+                        || c.contains("is_error\":\"")
+                        || c.contains("is_error\":1"),
+                    "the scanner deferred a common shape: {c}"
+                ),
+            }
+        }
+        assert_eq!(answered, 14);
+    }
+}
+
+#[cfg(test)]
+mod parts_tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    /// Everything an index says, in a comparable form.
+    fn summary(ix: &Index) -> String {
+        let mut by: Vec<_> = ix.by_uuid.iter().collect();
+        by.sort();
+        format!(
+            "{:?}\n{by:?}\n{:?}\n{} {} {:?} {:?} {:?} {:?}\n{:?} {:?} {:?} {:?} {}",
+            ix.nodes,
+            ix.warnings,
+            ix.lines,
+            ix.objects,
+            ix.types,
+            ix.session,
+            ix.cwd,
+            ix.cwds,
+            ix.bad_lines,
+            ix.recovered,
+            ix.duplicates,
+            ix.summaries,
+            ix.torn_tail
+        )
+    }
+
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+
+    fn same_in_parts(path: &Path) {
+        let input = Input::open(path).unwrap();
+        let one = index_in(&input, 1);
+        for parts in 2..=5 {
+            let many = index_in(&input, parts);
+            match (&one, &many) {
+                (Ok(a), Ok(b)) => assert_eq!(
+                    summary(a),
+                    summary(b),
+                    "{} in {parts} parts",
+                    path.display()
+                ),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                _ => panic!("{}: {parts} parts disagree on failing", path.display()),
+            }
+        }
+    }
+
+    /// A file cut into ranges indexes exactly as in one pass: forks,
+    /// duplicates across the cut, torn and malformed lines, CRLF, NUL bytes.
+    #[test]
+    fn any_number_of_parts_gives_the_same_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s.jsonl");
+        let mut text = String::new();
+        let u = |n: u32| format!("11111111-1111-4111-8111-{n:012}");
+        for n in 1..=60u32 {
+            let parent = if n == 1 {
+                "null".into()
+            } else {
+                format!("\"{}\"", u(n - 1 - n % 7 / 6))
+            };
+            text.push_str(&format!(
+                "{{\"type\":\"{}\",\"uuid\":\"{}\",\"parentUuid\":{parent},\"timestamp\":\"2026-01-01T00:00:{:02}Z\",\"cwd\":\"/p{}\",\"message\":{{\"content\":\"m{n} é\"}}}}{}",
+                if n % 2 == 0 { "assistant" } else { "user" },
+                u(if n % 13 == 0 { 3 } else { n }),
+                n % 60,
+                n % 3,
+                if n % 17 == 0 { "\r\n" } else { "\n" }
+            ));
+            if n % 11 == 0 {
+                text.push_str("{\"type\":\"user\",\"uuid\":\"torn\n\n");
+            }
+            if n % 19 == 0 {
+                text.push_str("{\"type\":\"summary\",\"leafUuid\":\"x\"}\0\n");
+            }
+        }
+        text.push_str("{\"type\":\"user\",\"uu");
+        std::fs::write(&f, &text).unwrap();
+        same_in_parts(&f);
+        let mut files = Vec::new();
+        walk(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/hostile/transcripts"),
+            &mut files,
+        );
+        assert!(files.len() > 10, "hostile transcripts: {}", files.len());
+        let shared = std::env::var_os("MEM_SHARED_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+        if shared.is_dir() {
+            walk(&shared.join("corpus"), &mut files);
+            walk(&shared.join("cases"), &mut files);
+        } else {
+            eprintln!(
+                "SKIPPED any_number_of_parts_gives_the_same_index (corpus part): ../shared not present"
+            );
+            println!(
+                "SKIPPED any_number_of_parts_gives_the_same_index (corpus part): ../shared not present"
+            );
+        }
+        for p in files {
+            if std::fs::metadata(&p).is_ok_and(|m| m.is_file() && m.len() > 0) {
+                same_in_parts(&p);
+            }
+        }
     }
 }

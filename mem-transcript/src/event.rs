@@ -9,24 +9,48 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 /// A tool input: raw JSON from the transcript, or a value built here.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum Input<'a> {
-    /// The original JSON text (Claude `tool_use.input`).
-    Raw(&'a RawValue),
+    /// The original JSON text of the value (Claude `tool_use.input`), valid
+    /// JSON as the transcript's line was.
+    Raw(&'a str),
     /// A value (Codex arguments, parsed from their JSON string).
     Value(serde_json::Value),
 }
 
 /// An event's text: a string, or the JSON string token of the transcript
 /// (quotes and escapes included), copied to the output as it is.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum Text<'a> {
     /// A string (escaped when written).
     Str(Cow<'a, str>),
     /// A JSON string token, already valid JSON (sanitized): written verbatim.
-    Json(&'a RawValue),
+    Json(&'a str),
+}
+
+/// Serialize JSON text as it is (through [`RawValue`]); an error when it is
+/// not valid JSON.
+fn serialize_raw<S: serde::Serializer>(tok: &str, s: S) -> Result<S::Ok, S::Error> {
+    let raw: &RawValue = serde_json::from_str(tok).map_err(serde::ser::Error::custom)?;
+    raw.serialize(s)
+}
+
+impl Serialize for Input<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Input::Raw(tok) => serialize_raw(tok, s),
+            Input::Value(v) => v.serialize(s),
+        }
+    }
+}
+
+impl Serialize for Text<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Text::Str(t) => s.serialize_str(t),
+            Text::Json(tok) => serialize_raw(tok, s),
+        }
+    }
 }
 
 impl<'a> Text<'a> {
@@ -35,9 +59,7 @@ impl<'a> Text<'a> {
     pub fn decoded(&self) -> Cow<'_, str> {
         match self {
             Text::Str(s) => Cow::Borrowed(s),
-            Text::Json(r) => {
-                Cow::Owned(serde_json::from_str::<String>(r.get()).unwrap_or_default())
-            }
+            Text::Json(r) => Cow::Owned(serde_json::from_str::<String>(r).unwrap_or_default()),
         }
     }
 }
@@ -164,6 +186,37 @@ impl<'w> Sink<'w> {
         self.maybe_flush()
     }
 
+    /// True when events may be rendered elsewhere and stitched in with
+    /// [`Sink::stitch`]: JSON lines collected in large pieces.
+    pub fn stitches(&self) -> bool {
+        self.buffered && !self.text
+    }
+
+    /// Write the event rendered at `cut` of `buf` ([`write_event_cut`])
+    /// with the next `seq`, `parent` and its block number plus `first`:
+    /// the bytes [`Sink::emit`] writes for the same event.
+    pub fn stitch(
+        &mut self,
+        buf: &[u8],
+        cut: &Cut,
+        parent: Option<&str>,
+        first: u32,
+    ) -> std::io::Result<()> {
+        let out = &mut self.buf;
+        out.extend_from_slice(&buf[cut.start..cut.seq]);
+        write_u64(out, self.seq);
+        self.seq += 1;
+        out.extend_from_slice(&buf[cut.seq..cut.parent]);
+        if let Some(p) = parent {
+            out.extend_from_slice(b",\"parent\":");
+            write_json_str(out, p);
+        }
+        out.extend_from_slice(&buf[cut.parent..cut.block]);
+        write_u64(out, u64::from(cut.block_value + first));
+        out.extend_from_slice(&buf[cut.block..cut.end]);
+        self.maybe_flush()
+    }
+
     /// Write raw bytes (for `--raw`).
     pub fn raw(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         if !self.buffered || bytes.len() >= FLUSH_AT {
@@ -205,9 +258,49 @@ impl Drop for Sink<'_> {
     }
 }
 
+/// Where an event rendered by [`write_event_cut`] has its holes: byte
+/// offsets in the buffer (`seq` goes at `seq`, the `parent` member at
+/// `parent`, `block` at `block`), and the block number it was rendered with.
+#[derive(Debug, Clone, Copy)]
+pub struct Cut {
+    /// Start of the event.
+    pub start: usize,
+    /// Where the `seq` value goes.
+    pub seq: usize,
+    /// Where `,"parent":…` goes (when there is a parent).
+    pub parent: usize,
+    /// Where the `block` value goes.
+    pub block: usize,
+    /// End of the event (after its `\n`).
+    pub end: usize,
+    /// The event's `block` before the turn's blocks are added.
+    pub block_value: u32,
+}
+
+/// Append `ev` to `buf` as [`write_event`] would, without its `seq`, its
+/// `parent` and its `block` value: [`Sink::stitch`] puts them in.
+pub fn write_event_cut(buf: &mut Vec<u8>, ev: &EventOut<'_>) -> Cut {
+    let start = buf.len();
+    let [seq, parent, block] = write_event_parts(buf, ev, true);
+    Cut {
+        start,
+        seq,
+        parent,
+        block,
+        end: buf.len(),
+        block_value: ev.block,
+    }
+}
+
 /// Append `ev` as one JSON line to `buf`: the bytes `serde_json::to_writer`
 /// gives for [`EventOut`] (same field order, omissions and escaping), then `\n`.
 pub fn write_event(buf: &mut Vec<u8>, ev: &EventOut<'_>) {
+    write_event_parts(buf, ev, false);
+}
+
+/// [`write_event`], leaving out `seq`, `parent` and `block` when `holes`;
+/// the offsets where they go.
+fn write_event_parts(buf: &mut Vec<u8>, ev: &EventOut<'_>, holes: bool) -> [usize; 3] {
     fn opt(buf: &mut Vec<u8>, key: &[u8], v: &Option<Cow<'_, str>>) {
         if let Some(v) = v {
             buf.extend_from_slice(key);
@@ -221,12 +314,21 @@ pub fn write_event(buf: &mut Vec<u8>, ev: &EventOut<'_>) {
     buf.extend_from_slice(b",\"line\":");
     write_u64(buf, ev.line);
     buf.extend_from_slice(b",\"seq\":");
-    write_u64(buf, ev.seq);
+    let seq_at = buf.len();
+    if !holes {
+        write_u64(buf, ev.seq);
+    }
     opt(buf, b",\"uuid\":", &ev.uuid);
-    opt(buf, b",\"parent\":", &ev.parent);
+    let parent_at = buf.len();
+    if !holes {
+        opt(buf, b",\"parent\":", &ev.parent);
+    }
     opt(buf, b",\"msg_id\":", &ev.msg_id);
     buf.extend_from_slice(b",\"block\":");
-    write_u64(buf, u64::from(ev.block));
+    let block_at = buf.len();
+    if !holes {
+        write_u64(buf, u64::from(ev.block));
+    }
     opt(buf, b",\"ts\":", &ev.ts);
     buf.extend_from_slice(b",\"role\":");
     write_json_str(buf, ev.role);
@@ -237,7 +339,7 @@ pub fn write_event(buf: &mut Vec<u8>, ev: &EventOut<'_>) {
     match &ev.input {
         Some(Input::Raw(r)) => {
             buf.extend_from_slice(b",\"input\":");
-            buf.extend_from_slice(r.get().as_bytes());
+            buf.extend_from_slice(r.as_bytes());
         }
         Some(Input::Value(v)) => {
             buf.extend_from_slice(b",\"input\":");
@@ -253,7 +355,7 @@ pub fn write_event(buf: &mut Vec<u8>, ev: &EventOut<'_>) {
         }
         Some(Text::Json(r)) => {
             buf.extend_from_slice(b",\"text\":");
-            buf.extend_from_slice(r.get().as_bytes());
+            buf.extend_from_slice(r.as_bytes());
         }
         None => {}
     }
@@ -271,6 +373,7 @@ pub fn write_event(buf: &mut Vec<u8>, ev: &EventOut<'_>) {
     });
     opt(buf, b",\"cwd\":", &ev.cwd);
     buf.extend_from_slice(b"}\n");
+    [seq_at, parent_at, block_at]
 }
 
 fn write_u64(buf: &mut Vec<u8>, mut n: u64) {
@@ -348,7 +451,7 @@ fn write_text(out: &mut dyn Write, ev: &EventOut<'_>) -> std::io::Result<()> {
     match ev.kind {
         "tool_use" => {
             let input = match &ev.input {
-                Some(Input::Raw(r)) => r.get().to_string(),
+                Some(Input::Raw(r)) => r.to_string(),
                 Some(Input::Value(v)) => v.to_string(),
                 None => String::new(),
             };
@@ -439,7 +542,7 @@ mod tests {
             kind: "tool_use",
             tool: Some("Bash".into()),
             tool_id: Some("t".into()),
-            input: Some(Input::Raw(raw)),
+            input: Some(Input::Raw(raw.get())),
             text: None,
             is_error: None,
             sidechain: false,
@@ -501,7 +604,10 @@ mod tests {
         let nasty: String = (0u8..0x80).map(char::from).collect::<String>()
             + "é日本語😀\u{2028}\u{2029}\"\\ end of a longer run of text";
         let cases = [
-            event(Some(Text::Str(nasty.clone().into())), Some(Input::Raw(raw))),
+            event(
+                Some(Text::Str(nasty.clone().into())),
+                Some(Input::Raw(raw.get())),
+            ),
             event(
                 Some(Text::Str("".into())),
                 Some(Input::Value(serde_json::json!({"cmd": nasty}))),
@@ -527,12 +633,12 @@ mod tests {
         let src = r#""tab\there \"q\" \\ \/ \u00e9 \ud83d\ude00 \ufffd\n日本語 \u2028""#;
         let raw: &RawValue = serde_json::from_str(src).unwrap();
         let unescaped: String = serde_json::from_str(src).unwrap();
-        let ev = event(Some(Text::Json(raw)), None);
+        let ev = event(Some(Text::Json(raw.get())), None);
         let mut buf = Vec::new();
         write_event(&mut buf, &ev);
         let back: mem_core::Event = serde_json::from_slice(&buf).unwrap();
         assert_eq!(back.text.as_deref(), Some(unescaped.as_str()));
-        assert_eq!(Text::Json(raw).decoded(), unescaped);
+        assert_eq!(Text::Json(raw.get()).decoded(), unescaped);
         // The same event with the decoded string: equal values.
         let mut buf2 = Vec::new();
         write_event(&mut buf2, &event(Some(Text::Str(unescaped.into())), None));

@@ -63,6 +63,91 @@ impl Input {
             .map_err(|e| Error::io(&self.label, e))?;
         Ok(LineReader::new(&self.file))
     }
+
+    /// A line reader over the bytes `[start, end)` only (positioned reads, so
+    /// several can work on one file at once). Line numbers and offsets it
+    /// gives are relative to `start`.
+    pub fn lines_in(&self, start: u64, end: u64) -> LineReader<Range<'_>> {
+        LineReader::new(Range {
+            file: &self.file,
+            pos: start,
+            end,
+        })
+    }
+
+    /// Cut the file into at most `parts` ranges of whole lines: the returned
+    /// offsets start with 0 and end with the size; each inner cut is just
+    /// after a `\n`. Fewer ranges when lines are longer than a range.
+    ///
+    /// Errors: [`Error::Io`] naming the file.
+    pub fn cuts(&self, parts: usize) -> Result<Vec<u64>, Error> {
+        let mut cuts = vec![0u64];
+        let mut buf = vec![0u8; 64 * 1024];
+        for k in 1..parts.max(1) as u64 {
+            let mut at = (self.size * k / parts as u64).max(*cuts.last().unwrap_or(&0));
+            // The cut goes after the first `\n` at or after `at - 1`, so a
+            // line that ends exactly before `at` is not split again.
+            at = at.saturating_sub(1);
+            let cut = loop {
+                if at >= self.size {
+                    break None;
+                }
+                let n = read_at_full(&self.file, &mut buf, at)
+                    .map_err(|e| Error::io(&self.label, e))?;
+                if n == 0 {
+                    break None;
+                }
+                if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
+                    break Some(at + i as u64 + 1);
+                }
+                at += n as u64;
+            };
+            match cut {
+                Some(c) if c < self.size && c > *cuts.last().unwrap_or(&0) => cuts.push(c),
+                Some(_) => {}
+                None => break,
+            }
+        }
+        cuts.push(self.size);
+        Ok(cuts)
+    }
+}
+
+/// Fill `buf` from `off` with positioned reads; the bytes read (fewer only
+/// at the end of the file).
+pub(crate) fn read_at_full(file: &File, buf: &mut [u8], off: u64) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], off + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// A [`Read`] over a byte range of a file by positioned reads (the file's
+/// own cursor is never moved).
+#[derive(Debug)]
+pub struct Range<'f> {
+    file: &'f File,
+    pos: u64,
+    end: u64,
+}
+
+impl Read for Range<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.end.saturating_sub(self.pos);
+        let want = (buf.len() as u64).min(left) as usize;
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = self.file.read_at(&mut buf[..want], self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
 }
 
 /// Reads byte ranges of a file by offset through one window buffer, so a
@@ -96,18 +181,7 @@ impl<'f> Window<'f> {
             if self.buf.len() < want {
                 self.buf.resize(want, 0);
             }
-            let mut got = 0;
-            while got < want {
-                match self
-                    .file
-                    .read_at(&mut self.buf[got..want], off + got as u64)
-                {
-                    Ok(0) => break,
-                    Ok(n) => got += n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(e),
-                }
-            }
+            let got = read_at_full(self.file, &mut self.buf[..want], off)?;
             self.start = off;
             self.filled = got;
         }

@@ -10,6 +10,7 @@
 //! with no JSON object, `--strict` warnings, `verify` of a broken chain);
 //! 2 usage; 75 when `append` cannot take the file's lock (never: it waits).
 
+pub mod ahead;
 pub mod append;
 pub mod claude;
 pub mod codex;
@@ -56,6 +57,21 @@ pub struct Global {
     /// The project to act for (ls, locate). Default: the working directory.
     #[arg(long, global = true, value_name = "DIR", help_heading = "Input")]
     pub cwd: Option<PathBuf>,
+    /// Threads that index a large session (files of 32 MB and more are read
+    /// in ranges of whole lines at once). Default: the number of CPUs, at most 4.
+    #[arg(short = 'j', long, global = true, value_name = "N", help_heading = "Input",
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub threads: Option<u16>,
+}
+
+static THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Threads for indexing a session: `--threads`, else the CPUs (at most 4).
+pub fn threads() -> usize {
+    match THREADS.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+        n => n,
+    }
 }
 
 /// `--format`.
@@ -225,6 +241,9 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
         None => mem_core::cli::Format::auto() == mem_core::cli::Format::Text,
     };
     let g = &cli.global;
+    if let Some(n) = g.threads {
+        THREADS.store(usize::from(n), std::sync::atomic::Ordering::Relaxed);
+    }
     let code = match cli.cmd {
         Cmd::Replay(a) => replay(&a, g, text, out)?,
         Cmd::Tree(a) => report::tree(&a, g, text, out)?,

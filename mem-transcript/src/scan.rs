@@ -19,22 +19,40 @@ pub fn ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Index of the first `"`, `\\` or control byte at or after `i` (eight
-/// bytes a step, as serde_json's own string scan).
+/// Index of the first `"`, `\\` or control byte at or after `i`: sixteen
+/// bytes a step with SSE2 on x86-64, eight (as serde_json's own string
+/// scan) elsewhere.
 #[inline]
 pub(crate) fn next_special(b: &[u8], mut i: usize) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        use safe_arch::{
+            bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, min_u8_m128i,
+            move_mask_i8_m128i, set_splat_i8_m128i,
+        };
+        let quote = set_splat_i8_m128i(b'"' as i8);
+        let slash = set_splat_i8_m128i(b'\\' as i8);
+        let ctrl = set_splat_i8_m128i(0x1f);
+        while let Some(c) = b.get(i..i + 16) {
+            let c: &[u8; 16] = c.try_into().expect("16 bytes");
+            let x = load_unaligned_m128i(c);
+            // x <= 0x1f exactly when min(x, 0x1f) == x (unsigned)
+            let m = bitor_m128i(
+                bitor_m128i(
+                    cmp_eq_mask_i8_m128i(x, quote),
+                    cmp_eq_mask_i8_m128i(x, slash),
+                ),
+                cmp_eq_mask_i8_m128i(min_u8_m128i(x, ctrl), x),
+            );
+            let bits = move_mask_i8_m128i(m);
+            if bits != 0 {
+                return Some(i + bits.trailing_zeros() as usize);
+            }
+            i += 16;
+        }
+    }
     const ONES: u64 = u64::MAX / 255;
     const HIGH: u64 = ONES << 7;
-    // Runs without a special byte: 32 bytes a step (the loop vectorizes).
-    while let Some(c) = b.get(i..i + 32) {
-        let hit = c.iter().fold(0u8, |a, &x| {
-            a | u8::from(x < 0x20) | u8::from(x == b'"') | u8::from(x == b'\\')
-        });
-        if hit != 0 {
-            break;
-        }
-        i += 32;
-    }
     while i + 8 <= b.len() {
         let mut w = [0u8; 8];
         w.copy_from_slice(&b[i..i + 8]);
@@ -260,6 +278,38 @@ mod tests {
         let b = s.as_bytes();
         let i = ws(b, 0);
         value(b, i, 1).is_some_and(|e| at_end(b, e))
+    }
+
+    /// The vector scan finds what a byte-by-byte search finds, at every
+    /// start, for every kind of byte (controls, quote, backslash, high bytes).
+    #[test]
+    fn next_special_matches_a_plain_search() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for len in 0..200usize {
+            let mut b = vec![0u8; len];
+            for x in b.iter_mut() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                // mostly plain text, sometimes a special or a high byte
+                *x = match seed % 40 {
+                    0 => b'"',
+                    1 => b'\\',
+                    2 => (seed >> 8) as u8 % 0x20,
+                    3 => 0x80 | (seed >> 8) as u8,
+                    4 => 0x1f,
+                    5 => 0x20,
+                    _ => b'a' + (seed >> 8) as u8 % 26,
+                };
+            }
+            for i in 0..=len {
+                let want = b[i..]
+                    .iter()
+                    .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
+                    .map(|p| i + p);
+                assert_eq!(next_special(&b, i), want, "{b:?} from {i}");
+            }
+        }
     }
 
     /// The scanner never accepts what serde_json refuses.

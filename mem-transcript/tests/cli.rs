@@ -653,3 +653,89 @@ fn codex_rollout_maps_to_events() {
     );
     assert!(evs.iter().all(|e| e["ts"].as_str().unwrap().ends_with('Z')));
 }
+
+/// Every user, assistant, system and progress entry of the corpus and the
+/// cases, re-linked into one chain (new uuids, rising timestamps): a long
+/// branch with every content shape the field has written.
+fn corpus_chain(sh: &Path, out: &Path) -> usize {
+    let mut files = Vec::new();
+    walk(&sh.join("corpus"), &mut files);
+    walk(&sh.join("cases"), &mut files);
+    files.sort();
+    let mut text = String::new();
+    let mut n = 0usize;
+    for f in files {
+        let Ok(bytes) = std::fs::read(&f) else {
+            continue;
+        };
+        for line in bytes.split(|&b| b == b'\n') {
+            let Ok(Value::Object(mut e)) = serde_json::from_slice::<Value>(line) else {
+                continue;
+            };
+            let ty = e.get("type").and_then(Value::as_str).unwrap_or("");
+            if !matches!(ty, "user" | "assistant" | "system" | "progress") {
+                continue;
+            }
+            n += 1;
+            let parent = (n > 1).then(|| format!("00000000-0000-4000-8000-{:012}", n - 1));
+            e.insert(
+                "uuid".into(),
+                format!("00000000-0000-4000-8000-{n:012}").into(),
+            );
+            e.insert("parentUuid".into(), parent.map_or(Value::Null, Value::from));
+            e.insert("isSidechain".into(), false.into());
+            e.remove("logicalParentUuid");
+            let secs = n as u64;
+            e.insert(
+                "timestamp".into(),
+                format!(
+                    "2026-01-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+                    1 + secs / 86_400,
+                    secs / 3600 % 24,
+                    secs / 60 % 60,
+                    secs % 60,
+                    secs % 1000
+                )
+                .into(),
+            );
+            if e.get("subtype").and_then(Value::as_str) == Some("compact_boundary") {
+                e.insert("subtype".into(), "informational".into());
+            }
+            text.push_str(&Value::Object(e).to_string());
+            text.push('\n');
+        }
+    }
+    std::fs::write(out, text).unwrap();
+    n
+}
+
+/// Pass 2 by several workers (regions rendered apart and stitched in order)
+/// writes the same bytes as one thread, on a branch of every content shape
+/// in the corpus (several megabytes, so the workers do run).
+#[test]
+fn threads_give_the_same_replay() {
+    let sh = need_shared!("threads_give_the_same_replay");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("chain.jsonl");
+    let n = corpus_chain(&sh, &f);
+    assert!(n > 5000, "chain of {n} entries");
+    assert!(std::fs::metadata(&f).unwrap().len() > 8 << 20);
+    for args in [&["replay", "--format", "jsonl"][..], &["replay", "--raw"]] {
+        let mut one = vec!["-j", "1"];
+        one.extend_from_slice(args);
+        one.push(s(&f));
+        let a = run(&one, None);
+        assert_eq!(a.status.code(), Some(0), "{}", show(&one, &a));
+        let mut many = vec!["-j", "3"];
+        many.extend_from_slice(args);
+        many.push(s(&f));
+        let b = run(&many, None);
+        assert_eq!(b.status.code(), Some(0), "{}", show(&many, &b));
+        assert!(a.stdout == b.stdout, "-j 3 {args:?} differs from -j 1");
+        assert_eq!(a.stderr, b.stderr);
+        if args[0] == "replay" && args[1] == "--format" {
+            let events = a.stdout.iter().filter(|&&b| b == b'\n').count();
+            assert!(events > 5000, "{events} events");
+        }
+    }
+}
