@@ -2,11 +2,17 @@
 # Whole-process latency of `mem-recall --task …` next to `rg -l -i WORD DIR`
 # on generated memory directories of 200, 1,000 and 10,000 topic files
 # (median of many runs, hyperfine, warm cache). Targets: < 5 ms at 200
-# files; at 10,000 files no slower than 1.5x ripgrep.
+# files; at 10,000 files no slower than 1.5x ripgrep. `mem-recall --version`
+# and /bin/true are measured in the same run (process start-up floor).
 #
 # usage: scripts/bench-recall.sh [SIZES...]      (default: 200 1000 10000)
-# env:   MEM_RECALL_BIN  the binary (default: builds a release one)
-#        RUNS            runs per command (default 50)
+# env:   MEM_RECALL_BIN   the binary (default: builds a release one)
+#        MEM_RECALL_BASE  a second binary to compare against in the same run
+#                         (its column and the ratio new/base are added)
+#        RUNS             runs per command (default 50)
+#        INSTRUCTIONS=1   also count instructions (perf stat, else valgrind) per size
+# On a busy machine, `chrt -f 10 scripts/bench-recall.sh` (real-time priority)
+# keeps other load out of the medians; compare ratios in any case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +34,7 @@ if [ -z "$bin" ]; then
   cargo build -q --release -p mem-recall
   bin="$target/release/mem-recall"
 fi
+base=${MEM_RECALL_BASE:-}
 runs=${RUNS:-50}
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(200 1000 10000)
@@ -59,17 +66,66 @@ for i in range(n):
 PY
 }
 
-median_ms() { python3 -c 'import json,sys; print("%.1f" % (json.load(open(sys.argv[1]))["results"][0]["median"]*1000))' "$1"; }
+# FILE -> "median ± sd" in ms; FILE -> median in ms
+stat_ms() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.2f ± %.2f" % (r["median"]*1000, (r["stddev"] or 0)*1000))' "$1"; }
+median_ms() { python3 -c 'import json,sys; print("%.3f" % (json.load(open(sys.argv[1]))["results"][0]["median"]*1000))' "$1"; }
+ratio() { python3 -c "import sys; print('%.2fx' % (float(sys.argv[1])/float(sys.argv[2])))" "$1" "$2"; }
+hf() { # OUT.json COMMAND...
+  local out=$1; shift
+  hyperfine -N -w 5 -r "$runs" --export-json "$out" "$(printf '%q ' "$@")" -i >/dev/null 2>&1
+}
+instr() { # COMMAND... -> user-space instructions (perf, else callgrind), or "-"
+  local n=-
+  if command -v perf >/dev/null 2>&1; then
+    n=$(perf stat -x, -e instructions:u "$@" 2>&1 >/dev/null | awk -F, '/instructions/ {print $1}')
+  fi
+  if ! [[ "$n" =~ ^[0-9]+$ ]] && command -v valgrind >/dev/null 2>&1; then
+    n=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | awk '/Collected :/ {print $NF}')
+  fi
+  [[ "$n" =~ ^[0-9]+$ ]] || n=-
+  echo "$n"
+}
 
-printf '| files | mem-recall median | rg -l -i median | ratio |\n|---:|---:|---:|---:|\n'
+hf "$work/t.json" /bin/true
+hf "$work/v.json" "$bin" --version
+line="start-up: /bin/true $(stat_ms "$work/t.json") ms, mem-recall --version $(stat_ms "$work/v.json") ms"
+if [ -n "$base" ]; then
+  hf "$work/bv.json" "$base" --version
+  line+=", base --version $(stat_ms "$work/bv.json") ms"
+fi
+echo "$line"
+echo
+
+if [ -n "$base" ]; then
+  printf '| files | mem-recall median ± sd | base median ± sd | new/base | rg -l -i median | ratio | base ratio |\n|---:|---:|---:|---:|---:|---:|---:|\n'
+else
+  printf '| files | mem-recall median ± sd | rg -l -i median | ratio |\n|---:|---:|---:|---:|\n'
+fi
+notes=()
 for n in "${sizes[@]}"; do
   dir="$work/mem-$n"
   gen "$dir" "$n"
-  recall=("$bin" --memory-dir "$dir" --task "check the postgres migration" --today 2026-07-11 --format jsonl)
+  args=(--memory-dir "$dir" --task "check the postgres migration" --today 2026-07-11 --format jsonl)
   sleep 2                      # past the cache's racy window (load.rs RACY_SECS)
-  "${recall[@]}" >/dev/null    # builds the cache
-  hyperfine -N -w 5 -r "$runs" --export-json "$work/r.json" "$(printf '%q ' "${recall[@]}")" >/dev/null 2>&1
-  hyperfine -N -w 5 -r "$runs" --export-json "$work/g.json" "rg -l -i postgres $dir" -i >/dev/null 2>&1
+  "$bin" "${args[@]}" >/dev/null    # builds the cache
+  if [ -n "$base" ]; then
+    XDG_CACHE_HOME="$work/cache-base" "$base" "${args[@]}" >/dev/null
+  fi
+  hf "$work/r.json" "$bin" "${args[@]}"
+  hf "$work/g.json" rg -l -i postgres "$dir"
   r=$(median_ms "$work/r.json"); g=$(median_ms "$work/g.json")
-  printf '| %s | %s ms | %s ms | %s |\n' "$n" "$r" "$g" "$(python3 -c "print('%.2fx' % ($r/$g))")"
+  if [ -n "$base" ]; then
+    XDG_CACHE_HOME="$work/cache-base" hf "$work/b.json" "$base" "${args[@]}"
+    b=$(median_ms "$work/b.json")
+    printf '| %s | %s ms | %s ms | %s | %.1f ms | %s | %s |\n' "$n" "$(stat_ms "$work/r.json")" \
+      "$(stat_ms "$work/b.json")" "$(ratio "$r" "$b")" "$g" "$(ratio "$r" "$g")" "$(ratio "$b" "$g")"
+  else
+    printf '| %s | %s ms | %.1f ms | %s |\n' "$n" "$(stat_ms "$work/r.json")" "$g" "$(ratio "$r" "$g")"
+  fi
+  if [ "${INSTRUCTIONS:-0}" = 1 ]; then
+    note="instructions at $n files: mem-recall $(instr "$bin" "${args[@]}")"
+    [ -n "$base" ] && note+=", base $(XDG_CACHE_HOME="$work/cache-base" instr "$base" "${args[@]}")"
+    notes+=("$note")
+  fi
 done
+for note in "${notes[@]+"${notes[@]}"}"; do echo "$note"; done

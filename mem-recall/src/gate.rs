@@ -8,12 +8,12 @@
 //! ranked by trigger and path matches, then score, then id, and cut from the
 //! bottom by `max_items` and `max_tokens` (each cut one is a `drop`).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use chrono::NaiveDate;
 use globset::{GlobBuilder, GlobMatcher};
 use mem_core::records::{Expires, Kind, Memory, MemoryType, Scope};
-use serde::{Deserialize, Serialize};
 
 use crate::text::{Stems, is_cjk};
 
@@ -30,17 +30,17 @@ pub const MIN_MATCHED_STEMS: usize = 2;
 /// "test", "fresh" + "lack") 3.1–3.9.
 pub const DEFAULT_MIN_SCORE: f64 = 5.0;
 
+/// Text held by a [`Doc`]: borrowed from the loaded cache (which lives for
+/// the rest of the process) or owned (a file parsed now, a record).
+pub type Text = Cow<'static, str>;
+
 /// What the gate knows of one memory: the fields it decides on and the
 /// lexical statistics of name, description and body. Built once per file
 /// version and kept in the cache.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Doc {
     /// The memory's id (file stem).
-    pub id: String,
-    /// Title.
-    pub name: String,
-    /// One-line description.
-    pub description: String,
+    pub id: Text,
     /// Claude Code's type.
     pub mem_type: MemoryType,
     /// The effective kind.
@@ -48,27 +48,32 @@ pub struct Doc {
     /// Where it applies.
     pub scope: Scope,
     /// The project it came from (12 hex), when stamped.
-    pub project: Option<String>,
+    pub project: Option<Text>,
     /// Trigger words, phrases and `re:` regexes, as written.
-    pub triggers: Vec<String>,
+    pub triggers: Vec<Text>,
     /// For each trigger, its non-stop-word stems joined by spaces.
-    pub trigger_stems: Vec<String>,
+    pub trigger_stems: Vec<Text>,
     /// Globs of the paths it is about.
-    pub paths: Vec<String>,
+    pub paths: Vec<Text>,
     /// Expiry.
     pub expires: Option<Expires>,
     /// The id that replaced it.
-    pub superseded_by: Option<String>,
+    pub superseded_by: Option<Text>,
     /// Ids it replaces (field and "supersedes `<id>`" in its text).
-    pub supersedes: Vec<String>,
+    pub supersedes: Vec<Text>,
     /// True when `retired_at` is set.
     pub retired: bool,
-    /// Term frequencies: ` stem:tf stem:tf … ` (leading and trailing space).
-    pub terms: String,
+    /// Term frequencies: ` stem:tf stem:tf … ` (leading and trailing space,
+    /// stems sorted).
+    pub terms: Text,
     /// Document length in stems (stop words left out).
     pub len: u32,
     /// Estimated tokens of its injected markdown (ceil(bytes / 4)).
     pub tokens: usize,
+}
+
+fn owned_all(v: &[String]) -> Vec<Text> {
+    v.iter().map(|s| Text::Owned(s.clone())).collect()
 }
 
 impl Doc {
@@ -100,49 +105,48 @@ impl Doc {
         supersedes.sort();
         supersedes.dedup();
         Doc {
-            id: id.to_string(),
-            name: m.name.clone(),
-            description: m.description.clone(),
+            id: Text::Owned(id.to_string()),
             mem_type: m.mem_type,
             kind: m.effective_kind(),
             scope: m.scope.unwrap_or_default(),
-            project: m.project.clone(),
+            project: m.project.clone().map(Text::Owned),
             trigger_stems: m
                 .triggers
                 .iter()
                 .map(|t| {
-                    if t.starts_with("re:") {
+                    Text::Owned(if t.starts_with("re:") {
                         String::new()
                     } else {
                         stems.content(t).join(" ")
-                    }
+                    })
                 })
                 .collect(),
-            triggers: m.triggers.clone(),
-            paths: m.paths.clone(),
+            triggers: owned_all(&m.triggers),
+            paths: owned_all(&m.paths),
             expires: m.expires,
-            superseded_by: m.superseded_by.clone(),
-            supersedes,
+            superseded_by: m.superseded_by.clone().map(Text::Owned),
+            supersedes: supersedes.into_iter().map(Text::Owned).collect(),
             retired: m.retired_at.is_some(),
-            terms,
+            terms: Text::Owned(terms),
             len,
             tokens: mem_core::truncate::estimate_tokens(&crate::render::memory_md(id, m)),
         }
     }
 
-    /// The term frequency of `stem` in this document.
-    fn tf(&self, stem: &str) -> u32 {
-        let pat = format!(" {stem}:");
-        match memchr::memmem::find(self.terms.as_bytes(), pat.as_bytes()) {
-            Some(i) => {
-                let rest = &self.terms[i + pat.len()..];
-                rest.split(' ')
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or(0)
+    /// The term frequency of the stem `finder` looks for (a finder of
+    /// ` stem:`, see [`Doc::terms`]).
+    fn tf(&self, finder: &memchr::memmem::Finder<'_>) -> u32 {
+        let Some(i) = finder.find(self.terms.as_bytes()) else {
+            return 0;
+        };
+        let mut n = 0u32;
+        for b in self.terms.as_bytes()[i + finder.needle().len()..].iter() {
+            if !b.is_ascii_digit() {
+                break;
             }
-            None => 0,
+            n = n.saturating_mul(10).saturating_add(u32::from(b - b'0'));
         }
+        n
     }
 }
 
@@ -304,11 +308,17 @@ struct Prepared {
     /// File names of `paths`.
     names: Vec<String>,
     globs: HashMap<String, Option<GlobMatcher>>,
+    /// Compiled `re:` triggers (`None`: the regex does not compile).
+    regexes: HashMap<String, Option<regex::Regex>>,
+    /// The byte pairs that occur in `lower` (bit `a << 8 | b`): a trigger
+    /// with a pair not in it cannot occur in the task.
+    pairs: Vec<u64>,
 }
 
 impl Prepared {
     fn new(q: &Query, stems: &Stems) -> Prepared {
         let content_stems = stems.content(&q.task);
+        let lower = q.task.to_lowercase();
         let mut query_stems = content_stems.clone();
         query_stems.sort();
         query_stems.dedup();
@@ -318,42 +328,68 @@ impl Prepared {
             .map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
             .collect();
         Prepared {
-            lower: q.task.to_lowercase(),
+            pairs: byte_pairs(&lower),
+            lower,
             content_stems,
             query_stems,
             paths: q.paths.clone(),
             names,
             globs: HashMap::new(),
+            regexes: HashMap::new(),
         }
     }
 
+    /// False when `needle` cannot occur in the task (a byte pair of it does
+    /// not); true when it may.
+    fn may_occur(&self, needle: &str) -> bool {
+        needle.as_bytes().windows(2).all(|w| {
+            let bit = usize::from(w[0]) << 8 | usize::from(w[1]);
+            self.pairs[bit / 64] & (1 << (bit % 64)) != 0
+        })
+    }
+
     /// True when `trigger` (with its precomputed stems) matches the task.
-    fn trigger_matches(&self, trigger: &str, trigger_stems: &str) -> bool {
+    fn trigger_matches(&mut self, trigger: &str, trigger_stems: &str) -> bool {
         let t = trigger.trim();
         if let Some(re) = t.strip_prefix("re:") {
-            return regex::RegexBuilder::new(re.trim())
-                .case_insensitive(true)
-                .size_limit(1 << 20)
-                .build()
-                .is_ok_and(|r| r.is_match(&self.lower) || r.is_match(&self.lower));
+            let lower = &self.lower;
+            return self
+                .regexes
+                .entry(re.trim().to_string())
+                .or_insert_with_key(|re| {
+                    regex::RegexBuilder::new(re)
+                        .case_insensitive(true)
+                        .size_limit(1 << 20)
+                        .build()
+                        .ok()
+                })
+                .as_ref()
+                .is_some_and(|r| r.is_match(lower));
         }
         if t.is_empty() {
             return false;
         }
-        let lower = t.to_lowercase();
-        if lower.chars().any(is_cjk) {
-            return self.lower.contains(&lower);
+        let lower: Cow<'_, str> = if t.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+            Cow::Owned(t.to_lowercase())
+        } else {
+            Cow::Borrowed(t)
+        };
+        if !lower.is_ascii() && lower.chars().any(is_cjk) {
+            return self.lower.contains(&*lower);
         }
-        if literal_match(&self.lower, &lower) {
+        if self.may_occur(&lower) && literal_match(&self.lower, &lower) {
             return true;
         }
         if trigger_stems.is_empty() {
             return false;
         }
-        let want: Vec<&str> = trigger_stems.split(' ').collect();
+        if !trigger_stems.contains(' ') {
+            return self.content_stems.iter().any(|s| s == trigger_stems);
+        }
+        let n = trigger_stems.split(' ').count();
         self.content_stems
-            .windows(want.len())
-            .any(|w| w.iter().zip(&want).all(|(a, b)| a == b))
+            .windows(n)
+            .any(|w| w.iter().map(String::as_str).eq(trigger_stems.split(' ')))
     }
 
     /// The first task path `glob` matches, if any.
@@ -388,6 +424,16 @@ impl Prepared {
             .position(|p| m.is_match(p))
             .map(|i| self.paths[i].clone())
     }
+}
+
+/// The set of adjacent byte pairs of `s`, as 65,536 bits.
+fn byte_pairs(s: &str) -> Vec<u64> {
+    let mut set = vec![0u64; 1024];
+    for w in s.as_bytes().windows(2) {
+        let bit = usize::from(w[0]) << 8 | usize::from(w[1]);
+        set[bit / 64] |= 1 << (bit % 64);
+    }
+    set
 }
 
 /// True when `needle` occurs in `hay` with no letter or digit right before
@@ -426,30 +472,30 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
     let mut superseded: HashSet<&str> = HashSet::new();
     for d in docs {
         if !d.retired && !d.expires.is_some_and(|e| e.is_expired(q.today)) {
-            superseded.extend(d.supersedes.iter().map(String::as_str));
+            superseded.extend(d.supersedes.iter().map(|s| &**s));
         }
     }
-    // BM25 statistics over every doc.
+    // BM25 statistics over every doc: for each query stem, its idf and its
+    // term frequency in every doc (one scan of the terms per stem).
     let n = docs.len().max(1) as f64;
     let avgdl = (docs.iter().map(|d| d.len as f64).sum::<f64>() / n).max(1.0);
-    let idf: Vec<(String, f64)> = p
-        .query_stems
-        .iter()
-        .map(|s| {
-            let pat = format!(" {s}:");
-            let finder = memchr::memmem::Finder::new(pat.as_bytes());
-            let df = docs
-                .iter()
-                .filter(|d| finder.find(d.terms.as_bytes()).is_some())
-                .count() as f64;
-            (s.clone(), (1.0 + (n - df + 0.5) / (df + 0.5)).ln())
-        })
-        .filter(|(_, idf)| *idf > 0.0)
-        .collect();
+    let query_stems = std::mem::take(&mut p.query_stems);
+    let mut idf: Vec<(&str, f64, Vec<u32>)> = Vec::with_capacity(query_stems.len());
+    for s in &query_stems {
+        let pat = format!(" {s}:");
+        let finder = memchr::memmem::Finder::new(pat.as_bytes());
+        let tfs: Vec<u32> = docs.iter().map(|d| d.tf(&finder)).collect();
+        let df = tfs.iter().filter(|&&t| t > 0).count() as f64;
+        let w = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        if w > 0.0 {
+            idf.push((s.as_str(), w, tfs));
+        }
+    }
 
-    let mut relevant = Vec::new();
+    // All decisions end up in `relevant` (no reallocation when they join).
+    let mut relevant = Vec::with_capacity(docs.len());
     let mut evicts = Vec::new();
-    let mut skips = Vec::new();
+    let mut skips = Vec::with_capacity(docs.len());
     for (i, d) in docs.iter().enumerate() {
         if d.retired {
             skips.push(Decision::new(i, Action::Skip, Some("retired")));
@@ -470,30 +516,30 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
             evicts.push(Decision::new(i, Action::Evict, Some("expired")));
             continue;
         }
-        if d.superseded_by.is_some() || superseded.contains(d.id.as_str()) {
+        if d.superseded_by.is_some() || superseded.contains(&*d.id) {
             skips.push(Decision::new(i, Action::Skip, Some("superseded")));
             continue;
         }
         let mut dec = Decision::new(i, Action::Recall, None);
         for (t, ts) in d.triggers.iter().zip(&d.trigger_stems) {
             if p.trigger_matches(t, ts) {
-                dec.why.push(Why::Trigger(t.clone()));
+                dec.why.push(Why::Trigger(t.to_string()));
             }
         }
         for g in &d.paths {
             if let Some(path) = p.glob_match(g) {
                 dec.why.push(Why::Path {
-                    glob: g.clone(),
+                    glob: g.to_string(),
                     path,
                 });
             }
         }
         let mut matched = Vec::new();
         let mut score = 0.0;
-        for (s, w) in &idf {
-            let tf = d.tf(s) as f64;
+        for (s, w, tfs) in &idf {
+            let tf = f64::from(tfs[i]);
             if tf > 0.0 {
-                matched.push(s.clone());
+                matched.push((*s).to_string());
                 let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * d.len as f64 / avgdl);
                 score += w * tf * (BM25_K1 + 1.0) / (tf + norm);
             }

@@ -66,22 +66,16 @@ pub fn session_cwd(path: &Path) -> Option<String> {
     None
 }
 
+/// The guard's cache file, in the memory dir's cache folder.
+pub const CACHE_FILE: &str = "sessions.json";
+
 /// Check the transcript folders of `cwd` (the folder named by the slug of
-/// the project root and of `cwd` itself, under `projects`). Returns `Some`
-/// when a session was recorded outside the project; `cache` remembers each
-/// file's cwd.
-pub fn check(cwd: &Path, per_worktree: bool, cache: Option<&Path>) -> Option<Shared> {
+/// the project root `root` — `memdir::project_root(cwd, per_worktree)` —
+/// and of `cwd` itself, under `projects`). Returns `Some` when a session was
+/// recorded outside the project; `cache` remembers each file's cwd.
+pub fn check(cwd: &Path, root: &Path, per_worktree: bool, cache: Option<&Path>) -> Option<Shared> {
     let projects = mem_core::memdir::projects_dir().ok()?;
-    let root = mem_core::memdir::project_root(cwd, per_worktree);
-    let mut roots = if per_worktree {
-        vec![root.clone()]
-    } else {
-        mem_core::memdir::project_worktrees(cwd)
-    };
-    if !roots.contains(&root) {
-        roots.push(root.clone());
-    }
-    let mut folders: Vec<PathBuf> = [mem_core::memdir::slug(&root), mem_core::memdir::slug(cwd)]
+    let mut folders: Vec<PathBuf> = [mem_core::memdir::slug(root), mem_core::memdir::slug(cwd)]
         .into_iter()
         .map(|s| projects.join(s))
         .collect();
@@ -89,6 +83,15 @@ pub fn check(cwd: &Path, per_worktree: bool, cache: Option<&Path>) -> Option<Sha
     folders.retain(|f| f.is_dir());
     if folders.is_empty() {
         return None;
+    }
+    let root = root.to_path_buf();
+    let mut roots = if per_worktree {
+        vec![root.clone()]
+    } else {
+        mem_core::memdir::project_worktrees(cwd)
+    };
+    if !roots.contains(&root) {
+        roots.push(root.clone());
     }
     let mut known: BTreeMap<String, String> = cache
         .and_then(|c| std::fs::read(c).ok())

@@ -2,7 +2,8 @@
 //!
 //! - [`gate`]: the decision per memory (recall / evict / drop / skip);
 //! - [`text`]: words, stems, stop words;
-//! - [`load`]: topic files through the frontmatter cache, or records on stdin;
+//! - [`load`]: topic files through the cache, or records on stdin;
+//! - [`cache`]: the cache file of what the gate needs of each topic file;
 //! - [`guard`]: the cross-project guard for shared project folders;
 //! - [`render`]: text lines, JSONL decisions, injected Markdown;
 //! - [`context`]: `mem-recall context` (instruction files, imports, index);
@@ -10,6 +11,7 @@
 //!
 //! Contract: DESIGN.md "Recall", "Recall decision", "Agent hooks".
 
+pub mod cache;
 pub mod context;
 pub mod gate;
 pub mod guard;
@@ -289,6 +291,8 @@ impl Session {
         };
         let per_worktree = common.per_worktree || mem_core::memdir::env_flag("MEM_PER_WORKTREE");
         let root = mem_core::memdir::project_root(&cwd, per_worktree);
+        // The memory dir's cache folder (recall cache, guard cache).
+        let mut cache_dir: Option<PathBuf> = None;
         let (items, memory_dir) = match records {
             Some("-") => {
                 let stdin = std::io::stdin().lock();
@@ -318,11 +322,10 @@ impl Session {
                     per_worktree,
                     agent: None,
                 })?;
-                let cache = if common.no_cache {
-                    None
-                } else {
-                    load::cache_path(&resolved.dir)
-                };
+                if !common.no_cache {
+                    cache_dir = mem_core::memdir::cache_dir_for(&resolved.dir).ok();
+                }
+                let cache = cache_dir.as_ref().map(|d| d.join(load::CACHE_FILE));
                 let loaded = load::load_dir(&resolved.dir, cache.as_deref(), stems)?;
                 for b in &loaded.broken {
                     warn(NAME, format!("{b} (left out)"));
@@ -330,13 +333,8 @@ impl Session {
                 (loaded.items, Some(resolved.dir))
             }
         };
-        let guard_cache = match (&memory_dir, common.no_cache) {
-            (Some(d), false) => mem_core::memdir::cache_dir_for(d)
-                .ok()
-                .map(|c| c.join("sessions.json")),
-            _ => None,
-        };
-        let guard = guard::check(&cwd, per_worktree, guard_cache.as_deref());
+        let guard_cache = cache_dir.map(|c| c.join(guard::CACHE_FILE));
+        let guard = guard::check(&cwd, &root, per_worktree, guard_cache.as_deref());
         if let Some(g) = &guard {
             warn(
                 NAME,
@@ -481,7 +479,7 @@ pub fn recalled_memories(items: &[Item], ds: &[Decision]) -> Vec<(String, mem_co
         .filter_map(|d| {
             let it = &items[d.doc];
             match it.memory() {
-                Ok(m) => Some((it.doc.id.clone(), m)),
+                Ok(m) => Some((it.doc.id.to_string(), m)),
                 Err(e) => {
                     warn(NAME, format!("{e} (not injected)"));
                     None

@@ -1,33 +1,29 @@
 //! Reading the memories to decide on: the topic files of a memory directory
-//! (through a cache of parsed frontmatter) or memory records from stdin.
+//! (through a cache of what the gate needs of each file) or memory records
+//! from stdin.
 //!
-//! The cache lives in `$XDG_CACHE_HOME/mem/<digest of the memory dir>/recall.json`
-//! (never inside the memory directory). An entry is used when the file's
-//! name, mtime (nanoseconds) and size are unchanged and the file was last
-//! modified at least [`RACY_SECS`] before the cache was written (a file
-//! changed twice within one clock tick is re-read). The cache is written
-//! atomically when anything changed; a cache that does not parse is ignored
-//! and rebuilt.
+//! The cache ([`crate::cache`]) lives in `$XDG_CACHE_HOME/mem/<digest of
+//! the memory dir>/`[`CACHE_FILE`] (never inside the memory directory). An
+//! entry is used when the file's name, mtime (nanoseconds) and size are
+//! unchanged and the file was last modified at least [`RACY_SECS`] before
+//! the cache was written (a file changed twice within one clock tick is
+//! re-read). The cache is written atomically when anything changed; a cache
+//! that does not parse, or of another version, is ignored and rebuilt.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use mem_core::Memory;
-use serde::{Deserialize, Serialize};
 
-use crate::gate::Doc;
+use crate::cache::{self, Cache};
+pub use crate::cache::{CACHE_FILE, CACHE_VERSION};
+use crate::gate::{Doc, Text};
 use crate::text::Stems;
 
 /// Seconds a file's mtime must lie before the cache's write time for the
 /// cached entry to be trusted.
 pub const RACY_SECS: u64 = 2;
-
-/// Version of the cache layout; a different version is ignored.
-const CACHE_VERSION: u32 = 1;
-
-/// The cache file's name inside the memory dir's cache folder.
-pub const CACHE_FILE: &str = "recall.json";
 
 /// One memory to decide on, with where its full content comes from.
 #[derive(Debug, Clone)]
@@ -41,8 +37,8 @@ pub struct Item {
 /// Where a memory's full content is.
 #[derive(Debug, Clone)]
 pub enum Source {
-    /// A topic file.
-    File(PathBuf),
+    /// A topic file: the memory dir and the file's name in it.
+    File(Arc<Path>, Text),
     /// A record given on stdin.
     Record(Box<Memory>),
 }
@@ -54,59 +50,39 @@ impl Item {
     pub fn memory(&self) -> Result<Memory, mem_core::Error> {
         match &self.source {
             Source::Record(m) => Ok((**m).clone()),
-            Source::File(p) => {
-                let text = std::fs::read_to_string(p).map_err(|e| mem_core::Error::io(p, e))?;
-                mem_core::frontmatter::parse(&label(p), &text)
+            Source::File(dir, file) => {
+                let p = dir.join(&**file);
+                let text = std::fs::read_to_string(&p).map_err(|e| mem_core::Error::io(&p, e))?;
+                mem_core::frontmatter::parse(file, &text)
             }
+        }
+    }
+
+    /// The topic file, when the memory comes from one.
+    pub fn path(&self) -> Option<PathBuf> {
+        match &self.source {
+            Source::File(dir, file) => Some(dir.join(&**file)),
+            Source::Record(_) => None,
         }
     }
 }
 
-fn label(p: &Path) -> String {
-    p.file_name().map_or_else(
-        || p.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
-}
-
-#[derive(Serialize, Deserialize, Default)]
-struct Cache {
-    version: u32,
-    /// The memory dir this cache is for.
-    dir: String,
-    /// When it was written (ns since the epoch).
-    written_ns: u128,
-    entries: Vec<Entry>,
-}
-
-/// [`Cache`] borrowing its entries, for writing.
-#[derive(Serialize)]
-struct CacheRef<'a> {
-    version: u32,
-    dir: String,
-    written_ns: u128,
-    entries: Vec<&'a Entry>,
-}
-
-#[derive(Serialize, Deserialize, Clone)]
-struct Entry {
+/// A topic file read in this run.
+struct Fresh {
     file: String,
+    /// 0 when it must not be cached (unreadable, or no usable mtime).
     mtime_ns: u128,
     size: u64,
-    /// `None` when the file did not parse.
-    doc: Option<Doc>,
-    /// Why it did not parse.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
+    doc: Result<Doc, String>,
 }
 
 /// The topic files of a memory dir, parsed.
 pub struct Loaded {
-    /// Memories that parsed.
+    /// Memories that parsed, by file name.
     pub items: Vec<Item>,
     /// Files that did not parse: `FILE:LINE: reason` (reported on stderr).
     pub broken: Vec<String>,
-    /// Entries taken from the cache, and files parsed now.
+    /// Entries taken from the cache.
     pub cached: usize,
     /// Files parsed in this run.
     pub parsed: usize,
@@ -134,131 +110,239 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
         }
         Err(e) => return Err(mem_core::Error::io(dir, e)),
     };
-    let old = cache
-        .and_then(read_cache)
-        .filter(|c| c.dir == dir.to_string_lossy());
-    let trusted_before = old.as_ref().map_or(0, |c| {
-        c.written_ns
-            .saturating_sub(u128::from(RACY_SECS) * 1_000_000_000)
+    let dir_str = dir.to_string_lossy();
+    let old = cache.and_then(cache::read).filter(|c| c.dir == dir_str);
+    let had_cache = old.is_some();
+    let old = old.unwrap_or(Cache {
+        dir: "",
+        written_ns: 0,
+        entries: Vec::new(),
     });
-    let old_len = old.as_ref().map(|c| c.entries.len());
-    let mut old_map: HashMap<String, Entry> = old
-        .map(|c| c.entries.into_iter().map(|e| (e.file.clone(), e)).collect())
-        .unwrap_or_default();
+    let trusted_before = old
+        .written_ns
+        .saturating_sub(u128::from(RACY_SECS) * 1_000_000_000);
     let now = ns(SystemTime::now());
-    let mut entries = Vec::new();
-    let mut cached = 0;
-    let mut parsed = 0;
-    for ent in rd {
-        let ent = ent.map_err(|e| mem_core::Error::io(dir, e))?;
-        let name = ent.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if mem_core::store::is_reserved(name) {
-            continue;
-        }
-        let Some(stem) = name.strip_suffix(".md") else {
-            continue;
-        };
-        if mem_core::id::validate_id(stem).is_err() {
-            continue;
-        }
-        let Ok(meta) = ent.metadata() else { continue };
-        if meta.is_dir() {
-            continue;
-        }
-        let mtime_ns = meta.modified().map_or(0, ns);
-        let size = meta.len();
-        if let Some(e) = old_map.remove(name)
-            && e.mtime_ns == mtime_ns
-            && e.size == size
-            && mtime_ns < trusted_before
-        {
-            entries.push(e);
-            cached += 1;
-            continue;
-        }
-        parsed += 1;
-        let path = ent.path();
-        let entry = match std::fs::read(&path) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => match mem_core::frontmatter::parse(name, &text) {
-                    Ok(m) => Entry {
-                        file: name.to_string(),
-                        mtime_ns,
-                        size,
-                        doc: Some(Doc::from_memory(stem, &m, stems)),
-                        error: None,
-                    },
-                    Err(e) => Entry {
-                        file: name.to_string(),
-                        mtime_ns,
-                        size,
-                        doc: None,
-                        error: Some(e.to_string()),
-                    },
-                },
-                Err(_) => Entry {
-                    file: name.to_string(),
-                    mtime_ns,
-                    size,
-                    doc: None,
-                    error: Some(format!("{name}:1: not valid UTF-8")),
-                },
-            },
-            Err(e) => {
-                // Vanished or unreadable: report, never cache.
-                entries.push(Entry {
-                    file: name.to_string(),
-                    mtime_ns: 0,
-                    size,
-                    doc: None,
-                    error: Some(format!("{}: {e}", path.display())),
-                });
+    let ents = rd
+        .collect::<std::io::Result<Vec<_>>>()
+        .map_err(|e| mem_core::Error::io(dir, e))?;
+    // The topic files with their mtime and size (one stat each).
+    let listed: Vec<Listed> = par_map(&ents, list_entry).into_iter().flatten().collect();
+    drop(ents);
+    // Cache entries still valid (decoded below, in order), files read now.
+    let mut used: Vec<usize> = Vec::with_capacity(old.entries.len());
+    let mut fresh: Vec<Fresh> = Vec::new();
+    for l in listed {
+        if let Ok(i) = old.entries.binary_search_by(|e| e.file.cmp(&l.name)) {
+            let e = &old.entries[i];
+            if e.mtime_ns == l.mtime_ns && e.size == l.size && l.mtime_ns < trusted_before {
+                used.push(i);
                 continue;
             }
-        };
-        entries.push(entry);
+        }
+        fresh.push(parse_file(dir, &l.name, l.mtime_ns, l.size, stems));
     }
-    entries.sort_by(|a, b| a.file.cmp(&b.file));
-    let changed = parsed > 0 || old_len != Some(entries.len());
-    if let (Some(cache), true) = (cache, changed) {
-        let c = CacheRef {
-            version: CACHE_VERSION,
-            dir: dir.to_string_lossy().into_owned(),
-            written_ns: now,
-            entries: entries.iter().filter(|e| e.mtime_ns > 0).collect(),
-        };
-        if let Ok(bytes) = serde_json::to_vec(&c) {
-            // A cache that cannot be written only costs time next run.
-            let _ = mem_core::atomic::write_atomic(cache, &bytes);
+    used.sort_unstable();
+    let decoded = par_map(&used, |&i| {
+        let e = &old.entries[i];
+        cache::decode_body(e.file, e.body)
+    });
+    fresh.sort_unstable_by(|a, b| a.file.cmp(&b.file));
+    let mut b = Build {
+        dir: Arc::from(dir),
+        items: Vec::with_capacity(used.len() + fresh.len()),
+        broken: Vec::new(),
+        order: Vec::new(),
+        writing: cache.is_some(),
+        cached: 0,
+        parsed: fresh.len(),
+    };
+    // In file name order: the cache entries in use and the files read now.
+    let mut fresh = fresh.into_iter().peekable();
+    for (i, doc) in used.into_iter().zip(decoded) {
+        let e = &old.entries[i];
+        while let Some(f) = fresh.next_if(|f| f.file.as_str() < e.file) {
+            b.fresh(f);
+        }
+        match doc {
+            Some(doc) => {
+                b.cached += 1;
+                if b.writing {
+                    b.order.push(Pick::Cached(i));
+                }
+                b.add(Text::Borrowed(e.file), doc);
+            }
+            // A malformed body: the file is read again.
+            None => {
+                b.parsed += 1;
+                b.fresh(parse_file(dir, e.file, e.mtime_ns, e.size, stems));
+            }
         }
     }
-    let mut items = Vec::with_capacity(entries.len());
-    let mut broken = Vec::new();
-    for e in entries {
-        match e.doc {
-            Some(doc) => items.push(Item {
-                source: Source::File(dir.join(&e.file)),
-                doc,
-            }),
-            None => broken.push(e.error.unwrap_or_else(|| e.file.clone())),
+    fresh.for_each(|f| b.fresh(f));
+    let changed = !had_cache || b.parsed > 0 || old.entries.len() != b.order.len();
+    if let (Some(cache), true) = (cache, changed) {
+        let mut w = cache::Writer::new(&dir_str, now, b.order.len());
+        for p in &b.order {
+            match p {
+                Pick::Cached(i) => {
+                    let e = &old.entries[*i];
+                    w.entry(e.file, e.mtime_ns, e.size, e.body);
+                }
+                Pick::Fresh(e) => w.entry(&e.file, e.mtime_ns, e.size, &e.body),
+            }
+        }
+        // A cache that cannot be written only costs time next run.
+        if mem_core::atomic::write_atomic(cache, w.finish().as_bytes()).is_ok() {
+            for name in cache::OLD_CACHE_FILES {
+                let _ = std::fs::remove_file(cache.with_file_name(name));
+            }
         }
     }
     Ok(Loaded {
-        items,
-        broken,
-        cached,
-        parsed,
+        items: b.items,
+        broken: b.broken,
+        cached: b.cached,
+        parsed: b.parsed,
     })
 }
 
-fn read_cache(path: &Path) -> Option<Cache> {
-    let bytes = std::fs::read(path).ok()?;
-    let c: Cache = serde_json::from_slice(&bytes).ok()?;
-    (c.version == CACHE_VERSION).then_some(c)
+/// A topic file as listed: its name, mtime (ns) and size.
+struct Listed {
+    name: String,
+    mtime_ns: u128,
+    size: u64,
 }
 
-/// The cache file for a memory dir: `$XDG_CACHE_HOME/mem/<digest>/recall.json`
+/// The directory entry when it is a topic file (`<id>.md`, not reserved,
+/// not a directory), with its mtime and size.
+fn list_entry(ent: &std::fs::DirEntry) -> Option<Listed> {
+    let name = ent.file_name().into_string().ok()?;
+    if mem_core::store::is_reserved(&name) {
+        return None;
+    }
+    mem_core::id::validate_id(name.strip_suffix(".md")?).ok()?;
+    let meta = ent.metadata().ok()?;
+    if meta.is_dir() {
+        return None;
+    }
+    Some(Listed {
+        mtime_ns: meta.modified().map_or(0, ns),
+        size: meta.len(),
+        name,
+    })
+}
+
+/// From this many topic files on, [`load_dir`] stats them, and decodes
+/// their cache entries, on two threads (one stat costs microseconds, a
+/// thread tens of them).
+pub const PARALLEL_FROM: usize = 512;
+
+/// `items.iter().map(f).collect()`, the second half on another thread when
+/// there are at least [`PARALLEL_FROM`] items and a second CPU.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let two = items.len() >= PARALLEL_FROM
+        && *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get())) > 1;
+    if !two {
+        return items.iter().map(&f).collect();
+    }
+    let (a, b) = items.split_at(items.len() / 2);
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("mem-recall-load".into())
+            .spawn_scoped(s, || b.iter().map(&f).collect::<Vec<R>>());
+        let mut out: Vec<R> = Vec::with_capacity(items.len());
+        out.extend(a.iter().map(&f));
+        match worker {
+            Ok(h) => match h.join() {
+                Ok(rest) => out.extend(rest),
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            // No thread to be had: do it here.
+            Err(_) => out.extend(b.iter().map(&f)),
+        }
+        out
+    })
+}
+
+/// What goes into the cache being written, in file name order.
+enum Pick {
+    /// The cache entry at this index, unchanged.
+    Cached(usize),
+    /// A file read now.
+    Fresh(Box<NewEntry>),
+}
+
+/// An entry for the cache from a file read now.
+struct NewEntry {
+    file: String,
+    mtime_ns: u128,
+    size: u64,
+    body: String,
+}
+
+/// The result of [`load_dir`] being built, in file name order.
+struct Build {
+    dir: Arc<Path>,
+    items: Vec<Item>,
+    broken: Vec<String>,
+    /// Entries of the cache to write (when `writing`).
+    order: Vec<Pick>,
+    writing: bool,
+    cached: usize,
+    parsed: usize,
+}
+
+impl Build {
+    fn add(&mut self, file: Text, doc: Result<Doc, Text>) {
+        match doc {
+            Ok(doc) => self.items.push(Item {
+                source: Source::File(self.dir.clone(), file),
+                doc,
+            }),
+            Err(msg) => self.broken.push(msg.into_owned()),
+        }
+    }
+
+    fn fresh(&mut self, f: Fresh) {
+        if self.writing && f.mtime_ns > 0 {
+            self.order.push(Pick::Fresh(Box::new(NewEntry {
+                file: f.file.clone(),
+                mtime_ns: f.mtime_ns,
+                size: f.size,
+                body: cache::encode_body(f.doc.as_ref().map_err(String::as_str)),
+            })));
+        }
+        self.add(Text::Owned(f.file), f.doc.map_err(Text::Owned));
+    }
+}
+
+/// Read and parse one topic file.
+fn parse_file(dir: &Path, name: &str, mtime_ns: u128, size: u64, stems: &Stems) -> Fresh {
+    let path = dir.join(name);
+    let stem = name.strip_suffix(".md").unwrap_or(name);
+    let (mtime_ns, doc) = match std::fs::read(&path) {
+        Ok(bytes) => (
+            mtime_ns,
+            match String::from_utf8(bytes) {
+                Ok(text) => mem_core::frontmatter::parse(name, &text)
+                    .map(|m| Doc::from_memory(stem, &m, stems))
+                    .map_err(|e| e.to_string()),
+                Err(_) => Err(format!("{name}:1: not valid UTF-8")),
+            },
+        ),
+        // Vanished or unreadable: reported, never cached.
+        Err(e) => (0, Err(format!("{}: {e}", path.display()))),
+    };
+    Fresh {
+        file: name.to_string(),
+        mtime_ns,
+        size,
+        doc,
+    }
+}
+
+/// The cache file for a memory dir: `$XDG_CACHE_HOME/mem/<digest>/`[`CACHE_FILE`]
 /// (`None` when there is no cache dir, e.g. no home).
 pub fn cache_path(memory_dir: &Path) -> Option<PathBuf> {
     mem_core::memdir::cache_dir_for(memory_dir)

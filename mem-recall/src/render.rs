@@ -116,7 +116,7 @@ fn round(x: f64) -> f64 {
 pub fn record(d: &Decision, doc: &Doc, today: NaiveDate) -> RecallDecision {
     let kind: Option<Kind> = Some(doc.kind);
     let mut r = RecallDecision {
-        id: Some(doc.id.clone()),
+        id: Some(doc.id.to_string()),
         ..Default::default()
     };
     match d.action {

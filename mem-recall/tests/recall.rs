@@ -418,7 +418,9 @@ fn cache_follows_changes_and_survives_corruption() {
     let first = ok(&env.run(&args, ""));
     let cache: Vec<_> = walk(&env.path().join("cache"));
     assert!(
-        cache.iter().any(|p| p.ends_with("recall.json")),
+        cache
+            .iter()
+            .any(|p| p.ends_with(mem_recall::load::CACHE_FILE)),
         "{cache:?}"
     );
     assert!(
@@ -435,7 +437,10 @@ fn cache_follows_changes_and_survives_corruption() {
     let out = ok(&env.run(&args, ""));
     assert!(!out.contains("mirror-slow"), "{out}");
     // A corrupt cache is ignored.
-    for p in cache.iter().filter(|p| p.ends_with("recall.json")) {
+    for p in cache
+        .iter()
+        .filter(|p| p.ends_with(mem_recall::load::CACHE_FILE))
+    {
         std::fs::write(p, b"{garbage").unwrap();
     }
     let out = ok(&env.run(&args, ""));

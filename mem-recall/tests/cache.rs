@@ -1,0 +1,260 @@
+//! The cache of topic files (load.rs, cache.rs): used when a file's name,
+//! mtime and size are unchanged outside the racy window; a corrupt, foreign
+//! or old-version cache is ignored and rebuilt; deleted files are dropped
+//! and new ones picked up.
+
+mod util;
+
+use std::path::{Path, PathBuf};
+
+use filetime::FileTime;
+use mem_recall::cache;
+use mem_recall::load::{CACHE_FILE, Loaded, load_dir};
+use mem_recall::text::Stems;
+use util::{FIXTURE, MIRROR, write};
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    mem: PathBuf,
+    cache: PathBuf,
+}
+
+const OLD: i64 = 1_700_000_000;
+
+fn setup() -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let mem = tmp.path().join("mem");
+    write(&mem.join("fixture-before-verify.md"), FIXTURE);
+    write(&mem.join("mirror-slow-on-0711.md"), MIRROR);
+    write(&mem.join("MEMORY.md"), "- [x](fixture-before-verify.md)\n");
+    write(&mem.join("notes.txt"), "not a topic\n");
+    for f in ["fixture-before-verify.md", "mirror-slow-on-0711.md"] {
+        age(&mem.join(f));
+    }
+    let cache = tmp.path().join("cache/mem/0123/").join(CACHE_FILE);
+    std::fs::create_dir_all(cache.parent().unwrap()).unwrap();
+    Setup {
+        _tmp: tmp,
+        mem,
+        cache,
+    }
+}
+
+/// Set the mtime well before any cache write (outside the racy window).
+fn age(p: &Path) {
+    filetime::set_file_mtime(p, FileTime::from_unix_time(OLD, 0)).unwrap();
+}
+
+fn load(s: &Setup) -> Loaded {
+    load_dir(&s.mem, Some(&s.cache), &Stems::default()).unwrap()
+}
+
+fn ids(l: &Loaded) -> Vec<String> {
+    l.items.iter().map(|i| i.doc.id.to_string()).collect()
+}
+
+fn entries(s: &Setup) -> usize {
+    cache::read(&s.cache).expect("a valid cache").entries.len()
+}
+
+#[test]
+fn cached_entries_are_used_and_equal_a_fresh_parse() {
+    let s = setup();
+    let first = load(&s);
+    assert_eq!((first.parsed, first.cached), (2, 0));
+    assert_eq!(
+        ids(&first),
+        ["fixture-before-verify", "mirror-slow-on-0711"]
+    );
+    assert!(s.cache.is_file());
+    assert!(!s.cache.starts_with(&s.mem));
+    let second = load(&s);
+    assert_eq!((second.parsed, second.cached), (0, 2));
+    let uncached = load_dir(&s.mem, None, &Stems::default()).unwrap();
+    for ((a, b), c) in first.items.iter().zip(&second.items).zip(&uncached.items) {
+        assert_eq!(a.doc, b.doc);
+        assert_eq!(b.doc, c.doc);
+        assert_eq!(b.path(), Some(s.mem.join(format!("{}.md", b.doc.id))));
+        assert_eq!(b.memory().unwrap().name, c.memory().unwrap().name);
+    }
+}
+
+#[test]
+fn new_file_is_picked_up_and_deleted_file_dropped() {
+    let s = setup();
+    load(&s);
+    let new = s.mem.join("added-later.md");
+    write(&new, &FIXTURE.replace("Run setup", "Added"));
+    age(&new);
+    let l = load(&s);
+    assert_eq!((l.parsed, l.cached), (1, 2));
+    assert_eq!(
+        ids(&l),
+        [
+            "added-later",
+            "fixture-before-verify",
+            "mirror-slow-on-0711"
+        ]
+    );
+    assert_eq!(entries(&s), 3);
+    std::fs::remove_file(s.mem.join("fixture-before-verify.md")).unwrap();
+    let l = load(&s);
+    assert_eq!((l.parsed, l.cached), (0, 2));
+    assert_eq!(ids(&l), ["added-later", "mirror-slow-on-0711"]);
+    // The cache forgets it too.
+    assert_eq!(entries(&s), 2);
+    assert_eq!(load(&s).cached, 2);
+}
+
+#[test]
+fn changed_file_is_read_again() {
+    let s = setup();
+    load(&s);
+    let p = s.mem.join("mirror-slow-on-0711.md");
+    write(&p, &MIRROR.replace("\"mirror\"", "\"other\""));
+    filetime::set_file_mtime(&p, FileTime::from_unix_time(OLD + 1, 0)).unwrap();
+    let l = load(&s);
+    assert_eq!((l.parsed, l.cached), (1, 1));
+    assert!(l.items[1].doc.triggers.iter().any(|t| t == "other"));
+}
+
+#[test]
+fn file_modified_within_the_racy_window_is_read_again() {
+    let s = setup();
+    let p = s.mem.join("racy.md");
+    let v1 = FIXTURE.replace("build-token", "alpha-token");
+    let v2 = FIXTURE.replace("build-token", "bravo-token");
+    assert_eq!(v1.len(), v2.len());
+    write(&p, &v1);
+    let mtime = FileTime::from_last_modification_time(&std::fs::metadata(&p).unwrap());
+    let l = load(&s);
+    assert!(
+        l.items
+            .iter()
+            .any(|i| i.doc.triggers.iter().any(|t| t == "alpha-token"))
+    );
+    // Same name, size and mtime (changed within one clock tick), written
+    // within the racy window of the cache: never trusted.
+    write(&p, &v2);
+    filetime::set_file_mtime(&p, mtime).unwrap();
+    let l = load(&s);
+    assert_eq!((l.parsed, l.cached), (1, 2));
+    let racy = l.items.iter().find(|i| i.doc.id == "racy").unwrap();
+    assert!(racy.doc.triggers.iter().any(|t| t == "bravo-token"));
+}
+
+#[test]
+fn corrupt_cache_is_ignored_and_rebuilt() {
+    let s = setup();
+    load(&s);
+    let good = std::fs::read_to_string(&s.cache).unwrap();
+    let bad: Vec<Vec<u8>> = vec![
+        b"{garbage".to_vec(),
+        Vec::new(),
+        vec![0xff, 0xfe, 0x00],
+        good.as_bytes()[..good.len() / 2].to_vec(),
+        good.replace("end", "").into_bytes(),
+        good.replace("fixture-before-verify.md", "zzz").into_bytes(),
+    ];
+    for b in bad {
+        std::fs::write(&s.cache, &b).unwrap();
+        let l = load(&s);
+        assert_eq!(
+            (l.parsed, l.cached),
+            (2, 0),
+            "{:?}",
+            String::from_utf8_lossy(&b)
+        );
+        assert_eq!(ids(&l), ["fixture-before-verify", "mirror-slow-on-0711"]);
+        assert_eq!(entries(&s), 2);
+        assert_eq!(load(&s).cached, 2);
+    }
+    // One bad body (the framing intact): that file is read again.
+    let body = cache::read(&s.cache).unwrap().entries[0].body;
+    assert!(body.starts_with("0;"));
+    let bad = good.replacen(&format!(":{body}"), &format!(":7{}", &body[1..]), 1);
+    assert_ne!(bad, good);
+    std::fs::write(&s.cache, bad).unwrap();
+    let l = load(&s);
+    assert_eq!((l.parsed, l.cached), (1, 1));
+    assert_eq!(load(&s).cached, 2);
+}
+
+#[test]
+fn old_version_or_foreign_cache_is_ignored() {
+    let s = setup();
+    load(&s);
+    let good = std::fs::read_to_string(&s.cache).unwrap();
+    // The same layout under another version number.
+    let v = format!("{}{};", cache::MAGIC, cache::CACHE_VERSION);
+    assert!(good.starts_with(&v));
+    std::fs::write(
+        &s.cache,
+        good.replacen(&v, &format!("{}1;", cache::MAGIC), 1),
+    )
+    .unwrap();
+    assert_eq!(load(&s).parsed, 2);
+    // A cache of another memory dir.
+    let other = good.replace(
+        &format!(
+            "{}:{}",
+            s.mem.to_str().unwrap().len(),
+            s.mem.to_str().unwrap()
+        ),
+        "4:/elz",
+    );
+    assert_ne!(other, good);
+    std::fs::write(&s.cache, other).unwrap();
+    assert_eq!(load(&s).parsed, 2);
+    // The first layout's JSON file beside it is removed on the next write.
+    let json = s.cache.with_file_name("recall.json");
+    std::fs::write(&json, "{\"version\":1,\"entries\":[]}").unwrap();
+    std::fs::remove_file(&s.cache).unwrap();
+    assert_eq!(load(&s).parsed, 2);
+    assert!(!json.exists());
+    assert_eq!(load(&s).cached, 2);
+}
+
+#[test]
+fn broken_files_stay_reported_from_the_cache() {
+    let s = setup();
+    let p = s.mem.join("broken-one.md");
+    write(&p, "---\nname: [unclosed\n---\nbody\n");
+    age(&p);
+    let first = load(&s);
+    assert_eq!(first.broken.len(), 1, "{:?}", first.broken);
+    let second = load(&s);
+    assert_eq!((second.parsed, second.cached), (0, 3));
+    assert_eq!(second.broken, first.broken);
+    assert_eq!(ids(&second), ids(&first));
+}
+
+#[test]
+fn many_files_load_in_order_through_the_cache() {
+    let s = setup();
+    let n = mem_recall::load::PARALLEL_FROM + 89;
+    for i in 0..n {
+        let p = s.mem.join(format!("bulk-{i:04}.md"));
+        write(&p, &FIXTURE.replace("Run setup", &format!("Bulk {i}")));
+        if i % 3 != 0 {
+            age(&p);
+        }
+    }
+    let uncached = load_dir(&s.mem, None, &Stems::default()).unwrap();
+    assert_eq!(uncached.items.len(), n + 2);
+    let mut sorted = ids(&uncached);
+    sorted.sort();
+    assert_eq!(ids(&uncached), sorted);
+    let first = load(&s);
+    assert_eq!((first.parsed, first.cached), (n + 2, 0));
+    let second = load(&s);
+    // Files written just now are within the racy window: read again.
+    assert_eq!(second.parsed, n.div_ceil(3));
+    assert_eq!(second.cached, n + 2 - n.div_ceil(3));
+    for l in [&first, &second] {
+        assert_eq!(ids(l), ids(&uncached));
+        for (a, b) in l.items.iter().zip(&uncached.items) {
+            assert_eq!(a.doc, b.doc);
+        }
+    }
+}
