@@ -4,7 +4,8 @@
 # Usage: scripts/bench-transcript.sh [SIZE_MB=200] [FILE]
 #   Generates a realistic session of SIZE_MB (scripts/gen-transcript.py) unless
 #   FILE exists, builds the release binary, then times in one run on the same
-#   file: replay (events to a file), replay --raw, jq's select, and cat.
+#   file: replay (events to a new file; default threads and -j1), replay --raw,
+#   jq's select, and cat. Medians of RUNS runs (default 10).
 #   Uses hyperfine when installed (installed with apt-get when run as root),
 #   else bash's `time`. Prints MB/s and ratios.
 # Env: CARGO_TARGET_DIR (default target), KEEP=1 keeps the generated file,
@@ -33,42 +34,51 @@ MB=$(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1e6 }')
 echo "file: $FILE ($MB MB)"
 cat "$FILE" >/dev/null   # warm the page cache
 
+# Each command writes to a fresh file (--prepare removes the last one), so
+# the time is the command's, not the shell's truncation of the last output.
 declare -A CMDS=(
   [replay]="$BIN replay --format jsonl $FILE > $OUT/events.jsonl"
+  [replay-j1]="$BIN -j1 replay --format jsonl $FILE > $OUT/events-j1.jsonl"
   [raw]="$BIN replay --raw $FILE > $OUT/raw.jsonl"
   [jq]="jq -c 'select(.type==\"user\" or .type==\"assistant\")' $FILE > $OUT/jq.jsonl"
   [cat]="cat $FILE > /dev/null"
 )
-ORDER=(replay raw jq cat)
+ORDER=(replay replay-j1 raw jq cat)
 declare -A SECS
 
 if command -v hyperfine >/dev/null; then
   args=()
   for k in "${ORDER[@]}"; do args+=(-n "$k" "${CMDS[$k]}"); done
-  # Shell needed for the redirections (no -N).
-    hyperfine --warmup 1 --runs "${RUNS:-5}" --export-json "$OUT/h.json" "${args[@]}" >&2
+  # Shell needed for the redirections (no -N). Median of the runs.
+  hyperfine --warmup 1 --runs "${RUNS:-10}" --prepare "rm -f $OUT/*.jsonl" \
+    --export-json "$OUT/h.json" "${args[@]}" >&2
   for k in "${ORDER[@]}"; do
-    SECS[$k]=$(python3 -c "import json,sys; r={x['command']:x['mean'] for x in json.load(open('$OUT/h.json'))['results']}; print(r['$k'])")
+    SECS[$k]=$(python3 -c "import json,sys; r={x['command']:x['median'] for x in json.load(open('$OUT/h.json'))['results']}; print(r['$k'])")
   done
 else
   echo "(hyperfine not installed: one timed run each)" >&2
   for k in "${ORDER[@]}"; do
+    rm -f "$OUT"/*.jsonl
     s=$(date +%s.%N); bash -c "${CMDS[$k]}"; e=$(date +%s.%N)
     SECS[$k]=$(awk -v s="$s" -v e="$e" 'BEGIN { print e - s }')
   done
 fi
-printf '%-8s %10s %10s %12s\n' command seconds MB/s "x jq"
+echo "CPUs: $(nproc) (replay uses as many threads, at most 4; replay-j1 one)"
+printf '%-10s %10s %10s %12s %10s\n' command seconds MB/s "x jq" "x cat"
 for k in "${ORDER[@]}"; do
-  awk -v k="$k" -v t="${SECS[$k]}" -v mb="$MB" -v jq="${SECS[jq]}" \
-    'BEGIN { printf "%-8s %10.3f %10.0f %12.1f\n", k, t, mb / t, jq / t }'
+  awk -v k="$k" -v t="${SECS[$k]}" -v mb="$MB" -v jq="${SECS[jq]}" -v c="${SECS[cat]}" \
+    'BEGIN { printf "%-10s %10.3f %10.0f %12.1f %10.1f\n", k, t, mb / t, jq / t, t / c }'
 done
+"$BIN" replay --format jsonl "$FILE" > "$OUT/events.jsonl"
 echo "events: $(wc -l < "$OUT/events.jsonl") lines, $(du -m "$OUT/events.jsonl" | cut -f1) MB"
 
 if [ -n "${RSS_MB:-}" ]; then
   BIG=/tmp/mem-bench-rss-${RSS_MB}mb.jsonl
   [ -s "$BIG" ] || python3 scripts/gen-transcript.py "$RSS_MB" "$BIG"
   LONGEST=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$BIG")
-  /usr/bin/time -v "$BIN" replay --format jsonl "$BIG" 2> "$OUT/time.txt" > /dev/null
-  echo "peak RSS on $(du -m "$BIG" | cut -f1) MB: $(grep 'Maximum resident' "$OUT/time.txt" | awk '{print $NF}') KB (longest line $LONGEST chars)"
+  for j in 1 4; do
+    /usr/bin/time -v "$BIN" -j$j replay --format jsonl "$BIG" 2> "$OUT/time.txt" > /dev/null
+    echo "peak RSS on $(du -m "$BIG" | cut -f1) MB, -j$j: $(grep 'Maximum resident' "$OUT/time.txt" | awk '{print $NF}') KB (longest line $LONGEST chars)"
+  done
   [ "${KEEP:-0}" = 1 ] || rm -f "$BIG"
 fi

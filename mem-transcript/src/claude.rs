@@ -284,16 +284,24 @@ const PART_MIN: u64 = 16 << 20;
 ///
 /// Errors: as [`index`].
 pub fn index_with(input: &Input, threads: usize) -> Result<Index, Error> {
-    index_in(
-        input,
-        threads.clamp(1, (input.size / PART_MIN).max(1) as usize),
-    )
+    let threads = threads.clamp(1, (input.size / PART_MIN).max(1) as usize);
+    // Four ranges a thread, taken in turn, so a slow range does not leave
+    // the other threads idle at the end.
+    let parts = if threads > 1 { threads * 4 } else { 1 };
+    index_parts(input, parts, threads)
 }
 
-/// [`index`] by `parts` threads on ranges of whole lines, whatever the
-/// file's size (fewer when lines are long); the result is the same for any
-/// count. Errors: as [`index`].
+/// [`index`] on `parts` ranges of whole lines, whatever the file's size
+/// (fewer when lines are long); the result is the same for any count.
+/// Errors: as [`index`].
 pub fn index_in(input: &Input, parts: usize) -> Result<Index, Error> {
+    index_parts(input, parts, parts.min(crate::threads()))
+}
+
+/// Index `parts` ranges with `threads` threads, each taking the next range
+/// not yet taken; merged in file order.
+fn index_parts(input: &Input, parts: usize, threads: usize) -> Result<Index, Error> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let cuts = if parts > 1 {
         input.cuts(parts)?
     } else {
@@ -302,21 +310,39 @@ pub fn index_in(input: &Input, parts: usize) -> Result<Index, Error> {
     let (ix, first_err) = if cuts.len() <= 2 {
         index_range(input, 0, input.size)?
     } else {
-        let results: Vec<Result<Part, Error>> = std::thread::scope(|s| {
-            let hs: Vec<_> = cuts
-                .windows(2)
-                .map(|w| s.spawn(move || index_range(input, w[0], w[1])))
-                .collect();
-            hs.into_iter()
-                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
+        let ranges: Vec<(u64, u64)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+        let next = AtomicUsize::new(0);
+        let done: Vec<std::sync::Mutex<Option<Result<Part, Error>>>> =
+            ranges.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        std::thread::scope(|s| {
+            for _ in 0..threads.clamp(1, ranges.len()) {
+                s.spawn(|| {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&(a, b)) = ranges.get(k) else { break };
+                        let r = index_range(input, a, b);
+                        let stop = r.is_err();
+                        *done[k].lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+                        if stop {
+                            break;
+                        }
+                    }
+                });
+            }
         });
-        let mut parts = results.into_iter();
-        let mut whole = parts.next().expect("at least two parts")?;
-        for p in parts {
-            merge(&mut whole, p?);
+        let mut whole: Option<Part> = None;
+        for d in done {
+            // A range left untaken follows an error, which comes first.
+            let Some(p) = d.into_inner().unwrap_or_else(|p| p.into_inner()) else {
+                continue;
+            };
+            let p = p?;
+            match &mut whole {
+                None => whole = Some(p),
+                Some(w) => merge(w, p),
+            }
         }
-        whole
+        whole.expect("the first range is indexed")
     };
     if ix.objects == 0
         && let Some((line, reason)) = first_err
