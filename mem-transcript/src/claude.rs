@@ -273,6 +273,9 @@ fn fast_head(line: &[u8]) -> Option<Head<'_>> {
 ///
 /// Errors: [`Error::Io`]; [`Error::Input`] when no line is a JSON object.
 pub fn index(input: &Input) -> Result<Index, Error> {
+    if input.size < 2 * PART_MIN {
+        return index_parts(input, 1, 1);
+    }
     index_with(input, crate::threads())
 }
 
@@ -1365,7 +1368,11 @@ pub fn emit(
         })
         .collect();
     let bytes: u64 = spans.iter().map(|s| s.1 as u64).sum();
-    let threads = crate::threads();
+    let threads = if bytes >= AHEAD_MIN {
+        crate::threads()
+    } else {
+        1
+    };
     if threads > 1 && bytes >= AHEAD_MIN && !raw && sink.stitches() {
         return emit_parallel(input, ix, br, &nodes, &spans, sink, threads);
     }

@@ -66,10 +66,14 @@ pub struct Global {
 
 static THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// Threads for indexing a session: `--threads`, else the CPUs (at most 4).
+/// Threads for indexing a session: `--threads`, else the CPUs (at most 4;
+/// counted once a process: on Linux it reads the cgroup's CPU quota).
 pub fn threads() -> usize {
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     match THREADS.load(std::sync::atomic::Ordering::Relaxed) {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+        0 => {
+            *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
+        }
         n => n,
     }
 }
