@@ -1,5 +1,5 @@
 //! The cache file of [`crate::load`]: per topic file of a memory directory,
-//! its key (name, mtime, size) and what the gate needs of it (a
+//! its key (name, mtime, size, change id) and what the gate needs of it (a
 //! [`Doc`]), or why it did not parse.
 //!
 //! Layout: the line [`MAGIC`], then fields, each a number (`DIGITS;`,
@@ -9,7 +9,7 @@
 //!
 //! ```text
 //! file  = version; dir written_ns; count; entry*count "end"
-//! entry = file mtime_ns; size; body          (sorted by file, unique)
+//! entry = file mtime_ns; size; change; body  (sorted by file, unique)
 //! body  = "0;" doc | "1;" error              (as one string)
 //! doc   = type; kind; scope; project? triggers trigger_stems paths
 //!         expires superseded_by? supersedes retired; terms len; tokens;
@@ -31,7 +31,7 @@ use mem_core::records::{Expires, Kind, MemoryType, Scope};
 use crate::gate::{Doc, Text};
 
 /// Version of the layout; a cache of another version is ignored.
-pub const CACHE_VERSION: u64 = 2;
+pub const CACHE_VERSION: u64 = 3;
 
 /// The cache file's name inside the memory dir's cache folder.
 pub const CACHE_FILE: &str = "recall-v2.cache";
@@ -51,6 +51,8 @@ pub struct Cached {
     pub mtime_ns: u128,
     /// Size in bytes when cached.
     pub size: u64,
+    /// Inode and ctime fingerprint when cached (see `load::change_id`).
+    pub change: u64,
     /// The encoded body (see [`decode_body`]).
     pub body: &'static str,
 }
@@ -97,6 +99,7 @@ pub fn parse(text: &'static str) -> Option<Cache> {
             file,
             mtime_ns: u128::from(r.num()?),
             size: r.num()?,
+            change: r.num()?,
             body: r.str()?,
         });
     }
@@ -156,11 +159,14 @@ impl Writer {
         w
     }
 
-    /// An entry and its encoded body ([`encode_body`]).
-    pub fn entry(&mut self, file: &str, mtime_ns: u128, size: u64, body: &str) {
+    /// An entry: its key (mtime in ns, size, change id) and encoded body
+    /// ([`encode_body`]).
+    pub fn entry(&mut self, file: &str, key: (u128, u64, u64), body: &str) {
+        let (mtime_ns, size, change) = key;
         string(&mut self.out, file);
         let _ = write!(self.out, "{mtime_ns};");
         num(&mut self.out, size);
+        num(&mut self.out, change);
         string(&mut self.out, body);
     }
 
@@ -407,19 +413,24 @@ mod tests {
     fn round_trip() {
         let mut w = Writer::new("/m/dir", 1_700_000_000_123_456_789, 3);
         let d = doc("a-b");
-        w.entry("a-b.md", 5, 10, &encode_body(Ok(&d)));
+        w.entry("a-b.md", (5, 10, 70), &encode_body(Ok(&d)));
         let mut never = doc("c");
         never.expires = Some(Expires::Never);
         never.project = None;
-        w.entry("c.md", 6, 11, &encode_body(Ok(&never)));
-        w.entry("d.md", 7, 12, &encode_body(Err("d.md:3: bad YAML")));
+        w.entry("c.md", (6, 11, 77), &encode_body(Ok(&never)));
+        w.entry("d.md", (7, 12, 84), &encode_body(Err("d.md:3: bad YAML")));
         let c = parse(leak(w.finish())).expect("parses");
         assert_eq!(c.dir, "/m/dir");
         assert_eq!(c.written_ns, 1_700_000_000_123_456_789);
         assert_eq!(c.entries.len(), 3);
         assert_eq!(
-            (c.entries[0].file, c.entries[0].mtime_ns, c.entries[0].size),
-            ("a-b.md", 5, 10)
+            (
+                c.entries[0].file,
+                c.entries[0].mtime_ns,
+                c.entries[0].size,
+                c.entries[0].change
+            ),
+            ("a-b.md", 5, 10, 70)
         );
         assert_eq!(
             decode_body(c.entries[0].file, c.entries[0].body),
@@ -437,7 +448,7 @@ mod tests {
         let mut old = doc("e");
         old.expires = Some(Expires::On(NaiveDate::from_ymd_opt(-5, 1, 1).unwrap()));
         let mut w = Writer::new("/m", 1, 1);
-        w.entry("e.md", 1, 1, &encode_body(Ok(&old)));
+        w.entry("e.md", (1, 1, 7), &encode_body(Ok(&old)));
         let c = parse(leak(w.finish())).unwrap();
         assert_eq!(
             decode_body(c.entries[0].file, c.entries[0].body),
@@ -455,8 +466,8 @@ mod tests {
     #[test]
     fn malformed_is_refused() {
         let mut w = Writer::new("/m", 1, 2);
-        w.entry("a.md", 1, 1, &encode_body(Ok(&doc("a"))));
-        w.entry("b.md", 1, 1, &encode_body(Err("x")));
+        w.entry("a.md", (1, 1, 7), &encode_body(Ok(&doc("a"))));
+        w.entry("b.md", (1, 1, 7), &encode_body(Err("x")));
         let good = w.finish();
         assert!(parse(leak(good.clone())).is_some());
         // Every truncation is refused (never a partial cache).
@@ -466,12 +477,13 @@ mod tests {
             }
         }
         // Another version.
-        let v1 = good.replacen("\n2;", "\n1;", 1);
-        assert!(parse(leak(v1)).is_none());
+        let v2 = good.replacen(&format!("\n{CACHE_VERSION};"), "\n2;", 1);
+        assert_ne!(v2, good);
+        assert!(parse(leak(v2)).is_none());
         // Not sorted.
         let mut w = Writer::new("/m", 1, 2);
-        w.entry("b.md", 1, 1, &encode_body(Err("x")));
-        w.entry("a.md", 1, 1, &encode_body(Err("x")));
+        w.entry("b.md", (1, 1, 7), &encode_body(Err("x")));
+        w.entry("a.md", (1, 1, 7), &encode_body(Err("x")));
         assert!(parse(leak(w.finish())).is_none());
         // JSON of the first layout.
         assert!(parse(leak("{\"version\":1,\"entries\":[]}".into())).is_none());

@@ -4,9 +4,9 @@
 //!
 //! The cache ([`crate::cache`]) lives in `$XDG_CACHE_HOME/mem/<digest of
 //! the memory dir>/`[`CACHE_FILE`] (never inside the memory directory). An
-//! entry is used when the file's name, mtime (nanoseconds) and size are
-//! unchanged and the file was last modified at least [`RACY_SECS`] before
-//! the cache was written (a file changed twice within one clock tick is
+//! entry is used when the file's name, mtime (nanoseconds), size, inode and
+//! change time ([`change_id`]) are unchanged and the file was last modified
+//! at least [`RACY_SECS`] before the cache was written (a file changed twice within one clock tick is
 //! re-read). The cache is written atomically when anything changed; a cache
 //! that does not parse, or of another version, is ignored and rebuilt.
 
@@ -73,6 +73,7 @@ struct Fresh {
     /// 0 when it must not be cached (unreadable, or no usable mtime).
     mtime_ns: u128,
     size: u64,
+    change: u64,
     doc: Result<Doc, String>,
 }
 
@@ -134,12 +135,21 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
     for l in listed {
         if let Ok(i) = old.entries.binary_search_by(|e| e.file.cmp(&l.name)) {
             let e = &old.entries[i];
-            if e.mtime_ns == l.mtime_ns && e.size == l.size && l.mtime_ns < trusted_before {
+            if e.mtime_ns == l.mtime_ns
+                && e.size == l.size
+                && e.change == l.change
+                && l.mtime_ns < trusted_before
+            {
                 used.push(i);
                 continue;
             }
         }
-        fresh.push(parse_file(dir, &l.name, l.mtime_ns, l.size, stems));
+        fresh.push(parse_file(
+            dir,
+            &l.name,
+            (l.mtime_ns, l.size, l.change),
+            stems,
+        ));
     }
     used.sort_unstable();
     let decoded = par_map(&used, |&i| {
@@ -174,7 +184,12 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
             // A malformed body: the file is read again.
             None => {
                 b.parsed += 1;
-                b.fresh(parse_file(dir, e.file, e.mtime_ns, e.size, stems));
+                b.fresh(parse_file(
+                    dir,
+                    e.file,
+                    (e.mtime_ns, e.size, e.change),
+                    stems,
+                ));
             }
         }
     }
@@ -186,9 +201,9 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
             match p {
                 Pick::Cached(i) => {
                     let e = &old.entries[*i];
-                    w.entry(e.file, e.mtime_ns, e.size, e.body);
+                    w.entry(e.file, (e.mtime_ns, e.size, e.change), e.body);
                 }
-                Pick::Fresh(e) => w.entry(&e.file, e.mtime_ns, e.size, &e.body),
+                Pick::Fresh(e) => w.entry(&e.file, (e.mtime_ns, e.size, e.change), &e.body),
             }
         }
         // A cache that cannot be written only costs time next run.
@@ -206,11 +221,12 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
     })
 }
 
-/// A topic file as listed: its name, mtime (ns) and size.
+/// A topic file as listed: its name, mtime (ns), size and [`change_id`].
 struct Listed {
     name: String,
     mtime_ns: u128,
     size: u64,
+    change: u64,
 }
 
 /// The directory entry when it is a topic file (`<id>.md`, not reserved,
@@ -228,8 +244,29 @@ fn list_entry(ent: &std::fs::DirEntry) -> Option<Listed> {
     Some(Listed {
         mtime_ns: meta.modified().map_or(0, ns),
         size: meta.len(),
+        change: change_id(&meta),
         name,
     })
+}
+
+/// A fingerprint of the file's inode and change time (ctime), 0 where
+/// there is none. The kernel sets the ctime on every write, rename or
+/// metadata change, and no program can set it back, so an edit whose mtime
+/// was put back (`cp -p`, `touch -r`, `rsync -a`, `tar x`) still shows.
+fn change_id(meta: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (meta.ctime() as u64)
+            .wrapping_mul(1_000_000_007)
+            .wrapping_add(meta.ctime_nsec() as u64)
+            ^ meta.ino().rotate_left(29)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        0
+    }
 }
 
 /// From this many topic files on, [`load_dir`] stats them, and decodes
@@ -278,6 +315,7 @@ struct NewEntry {
     file: String,
     mtime_ns: u128,
     size: u64,
+    change: u64,
     body: String,
 }
 
@@ -310,6 +348,7 @@ impl Build {
                 file: f.file.clone(),
                 mtime_ns: f.mtime_ns,
                 size: f.size,
+                change: f.change,
                 body: cache::encode_body(f.doc.as_ref().map_err(String::as_str)),
             })));
         }
@@ -318,7 +357,8 @@ impl Build {
 }
 
 /// Read and parse one topic file.
-fn parse_file(dir: &Path, name: &str, mtime_ns: u128, size: u64, stems: &Stems) -> Fresh {
+fn parse_file(dir: &Path, name: &str, key: (u128, u64, u64), stems: &Stems) -> Fresh {
+    let (mtime_ns, size, change) = key;
     let path = dir.join(name);
     let stem = name.strip_suffix(".md").unwrap_or(name);
     let (mtime_ns, doc) = match std::fs::read(&path) {
@@ -338,6 +378,7 @@ fn parse_file(dir: &Path, name: &str, mtime_ns: u128, size: u64, stems: &Stems) 
         file: name.to_string(),
         mtime_ns,
         size,
+        change,
         doc,
     }
 }

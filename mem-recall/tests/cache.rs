@@ -118,6 +118,31 @@ fn changed_file_is_read_again() {
     assert!(l.items[1].doc.triggers.iter().any(|t| t == "other"));
 }
 
+/// An edit of the same size whose mtime is put back (`cp -p`, `touch -r`,
+/// `rsync -a`): the change time and inode still tell, so it is read again.
+#[test]
+fn edit_with_its_mtime_put_back_is_read_again() {
+    let s = setup();
+    assert_eq!(load(&s).parsed, 2);
+    assert_eq!(load(&s).cached, 2);
+    let p = s.mem.join("mirror-slow-on-0711.md");
+    let v2 = MIRROR.replace("\"mirror\"", "\"mirrox\"");
+    assert_eq!(v2.len(), MIRROR.len());
+    std::fs::write(&p, &v2).unwrap();
+    age(&p);
+    let l = load(&s);
+    assert_eq!((l.parsed, l.cached), (1, 1));
+    assert!(l.items[1].doc.triggers.iter().any(|t| t == "mirrox"));
+    // and so is a file replaced by another with the same mtime and size
+    let tmp = s.mem.join("swap.tmp");
+    std::fs::write(&tmp, MIRROR).unwrap();
+    age(&tmp);
+    std::fs::rename(&tmp, &p).unwrap();
+    let l = load(&s);
+    assert_eq!((l.parsed, l.cached), (1, 1));
+    assert!(l.items[1].doc.triggers.iter().any(|t| t == "mirror"));
+}
+
 #[test]
 fn file_modified_within_the_racy_window_is_read_again() {
     let s = setup();
