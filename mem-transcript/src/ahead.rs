@@ -70,7 +70,8 @@ pub fn plan_regions(spans: &[(u64, usize)]) -> Vec<std::ops::Range<usize>> {
 
 /// Read the region that holds `spans` (one region of [`plan_regions`])
 /// into `buf` (its old bytes are overwritten, its allocation kept).
-/// Errors: the read error.
+/// Errors: the read error; [`crate::input::shrank`] when the file ends
+/// before the region does.
 pub fn read_region(file: &File, spans: &[(u64, usize)], mut buf: Vec<u8>) -> io::Result<Region> {
     let start = spans.iter().map(|s| s.0).min().unwrap_or(0);
     let end = spans
@@ -83,6 +84,9 @@ pub fn read_region(file: &File, spans: &[(u64, usize)], mut buf: Vec<u8>) -> io:
         buf.resize(len, 0);
     }
     let n = read_at_full(file, &mut buf[..len], start)?;
+    if n < len {
+        return Err(crate::input::shrank());
+    }
     buf.truncate(n);
     Ok(Region { start, data: buf })
 }
@@ -151,9 +155,10 @@ impl<'f> BranchLines<'f> {
     }
 
     /// The bytes `[off, off + len)` — the next span in the order given (the
-    /// spans must be asked for in that order; fewer bytes at end of file).
+    /// spans must be asked for in that order).
     ///
-    /// Errors: the read error; `UnexpectedEof` when asked out of order.
+    /// Errors: the read error; `UnexpectedEof` when asked out of order or
+    /// when the file became shorter ([`crate::input::shrank`]).
     pub fn get(&mut self, off: u64, len: usize) -> io::Result<&[u8]> {
         let stale = self.current.as_ref().is_none_or(|r| !r.contains(off, len));
         if stale {
@@ -241,5 +246,23 @@ mod tests {
         // asked out of order: an error, not a wrong line
         let mut l = BranchLines::here(&f, spans[..2].to_vec());
         assert!(l.get(spans[5].0, spans[5].1).is_err());
+    }
+
+    /// A file cut shorter after the index was made: an error saying so, in
+    /// this thread and ahead, never a shorter line.
+    #[test]
+    fn a_file_that_shrank_is_an_error() {
+        let data = b"{\"a\":1}\n{\"b\":2}\n".repeat(1000);
+        let f = file(&data);
+        let spans: Vec<(u64, usize)> = (0..2000).map(|i| (i * 8, 8)).collect();
+        f.set_len(5000).unwrap();
+        let e = read_region(&f, &spans, Vec::new()).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+        assert!(e.to_string().contains("shorter"), "{e}");
+        let got = std::thread::scope(|s| {
+            let mut l = BranchLines::ahead(s, &f, spans.clone());
+            l.get(0, 8).map(<[u8]>::to_vec)
+        });
+        assert!(got.unwrap_err().to_string().contains("shorter"));
     }
 }

@@ -1915,6 +1915,30 @@ mod parts_tests {
         }
     }
 
+    /// A session cut shorter while it is indexed: an error naming the file
+    /// and the cause, whatever the number of ranges.
+    #[test]
+    fn a_session_that_shrank_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s.jsonl");
+        let line = "{\"type\":\"user\",\"uuid\":\"u\",\"message\":{\"content\":\"x\"}}\n";
+        std::fs::write(&f, line.repeat(2000)).unwrap();
+        let input = Input::open(&f).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&f)
+            .unwrap()
+            .set_len(1000)
+            .unwrap();
+        for parts in [1, 3] {
+            let e = index_in(&input, parts).unwrap_err().to_string();
+            assert!(
+                e.contains("s.jsonl") && e.contains("shorter"),
+                "{parts}: {e}"
+            );
+        }
+    }
+
     /// A file cut into ranges indexes exactly as in one pass: forks,
     /// duplicates across the cut, torn and malformed lines, CRLF, NUL bytes.
     #[test]

@@ -138,6 +138,8 @@ pub struct Range<'f> {
 }
 
 impl Read for Range<'_> {
+    /// Errors: the read error; `UnexpectedEof` ([`shrank`]) when the file
+    /// ends before the range does.
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let left = self.end.saturating_sub(self.pos);
         let want = (buf.len() as u64).min(left) as usize;
@@ -145,9 +147,21 @@ impl Read for Range<'_> {
             return Ok(0);
         }
         let n = self.file.read_at(&mut buf[..want], self.pos)?;
+        if n == 0 {
+            return Err(shrank());
+        }
         self.pos += n as u64;
         Ok(n)
     }
+}
+
+/// The error of a file that became shorter than it was when opened (only
+/// appends are expected while a session is read).
+pub fn shrank() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::UnexpectedEof,
+        "the file became shorter while it was read (was it truncated or rewritten?)",
+    )
 }
 
 /// Reads byte ranges of a file by offset through one window buffer, so a
