@@ -23,8 +23,10 @@ done
 
 echo "== building the release binaries"
 (cd "$here" && cargo build --release --locked --bins -q)
-bin="$here/target/release"
-export PATH="$bin:$PATH"
+target=${CARGO_TARGET_DIR:-$here/target}
+case $target in /*) ;; *) target="$here/$target" ;; esac
+bin="$target/release"
+export PATH="$bin:$PATH" MEM_BIN_DIR="$bin"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mem-demo.XXXXXX")
 [ -n "$memdir" ] || memdir="$scratch/memory"

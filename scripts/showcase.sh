@@ -14,14 +14,17 @@
 # Usage: scripts/showcase.sh [WORKDIR]
 #   WORKDIR  where to build the project, sessions and memory (default: a new
 #            temporary directory, removed at exit unless MEM_KEEP=1)
-# Binaries: $MEM_BIN_DIR, else target/release, else target/debug, else PATH.
+# Binaries: $MEM_BIN_DIR, else $CARGO_TARGET_DIR (default target)/release, else
+# .../debug, else PATH.
 # Prints one line per step: FAIL / PASS / RECALL / EVICT / summary / result.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 bindir=${MEM_BIN_DIR:-}
 if [ -z "$bindir" ]; then
-  for d in "$here/target/release" "$here/target/debug"; do
+  target=${CARGO_TARGET_DIR:-$here/target}
+  case $target in /*) ;; *) target="$here/$target" ;; esac
+  for d in "$target/release" "$target/debug"; do
     if [ -x "$d/mem-recall" ] && [ -x "$d/mem-extract" ]; then bindir=$d; break; fi
   done
 fi
