@@ -79,6 +79,42 @@ fn re() -> &'static Regex {
     })
 }
 
+/// False when `text` cannot hold a date phrase that [`find_dates`] keeps.
+///
+/// A kept phrase ends at the end of a word (of ASCII letters and digits),
+/// and its last token is a number or ends with one of the last three
+/// letters of a word the phrases end with (`day`, `week`, `tomorrow`, a
+/// weekday or a month, …). So a text none of whose words has a digit or
+/// ends with one of those holds none. Text that is not ASCII is always
+/// searched (Unicode digits and case folding).
+fn may_hold_date(text: &str) -> bool {
+    const TAILS: [&[u8; 3]; 39] = [
+        b"day", b"ays", b"row", b"ght", b"eek", b"nth", b"eow", b"eod", b"eom", b"mon", b"tue",
+        b"ues", b"wed", b"thu", b"hur", b"urs", b"fri", b"sat", b"sun", b"ary", b"rch", b"ril",
+        b"may", b"une", b"uly", b"ust", b"ber", b"jan", b"feb", b"mar", b"apr", b"jun", b"jul",
+        b"aug", b"sep", b"ept", b"oct", b"nov", b"dec",
+    ];
+    if !text.is_ascii() {
+        return true;
+    }
+    text.as_bytes()
+        .split(|b| !b.is_ascii_alphanumeric())
+        .any(|w| {
+            if w.iter().any(u8::is_ascii_digit) {
+                return true;
+            }
+            let [.., a, b, c] = w else {
+                return false;
+            };
+            let tail = [
+                a.to_ascii_lowercase(),
+                b.to_ascii_lowercase(),
+                c.to_ascii_lowercase(),
+            ];
+            TAILS.iter().any(|t| **t == tail)
+        })
+}
+
 fn weekday(s: &str) -> Option<Weekday> {
     let s = s.to_ascii_lowercase();
     Some(match &s[..3.min(s.len())] {
@@ -148,6 +184,14 @@ fn last_of_month(d: NaiveDate) -> NaiveDate {
 /// text's own timestamp). Phrases that do not resolve are skipped. Byte
 /// offsets refer to `text`.
 pub fn find_dates(text: &str, base: NaiveDate) -> Vec<DateMention> {
+    if !may_hold_date(text) {
+        return Vec::new();
+    }
+    find_dates_in(text, base)
+}
+
+/// [`find_dates`] without the prefilter.
+fn find_dates_in(text: &str, base: NaiveDate) -> Vec<DateMention> {
     let mut out = Vec::new();
     if text.is_empty() {
         return out;
@@ -330,6 +374,137 @@ mod tests {
         assert_eq!(resolve("3rd of August", wed), Some(d("2026-08-03")));
         assert_eq!(resolve("until 2026-07-20", wed), Some(d("2026-07-20")));
         assert_eq!(resolve("saturation", wed), None);
+        assert_eq!(resolve("FRIDAY", wed), Some(d("2026-07-10")));
+        assert!(find_dates("nothing to see here", wed).is_empty());
+    }
+
+    /// The prefilter never hides a phrase the regex finds and keeps.
+    #[test]
+    fn prefilter_keeps_every_phrase() {
+        let base = d("2026-07-08");
+        let phrases = [
+            "today",
+            "Tonight",
+            "tomorrow",
+            "the day after tomorrow",
+            "yesterday",
+            "in 3 days",
+            "in two day",
+            "this Friday",
+            "next TUESDAY",
+            "last wed",
+            "on thurs",
+            "coming sun",
+            "this coming monday",
+            "saturday",
+            "next week",
+            "this week",
+            "last week",
+            "next month",
+            "end of the week",
+            "end of month",
+            "end of day",
+            "EOW",
+            "eod",
+            "eom",
+            "2026-07-20",
+            "March 3",
+            "mar. 3rd",
+            "3 March",
+            "3rd of august",
+            "Sept 9",
+            "until Friday",
+            "by end of the month",
+            "no later than june 1",
+            "up to 12 dec",
+            "through thu",
+            "till 4th of july",
+            "before May 5",
+            "thru oct 31st",
+        ];
+        let mut found = 0;
+        for p in phrases {
+            for t in [p.to_string(), format!("x {p}."), format!("({p}), then")] {
+                if !find_dates_in(&t, base).is_empty() {
+                    found += 1;
+                    assert!(may_hold_date(&t), "{t}");
+                }
+            }
+        }
+        assert!(found >= 100, "{found}");
+        for t in ["through the router", "common mistakes", "ok, thanks"] {
+            assert!(find_dates_in(t, base).is_empty(), "{t}");
+        }
+        assert!(!may_hold_date("through the router, ok"));
+        // word salad from the phrases' own words: the prefilter never hides one
+        let words = [
+            "the",
+            "day",
+            "after",
+            "tomorrow",
+            "today",
+            "tonight",
+            "yesterday",
+            "in",
+            "3",
+            "12th",
+            "one",
+            "days",
+            "this",
+            "next",
+            "last",
+            "on",
+            "coming",
+            "monday",
+            "Tue",
+            "wednesday",
+            "thurs",
+            "fri",
+            "SAT",
+            "sun",
+            "week",
+            "month",
+            "end",
+            "of",
+            "eow",
+            "eod",
+            "eom",
+            "2026-07-20",
+            "march",
+            "Sept",
+            "may",
+            "until",
+            "till",
+            "through",
+            "by",
+            "before",
+            "no",
+            "later",
+            "than",
+            "up",
+            "to",
+            "x",
+            "through",
+            "common",
+        ];
+        let seps = [" ", ", ", ". ", "-", "", "("];
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..20_000 {
+            let mut t = String::new();
+            for _ in 0..1 + next(5) {
+                t.push_str(words[next(words.len())]);
+                t.push_str(seps[next(seps.len())]);
+            }
+            if !find_dates_in(&t, base).is_empty() {
+                assert!(may_hold_date(&t), "{t}");
+            }
+        }
     }
 
     #[test]

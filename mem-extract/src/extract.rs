@@ -11,6 +11,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::OnceLock;
@@ -25,6 +26,34 @@ use mem_core::truncate::{floor_to_bytes, floor_to_chars, truncate_marked};
 
 use crate::dates;
 use crate::rules::Rules;
+pub use crate::text::EventText;
+
+/// A small fast hasher (FxHash) for the per-event sets and maps, whose
+/// iteration order is never used.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+        self.0 = h;
+    }
+}
+
+type FxSet<T> = HashSet<T, BuildHasherDefault<Fx>>;
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
 /// The five lifecycle buckets of the memory-layer discipline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,10 +181,9 @@ pub fn day_of(ev: &Event) -> Option<NaiveDate> {
 /// The fields of one event that extraction reads, borrowed from a parsed
 /// [`Event`] or from a JSONL line (see [`crate::stream`]).
 ///
-/// `text` may be a prefix (a window) of the event's text: `text_len` is the
-/// byte length of the whole text. A window always holds the whole text of a
-/// message that is at most [`MAX_MESSAGE_BYTES`] long once leading whitespace
-/// is trimmed, and at least the first [`min_text_window`] bytes otherwise.
+/// From a line, `text` is still JSON-escaped ([`EventText::Escaped`]) and
+/// decoded only as far as extraction reads it: a user message whole, a tool
+/// output's first [`min_text_window`] bytes when it is read at all.
 #[derive(Debug, Clone, Default)]
 pub struct EventView<'a> {
     /// Session id.
@@ -180,10 +208,8 @@ pub struct EventView<'a> {
     pub command: Option<String>,
     /// The file a tool call writes (`file_path`, `path` or `notebook_path` of its input).
     pub path: Option<Cow<'a, str>>,
-    /// The text, whole or a window of it (see the type's docs).
-    pub text: Option<Cow<'a, str>>,
-    /// Byte length of the whole text (0 without text).
-    pub text_len: usize,
+    /// The text (see the type's docs).
+    pub text: Option<EventText<'a>>,
     /// For `tool_result`: whether the tool reported an error.
     pub is_error: Option<bool>,
     /// True for side-chain entries.
@@ -224,8 +250,10 @@ impl<'a> EventView<'a> {
             path: input
                 .and_then(|i| write_path_of(|k| i.get(k)))
                 .map(Cow::Borrowed),
-            text: ev.text.as_deref().map(Cow::Borrowed),
-            text_len: ev.text.as_ref().map_or(0, String::len),
+            text: ev
+                .text
+                .as_deref()
+                .map(|t| EventText::Plain(Cow::Borrowed(t))),
             is_error: ev.is_error,
             sidechain: ev.sidechain,
             cwd: ev.cwd.as_deref().map(Cow::Borrowed),
@@ -249,8 +277,7 @@ impl<'a> EventView<'a> {
             tool_id: self.tool_id.map(o),
             command: self.command,
             path: self.path.map(o),
-            text: self.text.map(o),
-            text_len: self.text_len,
+            text: self.text.map(EventText::into_owned),
             is_error: self.is_error,
             sidechain: self.sidechain,
             cwd: self.cwd.map(o),
@@ -300,9 +327,10 @@ enum Cat {
     Dated,
 }
 
-enum Class {
-    Drop(Bucket, String),
-    Keep(Cat, String),
+/// A sentence's class, with the label of the rule that decided it.
+enum Class<'r> {
+    Drop(Bucket, &'r str),
+    Keep(Cat, &'r str),
     Other,
 }
 
@@ -450,19 +478,56 @@ const STOP: &[&str] = &[
     "lives",
 ];
 
+/// True for a stop word ([`STOP`]).
+fn is_stop(w: &str) -> bool {
+    static SET: OnceLock<FxSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| STOP.iter().copied().collect())
+        .contains(w)
+}
+
 /// Content words of a text (lowercase, stop words removed), for triggers and
 /// near-duplicate detection.
 fn content_words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for w in text.split(|c: char| !(c.is_alphanumeric() || "-_.'".contains(c))) {
-        let w = w.trim_matches(|c: char| ".-_'".contains(c)).to_lowercase();
-        if w.chars().count() < 3 || w.chars().all(|c| c.is_ascii_digit()) {
-            continue;
+    // one buffer for the lowercase word; a word is copied only when kept
+    let mut buf = String::new();
+    let mut word = |w: &str| {
+        let w = w.trim_matches(|c: char| matches!(c, '.' | '-' | '_' | '\''));
+        if w.len() < 3 {
+            // fewer than 3 bytes: fewer than 3 characters, lowercase too
+            return;
         }
-        if STOP.contains(&w.as_str()) || w.contains("redacted") {
-            continue;
+        buf.clear();
+        if w.is_ascii() {
+            buf.push_str(w);
+            buf.make_ascii_lowercase();
+            if buf.bytes().all(|b| b.is_ascii_digit()) {
+                return;
+            }
+        } else {
+            buf.push_str(&w.to_lowercase());
+            if buf.chars().count() < 3 || buf.chars().all(|c| c.is_ascii_digit()) {
+                return;
+            }
         }
-        out.push(w);
+        if is_stop(&buf) || (buf.len() >= 8 && buf.contains("redacted")) {
+            return;
+        }
+        out.push(buf.clone());
+    };
+    if text.is_ascii() {
+        // the same split, by bytes
+        for w in text
+            .as_bytes()
+            .split(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'\'')))
+        {
+            word(std::str::from_utf8(w).expect("ASCII"));
+        }
+    } else {
+        for w in text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '\'')))
+        {
+            word(w);
+        }
     }
     out
 }
@@ -511,7 +576,12 @@ pub fn command_keywords(cmd: &str) -> Vec<String> {
 }
 
 fn triggers_of(text: &str, n: usize) -> Vec<String> {
-    let mut seen = HashSet::new();
+    triggers_with(text, content_words(text), n)
+}
+
+/// [`triggers_of`] with the content words of `text` already known.
+fn triggers_with(text: &str, words: Vec<String>, n: usize) -> Vec<String> {
+    let mut seen = FxSet::default();
     let mut out = Vec::new();
     // backticked spans first
     for part in text.split('`').skip(1).step_by(2) {
@@ -520,7 +590,7 @@ fn triggers_of(text: &str, n: usize) -> Vec<String> {
             out.push(p);
         }
     }
-    for w in content_words(text) {
+    for w in words {
         if out.len() >= n {
             break;
         }
@@ -554,23 +624,41 @@ pub fn sentences(text: &str) -> Vec<&str> {
         let mut s = start;
         let bytes = text.as_bytes();
         let end = start + line.len();
-        let mut i = start;
-        while i < end {
-            let c = text[i..].chars().next().expect("char");
-            let cl = c.len_utf8();
-            let split_here = match c {
-                '.' | '!' | '?' => i + 1 >= end || bytes[i + 1].is_ascii_whitespace(),
-                '。' | '！' | '？' => true,
-                _ => false,
-            };
-            if split_here {
-                let piece = text[s..i + cl].trim();
-                if !piece.is_empty() {
-                    out.push(piece);
-                }
-                s = i + cl;
+        let mut cut = |at: usize, cl: usize, s: &mut usize| {
+            let piece = text[*s..at + cl].trim();
+            if !piece.is_empty() {
+                out.push(piece);
             }
-            i += cl;
+            *s = at + cl;
+        };
+        if bytes[start..end].is_ascii() {
+            // only `.` `!` `?` can end a sentence: jump between them
+            for p in memchr::memchr3_iter(b'.', b'!', b'?', &bytes[start..end]) {
+                let i = start + p;
+                if i + 1 >= end || bytes[i + 1].is_ascii_whitespace() {
+                    cut(i, 1, &mut s);
+                }
+            }
+        } else {
+            let mut i = start;
+            // bytes, not chars: the enders are ASCII or start with E3 / EF,
+            // which never occur inside a character
+            while i < end {
+                let (split_here, cl) = match bytes[i] {
+                    b'.' | b'!' | b'?' => (i + 1 >= end || bytes[i + 1].is_ascii_whitespace(), 1),
+                    // 。
+                    0xE3 if bytes.get(i + 1..i + 3) == Some(&[0x80, 0x82]) => (true, 3),
+                    // ！ ？
+                    0xEF if matches!(bytes.get(i + 1..i + 3), Some([0xBC, 0x81 | 0x9F])) => {
+                        (true, 3)
+                    }
+                    _ => (false, 1),
+                };
+                if split_here {
+                    cut(i, cl, &mut s);
+                }
+                i += cl;
+            }
         }
         let piece = text[s..end].trim();
         if !piece.is_empty() {
@@ -584,11 +672,11 @@ fn lower(s: &str) -> String {
     s.to_ascii_lowercase()
 }
 
-fn classify(
-    rules: &Rules,
+fn classify<'r>(
+    rules: &'r Rules,
     l: &str,
     base: Option<NaiveDate>,
-) -> (Class, Option<dates::DateMention>) {
+) -> (Class<'r>, Option<dates::DateMention>) {
     // one pass for every rule's pattern, then only the matching ones' `unless`
     let m = rules.matching(l);
     if let Some(r) = rules.first_firing(&m, 0, l) {
@@ -596,36 +684,24 @@ fn classify(
             Some("task-state") => Bucket::TaskState,
             _ => Bucket::CurrentContext,
         };
-        return (Class::Drop(b, format!("drop/{}", r.name)), None);
+        return (Class::Drop(b, r.label()), None);
     }
     if let Some(r) = rules.first_firing(&m, 1, l) {
-        return (Class::Keep(Cat::User, format!("user/{}", r.name)), None);
+        return (Class::Keep(Cat::User, r.label()), None);
     }
     if let Some(base) = base
         && let Some(m) = dates::future_bound(l, base)
     {
-        return (
-            Class::Keep(Cat::Dated, "project/dated-state".into()),
-            Some(m),
-        );
+        return (Class::Keep(Cat::Dated, "project/dated-state"), Some(m));
     }
     if let Some(r) = rules.first_firing(&m, 2, l) {
-        return (
-            Class::Keep(Cat::Feedback, format!("feedback/{}", r.name)),
-            None,
-        );
+        return (Class::Keep(Cat::Feedback, r.label()), None);
     }
     if let Some(r) = rules.first_firing(&m, 3, l) {
-        return (
-            Class::Keep(Cat::Project, format!("project/{}", r.name)),
-            None,
-        );
+        return (Class::Keep(Cat::Project, r.label()), None);
     }
     if let Some(r) = rules.first_firing(&m, 4, l) {
-        return (
-            Class::Drop(Bucket::CurrentContext, format!("request/{}", r.name)),
-            None,
-        );
+        return (Class::Drop(Bucket::CurrentContext, r.label()), None);
     }
     (Class::Other, None)
 }
@@ -662,6 +738,10 @@ fn title_of(s: &str) -> String {
 
 fn why_of(rules: &Rules, orig: &str, l: &str) -> Option<String> {
     for re in &rules.why {
+        // a quick test first: `captures` sets up capture slots every time
+        if !re.is_match(l) {
+            continue;
+        }
         if let Some(c) = re.captures(l)
             && let Some(g) = c.get(1)
         {
@@ -709,18 +789,24 @@ fn instruction_clause(rules: &Rules, orig: &str) -> Option<String> {
     })
 }
 
-struct Draft {
+struct Draft<'r> {
     cat: Cat,
-    rule: String,
+    rule: &'r str,
     fact: String,
     why: Option<String>,
     how: Vec<String>,
     date: Option<dates::DateMention>,
 }
 
-fn normalize_quotes(s: &str) -> String {
-    s.replace(['\u{2019}', '\u{2018}'], "'")
-        .replace(['\u{201c}', '\u{201d}'], "\"")
+fn normalize_quotes(s: &str) -> Cow<'_, str> {
+    // U+2018, U+2019, U+201C, U+201D all start with the byte E2
+    if memchr::memchr(0xE2, s.as_bytes()).is_none() {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(
+        s.replace(['\u{2019}', '\u{2018}'], "'")
+            .replace(['\u{201c}', '\u{201d}'], "\""),
+    )
 }
 
 /// The notes of a run; not collected when nobody reads them.
@@ -761,17 +847,11 @@ fn is_reference(rules: &Rules, url: &str, clause: &str) -> bool {
         return false;
     }
     let hay = format!("{} {}", lower(clause), lower(url));
-    let words: HashSet<&str> = hay
-        .split(|c: char| !c.is_alphanumeric() && c != '-')
-        .filter(|w| !w.is_empty())
-        .collect();
-    rules.reference_words.iter().any(|w| {
-        if w.contains(' ') || !w.is_ascii() {
-            hay.contains(w.as_str())
-        } else {
-            words.contains(w.as_str())
-        }
-    })
+    // a phrase (or non-ASCII word) anywhere, or a word among the words
+    rules.reference_phrases().any(|w| hay.contains(w))
+        || hay
+            .split(|c: char| !c.is_alphanumeric() && c != '-')
+            .any(|w| !w.is_empty() && rules.is_reference_word(w))
 }
 
 /// The title of a reference: the words that name it, then the address.
@@ -848,13 +928,16 @@ fn base_memory(
     m
 }
 
-fn draft_to_cand(
+/// A draft as a candidate, added to `out`: merged into a near-duplicate
+/// (its why and how then made only when the kept one lacks them), else kept.
+fn draft_into(
     d: Draft,
     at: &At,
     base: Option<NaiveDate>,
     opts: &ExtractOptions,
     scrubber: &Scrubber,
-) -> Cand {
+    out: &mut Merged,
+) {
     let abs = |s: &str| {
         let s = scrubber.scrub(s).text;
         match base {
@@ -869,24 +952,41 @@ fn draft_to_cand(
         Cat::Project => (MemoryType::Project, Kind::DurableLesson, 0.7),
         Cat::Dated => (MemoryType::Project, Kind::OneTimeState, 0.8),
     };
+    let words = content_words(&fact);
+    let tokens: BTreeSet<String> = words.iter().cloned().collect();
+    let why = || d.why.as_deref().map(abs);
+    let how = || (!d.how.is_empty()).then(|| abs(&d.how.join(" ")));
+    if let Some(i) = out.hit(t, None, &tokens) {
+        out.note_merge(|| title_of(&fact));
+        let triggers = triggers_with(&fact, words, 5);
+        merge_parts(
+            &mut out.v[i].mem,
+            Parts {
+                confidence: Some(conf),
+                evidence: vec![at.evidence()],
+                triggers,
+                verified_at: at.day(),
+            },
+            why,
+            how,
+        );
+        return;
+    }
     let mut m = base_memory(title_of(&fact), cut(&fact, 150), t, kind, at, opts);
     if let (Cat::Dated, Some(dm)) = (d.cat, &d.date) {
         m.expires = Some(Expires::On(dm.date));
     }
-    m.triggers = triggers_of(&fact, 5);
-    m.fact = Some(fact.clone());
-    m.why = d.why.map(|w| abs(&w));
-    if !d.how.is_empty() {
-        m.how = Some(abs(&d.how.join(" ")));
-    }
+    m.triggers = triggers_with(&fact, words, 5);
+    m.why = why();
+    m.how = how();
+    m.fact = Some(fact);
     m.confidence = Some(conf);
     m.extra.insert("rule".into(), d.rule.into());
-    let tokens = content_words(&fact).into_iter().collect();
-    Cand {
+    out.v.push(Cand {
         mem: m,
         tokens,
         key: None,
-    }
+    });
 }
 
 /// Extract from one user message.
@@ -896,7 +996,7 @@ fn from_message(
     text_len: usize,
     opts: &ExtractOptions,
     scrubber: &Scrubber,
-    out: &mut Vec<Cand>,
+    out: &mut Merged,
     notes: &mut Notes,
 ) {
     let rules = &opts.rules;
@@ -917,9 +1017,9 @@ fn from_message(
     }
     let norm = normalize_quotes(cut_pasted_output(text, at.line, notes));
     let mut current: Option<Draft> = None;
-    let finish = |d: Option<Draft>, out: &mut Vec<Cand>| {
+    let finish = |d: Option<Draft>, out: &mut Merged| {
         if let Some(d) = d {
-            out.push(draft_to_cand(d, at, base, opts, scrubber));
+            draft_into(d, at, base, opts, scrubber, out);
         }
     };
     for s in sentences(&norm) {
@@ -972,7 +1072,7 @@ fn from_message(
                     at.line,
                     url,
                 );
-                out.push(Cand {
+                out.add(Cand {
                     mem: m,
                     tokens: BTreeSet::new(),
                     key: Some(format!("url:{url}")),
@@ -984,7 +1084,7 @@ fn from_message(
         }
         let (class, date) = classify(rules, &l, base);
         match class {
-            Class::Drop(b, rule) => note(notes, false, b, &rule, at.line, s),
+            Class::Drop(b, rule) => note(notes, false, b, rule, at.line, s),
             Class::Other => match current.as_mut() {
                 Some(d) if d.why.is_none() && d.cat != Cat::User => {
                     d.why = Some(clean_sentence(s.trim_end_matches(['.', '!'])));
@@ -1012,7 +1112,7 @@ fn from_message(
                 } else {
                     Bucket::DurableInstruction
                 };
-                note(notes, true, bucket, &rule, at.line, s);
+                note(notes, true, bucket, rule, at.line, s);
                 if let Some(d) = current.as_mut() {
                     let joins = d.cat == cat && cat != Cat::Dated
                         || d.cat == Cat::Dated && cat == Cat::Feedback;
@@ -1199,12 +1299,20 @@ fn looks_failed(text: &str) -> bool {
 /// A short display form of a command: first line, without `2>&1` and a
 /// trailing `| tail …` / `| head …` / `| grep …`, at most 80 bytes.
 fn short_cmd(c: &str) -> String {
-    let mut first = c.lines().next().unwrap_or("").trim().replace(" 2>&1", "");
-    for pager in [
-        "| tail", "| head", "| grep", "| less", "| cat", "|tail", "|head",
-    ] {
-        if let Some(i) = first.find(pager) {
-            first.truncate(i);
+    let first = c.lines().next().unwrap_or("").trim();
+    // (the searches below only when their first byte occurs)
+    let mut first = if first.contains('>') {
+        first.replace(" 2>&1", "")
+    } else {
+        first.to_string()
+    };
+    if first.contains('|') {
+        for pager in [
+            "| tail", "| head", "| grep", "| less", "| cat", "|tail", "|head",
+        ] {
+            if let Some(i) = first.find(pager) {
+                first.truncate(i);
+            }
         }
     }
     let first = first.trim();
@@ -1251,11 +1359,11 @@ fn error_excerpt(window: &str, total: usize, budget: usize, scrubber: &Scrubber)
 /// since the oldest open failure; nothing else of the events.
 #[derive(Default)]
 struct Lessons {
-    calls: HashMap<String, Call>,
+    calls: FxMap<String, Call>,
     // successful commands since the oldest open failure, in order
     ok: Vec<(String, At)>,
     failed: Vec<(String, Fail)>,
-    cands: Vec<Cand>,
+    cands: Merged,
     notes: Notes,
 }
 
@@ -1296,20 +1404,28 @@ impl Lessons {
                 let Some(call) = ev.tool_id.as_deref().and_then(|id| self.calls.remove(id)) else {
                     return;
                 };
-                let text = ev.text.as_deref().unwrap_or("");
-                let bad =
-                    ev.is_error.unwrap_or(false) || (ev.is_error.is_none() && looks_failed(text));
+                // the output is decoded only when read, and only its first
+                // `min_text_window` bytes: a 7 MB output is never read in full
+                let decode = || match &ev.text {
+                    Some(t) => t.prefix(min_text_window(opts.max_quote_bytes)),
+                    None => Cow::Borrowed(""),
+                };
+                let mut window = None;
+                let bad = match ev.is_error {
+                    Some(b) => b,
+                    None => looks_failed(window.insert(decode())),
+                };
                 if bad {
                     if !self.failed.iter().any(|(c, _)| *c == call.cmd) {
+                        let window = window.unwrap_or_else(decode);
+                        let keep = opts.max_quote_bytes * 4 + 1024;
                         self.failed.push((
                             call.cmd,
                             Fail {
                                 call: call.at,
                                 result: at(),
-                                // only a window: a 7 MB output is never read in full
-                                output: floor_to_bytes(text, opts.max_quote_bytes * 4 + 1024)
-                                    .to_string(),
-                                total: ev.text_len,
+                                output: floor_to_bytes(&window, keep).to_string(),
+                                total: ev.text.as_ref().map_or(0, EventText::byte_len),
                                 since: self.ok.len(),
                             },
                         ));
@@ -1371,11 +1487,59 @@ impl Lessons {
             return;
         };
         let (sa, sb) = (short_cmd(a), short_cmd(b));
-        let why = error_excerpt(&f.output, f.total, opts.max_quote_bytes, scrubber);
         let newest = [f.call.ts, f.result.ts, b_at.ts, call.at.ts, ev.ts]
             .into_iter()
             .flatten()
             .max();
+        let mut trig = Vec::new();
+        for c in [&sa, &sb] {
+            let words: Vec<&str> = c.split_whitespace().take(2).collect();
+            trig.push(words.join(" "));
+        }
+        // The failing command's own names (`node src/build-token.mjs` →
+        // `build-token`) so a task that names it recalls the lesson.
+        for k in command_keywords(&sa) {
+            if !trig.contains(&k) {
+                trig.push(k);
+            }
+        }
+        trig.dedup();
+        let mut evidence = vec![f.result.evidence(), b_at.evidence(), ev.evidence()];
+        evidence.dedup();
+        note(
+            &mut self.notes,
+            true,
+            Bucket::AutomaticMemory,
+            "lesson/fail-fix-succeed",
+            ev.line,
+            &format!("run {sb} before {sa}"),
+        );
+        let key = format!(
+            "lesson:{sb}\u{0}{}",
+            sa.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+        );
+        let verified_at = newest.map(local_day).or(ev.day());
+        let excerpt = || error_excerpt(&f.output, f.total, opts.max_quote_bytes, scrubber);
+        let how = || format!("Before running `{sa}`, run `{sb}`.");
+        let empty = BTreeSet::new();
+        if let Some(i) = self.cands.hit(MemoryType::Feedback, Some(&key), &empty) {
+            // a repeated lesson: its quote is made only when the kept one lacks one
+            self.cands
+                .note_merge(|| title_of(&format!("Run {sb} before {sa}")));
+            merge_parts(
+                &mut self.cands.v[i].mem,
+                Parts {
+                    confidence: Some(0.7),
+                    evidence,
+                    triggers: trig,
+                    verified_at,
+                },
+                || Some(excerpt()),
+                || Some(how()),
+            );
+            return;
+        }
+        let why = excerpt();
         let mut m = base_memory(
             title_of(&format!("Run {sb} before {sa}")),
             cut(
@@ -1390,44 +1554,19 @@ impl Lessons {
             ev,
             opts,
         );
-        m.verified_at = newest.map(local_day).or(m.verified_at);
+        m.verified_at = verified_at;
         m.fact = Some(format!("Run `{sb}` before `{sa}`."));
         m.why = Some(why);
-        m.how = Some(format!("Before running `{sa}`, run `{sb}`."));
-        let mut trig = Vec::new();
-        for c in [&sa, &sb] {
-            let words: Vec<&str> = c.split_whitespace().take(2).collect();
-            trig.push(words.join(" "));
-        }
-        // The failing command's own names (`node src/build-token.mjs` →
-        // `build-token`) so a task that names it recalls the lesson.
-        for k in command_keywords(&sa) {
-            if !trig.contains(&k) {
-                trig.push(k);
-            }
-        }
-        trig.dedup();
+        m.how = Some(how());
         m.triggers = trig;
-        m.evidence = vec![f.result.evidence(), b_at.evidence(), ev.evidence()];
-        m.evidence.dedup();
+        m.evidence = evidence;
         m.confidence = Some(0.7);
         m.extra
             .insert("rule".into(), "lesson/fail-fix-succeed".into());
-        note(
-            &mut self.notes,
-            true,
-            Bucket::AutomaticMemory,
-            "lesson/fail-fix-succeed",
-            ev.line,
-            &format!("run {sb} before {sa}"),
-        );
-        self.cands.push(Cand {
-            key: Some(format!(
-                "lesson:{sb}\u{0}{}",
-                sa.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
-            )),
+        self.cands.v.push(Cand {
+            key: Some(key),
             mem: m,
-            tokens: BTreeSet::new(),
+            tokens: empty,
         });
     }
 }
@@ -1440,6 +1579,36 @@ fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
 }
 
 fn merge_into(into: &mut Memory, from: Memory) {
+    let (why, how) = (from.why, from.how);
+    merge_parts(
+        into,
+        Parts {
+            confidence: from.confidence,
+            evidence: from.evidence,
+            triggers: from.triggers,
+            verified_at: from.verified_at,
+        },
+        || why,
+        || how,
+    );
+}
+
+/// What a merge takes from a near-duplicate besides its why and how.
+struct Parts {
+    confidence: Option<f64>,
+    evidence: Vec<String>,
+    triggers: Vec<String>,
+    verified_at: Option<NaiveDate>,
+}
+
+/// [`merge_into`] with the near-duplicate in parts; its why and how are
+/// made only when `into` lacks them.
+fn merge_parts(
+    into: &mut Memory,
+    from: Parts,
+    why: impl FnOnce() -> Option<String>,
+    how: impl FnOnce() -> Option<String>,
+) {
     let c = into
         .confidence
         .unwrap_or(0.7)
@@ -1463,10 +1632,27 @@ fn merge_into(into: &mut Memory, from: Memory) {
     }
     into.verified_at = into.verified_at.max(from.verified_at);
     if into.why.is_none() {
-        into.why = from.why;
+        into.why = why();
     }
     if into.how.is_none() {
-        into.how = from.how;
+        into.how = how();
+    }
+}
+
+/// The origin of an event; `digest` caches the last session's digest.
+fn at_of(digest: &mut Option<(String, Rc<str>)>, ev: &EventView<'_>) -> At {
+    let d = match digest {
+        Some((s, d)) if *s == ev.session => d.clone(),
+        _ => {
+            let d: Rc<str> = blake3::hash(ev.session.as_bytes()).to_hex()[..12].into();
+            *digest = Some((ev.session.to_string(), d.clone()));
+            d
+        }
+    };
+    At {
+        line: ev.line,
+        digest: d,
+        ts: ev.ts.as_deref().and_then(parse_ts),
     }
 }
 
@@ -1478,9 +1664,11 @@ pub struct Extractor {
     opts: ExtractOptions,
     scrubber: Scrubber,
     notes: Notes,
-    cands: Vec<Cand>,
+    /// The message candidates, merged.
+    cands: Merged,
     skipped: usize,
-    seen: HashSet<(String, String, u32)>,
+    /// Source entries used: per session, (uuid or line, block).
+    seen: FxMap<String, FxSet<(String, u32)>>,
     digest: Option<(String, Rc<str>)>,
     lessons: Lessons,
 }
@@ -1492,34 +1680,24 @@ impl Extractor {
             scrubber: Scrubber::new(opts.project_root.as_deref()),
             opts,
             notes: Notes::default(),
-            cands: Vec::new(),
+            cands: Merged::default(),
             skipped: 0,
-            seen: HashSet::new(),
+            seen: FxMap::default(),
             digest: None,
             lessons: Lessons::default(),
         }
     }
 
     fn at(&mut self, ev: &EventView<'_>) -> At {
-        let digest = match &self.digest {
-            Some((s, d)) if *s == ev.session => d.clone(),
-            _ => {
-                let d: Rc<str> = blake3::hash(ev.session.as_bytes()).to_hex()[..12].into();
-                self.digest = Some((ev.session.to_string(), d.clone()));
-                d
-            }
-        };
-        At {
-            line: ev.line,
-            digest,
-            ts: ev.ts.as_deref().and_then(parse_ts),
-        }
+        at_of(&mut self.digest, ev)
     }
 
     /// Do not collect [`Extraction::notes`] (they cost time on long streams).
     pub fn without_notes(mut self) -> Self {
         self.notes.off = true;
         self.lessons.notes.off = true;
+        self.cands.notes.off = true;
+        self.lessons.cands.notes.off = true;
         self
     }
 
@@ -1535,15 +1713,25 @@ impl Extractor {
                     Some(u) => u.to_string(),
                     None => ev.line.to_string(),
                 };
-                if !self.seen.insert((ev.session.to_string(), id, ev.block)) {
+                let fresh = match self.seen.get_mut(&*ev.session) {
+                    Some(ids) => ids.insert((id, ev.block)),
+                    None => {
+                        let mut ids = FxSet::default();
+                        ids.insert((id, ev.block));
+                        self.seen.insert(ev.session.to_string(), ids);
+                        true
+                    }
+                };
+                if !fresh {
                     return; // the same source entry is used once
                 }
-                if let Some(text) = ev.text.as_deref() {
+                if let Some(text) = ev.text.as_ref() {
+                    let text = text.whole();
                     let at = self.at(ev);
                     from_message(
                         &at,
-                        text,
-                        ev.text_len,
+                        &text,
+                        text.len(),
                         &self.opts,
                         &self.scrubber,
                         &mut self.cands,
@@ -1552,8 +1740,10 @@ impl Extractor {
                 }
             }
             "tool_use" | "tool_result" => {
-                let at = self.at(ev);
-                self.lessons.step(ev, || at, &self.opts, &self.scrubber);
+                // the origin is made only when a call or a failure is kept
+                let digest = &mut self.digest;
+                self.lessons
+                    .step(ev, || at_of(digest, ev), &self.opts, &self.scrubber);
             }
             _ => {}
         }
@@ -1565,7 +1755,7 @@ impl Extractor {
             opts,
             scrubber,
             notes: msg_notes,
-            cands: msg_cands,
+            cands,
             skipped,
             lessons,
             ..
@@ -1586,9 +1776,12 @@ impl Extractor {
         }
         notes.v.extend(msg_notes.v);
         notes.v.extend(lessons.notes.v);
-        let mut cands = msg_cands;
-        cands.extend(lessons.cands);
-        finish_candidates(cands, notes, &opts, &scrubber)
+        // the merge notes, messages' first, as when merged at the end
+        notes.v.extend(cands.notes.v);
+        notes.v.extend(lessons.cands.notes.v);
+        let mut merged = cands.v;
+        merged.extend(lessons.cands.v);
+        finish_candidates(merged, notes, &opts, &scrubber)
     }
 }
 
@@ -1604,39 +1797,65 @@ pub fn extract(events: &[Event], opts: &ExtractOptions) -> Extraction {
     x.finish()
 }
 
+/// Candidates merged as they come: a near-duplicate of an earlier one (same
+/// type and key, or no key and similar words) raises its confidence instead
+/// of being kept. Message candidates and lessons never merge with each
+/// other (their keys differ), so each has its own list.
+#[derive(Default)]
+struct Merged {
+    v: Vec<Cand>,
+    notes: Notes,
+}
+
+impl Merged {
+    /// The kept candidate a new one of type `t` with `key` (else `tokens`)
+    /// merges into.
+    fn hit(&self, t: MemoryType, key: Option<&str>, tokens: &BTreeSet<String>) -> Option<usize> {
+        self.v.iter().position(|m| {
+            m.mem.mem_type == t
+                && match (m.key.as_deref(), key) {
+                    (Some(a), Some(b)) => a == b,
+                    (None, None) => jaccard(&m.tokens, tokens) >= 0.6,
+                    _ => false,
+                }
+        })
+    }
+
+    /// Note a merge of the candidate named `name()` (made only when notes
+    /// are collected).
+    fn note_merge(&mut self, name: impl FnOnce() -> String) {
+        if !self.notes.off {
+            let name = name();
+            note(
+                &mut self.notes,
+                false,
+                Bucket::DurableInstruction,
+                "merge/near-duplicate",
+                0,
+                &name,
+            );
+        }
+    }
+
+    fn add(&mut self, c: Cand) {
+        match self.hit(c.mem.mem_type, c.key.as_deref(), &c.tokens) {
+            Some(i) => {
+                self.note_merge(|| c.mem.name.clone());
+                merge_into(&mut self.v[i].mem, c.mem);
+            }
+            None => self.v.push(c),
+        }
+    }
+}
+
+/// The merged candidates as memories: scrubbed, dropped when still
+/// sensitive, given ids, limited.
 fn finish_candidates(
-    cands: Vec<Cand>,
+    merged: Vec<Cand>,
     mut notes: Notes,
     opts: &ExtractOptions,
     scrubber: &Scrubber,
 ) -> Extraction {
-    // merge near-duplicates (a repeated correction raises confidence)
-    let mut merged: Vec<Cand> = Vec::new();
-    for c in cands {
-        let hit = merged.iter_mut().find(|m| {
-            m.mem.mem_type == c.mem.mem_type
-                && match (&m.key, &c.key) {
-                    (Some(a), Some(b)) => a == b,
-                    (None, None) => jaccard(&m.tokens, &c.tokens) >= 0.6,
-                    _ => false,
-                }
-        });
-        match hit {
-            Some(m) => {
-                note(
-                    &mut notes,
-                    false,
-                    Bucket::DurableInstruction,
-                    "merge/near-duplicate",
-                    0,
-                    &c.mem.name,
-                );
-                merge_into(&mut m.mem, c.mem);
-            }
-            None => merged.push(c),
-        }
-    }
-
     let mut memories = Vec::new();
     let mut sensitive = Vec::new();
     for c in merged {
@@ -1755,6 +1974,26 @@ mod tests {
         let id = zh.id.unwrap();
         assert!(id.starts_with("feedback-") && id.len() == 17, "{id}");
         assert!(mem_core::id::validate_id(&id).is_ok());
+    }
+
+    #[test]
+    fn sentences_split_ascii_and_cjk_alike() {
+        use super::sentences;
+        assert_eq!(
+            sentences("Never push. Use v1.2 here! Why?no\n> quoted. x\n```\na. b\n```\nlast"),
+            ["Never push.", "Use v1.2 here!", "Why?no", "last"]
+        );
+        assert_eq!(
+            sentences("不要直接修改数据库。请用迁移！好吗？ok. é. fin"),
+            [
+                "不要直接修改数据库。",
+                "请用迁移！",
+                "好吗？",
+                "ok.",
+                "é.",
+                "fin"
+            ]
+        );
     }
 
     #[test]

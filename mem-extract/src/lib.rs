@@ -13,8 +13,10 @@ pub mod dates;
 pub mod extract;
 pub mod model;
 pub mod rules;
+mod scan;
 pub mod session;
 pub mod stream;
+pub mod text;
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -390,8 +392,7 @@ fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
     if let Some(c) = a.common.cwd.as_deref() {
         st.start(Some(c));
     }
-    let window = extract::min_text_window(a.max_quote_bytes);
-    stream::for_each_event(&a.files, window, |ev| st.push(ev))?;
+    stream::for_each_event(&a.files, |ev| st.push(ev))?;
     if st.disabled {
         warn(
             NAME,

@@ -1,6 +1,8 @@
 //! The extraction rules: data (YAML), embedded as [`DEFAULT_RULES_YAML`] and
 //! replaceable with `--rules FILE`. Format: the comments of `rules.yaml`.
 
+use std::sync::OnceLock;
+
 use regex::{Regex, RegexSet};
 use serde::Deserialize;
 
@@ -48,14 +50,27 @@ pub struct Rule {
     pub name: String,
     /// Lifecycle bucket for `drop` rules (`current-context`, `task-state`).
     pub bucket: Option<String>,
-    re: Regex,
+    /// `<group>/<name>` (`drop/question`), as notes and candidates name it.
+    label: String,
+    /// The pattern, compiled on first use by [`Rule::fires`] (classifying
+    /// uses the rule set's compiled copy).
+    pattern: String,
+    re: OnceLock<Regex>,
     unless: Option<Regex>,
 }
 
 impl Rule {
+    /// `<group>/<name>`, e.g. `feedback/negative-imperative`.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
     /// True when the rule fires on a lowercased sentence.
     pub fn fires(&self, s: &str) -> bool {
-        self.re.is_match(s) && !self.unless.as_ref().is_some_and(|u| u.is_match(s))
+        let re = self
+            .re
+            .get_or_init(|| Regex::new(&self.pattern).expect("checked when parsed"));
+        re.is_match(s) && !self.unless.as_ref().is_some_and(|u| u.is_match(s))
     }
 }
 
@@ -81,6 +96,8 @@ pub struct Rules {
     /// The patterns of `drop`, `user`, `feedback`, `project`, `request` in
     /// that order, searched in one pass by [`Rules::matching`].
     set: RegexSet,
+    /// The ASCII one-word `reference_words`, sorted.
+    reference_single: Vec<String>,
 }
 
 /// Which sentence rules' patterns match a sentence (from [`Rules::matching`]).
@@ -117,6 +134,22 @@ impl Rules {
             .map(|(_, r)| r)
     }
 
+    /// True when `w` is one of the ASCII one-word `reference_words`.
+    pub fn is_reference_word(&self, w: &str) -> bool {
+        self.reference_single
+            .binary_search_by(|x| x.as_str().cmp(w))
+            .is_ok()
+    }
+
+    /// The `reference_words` that are phrases or not ASCII (found as
+    /// substrings rather than as words).
+    pub fn reference_phrases(&self) -> impl Iterator<Item = &str> {
+        self.reference_words
+            .iter()
+            .filter(|w| w.contains(' ') || !w.is_ascii())
+            .map(String::as_str)
+    }
+
     /// The embedded default rules.
     pub fn default_rules() -> Rules {
         Rules::parse(DEFAULT_RULES_YAML, "<default rules>").expect("embedded rules are valid")
@@ -129,34 +162,6 @@ impl Rules {
     pub fn parse(yaml: &str, label: &str) -> Result<Rules, Error> {
         let spec: RulesSpec =
             serde_norway::from_str(yaml).map_err(|e| Error::Msg(format!("{label}: {e}")))?;
-        let comp = |v: Vec<RuleSpec>| -> Result<Vec<Rule>, Error> {
-            v.into_iter()
-                .map(|r| {
-                    let re = Regex::new(&r.pattern).map_err(|e| {
-                        Error::Msg(format!("{label}: rule {}: bad pattern: {e}", r.name))
-                    })?;
-                    let unless = r
-                        .unless
-                        .as_deref()
-                        .map(Regex::new)
-                        .transpose()
-                        .map_err(|e| {
-                            Error::Msg(format!("{label}: rule {}: bad unless: {e}", r.name))
-                        })?;
-                    Ok(Rule {
-                        name: r.name,
-                        bucket: r.bucket,
-                        re,
-                        unless,
-                    })
-                })
-                .collect()
-        };
-        let why = spec
-            .why
-            .iter()
-            .map(|p| Regex::new(p).map_err(|e| Error::Msg(format!("{label}: why {p:?}: {e}"))))
-            .collect::<Result<Vec<_>, _>>()?;
         let patterns: Vec<&str> = [
             &spec.drop,
             &spec.user,
@@ -168,26 +173,70 @@ impl Rules {
         .flat_map(|g| g.iter().map(|r| r.pattern.as_str()))
         .collect();
         let set_result = RegexSet::new(&patterns);
-        let drop = comp(spec.drop)?;
-        let user = comp(spec.user)?;
-        let feedback = comp(spec.feedback)?;
-        let project = comp(spec.project)?;
-        let request = comp(spec.request)?;
+        // a pattern is compiled alone only to name the bad one when the set
+        // fails (a set compiles exactly when each of its patterns does,
+        // size limits aside)
+        let set_failed = set_result.is_err();
+        let comp = |v: Vec<RuleSpec>, group: &str| -> Result<Vec<Rule>, Error> {
+            v.into_iter()
+                .map(|r| {
+                    if set_failed {
+                        Regex::new(&r.pattern).map_err(|e| {
+                            Error::Msg(format!("{label}: rule {}: bad pattern: {e}", r.name))
+                        })?;
+                    }
+                    let unless = r
+                        .unless
+                        .as_deref()
+                        .map(Regex::new)
+                        .transpose()
+                        .map_err(|e| {
+                            Error::Msg(format!("{label}: rule {}: bad unless: {e}", r.name))
+                        })?;
+                    Ok(Rule {
+                        label: format!("{group}/{}", r.name),
+                        name: r.name,
+                        bucket: r.bucket,
+                        pattern: r.pattern,
+                        re: OnceLock::new(),
+                        unless,
+                    })
+                })
+                .collect()
+        };
+        let why = spec
+            .why
+            .iter()
+            .map(|p| Regex::new(p).map_err(|e| Error::Msg(format!("{label}: why {p:?}: {e}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        let drop = comp(spec.drop, "drop")?;
+        let user = comp(spec.user, "user")?;
+        let feedback = comp(spec.feedback, "feedback")?;
+        let project = comp(spec.project, "project")?;
+        let request = comp(spec.request, "request")?;
         // every pattern compiled alone above, so the set compiles too
         let set = set_result.map_err(|e| Error::Msg(format!("{label}: rules: {e}")))?;
+        let reference_words: Vec<String> = spec
+            .reference_words
+            .into_iter()
+            .map(|w| w.to_lowercase())
+            .collect();
+        let mut reference_single: Vec<String> = reference_words
+            .iter()
+            .filter(|w| !w.contains(' ') && w.is_ascii())
+            .cloned()
+            .collect();
+        reference_single.sort_unstable();
         Ok(Rules {
             set,
+            reference_single,
             drop,
             user,
             feedback,
             project,
             request,
             why,
-            reference_words: spec
-                .reference_words
-                .into_iter()
-                .map(|w| w.to_lowercase())
-                .collect(),
+            reference_words,
             reference_skip_hosts: spec.reference_skip_hosts,
         })
     }
