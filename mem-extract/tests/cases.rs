@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use mem_core::records::{Event, Memory};
+use mem_core::records::{Event, Kind, Memory};
 use mem_extract::extract::{ExtractOptions, extract};
 use serde_json::{Value, json};
 
@@ -408,6 +408,38 @@ fn explain_prints_buckets_and_rules() {
         "{err}"
     );
     assert_eq!(records(&out).len(), 1);
+}
+
+/// A negative preference in the first person ("I don't want (you) to …")
+/// is a preference; wanting not to lose work or to wait is not.
+#[test]
+fn first_person_negative_preferences() {
+    let mk = |seq, text: &str| Event {
+        text: Some(text.into()),
+        ..ev(seq, "user", "text")
+    };
+    let evs = vec![
+        mk(
+            0,
+            "I have both Node and Python, but I don't want to make it only work for me or make assumptions about people's env. Would there be a cross-platform solution?",
+        ),
+        mk(
+            1,
+            "I don't want you to add new dependencies without asking.",
+        ),
+        mk(2, "I don't want to lose my changes, hold on."),
+        mk(3, "I don't want to wait for the full suite every time?"),
+    ];
+    let r = extract(&evs, &ExtractOptions::default());
+    let facts: Vec<&str> = r.memories.iter().map(|m| m.description.as_str()).collect();
+    assert_eq!(
+        facts,
+        [
+            "I have both Node and Python, but I don't want to make it only work for me or make assumptions about people's env.",
+            "I don't want you to add new dependencies without asking."
+        ]
+    );
+    assert!(r.memories.iter().all(|m| m.kind == Some(Kind::Preference)));
 }
 
 #[test]
