@@ -27,6 +27,7 @@ pub mod jsonl;
 pub mod lock;
 pub mod memdir;
 pub mod records;
+pub mod scan;
 pub mod scrub;
 pub mod store;
 pub mod time;

@@ -5,16 +5,13 @@
 //! number that is not a plain integer where one is expected, deep nesting,
 //! any syntax error — so the serde path decides (and names the error).
 //!
-//! Strings are found with `memchr`, checked (escapes, no control
-//! characters) and borrowed; the text is kept as its JSON literal.
+//! Strings and skipped values are checked by mem-core's scanner
+//! ([`mem_core::scan`], the one `mem-transcript replay` uses) and
+//! borrowed; the text is kept as its JSON literal.
 
 use std::borrow::Cow;
 
-use memchr::{memchr, memchr2};
 use serde_json::Value;
-
-/// Nesting deeper than this is left to serde (its own limit is 128).
-const MAX_DEPTH: usize = 64;
 
 /// A string read by [`Scanner::string`]: the inside of the literal.
 pub(crate) struct RawStr<'a> {
@@ -38,33 +35,6 @@ impl<'a> RawStr<'a> {
         }
         Some(crate::text::unescape_prefix(self.raw, usize::MAX))
     }
-}
-
-/// True when a byte is below 0x20 (one pass the compiler vectorizes).
-fn has_control(b: &[u8]) -> bool {
-    b.iter().fold(0xFF, |m, &c| m.min(c)) < 0x20
-}
-
-/// One pass over a string body followed by its closing quote (`w`): true
-/// (bad) when a byte of the body is below 0x20 or a backslash is followed
-/// by anything but `"\/bfnrt`. Branch-free so the compiler vectorizes it.
-fn check_body(w: &[u8]) -> bool {
-    let n = w.len() - 1;
-    let (body, next) = (&w[..n], &w[1..]);
-    let mut bad = 0u8;
-    for (&a, &c) in body.iter().zip(next) {
-        let is_bs = a == b'\\';
-        let ok_next = (c == b'"')
-            | (c == b'\\')
-            | (c == b'/')
-            | (c == b'b')
-            | (c == b'f')
-            | (c == b'n')
-            | (c == b'r')
-            | (c == b't');
-        bad |= u8::from(a < 0x20) | u8::from(is_bs & !ok_next);
-    }
-    bad != 0
 }
 
 /// A cursor over one line (valid UTF-8).
@@ -172,115 +142,21 @@ impl<'a> Scanner<'a> {
         Some(v)
     }
 
-    /// A string literal: checked (valid escapes, no control characters).
-    ///
-    /// Fast path: the closing quote is the first `"` not preceded by an odd
-    /// run of backslashes; the body then passes one branch-free pass when
-    /// every byte is at least 0x20 and every backslash is followed by one of
-    /// `"\/bfnrt` (which makes every escape valid). Anything else (a `\u`
-    /// escape, an escaped backslash before a letter) takes the exact loop.
+    /// A string literal: checked (valid escapes, no control characters) by
+    /// [`mem_core::scan::string`].
     pub fn string(&mut self) -> Option<RawStr<'a>> {
         self.eat(b'"')?;
         let start = self.i;
-        // most strings are short: a plain loop over the first bytes finds the
-        // end (or an escape) before memchr would be worth calling
-        let lim = (start + 32).min(self.b.len());
-        let mut j = start;
-        while j < lim {
-            let c = self.b[j];
-            if c == b'"' {
-                self.i = j + 1;
-                return Some(RawStr {
-                    raw: &self.s[start..j],
-                    escaped: false,
-                    unicode: false,
-                });
-            }
-            if c == b'\\' || c < 0x20 {
-                break;
-            }
-            j += 1;
-        }
-        let first = if j < lim {
-            if self.b[j] < 0x20 {
-                return None;
-            }
-            j
-        } else {
-            lim + memchr2(b'"', b'\\', &self.b[lim..])?
-        };
-        if self.b[first] == b'"' {
-            // no escape: only control characters to refuse
-            if has_control(&self.b[lim..first]) {
-                return None;
-            }
-            self.i = first + 1;
-            return Some(RawStr {
-                raw: &self.s[start..first],
-                escaped: false,
-                unicode: false,
-            });
-        }
-        let mut q = first;
-        loop {
-            q += memchr(b'"', &self.b[q..])?;
-            let run = self.b[start..q]
-                .iter()
-                .rev()
-                .take_while(|&&c| c == b'\\')
-                .count();
-            if run % 2 == 0 {
-                break;
-            }
-            q += 1;
-        }
-        // body and the closing quote: each byte with the one after it
-        if !check_body(&self.b[start..=q]) {
-            self.i = q + 1;
-            return Some(RawStr {
-                raw: &self.s[start..q],
-                escaped: true,
-                unicode: false,
-            });
-        }
-        self.string_exact(start)
-    }
-
-    /// [`Scanner::string`] one escape at a time, from `start` (after the
-    /// opening quote).
-    fn string_exact(&mut self, start: usize) -> Option<RawStr<'a>> {
-        self.i = start;
-        let mut escaped = false;
-        let mut unicode = false;
-        loop {
-            let j = self.i + memchr2(b'"', b'\\', &self.b[self.i..])?;
-            if self.b[j] == b'"' {
-                let body = &self.b[start..j];
-                // no control characters (one pass the compiler vectorizes)
-                if body.iter().fold(false, |a, &c| a | (c < 0x20)) {
-                    return None;
-                }
-                self.i = j + 1;
-                return Some(RawStr {
-                    raw: &self.s[start..j],
-                    escaped,
-                    unicode,
-                });
-            }
-            escaped = true;
-            match self.b.get(j + 1)? {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i = j + 2,
-                b'u' => {
-                    let h = self.b.get(j + 2..j + 6)?;
-                    if !h.iter().all(u8::is_ascii_hexdigit) {
-                        return None;
-                    }
-                    unicode = true;
-                    self.i = j + 6;
-                }
-                _ => return None,
-            }
-        }
+        let (end, escaped) = mem_core::scan::string(self.b, start)?;
+        self.i = end;
+        let raw = &self.s[start..end - 1];
+        Some(RawStr {
+            raw,
+            escaped,
+            // possibly `\\u` (an escaped backslash, then `u`): then the
+            // serde path decodes it, with the same result
+            unicode: escaped && memchr::memmem::find(raw.as_bytes(), b"\\u").is_some(),
+        })
     }
 
     /// A key and its colon; `None` for a key with an escape (or a control
@@ -320,92 +196,10 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Skip one value, checking it.
+    /// Skip one value, checking it ([`mem_core::scan::value`]).
     pub fn skip(&mut self) -> Option<()> {
-        self.skip_at(0)
-    }
-
-    fn skip_at(&mut self, depth: usize) -> Option<()> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        match self.peek()? {
-            b'"' => self.string().map(|_| ()),
-            b'{' => {
-                self.i += 1;
-                if self.peek()? == b'}' {
-                    self.i += 1;
-                    return Some(());
-                }
-                loop {
-                    self.string()?;
-                    self.eat(b':')?;
-                    self.skip_at(depth + 1)?;
-                    if !self.more(b'}')? {
-                        return Some(());
-                    }
-                }
-            }
-            b'[' => {
-                self.i += 1;
-                if self.peek()? == b']' {
-                    self.i += 1;
-                    return Some(());
-                }
-                loop {
-                    self.skip_at(depth + 1)?;
-                    if !self.more(b']')? {
-                        return Some(());
-                    }
-                }
-            }
-            b't' => self.word(b"true"),
-            b'f' => self.word(b"false"),
-            b'n' => self.word(b"null"),
-            b'-' | b'0'..=b'9' => self.number(),
-            _ => None,
-        }
-    }
-
-    /// A JSON number (grammar only, as serde checks an ignored one).
-    fn number(&mut self) -> Option<()> {
-        let digits = |sc: &mut Self| {
-            let s = sc.i;
-            while sc.b.get(sc.i).is_some_and(u8::is_ascii_digit) {
-                sc.i += 1;
-            }
-            sc.i - s
-        };
-        if self.b.get(self.i) == Some(&b'-') {
-            self.i += 1;
-        }
-        match self.b.get(self.i)? {
-            b'0' => {
-                self.i += 1;
-                if self.b.get(self.i).is_some_and(u8::is_ascii_digit) {
-                    return None;
-                }
-            }
-            b'1'..=b'9' => {
-                digits(self);
-            }
-            _ => return None,
-        }
-        if self.b.get(self.i) == Some(&b'.') {
-            self.i += 1;
-            if digits(self) == 0 {
-                return None;
-            }
-        }
-        if matches!(self.b.get(self.i), Some(b'e' | b'E')) {
-            self.i += 1;
-            if matches!(self.b.get(self.i), Some(b'+' | b'-')) {
-                self.i += 1;
-            }
-            if digits(self) == 0 {
-                return None;
-            }
-        }
+        self.ws();
+        self.i = mem_core::scan::value(self.b, self.i, 0)?;
         Some(())
     }
 

@@ -226,7 +226,7 @@ fn first_time(seen: &mut u32, bit: u32) -> Option<()> {
 /// [`Head`] by the fast scanner: `Some` only when serde_json would parse
 /// the whole line to the same value.
 fn fast_head(line: &[u8]) -> Option<Head<'_>> {
-    let mut o = crate::scan::Obj::open(line, 0, 0)?;
+    let mut o = mem_core::scan::Obj::open(line, 0, 0)?;
     let mut h = Head::default();
     let mut seen = 0u32;
     while let Some(k) = o.next_key()? {
@@ -265,7 +265,7 @@ fn fast_head(line: &[u8]) -> Option<Head<'_>> {
             _ => h.leaf = opt_str(v)?,
         }
     }
-    crate::scan::at_end(line, o.pos()).then_some(h)
+    mem_core::scan::at_end(line, o.pos()).then_some(h)
 }
 
 /// Build the index of a Claude session (pass 1). Malformed lines are
@@ -1039,7 +1039,7 @@ fn fast_content(s: &str, i: usize) -> Option<(Option<Content<'_>>, usize)> {
         }
         b'[' => {
             let mut blocks = Vec::new();
-            let mut j = crate::scan::ws(b, i + 1);
+            let mut j = mem_core::scan::ws(b, i + 1);
             if b.get(j) == Some(&b']') {
                 return Some((Some(Content::Blocks(blocks)), j + 1));
             }
@@ -1059,18 +1059,18 @@ fn fast_content(s: &str, i: usize) -> Option<(Option<Content<'_>>, usize)> {
                         });
                         j = e;
                     }
-                    _ => j = crate::scan::value(b, j, 3)?,
+                    _ => j = mem_core::scan::value(b, j, 3)?,
                 }
-                j = crate::scan::ws(b, j);
+                j = mem_core::scan::ws(b, j);
                 match *b.get(j)? {
-                    b',' => j = crate::scan::ws(b, j + 1),
+                    b',' => j = mem_core::scan::ws(b, j + 1),
                     b']' => return Some((Some(Content::Blocks(blocks)), j + 1)),
                     _ => return None,
                 }
             }
         }
         _ => {
-            let e = crate::scan::value(b, i, 2)?;
+            let e = mem_core::scan::value(b, i, 2)?;
             Some((Some(Content::Other), e))
         }
     }
@@ -1079,7 +1079,7 @@ fn fast_content(s: &str, i: usize) -> Option<(Option<Content<'_>>, usize)> {
 /// The string token at `i` of `s`: the index after it and its text
 /// (borrowed when it has no escapes, else decoded by serde_json).
 fn fast_str(s: &str, i: usize) -> Option<(usize, Cow<'_, str>)> {
-    let (e, esc) = crate::scan::string(s.as_bytes(), i + 1)?;
+    let (e, esc) = mem_core::scan::string(s.as_bytes(), i + 1)?;
     let t = if esc {
         Cow::Owned(serde_json::from_str::<String>(&s[i..e]).ok()?)
     } else {
@@ -1093,7 +1093,7 @@ fn fast_str(s: &str, i: usize) -> Option<(usize, Cow<'_, str>)> {
 /// duplicated key). The index after the object.
 fn fast_block(s: &str, i: usize) -> Option<(Block<'_>, usize)> {
     let b = s.as_bytes();
-    let mut o = crate::scan::Obj::open(b, i, 3)?;
+    let mut o = mem_core::scan::Obj::open(b, i, 3)?;
     let mut blk = Block::default();
     let mut seen = 0u32;
     while let Some(k) = o.next_key()? {
@@ -1163,7 +1163,7 @@ fn fast_lenient_str(v: &str) -> Option<Option<Cow<'_, str>>> {
 /// The `message` object at `i` of `s`; the index after it.
 fn fast_message(s: &str, i: usize) -> Option<(Message<'_>, usize)> {
     let b = s.as_bytes();
-    let mut o = crate::scan::Obj::open(b, i, 1)?;
+    let mut o = mem_core::scan::Obj::open(b, i, 1)?;
     let mut m = Message::default();
     let mut seen = 0u32;
     while let Some(k) = o.next_key()? {
@@ -1192,7 +1192,7 @@ fn fast_message(s: &str, i: usize) -> Option<(Message<'_>, usize)> {
 /// valid UTF-8: `Some` only with the value serde_json would give.
 fn fast_entry(s: &str) -> Option<Entry<'_>> {
     let b = s.as_bytes();
-    let mut o = crate::scan::Obj::open(b, 0, 0)?;
+    let mut o = mem_core::scan::Obj::open(b, 0, 0)?;
     let mut e = Entry {
         ty: None,
         uuid: None,
@@ -1265,7 +1265,7 @@ fn fast_entry(s: &str) -> Option<Entry<'_>> {
             _ => e.subtype = opt_str(v)?,
         }
     }
-    crate::scan::at_end(b, o.pos()).then_some(e)
+    mem_core::scan::at_end(b, o.pos()).then_some(e)
 }
 
 /// Text of a tool result's content: strings and text blocks joined by `\n`,

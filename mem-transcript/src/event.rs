@@ -398,7 +398,7 @@ pub fn write_json_str(buf: &mut Vec<u8>, s: &str) {
     buf.reserve(b.len() + 2);
     buf.push(b'"');
     let mut start = 0;
-    while let Some(j) = crate::scan::next_special(b, start) {
+    while let Some(j) = mem_core::scan::next_special(b, start) {
         buf.extend_from_slice(&b[start..j]);
         let c = b[j];
         match c {

@@ -18,7 +18,6 @@ pub mod event;
 pub mod input;
 pub mod ls;
 pub mod report;
-pub mod scan;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

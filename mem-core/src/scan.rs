@@ -1,4 +1,5 @@
-//! A fast, validating JSON scanner for the hot paths of `replay`.
+//! A fast, validating JSON scanner for the hot paths of reading JSON lines
+//! (`mem-transcript replay`, `mem-extract`).
 //!
 //! It accepts a strict subset of what `serde_json` accepts (same grammar:
 //! whitespace ` \n\t\r`, escapes, number syntax, control characters refused
@@ -43,7 +44,7 @@ fn special_mask(c: &[u8; 16]) -> u32 {
 /// bytes a step with SSE2 on x86-64, eight (as serde_json's own string
 /// scan) elsewhere.
 #[inline]
-pub(crate) fn next_special(b: &[u8], mut i: usize) -> Option<usize> {
+pub fn next_special(b: &[u8], mut i: usize) -> Option<usize> {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     while let Some(c) = b.get(i..i + 16) {
         let bits = special_mask(c.try_into().expect("16 bytes"));
