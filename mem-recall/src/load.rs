@@ -5,7 +5,7 @@
 //! The cache ([`crate::cache`]) lives in `$XDG_CACHE_HOME/mem/<digest of
 //! the memory dir>/`[`CACHE_FILE`] (never inside the memory directory). An
 //! entry is used when the file's name, mtime (nanoseconds), size, inode and
-//! change time ([`change_id`]) are unchanged and the file was last modified
+//! change time (its ctime) are unchanged and the file was last modified
 //! at least [`RACY_SECS`] before the cache was written (a file changed twice within one clock tick is
 //! re-read). The cache is written atomically when anything changed; a cache
 //! that does not parse, or of another version, is ignored and rebuilt.

@@ -1,7 +1,7 @@
 //! Pass 2's reads: the lines of a branch, read in file regions of about a
 //! megabyte, by a second thread ahead of their use or in place.
 //!
-//! Memory: at most [`DEPTH`] + 2 regions of `max(REGION, longest line)`
+//! Memory: at most `DEPTH` (2) + 2 regions of `max(REGION, longest line)`
 //! bytes at once.
 
 use std::fs::File;
@@ -128,7 +128,7 @@ impl<'f> BranchLines<'f> {
         }
     }
 
-    /// Read the spans on a thread of `scope`, [`DEPTH`] regions ahead.
+    /// Read the spans on a thread of `scope`, two regions ahead.
     pub fn ahead<'s>(
         scope: &'s std::thread::Scope<'s, '_>,
         file: &'f File,

@@ -88,7 +88,7 @@ pub const HAS_LOGICAL: u8 = 32;
 /// [`sanitize`] again in pass 2 (lines without one never change there).
 pub const U_ESCAPE: u8 = 64;
 
-/// Node flag: the whole line went through the fast scanner ([`crate::scan`]):
+/// Node flag: the whole line went through the fast scanner ([`mem_core::scan`]):
 /// valid JSON nested at most 100 deep, so pass 2 may take its fast path.
 pub const FAST: u8 = 128;
 
@@ -283,7 +283,7 @@ pub fn index(input: &Input) -> Result<Index, Error> {
 const PART_MIN: u64 = 16 << 20;
 
 /// [`index`] with up to `threads` threads, each on a range of whole lines
-/// of at least [`PART_MIN`] bytes; the result is the same for any count.
+/// of at least 16 MB; the result is the same for any count.
 ///
 /// Errors: as [`index`].
 pub fn index_with(input: &Input, threads: usize) -> Result<Index, Error> {
