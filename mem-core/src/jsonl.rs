@@ -47,11 +47,18 @@ pub struct LineReader<R> {
 }
 
 impl<R: Read> LineReader<R> {
-    /// A reader over `inner`.
+    /// A reader over `inner` ([`READ_CHUNK`] bytes a read).
     pub fn new(inner: R) -> Self {
+        Self::with_capacity(inner, READ_CHUNK)
+    }
+
+    /// A reader whose buffer starts at `cap` bytes (at least 1; it grows to
+    /// the longest line): for input known to be small, whose reader need
+    /// not allocate and clear a whole [`READ_CHUNK`].
+    pub fn with_capacity(inner: R, cap: usize) -> Self {
         LineReader {
             inner,
-            buf: vec![0; READ_CHUNK],
+            buf: vec![0; cap.max(1)],
             start: 0,
             end: 0,
             eof: false,
@@ -414,6 +421,23 @@ mod tests {
             let kept: usize = got.iter().map(|l| l.1.len()).sum();
             let dropped = data.iter().filter(|&&b| b == 0 || b == b'\n' || b == b'\r').count();
             prop_assert!(kept + dropped >= data.len());
+        }
+
+        /// A buffer that starts small grows to the lines: the same lines,
+        /// numbers and offsets as the default one.
+        #[test]
+        fn any_starting_capacity_reads_the_same(data in proptest::collection::vec(prop_oneof![Just(b'\n'), Just(b'\r'), Just(0u8), any::<u8>()], 0..3000), cap in 1usize..64) {
+            let mut r = LineReader::with_capacity(&data[..], cap);
+            let mut got = Vec::new();
+            while let Some(l) = r.next_line().unwrap() {
+                got.push((l.no, l.offset, l.bytes.to_vec(), l.terminated));
+            }
+            let mut r = LineReader::new(&data[..]);
+            let mut want = Vec::new();
+            while let Some(l) = r.next_line().unwrap() {
+                want.push((l.no, l.offset, l.bytes.to_vec(), l.terminated));
+            }
+            prop_assert_eq!(got, want);
         }
 
         #[test]

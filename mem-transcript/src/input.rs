@@ -61,18 +61,21 @@ impl Input {
         let mut f = &self.file;
         f.seek(SeekFrom::Start(0))
             .map_err(|e| Error::io(&self.label, e))?;
-        Ok(LineReader::new(&self.file))
+        Ok(LineReader::with_capacity(&self.file, read_size(self.size)))
     }
 
     /// A line reader over the bytes `[start, end)` only (positioned reads, so
     /// several can work on one file at once). Line numbers and offsets it
     /// gives are relative to `start`.
     pub fn lines_in(&self, start: u64, end: u64) -> LineReader<Range<'_>> {
-        LineReader::new(Range {
-            file: &self.file,
-            pos: start,
-            end,
-        })
+        LineReader::with_capacity(
+            Range {
+                file: &self.file,
+                pos: start,
+                end,
+            },
+            read_size(end.saturating_sub(start)),
+        )
     }
 
     /// Cut the file into at most `parts` ranges of whole lines: the returned
@@ -111,6 +114,14 @@ impl Input {
         cuts.push(self.size);
         Ok(cuts)
     }
+}
+
+/// The read buffer for `len` bytes of input: all of it (and one more, to
+/// see the end) up to [`mem_core::jsonl::READ_CHUNK`].
+fn read_size(len: u64) -> usize {
+    usize::try_from(len.saturating_add(1)).map_or(mem_core::jsonl::READ_CHUNK, |n| {
+        n.min(mem_core::jsonl::READ_CHUNK)
+    })
 }
 
 /// Fill `buf` from `off` with positioned reads; the bytes read (fewer only
@@ -172,6 +183,8 @@ pub struct Window<'f> {
     buf: Vec<u8>,
     start: u64,
     filled: usize,
+    /// The file's size, read at the first miss.
+    size: Option<u64>,
 }
 
 const WINDOW: usize = 1 << 20;
@@ -184,6 +197,7 @@ impl<'f> Window<'f> {
             buf: Vec::new(),
             start: 0,
             filled: 0,
+            size: None,
         }
     }
 
@@ -191,7 +205,12 @@ impl<'f> Window<'f> {
     pub fn get(&mut self, off: u64, len: usize) -> std::io::Result<&[u8]> {
         let inside = off >= self.start && off + len as u64 <= self.start + self.filled as u64;
         if !inside {
-            let want = len.max(WINDOW);
+            // a window past the end of the file would only be cleared memory
+            let size = *self
+                .size
+                .get_or_insert_with(|| self.file.metadata().map_or(u64::MAX, |m| m.len()));
+            let left = usize::try_from(size.saturating_sub(off)).unwrap_or(usize::MAX);
+            let want = len.max(WINDOW.min(left));
             if self.buf.len() < want {
                 self.buf.resize(want, 0);
             }
@@ -333,6 +352,16 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a, key("11111111-1111-4111-8111-000000000001"));
         assert_ne!(key("msg_1"), key("msg_2"));
+    }
+
+    /// A small input gets a buffer of its own size (plus one byte to see
+    /// the end), a large one a read chunk.
+    #[test]
+    fn read_buffers_fit_small_inputs() {
+        assert_eq!(read_size(0), 1);
+        assert_eq!(read_size(10), 11);
+        assert_eq!(read_size(u64::MAX), mem_core::jsonl::READ_CHUNK);
+        assert_eq!(read_size(1 << 40), mem_core::jsonl::READ_CHUNK);
     }
 
     #[test]
