@@ -348,15 +348,12 @@ fn index_parts(input: &Input, parts: usize, threads: usize) -> Result<Index, Err
         whole.expect("the first range is indexed")
     };
     if ix.objects == 0
-        && let Some((line, reason)) = first_err
+        && let Some(first) = first_err
     {
-        return Err(Error::input(
+        return Err(crate::input::not_a_transcript(
             &input.label,
-            line,
-            format!(
-                "not a transcript: none of its {} lines is a JSON object ({reason})",
-                ix.lines
-            ),
+            ix.lines,
+            first,
         ));
     }
     Ok(ix)

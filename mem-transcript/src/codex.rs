@@ -175,16 +175,9 @@ pub fn read(input: &Input) -> Result<Rollout, Error> {
         last.len = input.size - last.offset;
     }
     if r.items.is_empty()
-        && let Some((line, reason)) = first_err
+        && let Some(first) = first_err
     {
-        return Err(Error::input(
-            &input.label,
-            line,
-            format!(
-                "not a transcript: none of its {} lines is a JSON object ({reason})",
-                r.lines
-            ),
-        ));
+        return Err(crate::input::not_a_transcript(&input.label, r.lines, first));
     }
     match session {
         Some(s) => r.session = s,

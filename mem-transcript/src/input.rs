@@ -333,6 +333,17 @@ fn parse_uuid(s: &str) -> Option<u128> {
     Some(v)
 }
 
+/// The error for a file none of whose `lines` lines is a JSON object:
+/// names the file and the first bad line with its reason.
+pub fn not_a_transcript(label: &str, lines: usize, first: (usize, String)) -> Error {
+    let (line, reason) = first;
+    Error::input(
+        label,
+        line,
+        format!("not a transcript: none of its {lines} lines is a JSON object ({reason})"),
+    )
+}
+
 /// Read a whole (small) file as bytes, for sidecar and hook input.
 /// Errors: [`Error::Io`] naming the file.
 pub fn read_small(mut r: impl Read, label: &str) -> Result<Vec<u8>, Error> {

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use mem_tests::{bin, cmd, run, show, workspace_root};
+use mem_tests::{bin, cmd, files_under, run, show, workspace_root};
 use serde_json::{Value, json};
 
 /// The directory holding the built binaries.
@@ -54,23 +54,13 @@ fn script(name: &str) -> String {
 
 /// Every file under `dir` (recursively) with its bytes, sorted.
 fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push((p.clone(), std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
+    files_under(dir)
+        .into_iter()
+        .map(|p| {
+            let b = std::fs::read(&p).unwrap();
+            (p, b)
+        })
+        .collect()
 }
 
 /// The topic files of a memory directory (not MEMORY.md), as text.

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use mem_tests::{cmd, run, show};
+use mem_tests::{cmd, files_under, run, show};
 use serde_json::{Value, json};
 
 /// A deterministic generator (xorshift64*), so the corpus is the same on
@@ -395,19 +395,10 @@ fn exchange(n: usize, s: &Secret) -> Vec<Value> {
 /// Every file under `dir`, read as lossy text.
 fn all_text(dir: &Path) -> String {
     let mut out = String::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if let Ok(b) = std::fs::read(&p) {
-                out.push_str(&String::from_utf8_lossy(&b));
-                out.push('\n');
-            }
+    for p in files_under(dir) {
+        if let Ok(b) = std::fs::read(&p) {
+            out.push_str(&String::from_utf8_lossy(&b));
+            out.push('\n');
         }
     }
     out
