@@ -139,13 +139,21 @@ impl<R: Read> LineReader<R> {
     }
 }
 
+/// True when `line` holds the bytes `\\u` (a JSON unicode escape, or an
+/// escaped backslash before a `u`): one vector search, its searcher built
+/// once per process.
+pub fn has_u_escape(line: &[u8]) -> bool {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u"));
+    FINDER.find(line).is_some()
+}
+
 /// Replace each unpaired UTF-16 surrogate escape (`\ud83d` not followed by a
 /// low escape, or a lone low escape) with `\ufffd`. Escaped backslashes are
 /// respected (`\\ud83d` is text, not an escape). Borrowed when nothing changes.
 pub fn sanitize(line: &[u8]) -> Cow<'_, [u8]> {
     // Fast path: no `\u` at all.
-    if memchr::memmem::find(line, b"\\u").is_none() && memchr::memmem::find(line, b"\\U").is_none()
-    {
+    if !has_u_escape(line) && memchr::memmem::find(line, b"\\U").is_none() {
         return Cow::Borrowed(line);
     }
     let mut out: Option<Vec<u8>> = None;
@@ -319,6 +327,17 @@ pub fn read_records<T: DeserializeOwned>(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn u_escape_search() {
+        assert!(has_u_escape(br#"{"t":"caf\u00e9"}"#));
+        assert!(has_u_escape(br#"\u"#));
+        // an escaped backslash before `u` counts too (sanitize tells them apart)
+        assert!(has_u_escape(br#"{"p":"C:\\users"}"#));
+        assert!(!has_u_escape(br#"{"t":"a\nu \\ u\"u"}"#));
+        assert!(!has_u_escape(b""));
+        assert!(!has_u_escape(b"\\"));
+    }
 
     fn lines(input: &[u8]) -> Vec<(usize, Vec<u8>, bool)> {
         let mut r = LineReader::new(input);

@@ -155,7 +155,7 @@ impl<'a> Scanner<'a> {
             escaped,
             // possibly `\\u` (an escaped backslash, then `u`): then the
             // serde path decodes it, with the same result
-            unicode: escaped && memchr::memmem::find(raw.as_bytes(), b"\\u").is_some(),
+            unicode: escaped && mem_core::jsonl::has_u_escape(raw.as_bytes()),
         })
     }
 

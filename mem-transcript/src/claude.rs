@@ -6,7 +6,7 @@
 //! content is parsed only for the lines of the chosen branch.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use mem_core::Error;
 use mem_core::jsonl::{Warning, describe, parse_recovering, sanitize};
@@ -130,7 +130,7 @@ pub struct Index {
     /// Nodes in file order.
     pub nodes: Vec<Node>,
     /// uuid key → node index (the first entry with that uuid).
-    pub by_uuid: HashMap<u128, u32>,
+    pub by_uuid: foldhash::HashMap<u128, u32>,
     /// Warnings of the read (torn, malformed, recovered lines).
     pub warnings: Vec<Warning>,
     /// Lines in the file.
@@ -333,15 +333,23 @@ fn index_parts(input: &Input, parts: usize, threads: usize) -> Result<Index, Err
                 });
             }
         });
-        let mut whole: Option<Part> = None;
+        let mut parts = Vec::with_capacity(done.len());
         for d in done {
             // A range left untaken follows an error, which comes first.
             let Some(p) = d.into_inner().unwrap_or_else(|p| p.into_inner()) else {
                 continue;
             };
-            let p = p?;
+            parts.push(p?);
+        }
+        let nodes: usize = parts.iter().map(|(p, _)| p.nodes.len()).sum();
+        let mut whole: Option<Part> = None;
+        for p in parts {
             match &mut whole {
-                None => whole = Some(p),
+                None => {
+                    let (ix, _) = whole.insert(p);
+                    ix.nodes.reserve(nodes - ix.nodes.len());
+                    ix.by_uuid.reserve(nodes - ix.by_uuid.len());
+                }
                 Some(w) => merge(w, p),
             }
         }
@@ -438,7 +446,7 @@ fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, Error> {
             continue;
         }
         // sanitize acts only on `\u` escapes: one search decides.
-        let has_u = memchr::memmem::find(line.bytes, b"\\u").is_some();
+        let has_u = mem_core::jsonl::has_u_escape(line.bytes);
         let clean = if has_u {
             sanitize(line.bytes)
         } else {
