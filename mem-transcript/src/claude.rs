@@ -206,6 +206,17 @@ fn opt_str(v: &[u8]) -> Option<Option<Cow<'_, str>>> {
         .map(|o| o.map(Cow::Owned))
 }
 
+/// [`opt_str`] of the value `v` found at byte `at` of the text `s`: a
+/// string without escapes is sliced from `s`, not validated again.
+fn opt_str_in<'a>(s: &'a str, at: usize, v: &'a [u8]) -> Option<Option<Cow<'a, str>>> {
+    if v.len() >= 2 && v[0] == b'"' && memchr::memchr(b'\\', &v[1..v.len() - 1]).is_none() {
+        return s
+            .get(at + 1..at + v.len() - 1)
+            .map(|t| Some(Cow::Borrowed(t)));
+    }
+    opt_str(v)
+}
+
 /// A bool field's value: `null` is `None`; `None` when not a bool.
 fn opt_bool(v: &[u8]) -> Option<Option<bool>> {
     match v {
@@ -1255,19 +1266,20 @@ fn fast_entry(s: &str) -> Option<Entry<'_>> {
             }
             _ => {}
         }
+        let at = o.pos();
         let v = o.skip_value()?;
         match bit {
-            0 => e.ty = opt_str(v)?,
-            1 => e.uuid = opt_str(v)?,
-            2 => e.parent = opt_str(v)?,
-            3 => e.logical = opt_str(v)?,
-            4 => e.session = opt_str(v)?,
-            5 => e.timestamp = opt_str(v)?,
-            6 => e.cwd = opt_str(v)?,
+            0 => e.ty = opt_str_in(s, at, v)?,
+            1 => e.uuid = opt_str_in(s, at, v)?,
+            2 => e.parent = opt_str_in(s, at, v)?,
+            3 => e.logical = opt_str_in(s, at, v)?,
+            4 => e.session = opt_str_in(s, at, v)?,
+            5 => e.timestamp = opt_str_in(s, at, v)?,
+            6 => e.cwd = opt_str_in(s, at, v)?,
             7 => e.sidechain = opt_bool(v)?,
             8 => e.meta = opt_bool(v)?,
             9 => e.compact_summary = opt_bool(v)?,
-            _ => e.subtype = opt_str(v)?,
+            _ => e.subtype = opt_str_in(s, at, v)?,
         }
     }
     mem_core::scan::at_end(b, o.pos()).then_some(e)
