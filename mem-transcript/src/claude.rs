@@ -1691,14 +1691,23 @@ struct Batch {
     entries: Vec<Rendered>,
 }
 
-/// Parse and render the entries of one region (a worker's part).
-fn render_region(ix: &Index, nodes: &[u32], region: &Region, fallback_session: &str) -> Batch {
-    let mut batch = Batch {
-        // events take about as many bytes as their lines
-        buf: Vec::with_capacity(region.len() + region.len() / 4),
-        cuts: Vec::with_capacity(nodes.len() * 2),
-        entries: Vec::with_capacity(nodes.len()),
-    };
+/// Parse and render the entries of one region (a worker's part);
+/// `batch` is a spent one to reuse (its allocations; its contents are
+/// cleared), or a new one.
+fn render_region(
+    ix: &Index,
+    nodes: &[u32],
+    region: &Region,
+    fallback_session: &str,
+    mut batch: Batch,
+) -> Batch {
+    batch.buf.clear();
+    batch.cuts.clear();
+    batch.entries.clear();
+    // events take about as many bytes as their lines
+    batch.buf.reserve(region.len() + region.len() / 4);
+    batch.cuts.reserve(nodes.len() * 2);
+    batch.entries.reserve(nodes.len());
     for &i in nodes {
         let n = &ix.nodes[i as usize];
         let line0 = clean_line(region.slice(n.offset, n.len as usize));
@@ -1750,16 +1759,28 @@ fn emit_parallel(
     let file = &input.file;
     std::thread::scope(|s| {
         let mut rxs = Vec::new();
+        // spent batches go back to their worker: its buffers are reused, not
+        // allocated (and page-faulted) again for every region
+        let mut spent = Vec::new();
         for w in 0..threads.min(plan.len()) {
             let (tx, rx) = sync_channel::<std::io::Result<Batch>>(1);
+            let (back, back_rx) = std::sync::mpsc::channel::<Batch>();
             rxs.push(rx);
+            spent.push(back);
             let plan = &plan;
             s.spawn(move || {
                 let mut buf = Vec::new();
                 for r in plan.iter().skip(w).step_by(threads) {
                     let batch = read_region(file, &spans[r.clone()], std::mem::take(&mut buf)).map(
                         |region| {
-                            let b = render_region(ix, &nodes[r.clone()], &region, fallback_session);
+                            let spare = back_rx.try_recv().unwrap_or_default();
+                            let b = render_region(
+                                ix,
+                                &nodes[r.clone()],
+                                &region,
+                                fallback_session,
+                                spare,
+                            );
                             buf = region.into_buf();
                             b
                         },
@@ -1800,6 +1821,8 @@ fn emit_parallel(
                 }
                 chain.leave(facts.advance, facts.uuid.as_deref());
             }
+            // the worker may be done already: then the batch is dropped
+            let _ = spent[k % spent.len()].send(batch);
         }
         Ok(done)
     })
