@@ -237,6 +237,39 @@ pub fn parse_recovering<'a, T, E>(
     Err(first)
 }
 
+/// `line` with each invalid UTF-8 sequence replaced by U+FFFD, the way a
+/// JavaScript reader (Claude Code's resume) decodes a transcript; `None`
+/// when the line is UTF-8 already.
+pub fn lossy_utf8(line: &[u8]) -> Option<Vec<u8>> {
+    match String::from_utf8_lossy(line) {
+        Cow::Borrowed(_) => None,
+        Cow::Owned(s) => Some(s.into_bytes()),
+    }
+}
+
+/// [`parse_recovering`]; when the line fails and is not UTF-8, the same on
+/// its [`lossy_utf8`] copy (kept in `copy`, which the value may borrow), so
+/// one bad byte loses one character, not the entry.
+///
+/// Returns the value, the offset of the recovered record and whether the
+/// copy was read. Errors: the copy's parse error when the copy fails too,
+/// else the line's.
+pub fn parse_lossy<'a, T, E>(
+    line: &'a [u8],
+    copy: &'a mut Option<Vec<u8>>,
+    mut parse: impl FnMut(&'a [u8]) -> Result<T, E>,
+) -> Result<(T, usize, bool), E> {
+    let err = match parse_recovering(line, &mut parse) {
+        Ok((v, at)) => return Ok((v, at, false)),
+        Err(e) => e,
+    };
+    let Some(fixed) = lossy_utf8(line) else {
+        return Err(err);
+    };
+    let fixed: &'a [u8] = copy.insert(fixed);
+    parse_recovering(fixed, parse).map(|(v, at)| (v, at, true))
+}
+
 /// A warning about a transcript line: printed as `FILE:LINE: reason`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
@@ -327,6 +360,39 @@ pub fn read_records<T: DeserializeOwned>(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn lossy_copy_only_when_not_utf8() {
+        assert_eq!(lossy_utf8("caf\u{e9} \u{1f525}".as_bytes()), None);
+        assert_eq!(
+            lossy_utf8(b"a\xffb\xe2\x82"),
+            Some("a\u{FFFD}b\u{FFFD}".as_bytes().to_vec())
+        );
+    }
+
+    #[test]
+    fn parse_lossy_reads_the_copy_and_says_so() {
+        #[derive(serde::Deserialize)]
+        struct T<'a> {
+            #[serde(borrow)]
+            t: std::borrow::Cow<'a, str>,
+        }
+        let mut copy = None;
+        let (v, at, lossy) =
+            parse_lossy(br#"{"t":"ok"}"#, &mut copy, serde_json::from_slice::<T>).unwrap();
+        assert_eq!((&*v.t, at, lossy), ("ok", 0, false));
+        assert!(copy.is_none());
+        // a torn stub glued before a record with a bad byte: both at once
+        let line = b"{\"t\":\"cut{\"t\":\"x\xffy\"}";
+        let (v, at, lossy) = parse_lossy(line, &mut copy, serde_json::from_slice::<T>).unwrap();
+        assert_eq!((&*v.t, at, lossy), ("x\u{FFFD}y", 9, true));
+        // still broken after the copy: the copy's error
+        let mut copy = None;
+        let e = parse_lossy(b"{\"t\":\"\xff", &mut copy, serde_json::from_slice::<T>)
+            .err()
+            .unwrap();
+        assert!(e.is_eof(), "{e}");
+    }
 
     #[test]
     fn u_escape_search() {

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use mem_core::Error;
-use mem_core::jsonl::{Warning, describe, parse_recovering, sanitize};
+use mem_core::jsonl::{Warning, describe, parse_lossy, sanitize};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
@@ -465,9 +465,11 @@ fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, Error> {
         };
         let fast = fast_head(&clean);
         let is_fast = fast.is_some();
+        let mut copy = None;
         let parsed = match fast {
             Some(h) => Ok((h, 0)),
-            None => parse_recovering(&clean, serde_json::from_slice::<Head>),
+            None => parse_lossy(&clean, &mut copy, serde_json::from_slice::<Head>)
+                .map(|(h, at, _)| (h, at)),
         };
         let (h, at) = match parsed {
             Ok(v) => v,
@@ -1409,16 +1411,23 @@ const AHEAD_MIN: u64 = 4 << 20;
 
 /// Parse one conversation entry of pass 2 (`line0` as read, `clean` after
 /// [`sanitize`]). Errors: the warning's reason.
-fn parse_entry<'a>(n: &Node, clean: &'a [u8]) -> Result<Entry<'a>, String> {
+///
+/// A line that is not UTF-8 is read from its U+FFFD copy (kept in `copy`),
+/// as resume decodes it; the bool says so.
+fn parse_entry<'a>(
+    n: &Node,
+    clean: &'a [u8],
+    copy: &'a mut Option<Vec<u8>>,
+) -> Result<(Entry<'a>, bool), String> {
     let fast = if n.has(FAST) {
         simdutf8::basic::from_utf8(clean).ok().and_then(fast_entry)
     } else {
         None
     };
     match fast {
-        Some(e) => Ok(e),
-        None => parse_recovering(clean, serde_json::from_slice::<Entry>)
-            .map(|(e, _)| e)
+        Some(e) => Ok((e, false)),
+        None => parse_lossy(clean, copy, serde_json::from_slice::<Entry>)
+            .map(|(e, _, lossy)| (e, lossy))
             .map_err(|e| format!("content not readable, entry skipped ({})", describe(&e))),
     }
 }
@@ -1639,8 +1648,18 @@ fn emit_lines(
         } else {
             Cow::Borrowed(&*line0)
         };
-        let entry = match parse_entry(n, &clean) {
-            Ok(e) => e,
+        let mut copy = None;
+        let entry = match parse_entry(n, &clean, &mut copy) {
+            Ok((e, lossy)) => {
+                if lossy {
+                    done.warnings.push(Warning {
+                        file: input.label.clone(),
+                        line: n.line as usize,
+                        reason: crate::input::LOSSY.to_string(),
+                    });
+                }
+                e
+            }
             Err(reason) => {
                 done.warnings.push(Warning {
                     file: input.label.clone(),
@@ -1681,6 +1700,8 @@ struct Facts {
     uuid: Option<String>,
     mid: Option<String>,
     advance: u32,
+    /// Read from the line's U+FFFD copy.
+    lossy: bool,
 }
 
 /// The rendered entries of one region.
@@ -1717,7 +1738,8 @@ fn render_region(
             Cow::Borrowed(&*line0)
         };
         let first = batch.cuts.len();
-        let result = parse_entry(n, &clean).map(|entry| {
+        let mut copy = None;
+        let result = parse_entry(n, &clean, &mut copy).map(|(entry, lossy)| {
             let advance = entry_events(n, &entry, fallback_session, |ev| {
                 batch.cuts.push(write_event_cut(&mut batch.buf, &ev));
                 Ok(())
@@ -1727,6 +1749,7 @@ fn render_region(
                 uuid: entry.uuid.as_deref().map(str::to_string),
                 mid: message_id(&entry).map(str::to_string),
                 advance,
+                lossy,
             }
         });
         batch.entries.push(Rendered {
@@ -1802,7 +1825,16 @@ fn emit_parallel(
             for (j, r) in plan[k].clone().zip(&batch.entries) {
                 let n = &ix.nodes[nodes[j] as usize];
                 let facts = match &r.result {
-                    Ok(f) => f,
+                    Ok(f) => {
+                        if f.lossy {
+                            done.warnings.push(Warning {
+                                file: input.label.clone(),
+                                line: n.line as usize,
+                                reason: crate::input::LOSSY.to_string(),
+                            });
+                        }
+                        f
+                    }
                     Err(reason) => {
                         done.warnings.push(Warning {
                             file: input.label.clone(),

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use mem_core::Error;
-use mem_core::jsonl::{Warning, describe, parse_recovering, sanitize};
+use mem_core::jsonl::{Warning, describe, parse_lossy, sanitize};
 use serde_json::Value;
 
 use crate::event::{EventOut, Input as ToolInput, Sink, Text, norm_ts};
@@ -101,7 +101,8 @@ pub fn read(input: &Input) -> Result<Rollout, Error> {
             continue;
         }
         let clean = sanitize(line.bytes);
-        let parsed = parse_recovering(&clean, |b| {
+        let mut copy = None;
+        let parsed = parse_lossy(&clean, &mut copy, |b| {
             serde_json::from_slice::<Value>(b).and_then(|v| {
                 if v.is_object() {
                     Ok(v)
@@ -111,7 +112,14 @@ pub fn read(input: &Input) -> Result<Rollout, Error> {
             })
         });
         let value = match parsed {
-            Ok((v, at)) => {
+            Ok((v, at, lossy)) => {
+                if lossy {
+                    r.warnings.push(Warning {
+                        file: input.label.clone(),
+                        line: line.no,
+                        reason: crate::input::LOSSY.to_string(),
+                    });
+                }
                 if at > 0 {
                     r.warnings.push(Warning {
                         file: input.label.clone(),

@@ -8,7 +8,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use mem_core::Error;
-use mem_core::jsonl::{LineReader, parse_recovering, sanitize};
+use mem_core::jsonl::{LineReader, parse_lossy, sanitize};
 use serde::Deserialize;
 
 /// An opened transcript: a seekable file and the label used in messages.
@@ -236,6 +236,10 @@ pub fn clean_line(raw: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     }
 }
 
+/// The warning's reason for an entry read from its U+FFFD copy
+/// ([`mem_core::jsonl::parse_lossy`]).
+pub const LOSSY: &str = "invalid UTF-8 read as U+FFFD";
+
 /// Which agent wrote a transcript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -277,7 +281,8 @@ pub fn sniff(input: &Input) -> Result<Source, Error> {
     let mut seen = 0;
     while let Some(line) = rd.next_line().map_err(|e| Error::io(&input.label, e))? {
         let clean = sanitize(line.bytes);
-        if let Ok((s, _)) = parse_recovering(&clean, serde_json::from_slice::<Sniff>) {
+        let mut copy = None;
+        if let Ok((s, _, _)) = parse_lossy(&clean, &mut copy, serde_json::from_slice::<Sniff>) {
             seen += 1;
             let codexy = matches!(
                 s.ty.as_deref(),

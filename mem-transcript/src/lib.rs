@@ -50,7 +50,8 @@ pub struct Global {
     /// Flush every line (for `tail -f` pipelines).
     #[arg(long, global = true, help_heading = "Output")]
     pub line_buffered: bool,
-    /// Turn transcript warnings (torn or malformed lines, bridged parents) into errors.
+    /// Turn transcript warnings (torn or malformed lines, bridged parents,
+    /// invalid UTF-8 read as U+FFFD) into errors.
     #[arg(long, global = true, help_heading = "Input")]
     pub strict: bool,
     /// The project to act for (ls, locate). Default: the working directory.

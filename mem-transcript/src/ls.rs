@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use mem_core::jsonl::{LineReader, parse_recovering, sanitize};
+use mem_core::jsonl::{LineReader, parse_lossy, sanitize};
 use mem_core::memdir;
 use mem_core::{Error, Exit};
 use serde_json::{Value, json};
@@ -85,7 +85,8 @@ fn claude_first_prompt(inp: &Input, ix: &crate::claude::Index) -> Option<String>
         let raw = win.get(n.offset, n.len as usize).ok()?;
         let line = clean_line(raw);
         let clean = sanitize(&line);
-        let Ok((e, _)) = parse_recovering(&clean, serde_json::from_slice::<Entry>) else {
+        let mut copy = None;
+        let Ok((e, _, _)) = parse_lossy(&clean, &mut copy, serde_json::from_slice::<Entry>) else {
             continue;
         };
         let text = match e.message.and_then(|m| m.content) {
@@ -442,9 +443,10 @@ pub fn locate(a: &LocateArgs, _g: &Global, text: bool, out: &mut dyn Write) -> R
     while let Some(l) = rd.next_line().map_err(|e| Error::io(&file, e))? {
         if l.no == line_no {
             let clean = sanitize(l.bytes);
-            entry = parse_recovering(&clean, serde_json::from_slice::<Value>)
+            let mut copy = None;
+            entry = parse_lossy(&clean, &mut copy, serde_json::from_slice::<Value>)
                 .ok()
-                .map(|(v, _)| v);
+                .map(|(v, _, _)| v);
             if entry.is_none() {
                 return Err(Error::input(
                     file.display().to_string(),

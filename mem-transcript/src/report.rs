@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use mem_core::jsonl::{parse_recovering, sanitize};
+use mem_core::jsonl::{parse_lossy, parse_recovering, sanitize};
 use mem_core::{Error, Exit};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -66,7 +66,8 @@ pub fn uuid_of(inp: &Input, ix: &Index, i: u32) -> Option<String> {
     let raw = w.get(n.offset, n.len as usize).ok()?;
     let line = clean_line(raw);
     let clean = sanitize(&line);
-    let (u, _) = parse_recovering(&clean, serde_json::from_slice::<UuidOnly>).ok()?;
+    let mut copy = None;
+    let (u, _, _) = parse_lossy(&clean, &mut copy, serde_json::from_slice::<UuidOnly>).ok()?;
     u.uuid.map(|c| c.into_owned())
 }
 
@@ -617,8 +618,11 @@ fn repair(inp: &Input, ix: &Index, outp: &Path) -> Result<(), Error> {
             0
         };
         if let Some((boundary, to)) = fix.get(&line.no) {
-            let mut v: Value = serde_json::from_slice(&clean[start..])
-                .map_err(|e| Error::input(&inp.label, line.no, mem_core::jsonl::describe(&e)))?;
+            let mut copy = None;
+            let (mut v, _, _) =
+                parse_lossy(&clean[start..], &mut copy, serde_json::from_slice::<Value>).map_err(
+                    |e| Error::input(&inp.label, line.no, mem_core::jsonl::describe(&e)),
+                )?;
             let field = if *boundary && v.get("logicalParentUuid").is_some() {
                 "logicalParentUuid"
             } else {
@@ -752,7 +756,9 @@ fn stats_claude(inp: &Input) -> Result<(Acc, Vec<mem_core::jsonl::Warning>), Err
     let mut rd = inp.lines()?;
     while let Some(line) = rd.next_line().map_err(|e| Error::io(&inp.label, e))? {
         let clean = sanitize(line.bytes);
-        let Ok((e, _)) = parse_recovering(&clean, serde_json::from_slice::<StatEntry>) else {
+        let mut copy = None;
+        let Ok((e, _, _)) = parse_lossy(&clean, &mut copy, serde_json::from_slice::<StatEntry>)
+        else {
             continue;
         };
         acc.ts(e.timestamp.as_deref().and_then(crate::event::ts_millis));

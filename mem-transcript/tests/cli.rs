@@ -739,3 +739,75 @@ fn threads_give_the_same_replay() {
         }
     }
 }
+
+/// Invalid UTF-8 in a line costs its bad bytes, not the entry (resume
+/// decodes a transcript the same way): in message text, in a field pass 1
+/// reads (`cwd`), and in a cut character. Each such line warns once; the
+/// chain stays whole, so the next entry's parent is the damaged one.
+#[test]
+fn invalid_utf8_is_read_as_replacement_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.jsonl");
+    std::fs::write(
+        &f,
+        b"{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"run setup \xff\xfe first\"}}\n\
+{\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\",\"sessionId\":\"s\",\"cwd\":\"/home/\xe9t\xe9\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}}\n\
+{\"type\":\"user\",\"uuid\":\"u2\",\"parentUuid\":\"a1\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"caf\xc3\"}}\n",
+    )
+    .unwrap();
+    let o = ok(&["replay", "--format", "jsonl", s(&f)]);
+    let err = String::from_utf8(o.stderr).unwrap();
+    let lines: Vec<&str> = err.lines().collect();
+    let label = s(&f);
+    assert_eq!(
+        lines,
+        [1, 2, 3].map(|l| format!("{label}:{l}: invalid UTF-8 read as U+FFFD")),
+        "{err}"
+    );
+    let evs: Vec<Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let texts: Vec<&str> = evs.iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(
+        texts,
+        ["run setup \u{FFFD}\u{FFFD} first", "done", "caf\u{FFFD}"]
+    );
+    let parents: Vec<Option<&str>> = evs.iter().map(|e| e["parent"].as_str()).collect();
+    assert_eq!(parents, [None, Some("u1"), Some("a1")]);
+    assert_eq!(evs[1]["cwd"], "/home/\u{FFFD}t\u{FFFD}");
+    // pass 1 agrees: three entries, nothing malformed, the leaf is u2
+    let v: Value = serde_json::from_slice(&ok(&["verify", s(&f)]).stdout).unwrap();
+    assert_eq!(v["entries"], 3);
+    assert_eq!(v["malformed"], serde_json::json!([]));
+    assert_eq!(v["leaf"], 3);
+}
+
+/// The same for a Codex rollout: the message with a bad byte is read.
+#[test]
+fn codex_invalid_utf8_is_read_as_replacement_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir
+        .path()
+        .join("rollout-2026-01-01T00-00-00-00000000-0000-4000-8000-000000000001.jsonl");
+    std::fs::write(
+        &f,
+        b"{\"timestamp\":\"2026-01-01T00:00:00Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"00000000-0000-4000-8000-000000000001\",\"cwd\":\"/home/user/proj\"}}\n\
+{\"timestamp\":\"2026-01-01T00:00:01Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"never mock the \xffdatabase\"}]}}\n",
+    )
+    .unwrap();
+    let o = ok(&["replay", "--format", "jsonl", s(&f)]);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        err.trim_end(),
+        format!("{}:2: invalid UTF-8 read as U+FFFD", s(&f))
+    );
+    let evs: Vec<Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    assert_eq!(evs[0]["text"], "never mock the \u{FFFD}database");
+}
