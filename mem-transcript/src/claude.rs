@@ -149,6 +149,8 @@ pub struct Index {
     pub bad_lines: Vec<usize>,
     /// Line of a glued stub recovered, and where the record started.
     pub recovered: Vec<usize>,
+    /// Lines read as U+FFFD where they are not UTF-8.
+    pub lossy: Vec<usize>,
     /// Duplicate uuids (line of the later copy).
     pub duplicates: Vec<usize>,
     /// `summary` entries: (line, leafUuid key).
@@ -415,6 +417,7 @@ fn merge(whole: &mut (Index, Option<(usize, String)>), part: Part) {
     }));
     ix.bad_lines.extend(p.bad_lines.iter().map(|l| l + base));
     ix.recovered.extend(p.recovered.iter().map(|l| l + base));
+    ix.lossy.extend(p.lossy.iter().map(|l| l + base));
     ix.summaries
         .extend(p.summaries.iter().map(|&(l, k)| (l + base, k)));
     ix.torn_tail |= p.torn_tail;
@@ -490,6 +493,16 @@ fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, Error> {
                 continue;
             }
         };
+        // replay reads the line from its U+FFFD copy (neither the fast scan
+        // nor serde's skipping checks the UTF-8 of what they skip)
+        if simdutf8::basic::from_utf8(&clean).is_err() {
+            ix.lossy.push(line.no);
+            ix.warnings.push(Warning {
+                file: input.label.clone(),
+                line: line.no,
+                reason: crate::input::LOSSY.to_string(),
+            });
+        }
         if at > 0 {
             ix.recovered.push(line.no);
             ix.warnings.push(Warning {
@@ -1413,21 +1426,21 @@ const AHEAD_MIN: u64 = 4 << 20;
 /// [`sanitize`]). Errors: the warning's reason.
 ///
 /// A line that is not UTF-8 is read from its U+FFFD copy (kept in `copy`),
-/// as resume decodes it; the bool says so.
+/// as resume decodes it (pass 1 warned about it).
 fn parse_entry<'a>(
     n: &Node,
     clean: &'a [u8],
     copy: &'a mut Option<Vec<u8>>,
-) -> Result<(Entry<'a>, bool), String> {
+) -> Result<Entry<'a>, String> {
     let fast = if n.has(FAST) {
         simdutf8::basic::from_utf8(clean).ok().and_then(fast_entry)
     } else {
         None
     };
     match fast {
-        Some(e) => Ok((e, false)),
+        Some(e) => Ok(e),
         None => parse_lossy(clean, copy, serde_json::from_slice::<Entry>)
-            .map(|(e, _, lossy)| (e, lossy))
+            .map(|(e, _, _)| e)
             .map_err(|e| format!("content not readable, entry skipped ({})", describe(&e))),
     }
 }
@@ -1650,16 +1663,7 @@ fn emit_lines(
         };
         let mut copy = None;
         let entry = match parse_entry(n, &clean, &mut copy) {
-            Ok((e, lossy)) => {
-                if lossy {
-                    done.warnings.push(Warning {
-                        file: input.label.clone(),
-                        line: n.line as usize,
-                        reason: crate::input::LOSSY.to_string(),
-                    });
-                }
-                e
-            }
+            Ok(e) => e,
             Err(reason) => {
                 done.warnings.push(Warning {
                     file: input.label.clone(),
@@ -1700,8 +1704,6 @@ struct Facts {
     uuid: Option<String>,
     mid: Option<String>,
     advance: u32,
-    /// Read from the line's U+FFFD copy.
-    lossy: bool,
 }
 
 /// The rendered entries of one region.
@@ -1739,7 +1741,7 @@ fn render_region(
         };
         let first = batch.cuts.len();
         let mut copy = None;
-        let result = parse_entry(n, &clean, &mut copy).map(|(entry, lossy)| {
+        let result = parse_entry(n, &clean, &mut copy).map(|entry| {
             let advance = entry_events(n, &entry, fallback_session, |ev| {
                 batch.cuts.push(write_event_cut(&mut batch.buf, &ev));
                 Ok(())
@@ -1749,7 +1751,6 @@ fn render_region(
                 uuid: entry.uuid.as_deref().map(str::to_string),
                 mid: message_id(&entry).map(str::to_string),
                 advance,
-                lossy,
             }
         });
         batch.entries.push(Rendered {
@@ -1825,16 +1826,7 @@ fn emit_parallel(
             for (j, r) in plan[k].clone().zip(&batch.entries) {
                 let n = &ix.nodes[nodes[j] as usize];
                 let facts = match &r.result {
-                    Ok(f) => {
-                        if f.lossy {
-                            done.warnings.push(Warning {
-                                file: input.label.clone(),
-                                line: n.line as usize,
-                                reason: crate::input::LOSSY.to_string(),
-                            });
-                        }
-                        f
-                    }
+                    Ok(f) => f,
                     Err(reason) => {
                         done.warnings.push(Warning {
                             file: input.label.clone(),
@@ -1938,7 +1930,7 @@ mod parts_tests {
         let mut by: Vec<_> = ix.by_uuid.iter().collect();
         by.sort();
         format!(
-            "{:?}\n{by:?}\n{:?}\n{} {} {:?} {:?} {:?} {:?}\n{:?} {:?} {:?} {:?} {}",
+            "{:?}\n{by:?}\n{:?}\n{} {} {:?} {:?} {:?} {:?}\n{:?} {:?} {:?} {:?} {:?} {}",
             ix.nodes,
             ix.warnings,
             ix.lines,
@@ -1949,6 +1941,7 @@ mod parts_tests {
             ix.cwds,
             ix.bad_lines,
             ix.recovered,
+            ix.lossy,
             ix.duplicates,
             ix.summaries,
             ix.torn_tail

@@ -58,6 +58,8 @@ pub struct Rollout {
     pub lines: usize,
     /// Lines skipped as unreadable.
     pub bad_lines: Vec<usize>,
+    /// Lines read as U+FFFD where they are not UTF-8.
+    pub lossy: Vec<usize>,
     /// Entries by `type` (`response_item/message`, `event_msg/token_count`, …).
     pub types: BTreeMap<String, usize>,
     /// The last line has no `\n`.
@@ -114,6 +116,7 @@ pub fn read(input: &Input) -> Result<Rollout, Error> {
         let value = match parsed {
             Ok((v, at, lossy)) => {
                 if lossy {
+                    r.lossy.push(line.no);
                     r.warnings.push(Warning {
                         file: input.label.clone(),
                         line: line.no,

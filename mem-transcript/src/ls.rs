@@ -113,6 +113,11 @@ fn claude_first_prompt(inp: &Input, ix: &crate::claude::Index) -> Option<String>
     None
 }
 
+/// The damage note for `n` lines read as U+FFFD, the first at line `first`.
+fn lossy_damage(n: usize, first: usize) -> String {
+    format!("{n} line(s) of invalid UTF-8 read as U+FFFD (first: {first})")
+}
+
 /// Summarize one session file; never fails (a damaged file is flagged).
 pub fn summarize(path: &Path) -> Session {
     let mut s = Session {
@@ -169,6 +174,9 @@ pub fn summarize(path: &Path) -> Session {
                     ix.bad_lines.len(),
                     ix.bad_lines[0]
                 ));
+            }
+            if let Some(first) = ix.lossy.first() {
+                s.damage.push(lossy_damage(ix.lossy.len(), *first));
             }
             if s.entries == 0 {
                 s.damage.push("no conversation entries".into());
@@ -248,6 +256,9 @@ pub fn summarize(path: &Path) -> Session {
                     r.bad_lines.len(),
                     r.bad_lines[0]
                 ));
+            }
+            if let Some(first) = r.lossy.first() {
+                s.damage.push(lossy_damage(r.lossy.len(), *first));
             }
         }
     }

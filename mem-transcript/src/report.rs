@@ -478,6 +478,7 @@ pub fn verify(a: &VerifyArgs, g: &Global, text: bool, out: &mut dyn Write) -> Re
                     "file": inp.label, "source": "claude", "ok": ok,
                     "lines": ix.lines, "entries": ix.objects,
                     "torn": torn, "malformed": malformed, "recovered": ix.recovered,
+                    "invalid_utf8": ix.lossy,
                     "dangling": dang.iter().map(|(l, t)| json!({"line": l, "bridged_to": t})).collect::<Vec<_>>(),
                     "duplicates": ix.duplicates,
                     "leaf": br.leaf.map(|l| ix.nodes[l as usize].line),
@@ -511,7 +512,7 @@ pub fn verify(a: &VerifyArgs, g: &Global, text: bool, out: &mut dyn Write) -> Re
                 let v = json!({
                     "file": inp.label, "source": "codex", "ok": true,
                     "lines": r.lines, "entries": r.items.len(),
-                    "torn": torn, "malformed": malformed,
+                    "torn": torn, "malformed": malformed, "invalid_utf8": r.lossy,
                     "metadata_damaged": r.meta_damaged, "session": r.session,
                     "warnings": r.warnings.len(),
                 });
@@ -543,11 +544,13 @@ fn write_verify_text(out: &mut dyn Write, v: &Value, ok: bool) -> std::io::Resul
     let count = |k: &str| v[k].as_array().map_or(0, Vec::len);
     writeln!(
         out,
-        "  torn lines: {}, malformed: {}, recovered stubs: {}, duplicate uuids: {}",
+        "  torn lines: {}, malformed: {}, recovered stubs: {}, duplicate uuids: {}, \
+         invalid UTF-8 (read as U+FFFD): {}",
         count("torn"),
         count("malformed"),
         count("recovered"),
-        count("duplicates")
+        count("duplicates"),
+        count("invalid_utf8")
     )?;
     if v["source"] == "codex" {
         if v["metadata_damaged"] == true {

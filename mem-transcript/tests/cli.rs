@@ -777,11 +777,32 @@ fn invalid_utf8_is_read_as_replacement_characters() {
     let parents: Vec<Option<&str>> = evs.iter().map(|e| e["parent"].as_str()).collect();
     assert_eq!(parents, [None, Some("u1"), Some("a1")]);
     assert_eq!(evs[1]["cwd"], "/home/\u{FFFD}t\u{FFFD}");
-    // pass 1 agrees: three entries, nothing malformed, the leaf is u2
+    // pass 1 agrees: three entries, nothing malformed, the leaf is u2, and
+    // the three lines are named
     let v: Value = serde_json::from_slice(&ok(&["verify", s(&f)]).stdout).unwrap();
     assert_eq!(v["entries"], 3);
     assert_eq!(v["malformed"], serde_json::json!([]));
+    assert_eq!(v["invalid_utf8"], serde_json::json!([1, 2, 3]));
+    assert_eq!(v["warnings"], 3);
     assert_eq!(v["leaf"], 3);
+    // every reader warns, so --strict fails each
+    for cmd in ["replay", "verify", "stats", "tree"] {
+        let o = run(&[cmd, "--strict", s(&f)], None);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{cmd} --strict: {}",
+            show(&[cmd], &o)
+        );
+    }
+    // ls flags the file as damaged, and still lists it
+    let o = ok(&["ls", "--all", "--format", "jsonl", s(dir.path())]);
+    let row: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(row["damaged"], true);
+    assert_eq!(
+        row["damage"],
+        serde_json::json!(["3 line(s) of invalid UTF-8 read as U+FFFD (first: 1)"])
+    );
 }
 
 /// The same for a Codex rollout: the message with a bad byte is read.
@@ -810,4 +831,8 @@ fn codex_invalid_utf8_is_read_as_replacement_characters() {
         .collect();
     assert_eq!(evs.len(), 1, "{evs:?}");
     assert_eq!(evs[0]["text"], "never mock the \u{FFFD}database");
+    let v: Value = serde_json::from_slice(&ok(&["verify", s(&f)]).stdout).unwrap();
+    assert_eq!(v["invalid_utf8"], serde_json::json!([2]));
+    let o = run(&["verify", "--strict", s(&f)], None);
+    assert_eq!(o.status.code(), Some(1), "{}", show(&["verify"], &o));
 }
