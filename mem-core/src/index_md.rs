@@ -212,12 +212,21 @@ pub fn entries_for(store: &Store, old_index: Option<&str>) -> Vec<IndexEntry> {
     out
 }
 
-/// Remove the `[...] ` flags this module puts before a description.
+/// Remove the flags [`IndexEntry::line`] puts before a description
+/// (`[frontmatter does not parse (line N)]`, `[unreadable]`, `[superseded
+/// by ID]`, `[expired DATE]`), also the last one of a line with no
+/// description; a description of its own that starts with `[` stays.
 fn strip_flags(d: &str) -> String {
+    const FLAGS: [&str; 4] = [
+        "[frontmatter does not parse (line ",
+        "[unreadable]",
+        "[superseded by ",
+        "[expired ",
+    ];
     let mut s = d.trim_start();
-    while s.starts_with('[') {
-        match s.find("] ") {
-            Some(i) => s = s[i + 2..].trim_start(),
+    while FLAGS.iter().any(|f| s.starts_with(f)) {
+        match s.find(']') {
+            Some(i) => s = s[i + 1..].trim_start(),
             None => break,
         }
     }

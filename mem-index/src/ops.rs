@@ -201,9 +201,11 @@ fn clean(mut m: Memory) -> Memory {
     m
 }
 
-/// True when two memories render the same topic file content.
+/// True when two memories render the same topic file content, as read
+/// back (CRLF line ends read as LF).
 fn same(a: &Memory, b: &Memory) -> bool {
-    frontmatter::render(a) == frontmatter::render(b)
+    frontmatter::normalize(&frontmatter::render(a))
+        == frontmatter::normalize(&frontmatter::render(b))
 }
 
 /// Check one record on its own (id, required values, kind, sensitive

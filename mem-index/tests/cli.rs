@@ -77,6 +77,24 @@ fn jsonl(o: &Output) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// A body written with CRLF line ends reads back with LF: writing the same
+/// record again is `unchanged`, not an update that changes nothing.
+#[test]
+fn crlf_body_written_twice_is_unchanged() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("mem");
+    let d = dir.to_str().unwrap();
+    let rec = r#"{"name":"crl","description":"d","type":"user","body":"Run setup first.\r\nThen test.\r\n"}"#;
+    let ops: Vec<String> = (0..2)
+        .map(|_| {
+            let o = run(t.path(), &["--memory-dir", d, "write"], &format!("{rec}\n"));
+            assert!(o.status.success(), "{}", show(&o));
+            jsonl(&o)[0]["op"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(ops, ["create", "unchanged"]);
+}
+
 #[test]
 fn write_creates_updates_and_reports_unchanged() {
     let t = tempfile::tempdir().unwrap();
@@ -422,6 +440,50 @@ fn b16_broken_frontmatter_left_alone_and_flagged() {
         "{}",
         show(&o)
     );
+}
+
+/// A broken topic file's flag is written once, however often the index is
+/// rebuilt (it used to be read back from the old index as the description);
+/// a description of its own that starts with `[` is kept.
+#[test]
+fn broken_file_flag_is_not_repeated_by_reindex() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("memory");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("broken.md"), "no frontmatter here\n").unwrap();
+    std::fs::write(dir.join("wip.md"), "---\nname: wip\n").unwrap();
+    std::fs::write(
+        dir.join("ok.md"),
+        "---\nname: ok\ndescription: fine\ntype: user\n---\n\nbody\n",
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let o = run(t.path(), &["--memory-dir", d, "reindex"], "");
+    assert!(o.status.success(), "{}", show(&o));
+    // the previous index said something about wip.md
+    let idx = std::fs::read_to_string(dir.join("MEMORY.md")).unwrap();
+    let idx = idx.replace(
+        "- [wip](wip.md) - [frontmatter does not parse (line 1)]",
+        "- [wip](wip.md) - [frontmatter does not parse (line 1)] [WIP] draft rules",
+    );
+    std::fs::write(dir.join("MEMORY.md"), &idx).unwrap();
+    for _ in 0..3 {
+        let o = run(t.path(), &["--memory-dir", d, "reindex"], "");
+        assert!(o.status.success(), "{}", show(&o));
+        let idx = std::fs::read_to_string(dir.join("MEMORY.md")).unwrap();
+        // (the two broken files sort by mtime, which may tie)
+        let mut lines: Vec<&str> = idx.lines().filter(|l| l.starts_with("- [")).collect();
+        lines.sort_unstable();
+        assert_eq!(
+            lines,
+            [
+                "- [broken](broken.md) - [frontmatter does not parse (line 1)]",
+                "- [ok](ok.md) - fine",
+                "- [wip](wip.md) - [frontmatter does not parse (line 1)] [WIP] draft rules",
+            ],
+            "{idx}"
+        );
+    }
 }
 
 /// B17: a name and values with `: ` round-trip; the handwritten file with an
