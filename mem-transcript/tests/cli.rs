@@ -67,11 +67,15 @@ fn ok(args: &[&str]) -> Output {
 }
 
 fn events(args: &[&str]) -> Vec<Value> {
-    let o = ok(args);
-    String::from_utf8(o.stdout)
-        .unwrap()
+    json_lines(&ok(args).stdout)
+}
+
+/// Each line of `out` as JSON (panics naming the line when one is not).
+fn json_lines(out: &[u8]) -> Vec<Value> {
+    std::str::from_utf8(out)
+        .expect("output is UTF-8")
         .lines()
-        .map(|l| serde_json::from_str(l).expect("event line is JSON"))
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
 }
 
@@ -284,11 +288,7 @@ fn b06_dangling_parent_is_bridged() {
         err.contains("1 dangling parent at line 8 bridged to line 7"),
         "{err}"
     );
-    let evs: Vec<Value> = String::from_utf8(o.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let evs: Vec<Value> = json_lines(&o.stdout);
     assert_eq!(evs[0]["kind"], "compact");
     let msgs: Vec<&Value> = evs.iter().filter(|e| e["kind"] != "compact").collect();
     let ids: Vec<String> = msg_ids(&msgs.iter().map(|v| (*v).clone()).collect::<Vec<_>>());
@@ -384,11 +384,7 @@ fn b11_big_session_and_a_long_line() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let evs: Vec<Value> = String::from_utf8(o.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let evs: Vec<Value> = json_lines(&o.stdout);
     assert_eq!(msg_ids(&evs), ["01", "02", "03", "04"]);
     let big = evs.iter().find(|e| e["kind"] == "tool_result").unwrap();
     assert!(big["text"].as_str().unwrap().len() > 6_000_000);
@@ -403,11 +399,7 @@ fn b12_codex_rollout_with_a_corrupt_first_line() {
     let sh = need_shared!("b12_codex_rollout_with_a_corrupt_first_line");
     let dir = sh.join("cases/B12/sessions");
     let o = ok(&["ls", "--all", "--format", "jsonl", s(&dir)]);
-    let rows: Vec<Value> = String::from_utf8(o.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows: Vec<Value> = json_lines(&o.stdout);
     assert_eq!(rows.len(), 2);
     let a = rows
         .iter()
@@ -764,11 +756,7 @@ fn invalid_utf8_is_read_as_replacement_characters() {
         [1, 2, 3].map(|l| format!("{label}:{l}: invalid UTF-8 read as U+FFFD")),
         "{err}"
     );
-    let evs: Vec<Value> = String::from_utf8(o.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let evs: Vec<Value> = json_lines(&o.stdout);
     let texts: Vec<&str> = evs.iter().map(|e| e["text"].as_str().unwrap()).collect();
     assert_eq!(
         texts,
@@ -824,11 +812,7 @@ fn codex_invalid_utf8_is_read_as_replacement_characters() {
         err.trim_end(),
         format!("{}:2: invalid UTF-8 read as U+FFFD", s(&f))
     );
-    let evs: Vec<Value> = String::from_utf8(o.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let evs: Vec<Value> = json_lines(&o.stdout);
     assert_eq!(evs.len(), 1, "{evs:?}");
     assert_eq!(evs[0]["text"], "never mock the \u{FFFD}database");
     let v: Value = serde_json::from_slice(&ok(&["verify", s(&f)]).stdout).unwrap();
