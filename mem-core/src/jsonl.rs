@@ -252,8 +252,8 @@ pub fn lossy_utf8(line: &[u8]) -> Option<Vec<u8>> {
 /// one bad byte loses one character, not the entry.
 ///
 /// Returns the value, the offset of the recovered record and whether the
-/// copy was read. Errors: the copy's parse error when the copy fails too,
-/// else the line's.
+/// copy was read. Errors: the line's own parse error (its columns are the
+/// file's), also when the copy fails too.
 pub fn parse_lossy<'a, T, E>(
     line: &'a [u8],
     copy: &'a mut Option<Vec<u8>>,
@@ -267,7 +267,9 @@ pub fn parse_lossy<'a, T, E>(
         return Err(err);
     };
     let fixed: &'a [u8] = copy.insert(fixed);
-    parse_recovering(fixed, parse).map(|(v, at)| (v, at, true))
+    parse_recovering(fixed, parse)
+        .map(|(v, at)| (v, at, true))
+        .map_err(|_| err)
 }
 
 /// A warning about a transcript line: printed as `FILE:LINE: reason`.
@@ -386,12 +388,16 @@ mod tests {
         let line = b"{\"t\":\"cut{\"t\":\"x\xffy\"}";
         let (v, at, lossy) = parse_lossy(line, &mut copy, serde_json::from_slice::<T>).unwrap();
         assert_eq!((&*v.t, at, lossy), ("x\u{FFFD}y", 9, true));
-        // still broken after the copy: the copy's error
+        // still broken after the copy (torn inside a character): the
+        // line's own error, its column counted in the line's bytes
         let mut copy = None;
-        let e = parse_lossy(b"{\"t\":\"\xff", &mut copy, serde_json::from_slice::<T>)
+        let line = b"{\"t\":\"ab\xe2\x80";
+        let e = parse_lossy(line, &mut copy, serde_json::from_slice::<T>)
             .err()
             .unwrap();
-        assert!(e.is_eof(), "{e}");
+        let own = serde_json::from_slice::<T>(line).err().unwrap();
+        assert_eq!((e.column(), e.to_string()), (own.column(), own.to_string()));
+        assert_eq!(e.column(), line.len());
     }
 
     #[test]
