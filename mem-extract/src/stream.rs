@@ -112,6 +112,18 @@ impl Input {
             _ => None,
         }
     }
+
+    /// The field a key of a tool input fills; `None` for the keys not read.
+    fn slot_mut(&mut self, k: &str) -> Option<&mut Option<Value>> {
+        match k {
+            "command" => Some(&mut self.command),
+            "cmd" => Some(&mut self.cmd),
+            "file_path" => Some(&mut self.file_path),
+            "path" => Some(&mut self.path),
+            "notebook_path" => Some(&mut self.notebook_path),
+            _ => None,
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for Input {
@@ -125,18 +137,12 @@ impl<'de> Deserialize<'de> for Input {
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Input, A::Error> {
                 let mut i = Input::default();
                 while let Some(k) = m.next_key::<Str<'de>>()? {
-                    let slot = match &*k.0 {
-                        "command" => &mut i.command,
-                        "cmd" => &mut i.cmd,
-                        "file_path" => &mut i.file_path,
-                        "path" => &mut i.path,
-                        "notebook_path" => &mut i.notebook_path,
-                        _ => {
+                    match i.slot_mut(&k.0) {
+                        Some(slot) => *slot = Some(m.next_value::<Value>()?),
+                        None => {
                             m.next_value::<IgnoredAny>()?;
-                            continue;
                         }
-                    };
-                    *slot = Some(m.next_value::<Value>()?);
+                    }
                 }
                 Ok(i)
             }
@@ -425,21 +431,11 @@ fn scan_input(sc: &mut Scanner<'_>) -> Option<Input> {
         return Some(i);
     }
     loop {
-        let slot = match sc.key()? {
-            "command" => &mut i.command,
-            "cmd" => &mut i.cmd,
-            "file_path" => &mut i.file_path,
-            "path" => &mut i.path,
-            "notebook_path" => &mut i.notebook_path,
-            _ => {
-                sc.skip()?;
-                if sc.more(b'}')? {
-                    continue;
-                }
-                return Some(i);
-            }
-        };
-        *slot = Some(sc.value()?);
+        let k = sc.key()?;
+        match i.slot_mut(k) {
+            Some(slot) => *slot = Some(sc.value()?),
+            None => sc.skip()?,
+        }
         if !sc.more(b'}')? {
             return Some(i);
         }
