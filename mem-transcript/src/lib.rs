@@ -332,6 +332,7 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
     };
     for f in &files {
         sink.reset();
+        sink.set_sidechain(is_subagent_path(f));
         let inp = Input::open(f)?;
         if inp.size == 0 {
             eprintln!("{}: empty session (0 bytes): no events", inp.label);
@@ -389,10 +390,39 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
     Ok(Exit::Success)
 }
 
+/// True when `path` is a sub-agent's transcript: a file inside a
+/// `subagents` folder, or named `agent-*.jsonl`. Its entries are side
+/// chains whatever their lines say (`replay` marks every event
+/// `sidechain: true`), so nothing in it is read as the user's words.
+pub fn is_subagent_path(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy());
+    if name.is_some_and(|n| n.starts_with("agent-") && n.ends_with(".jsonl")) {
+        return true;
+    }
+    path.parent()
+        .is_some_and(|d| d.components().any(|c| c.as_os_str() == "subagents"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn subagent_paths_are_known_by_folder_or_name() {
+        for (p, want) in [
+            ("/p/6f1c/subagents/agent-a1.jsonl", true),
+            ("/p/6f1c/subagents/x.jsonl", true),
+            ("subagents/deep/x.jsonl", true),
+            ("/p/agent-a1b2.jsonl", true),
+            ("/p/6f1c.jsonl", false),
+            ("/p/subagents.jsonl", false),
+            ("/p/my-agent-notes.jsonl", false),
+            ("-", false),
+        ] {
+            assert_eq!(is_subagent_path(Path::new(p)), want, "{p}");
+        }
+    }
 
     #[test]
     fn cli_definition_is_valid() {
