@@ -1366,14 +1366,14 @@ fn error_line(
 
 /// True when the failing output (`out_l`, lowercased) names command `cmd`
 /// as a command: its short form at word boundaries, and for a one-word
-/// command only after `run`, `try`, `execute`, `$ ` or a backtick (so
-/// `make: *** Error 2` does not name `make`).
+/// command without `/` or `.` only after `run`, `try`, `execute`, `$ ` or a
+/// backtick (so `make: *** Error 2` does not name `make`).
 fn named_in_output(out_l: &str, cmd: &str) -> bool {
     let c = lower(&short_cmd(cmd));
     if c.is_empty() {
         return false;
     }
-    let one_word = !c.contains(' ');
+    let one_word = !c.contains([' ', '/', '.']);
     let word = |b: Option<char>| b.is_none_or(|b| !(b.is_alphanumeric() || b == '_' || b == '-'));
     out_l.match_indices(&c).any(|(i, _)| {
         let before = out_l[..i].chars().next_back();
@@ -1384,7 +1384,7 @@ fn named_in_output(out_l: &str, cmd: &str) -> bool {
         if !one_word {
             return true;
         }
-        let head = out_l[..i].trim_end_matches(' ');
+        let head = out_l[..i].trim_end_matches([' ', ':']);
         head.ends_with('`')
             || head.ends_with('$')
             || ["run", "try", "execute", "please"]
