@@ -318,6 +318,19 @@ fn fix_named_by_the_output_is_low_trust() {
     }
     let r = extract(&evs, &ExtractOptions::default());
     assert_eq!(r.memories[0].trust, Some(Trust::Normal), "{:?}", r.memories);
+    // a script path is named wherever it stands, also after "run:"
+    let mut evs = fail_fix_succeed("error: cache stale.\nTo fix run: ./scripts/refresh.sh");
+    for e in &mut evs {
+        if let Some(i) = e.input.as_mut()
+            && i["command"] == "make gen"
+        {
+            i["command"] = "./scripts/refresh.sh".into();
+        }
+    }
+    let r = extract(&evs, &ExtractOptions::default());
+    assert_eq!(r.memories.len(), 1, "{:?}", r.memories);
+    assert_eq!(r.memories[0].trust, Some(Trust::Low), "{:?}", r.memories);
+    assert!(!r.memories[0].name.contains("refresh"), "{:?}", r.memories);
 }
 
 /// B05: the session with a lone surrogate reads and extracts without panic.
