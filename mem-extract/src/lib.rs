@@ -22,9 +22,9 @@ use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 
-use mem_core::cli::{Format, Output, warn};
+use mem_core::cli::{Format, Output, OutputArgs, PlaceArgs, warn};
 use mem_core::records::Event;
 use mem_core::scrub::Scrubber;
 use mem_core::{Error, Exit, memdir};
@@ -33,15 +33,6 @@ pub use extract::{Bucket, EventView, ExtractOptions, Extraction, Extractor, Note
 pub use rules::Rules;
 
 const NAME: &str = "mem-extract";
-
-/// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// For people.
-    Text,
-    /// One JSON object per line.
-    Jsonl,
-}
 
 /// Turn transcript events (from `mem-transcript replay`) into candidate
 /// memory records, one JSON object a line on stdout.
@@ -75,26 +66,17 @@ enum Cmd {
 /// Options shared by the commands that read events.
 #[derive(Debug, Clone, Args)]
 pub struct CommonArgs {
-    /// The project to act for (default: the events' recorded cwd, else the working directory).
-    #[arg(long, value_name = "DIR", help_heading = "Project")]
-    pub cwd: Option<PathBuf>,
-    /// Do not share memory across linked worktrees.
-    #[arg(long, env = "MEM_PER_WORKTREE", value_parser = clap::builder::FalseyValueParser::new(), help_heading = "Project")]
-    pub per_worktree: bool,
-    /// The memory directory (for the "last turn wrote memory" throttle).
-    #[arg(
-        long,
-        value_name = "DIR",
-        env = "MEM_MEMORY_DIR",
-        help_heading = "Project"
-    )]
-    pub memory_dir: Option<PathBuf>,
+    /// `--memory-dir` (for the "last turn wrote memory" throttle), `--cwd`
+    /// (default: the events' recorded cwd, else the working directory),
+    /// `--per-worktree`.
+    #[command(flatten)]
+    pub place: PlaceArgs,
     /// Print each candidate kept or dropped, with its bucket and rule (stderr).
     #[arg(long, help_heading = "Output")]
     pub explain: bool,
-    /// Flush every output line (for `tail -f` pipelines).
-    #[arg(long, help_heading = "Output")]
-    pub line_buffered: bool,
+    /// `--format`, `--line-buffered`.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -121,9 +103,6 @@ struct ExtractArgs {
     /// Byte budget of tool output quoted into a candidate.
     #[arg(long, value_name = "BYTES", default_value_t = extract::DEFAULT_MAX_QUOTE, help_heading = "Throttles")]
     max_quote_bytes: usize,
-    /// Output format (default: text on a terminal, jsonl otherwise).
-    #[arg(long, value_enum, help_heading = "Output")]
-    format: Option<FormatArg>,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -351,7 +330,7 @@ fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
         // nothing special: notes go to stderr below
     }
     if a.print_rules {
-        let mut out = Output::stdout(a.common.line_buffered);
+        let mut out = Output::stdout(a.common.output.line_buffered);
         out.line(rules::DEFAULT_RULES_YAML.trim_end())?;
         out.flush()?;
         return Ok(Exit::Success);
@@ -377,9 +356,9 @@ fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
         }
     };
     let mut st = StreamState {
-        per_worktree: a.common.per_worktree,
+        per_worktree: a.common.place.per_worktree,
         explain: a.common.explain,
-        memory_dir: memory_dir_prefix(a.common.memory_dir.as_deref()),
+        memory_dir: memory_dir_prefix(a.common.place.memory_dir.as_deref()),
         make_opts: Some(Box::new(opts_of)),
         x: None,
         pending: Vec::new(),
@@ -389,7 +368,7 @@ fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
         user_turns: 0,
         wrote_memory: false,
     };
-    if let Some(c) = a.common.cwd.as_deref() {
+    if let Some(c) = a.common.place.cwd.as_deref() {
         st.start(Some(c));
     }
     stream::for_each_event(&a.files, |ev| st.push(ev))?;
@@ -443,11 +422,15 @@ fn run_model(a: &ExtractArgs, rules: Rules, cmd: &str) -> anyhow::Result<Exit> {
         eprintln!("{NAME}: skipped: only side-chain events (main agent only)");
         return Ok(Exit::Success);
     }
-    if last_turn_wrote_memory(&events, a.common.memory_dir.as_deref()) {
+    if last_turn_wrote_memory(&events, a.common.place.memory_dir.as_deref()) {
         eprintln!("{NAME}: skipped: the last turn already wrote into the memory directory");
         return Ok(Exit::Success);
     }
-    let root = project_root_for(a.common.cwd.as_deref(), &events, a.common.per_worktree);
+    let root = project_root_for(
+        a.common.place.cwd.as_deref(),
+        &events,
+        a.common.place.per_worktree,
+    );
     let opts = ExtractOptions {
         rules,
         project_id: root.as_deref().map(memdir::project_id),
@@ -469,12 +452,8 @@ fn emit(a: &ExtractArgs, result: &Extraction) -> anyhow::Result<Exit> {
     for d in &result.sensitive_drops {
         eprintln!("{NAME}: dropped a candidate that still carries sensitive text: {d}");
     }
-    let format = match a.format {
-        Some(FormatArg::Text) => Format::Text,
-        Some(FormatArg::Jsonl) => Format::Jsonl,
-        None => Format::auto(),
-    };
-    let mut out = Output::stdout(a.common.line_buffered);
+    let format = a.common.output.format();
+    let mut out = Output::stdout(a.common.output.line_buffered);
     for m in &result.memories {
         match format {
             Format::Jsonl => out.record(m)?,

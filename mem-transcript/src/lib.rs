@@ -44,18 +44,15 @@ pub struct Cli {
 /// Options every subcommand takes.
 #[derive(Debug, Args)]
 pub struct Global {
-    /// Output format (default: text on a terminal, jsonl otherwise).
-    #[arg(long, value_enum, global = true, help_heading = "Output")]
-    pub format: Option<FormatArg>,
-    /// Flush every line (for `tail -f` pipelines).
-    #[arg(long, global = true, help_heading = "Output")]
-    pub line_buffered: bool,
+    /// `--format`, `--line-buffered`.
+    #[command(flatten)]
+    pub output: mem_core::cli::OutputArgs,
     /// Turn transcript warnings (torn or malformed lines, bridged parents,
     /// invalid UTF-8 read as U+FFFD) into errors.
     #[arg(long, global = true, help_heading = "Input")]
     pub strict: bool,
     /// The project to act for (ls, locate). Default: the working directory.
-    #[arg(long, global = true, value_name = "DIR", help_heading = "Input")]
+    #[arg(long, global = true, value_name = "DIR", help_heading = "Where")]
     pub cwd: Option<PathBuf>,
     /// Threads that index a large session (files of 32 MB and more are read
     /// in ranges of whole lines at once). Default: the number of CPUs, at most 4.
@@ -76,15 +73,6 @@ pub fn threads() -> usize {
         }
         n => n,
     }
-}
-
-/// `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// For people.
-    Text,
-    /// One JSON object per line.
-    Jsonl,
 }
 
 /// `--from`.
@@ -239,11 +227,7 @@ pub struct AppendArgs {
 ///
 /// Errors: [`Error`] variants (exit 1), I/O on the output.
 pub fn run_cli(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let text = match cli.global.format {
-        Some(FormatArg::Text) => true,
-        Some(FormatArg::Jsonl) => false,
-        None => mem_core::cli::Format::auto() == mem_core::cli::Format::Text,
-    };
+    let text = cli.global.output.format() == mem_core::cli::Format::Text;
     let g = &cli.global;
     if let Some(n) = g.threads {
         THREADS.store(usize::from(n), std::sync::atomic::Ordering::Relaxed);
@@ -264,7 +248,7 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
 /// The binary's entry: parse `std::env::args`, run, write to stdout.
 pub fn run() -> anyhow::Result<Exit> {
     let cli = Cli::parse();
-    let mut out = mem_core::cli::Output::stdout(cli.global.line_buffered);
+    let mut out = cli.global.output.stdout();
     run_cli(cli, &mut out)
 }
 
@@ -325,7 +309,8 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
         a.files.clone()
     };
     // Events collect in large pieces unless every line must show at once.
-    let mut sink = if g.line_buffered || std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+    let mut sink = if g.output.line_buffered || std::io::IsTerminal::is_terminal(&std::io::stdout())
+    {
         Sink::new(out, text)
     } else {
         Sink::buffered(out, text)
