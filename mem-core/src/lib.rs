@@ -29,6 +29,7 @@ pub mod memdir;
 pub mod records;
 pub mod scan;
 pub mod scrub;
+pub mod session;
 pub mod store;
 pub mod time;
 pub mod truncate;

@@ -16,7 +16,6 @@ pub mod apply;
 pub mod consolidate;
 pub mod gates;
 pub mod gather;
-pub mod transcripts;
 
 use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
@@ -30,6 +29,7 @@ use mem_core::lock::{Finish, Lock};
 use mem_core::memdir;
 use mem_core::records::PlanOp;
 use mem_core::scrub::Scrubber;
+use mem_core::session::SessionFile;
 use mem_core::store;
 use mem_core::time::Clock;
 use mem_core::{Error, Exit};
@@ -231,11 +231,12 @@ fn dream(
         memdir::transcript_dirs_for(&roots).unwrap_or_default()
     };
     let filter_cwd = !explicit || cli.global.args.place.cwd.is_some();
-    let all_sessions: Vec<transcripts::Session> = transcripts::list(&tdirs)
+    let all_sessions: Vec<SessionFile> = mem_core::session::list(&tdirs)
         .into_iter()
         .filter(|s| {
             !filter_cwd
-                || s.cwd
+                || s.head
+                    .cwd
                     .as_deref()
                     .is_none_or(|c| memdir::cwd_in_roots(c, &roots))
         })
@@ -271,7 +272,7 @@ fn dream(
 
     let since = lock.last_consolidated()?;
     // Sessions to gather: the counted ones, oldest first, capped.
-    let mut pending: Vec<&transcripts::Session> = report.counted.iter().collect();
+    let mut pending: Vec<&SessionFile> = report.counted.iter().collect();
     pending.sort_by(|x, y| x.mtime.cmp(&y.mtime).then_with(|| x.path.cmp(&y.path)));
     let cut = a.max_sessions.is_some_and(|n| pending.len() > n);
     if let Some(n) = a.max_sessions {
@@ -340,8 +341,8 @@ fn phases(
     cli: &Cli,
     clock: &Clock,
     resolved: &memdir::Resolved,
-    all_sessions: &[transcripts::Session],
-    pending: &[&transcripts::Session],
+    all_sessions: &[SessionFile],
+    pending: &[&SessionFile],
     since: Option<SystemTime>,
     stop: &AtomicBool,
     format: Format,
