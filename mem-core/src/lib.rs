@@ -35,4 +35,6 @@ pub mod time;
 pub mod truncate;
 
 pub use error::{Error, Exit, IdError, Result};
-pub use records::{Event, Expires, Kind, Memory, MemoryType, PlanOp, RecallDecision, Scope};
+pub use records::{
+    Event, Expires, Kind, Memory, MemoryType, PlanOp, RecallDecision, Scope, Source, Trust,
+};

@@ -168,7 +168,8 @@ pub enum Cmd {
         after_long_help = "Example:\n  echo '{\"name\":\"Use pnpm\",\"description\":\"pnpm, not npm\",\"type\":\"feedback\"}' | mem-index write\n  mem-index list | mem-index write --memory-dir /tmp/copy"
     )]
     Write(WriteArgs),
-    /// The memories on disk as records (JSONL, or a table on a terminal).
+    /// The memories on disk as records (JSONL, or a table on a terminal);
+    /// each says its `source` and `trust` (absent in the file: manual, normal).
     #[command(after_long_help = "Example:\n  mem-index list --type feedback --since 2026-07-01")]
     List(ListArgs),
     /// One memory.
@@ -443,21 +444,27 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             match fmt {
                 Format::Jsonl => {
                     for m in rows {
-                        out.record(m)?;
+                        // provenance as read: absent means manual / normal
+                        let mut m = m.clone();
+                        m.source = Some(m.effective_source());
+                        m.trust = Some(m.effective_trust());
+                        out.record(&m)?;
                     }
                 }
                 Format::Text => {
                     out.line(&format!(
-                        "{:<32} {:<9} {:<14} {:<10} {:<10} DESCRIPTION",
-                        "ID", "TYPE", "KIND", "VERIFIED", "EXPIRES"
+                        "{:<32} {:<9} {:<14} {:<9} {:<6} {:<10} {:<10} DESCRIPTION",
+                        "ID", "TYPE", "KIND", "SOURCE", "TRUST", "VERIFIED", "EXPIRES"
                     ))?;
                     for m in rows {
                         let desc = mem_core::truncate::floor_to_chars(&m.description, 60);
                         out.line(&format!(
-                            "{:<32} {:<9} {:<14} {:<10} {:<10} {}",
+                            "{:<32} {:<9} {:<14} {:<9} {:<6} {:<10} {:<10} {}",
                             m.id.as_deref().unwrap_or(""),
                             m.mem_type.as_str(),
                             m.effective_kind().as_str(),
+                            m.effective_source().as_str(),
+                            m.effective_trust().as_str(),
                             m.verified_at
                                 .map(|d| d.to_string())
                                 .unwrap_or_else(|| "-".into()),

@@ -177,6 +177,22 @@ pub struct RecallArgs {
     /// instead of the memory directory. Only `-` is accepted.
     #[arg(long, value_name = "-", help_heading = "Input")]
     pub records: Option<String>,
+
+    /// The lowest trust recalled: `normal` leaves `trust: low` memories out
+    /// (a `skip` line, reason `low-trust`); `low` recalls them too. The hook
+    /// always uses `normal`.
+    #[arg(long, value_enum, default_value_t = TrustArg::Normal, help_heading = "Budget")]
+    pub trust: TrustArg,
+}
+
+/// The lowest trust recalled (`--trust`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum TrustArg {
+    /// Only `trust: normal` memories.
+    #[default]
+    Normal,
+    /// `trust: low` memories too.
+    Low,
 }
 
 /// Options every command shares.
@@ -361,6 +377,7 @@ impl Session {
             max_tokens: args.max_tokens,
             min_score: args.min_score,
             guard: self.guard.as_ref().map(|g| g.project.clone()),
+            low_trust: args.trust == TrustArg::Low,
         }
     }
 
