@@ -11,9 +11,12 @@
 //!   paths) and MEMORY.md's WARNING line when the index is cut.
 //!
 //! Nothing to add → nothing printed. It never blocks the agent: any error
-//! (and any panic) prints nothing on stdout, exits 0 and says why on stderr.
+//! (and any panic) prints nothing on stdout, exits 0 and says why on stderr;
+//! past its time budget ([`DEFAULT_BUDGET`], 2 s; env [`BUDGET_ENV`]) it
+//! prints nothing and exits 0 as well.
 
 use std::io::{Read, Write};
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -49,17 +52,69 @@ pub struct HookInput {
     pub source: Option<String>,
 }
 
+/// The hook's default time budget: 2 seconds.
+pub const DEFAULT_BUDGET: Duration = Duration::from_millis(2000);
+
+/// The variable that sets the time budget, in milliseconds.
+pub const BUDGET_ENV: &str = "MEM_HOOK_BUDGET_MS";
+
+/// The time budget: [`BUDGET_ENV`] when it is a number of milliseconds,
+/// else [`DEFAULT_BUDGET`] (a bad value is reported on stderr).
+pub fn budget() -> Duration {
+    match std::env::var(BUDGET_ENV) {
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(ms) => Duration::from_millis(ms),
+            Err(_) => {
+                eprintln!(
+                    "{NAME}: hook: {BUDGET_ENV}={v:?} is not a number of milliseconds; using {} ms",
+                    DEFAULT_BUDGET.as_millis()
+                );
+                DEFAULT_BUDGET
+            }
+        },
+        Err(_) => DEFAULT_BUDGET,
+    }
+}
+
 /// Run the hook; whatever happens, exit 0. Errors and panics are reported
 /// on stderr and nothing is printed on stdout.
+///
+/// The work (reading stdin, loading the memory directory, recall) runs on
+/// its own thread; when it has not answered within [`budget`] the hook
+/// prints nothing, says so on stderr and returns, and the process exits
+/// without waiting for that thread (a stdin that never ends, a slow or
+/// hostile file system never block the agent).
 pub fn run_guarded(common: &Common) -> Exit {
-    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut input = Vec::new();
-        std::io::stdin()
-            .take(MAX_INPUT)
-            .read_to_end(&mut input)
-            .map_err(|e| anyhow::anyhow!("cannot read stdin: {e}"))?;
-        respond(common, &input)
-    }));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let c = common.clone();
+    let spawned = std::thread::Builder::new()
+        .name("hook".into())
+        .spawn(move || {
+            let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut input = Vec::new();
+                std::io::stdin()
+                    .take(MAX_INPUT)
+                    .read_to_end(&mut input)
+                    .map_err(|e| anyhow::anyhow!("cannot read stdin: {e}"))?;
+                respond(&c, &input)
+            }));
+            let _ = tx.send(res);
+        });
+    if let Err(e) = spawned {
+        eprintln!("{NAME}: hook: cannot start: {e} (nothing added to the context)");
+        return Exit::Success;
+    }
+    let limit = budget();
+    let res = match rx.recv_timeout(limit) {
+        Ok(r) => r,
+        Err(_) => {
+            eprintln!(
+                "{NAME}: hook: past its time budget of {} ms ({BUDGET_ENV}); nothing added to the context",
+                limit.as_millis()
+            );
+            return Exit::Success;
+        }
+    };
     match res {
         Ok(Ok(Some(json))) => {
             let mut out = std::io::stdout().lock();
