@@ -213,7 +213,12 @@ pub struct IndexText {
 
 /// Load `MEMORY.md` of `dir` (None when absent).
 pub fn load_index(dir: &Path) -> Option<IndexText> {
-    let text = std::fs::read_to_string(dir.join("MEMORY.md")).ok()?;
+    let (text, _) = mem_core::confine::read_text_prefix(
+        &dir.join("MEMORY.md"),
+        mem_core::confine::INDEX_READ_BYTES,
+        false,
+    )
+    .ok()??;
     let l = mem_core::index_md::load(&text);
     Some(IndexText {
         text: l.text,

@@ -1,0 +1,329 @@
+//! The memory directory is not a place to follow links or wait on, and no
+//! file outside the project is copied into one (docs/security.md):
+//!
+//! - a cloned repository whose agent-memory `logs/`, daily log file, `.mem/`,
+//!   `retired/` or agent folder is a link out: every writer refuses (exit 1,
+//!   the link named) and the link's target stays byte-identical;
+//! - `.consolidate-lock` as a link: `mem-lock stamp`/`acquire`/`release`
+//!   change neither the target's bytes nor its mtime;
+//! - a FIFO or a link to `/dev/zero` among the topic files: readers skip it
+//!   with a warning, and `mem-recall --hook` answers (or stays silent)
+//!   without blocking;
+//! - `@` imports of `~/.aws/credentials`, `~/.ssh/id_ed25519` and
+//!   `/proc/self/environ` never reach `AGENTS.md`.
+
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use mem_tests::{cmd, run, show};
+
+const REC: &str = r#"{"name":"review style","description":"point to lines","type":"feedback","body":"Point to lines."}
+"#;
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A cloned repository `proj` (with `.git`) and a fake home with a
+/// `.bashrc` the attacker wants to reach.
+struct Clone {
+    _t: tempfile::TempDir,
+    home: PathBuf,
+    proj: PathBuf,
+    bashrc: PathBuf,
+}
+
+const BASHRC: &[u8] = b"# the user's own shell setup\nexport PATH=$HOME/bin:$PATH\n";
+
+fn clone() -> Clone {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    let proj = t.path().join("proj");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(proj.join(".git")).unwrap();
+    let bashrc = home.join(".bashrc");
+    std::fs::write(&bashrc, BASHRC).unwrap();
+    Clone {
+        home,
+        proj,
+        bashrc,
+        _t: t,
+    }
+}
+
+impl Clone {
+    fn agent_dir(&self) -> PathBuf {
+        self.proj.join(".claude/agent-memory/reviewer")
+    }
+
+    fn mem_index(&self, args: &[&str], stdin: &str) -> Output {
+        let mut c = cmd("mem-index", &self.home);
+        c.arg("--cwd")
+            .arg(&self.proj)
+            .args(["--agent", "reviewer", "--scope", "project"])
+            .args(args)
+            .env("MEM_TODAY", "2026-07-13");
+        run(c, stdin.as_bytes())
+    }
+
+    /// The names of everything in the fake home, recursively.
+    fn home_tree(&self) -> Vec<PathBuf> {
+        let mut v = mem_tests::files_under(&self.home);
+        v.sort();
+        v
+    }
+}
+
+fn refused(o: &Output, link: &Path) {
+    assert_eq!(o.status.code(), Some(1), "{}", show(o));
+    let e = stderr(o);
+    assert!(
+        e.contains(&link.display().to_string()) && e.contains("symbolic link"),
+        "the link is not named: {e}"
+    );
+}
+
+/// The exact case of the issue: `mem-index log` through a cloned repo's
+/// `.claude/agent-memory/<agent>/logs/…` link to `~/.bashrc`.
+#[test]
+fn log_through_a_linked_daily_log_is_refused() {
+    let c = clone();
+    let day = c.agent_dir().join("logs/2026/07");
+    std::fs::create_dir_all(&day).unwrap();
+    let link = day.join("2026-07-13.md");
+    symlink(&c.bashrc, &link).unwrap();
+    let o = c.mem_index(&["log"], REC);
+    refused(&o, &link);
+    assert_eq!(std::fs::read(&c.bashrc).unwrap(), BASHRC);
+}
+
+#[test]
+fn log_through_a_linked_logs_folder_is_refused() {
+    let c = clone();
+    std::fs::create_dir_all(c.agent_dir()).unwrap();
+    let link = c.agent_dir().join("logs");
+    symlink(&c.home, &link).unwrap();
+    let before = c.home_tree();
+    let o = c.mem_index(&["log"], REC);
+    refused(&o, &link);
+    assert_eq!(c.home_tree(), before, "nothing created in the home");
+    assert_eq!(std::fs::read(&c.bashrc).unwrap(), BASHRC);
+}
+
+#[test]
+fn write_through_a_linked_state_folder_is_refused() {
+    let c = clone();
+    std::fs::create_dir_all(c.agent_dir()).unwrap();
+    let link = c.agent_dir().join(".mem");
+    symlink(&c.home, &link).unwrap();
+    let before = c.home_tree();
+    let o = c.mem_index(&["write"], REC);
+    refused(&o, &link);
+    assert_eq!(c.home_tree(), before, "no index.lock in the home");
+}
+
+#[test]
+fn a_linked_agent_folder_is_refused() {
+    let c = clone();
+    std::fs::create_dir_all(c.proj.join(".claude/agent-memory")).unwrap();
+    let link = c.agent_dir();
+    symlink(&c.home, &link).unwrap();
+    let before = c.home_tree();
+    let o = c.mem_index(&["write"], REC);
+    refused(&o, &link);
+    assert_eq!(c.home_tree(), before, "no MEMORY.md in the home");
+}
+
+#[test]
+fn retire_into_a_linked_retired_folder_is_refused() {
+    let c = clone();
+    let o = c.mem_index(&["write"], REC);
+    assert!(o.status.success(), "{}", show(&o));
+    let link = c.agent_dir().join("retired");
+    symlink(&c.home, &link).unwrap();
+    let before = c.home_tree();
+    let o = c.mem_index(&["retire", "review-style", "--reason", "old"], "");
+    refused(&o, &link);
+    assert_eq!(c.home_tree(), before, "nothing moved into the home");
+    assert!(c.agent_dir().join("review-style.md").is_file(), "kept");
+}
+
+fn mtime(p: &Path) -> SystemTime {
+    std::fs::metadata(p).unwrap().modified().unwrap()
+}
+
+/// `.consolidate-lock` as a link to `~/.bashrc`: stamp (which sets the
+/// mtime), acquire and release all refuse; the target keeps bytes and mtime.
+#[test]
+fn a_linked_consolidation_lock_is_refused() {
+    let c = clone();
+    let dir = c.proj.join("memory");
+    std::fs::create_dir_all(&dir).unwrap();
+    let link = dir.join(".consolidate-lock");
+    symlink(&c.bashrc, &link).unwrap();
+    let old = SystemTime::now() - Duration::from_secs(86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(&c.bashrc)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let before = mtime(&c.bashrc);
+    for args in [
+        vec!["stamp"],
+        vec!["acquire", "--pid", "1"],
+        vec!["release"],
+        vec!["rollback", "--to", "2026-01-01T00:00:00Z"],
+    ] {
+        let mut k = cmd("mem-lock", &c.home);
+        k.args(&args).arg(&link);
+        let o = run(k, b"");
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", show(&o));
+        assert!(
+            stderr(&o).contains("symbolic link"),
+            "{args:?}: {}",
+            show(&o)
+        );
+        assert_eq!(std::fs::read(&c.bashrc).unwrap(), BASHRC, "{args:?}");
+        assert_eq!(mtime(&c.bashrc), before, "{args:?}: target mtime changed");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{args:?}: the link was replaced"
+        );
+    }
+}
+
+/// A memory directory with one good topic, a FIFO and a link to /dev/zero
+/// posing as topic files.
+fn traps() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    let dir = t.path().join("memory");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("deploy-hotfix.md"),
+        "---\nname: deploy hotfix\ndescription: hotfixes go out with make deploy-hotfix\ntype: project\ntriggers: [hotfix]\n---\n\nRun make deploy-hotfix for a hotfix.\n",
+    )
+    .unwrap();
+    let st = std::process::Command::new("mkfifo")
+        .arg(dir.join("fifo.md"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    symlink("/dev/zero", dir.join("zero.md")).unwrap();
+    symlink("/dev/zero", dir.join("MEMORY.md")).unwrap();
+    (t, home, dir)
+}
+
+/// Run with a deadline: a reader that blocks fails the test instead of
+/// hanging the suite.
+fn run_within(mut c: std::process::Command, stdin: &[u8], limit: Duration) -> Output {
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut sin = child.stdin.take().unwrap();
+        let _ = sin.write_all(stdin);
+    }
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let o = child.wait_with_output().unwrap();
+            panic!("still running after {limit:?}: {}", show(&o));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn fifo_and_dev_zero_are_skipped_by_readers() {
+    let (_t, home, dir) = traps();
+    let mut c = cmd("mem-recall", &home);
+    c.arg("--memory-dir")
+        .arg(&dir)
+        .args(["--task", "ship the hotfix", "--format", "markdown"]);
+    let o = run_within(c, b"", Duration::from_secs(20));
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("make deploy-hotfix"));
+    let e = stderr(&o);
+    assert!(e.contains("fifo.md: is a FIFO, not a regular file"), "{e}");
+    assert!(e.contains("zero.md: is a symbolic link"), "{e}");
+
+    let mut c = cmd("mem-index", &home);
+    c.arg("--memory-dir").arg(&dir).arg("list");
+    let o = run_within(c, b"", Duration::from_secs(20));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("deploy-hotfix"),
+        "{}",
+        show(&o)
+    );
+
+    let mut c = cmd("mem-recall", &home);
+    c.arg("context").arg("--memory-dir").arg(&dir);
+    let o = run_within(c, b"", Duration::from_secs(20));
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+}
+
+fn hook_input(dir: &Path, prompt: &str) -> Vec<u8> {
+    serde_json::json!({
+        "session_id": "s1",
+        "transcript_path": dir.join("t.jsonl"),
+        "cwd": dir,
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The hook on a memory dir with a FIFO and links to /dev/zero: it answers
+/// from the good topic, fast, exit 0.
+#[test]
+fn hook_is_not_blocked_by_a_fifo_or_dev_zero() {
+    let (_t, home, dir) = traps();
+    let mut c = cmd("mem-recall", &home);
+    c.arg("--memory-dir").arg(&dir).arg("--hook");
+    let o = run_within(
+        c,
+        &hook_input(&dir, "ship the hotfix now"),
+        Duration::from_secs(20),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("make deploy-hotfix"),
+        "{}",
+        show(&o)
+    );
+}
+
+/// Past its time budget the hook prints nothing and exits 0, even while its
+/// work is still blocked (here: a budget of 0 ms).
+#[test]
+fn hook_past_its_budget_prints_nothing_and_exits() {
+    let (_t, home, dir) = traps();
+    let mut c = cmd("mem-recall", &home);
+    c.arg("--memory-dir")
+        .arg(&dir)
+        .arg("--hook")
+        .env("MEM_HOOK_BUDGET_MS", "0");
+    let o = run_within(
+        c,
+        &hook_input(&dir, "ship the hotfix now"),
+        Duration::from_secs(20),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(o.stdout.is_empty(), "{}", show(&o));
+    assert!(stderr(&o).contains("time budget"), "{}", show(&o));
+}
