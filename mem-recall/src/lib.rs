@@ -546,25 +546,72 @@ fn run_recall(cli: &Cli) -> anyhow::Result<Exit> {
 
 use std::io::Write as _;
 
+/// How an instruction file is named in the document: relative to the
+/// project root when inside it, `~/…` when under the home, else absolute.
+fn label(p: &Path, root: &Path) -> String {
+    if let Ok(r) = p.strip_prefix(mem_core::memdir::real_path(root)) {
+        return slashes(r);
+    }
+    if let Ok(h) = mem_core::memdir::home()
+        && let Ok(r) = p.strip_prefix(mem_core::memdir::real_path(&h))
+    {
+        return format!("~/{}", slashes(r));
+    }
+    p.display().to_string()
+}
+
 /// Build the `context` document for a session (Markdown, without markers).
-pub fn context_text(args: &ContextArgs, exclude: Option<&Path>) -> anyhow::Result<String> {
+///
+/// `for_file`: the document goes into a file (`--update`, agents-md, or a
+/// stdout redirected to a file): instruction files outside the project root
+/// and the user's Claude folder are left out (named on stderr). Every
+/// instruction text passes the scrubber (secrets redacted, absolute paths
+/// made relative or removed) before it is written anywhere; refused imports
+/// are named on stderr with the reason (see [`context`]).
+pub fn context_text(
+    args: &ContextArgs,
+    exclude: Option<&Path>,
+    for_file: bool,
+) -> anyhow::Result<String> {
     let stems = Stems::default();
     let s = Session::open(&args.common, None, args.recall.records.as_deref(), &stems)?;
     let claude = mem_core::memdir::claude_dir().ok();
-    let chain = context::instruction_chain(&s.cwd, claude.as_deref(), exclude);
+    let chain = context::instruction_chain(&s.cwd, &s.root, claude.as_deref(), exclude);
     for p in &chain.problems {
         warn(NAME, p);
     }
+    let files: Vec<&context::Instruction> = if for_file {
+        let (keep, left) = chain.for_file();
+        for l in left {
+            warn(NAME, l);
+        }
+        keep
+    } else {
+        chain.files.iter().collect()
+    };
+    let scrubber = mem_core::scrub::Scrubber::new(Some(&s.root));
     let mut doc = String::new();
-    if !chain.files.is_empty() {
+    if !files.is_empty() {
         doc.push_str("# Instructions\n");
-        for f in &chain.files {
-            doc.push_str(&format!("\n## {}", f.path.display()));
+        for f in files {
+            doc.push_str(&format!("\n## {}", label(&f.path, &s.root)));
             if let Some(from) = &f.imported_from {
-                doc.push_str(&format!(" (imported from {})", from.display()));
+                doc.push_str(&format!(" (imported from {})", label(from, &s.root)));
             }
             doc.push_str("\n\n");
-            doc.push_str(f.text.trim_end());
+            let clean = scrubber.scrub(f.text.trim_end());
+            let secrets = clean
+                .findings
+                .iter()
+                .filter(|x| matches!(x.kind, mem_core::scrub::FindingKind::Secret { .. }))
+                .count();
+            if secrets > 0 {
+                warn(
+                    NAME,
+                    format!("{}: {secrets} secret(s) redacted", f.path.display()),
+                );
+            }
+            doc.push_str(&clean.text);
             doc.push('\n');
         }
     }
@@ -605,9 +652,20 @@ pub fn context_text(args: &ContextArgs, exclude: Option<&Path>) -> anyhow::Resul
     Ok(doc)
 }
 
+/// True when stdout is a regular file (`> AGENTS.md`).
+fn stdout_is_file() -> bool {
+    use std::os::fd::AsFd;
+    std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .and_then(|f| f.metadata())
+        .is_ok_and(|m| m.is_file())
+}
+
 fn run_context(args: &ContextArgs) -> anyhow::Result<Exit> {
     let agents = args.update.is_some() || args.format == ContextFormat::AgentsMd;
-    let doc = context_text(args, args.update.as_deref())?;
+    let doc = context_text(args, args.update.as_deref(), agents || stdout_is_file())?;
     let text = if agents {
         format!("{}\n{}{}\n", context::BEGIN, doc, context::END)
     } else {
