@@ -434,3 +434,57 @@ fn imports_never_copy_files_from_outside_the_project() {
     }
     assert!(out.contains("USER-NOTE-MARKER"), "{out}");
 }
+
+/// A name of 10,000 characters (multi-byte ones and brackets included) never breaks its index line, and `mem-index check` passes on
+/// the directory mem wrote; `MEMORY` in any case is refused as an id.
+#[test]
+fn long_names_keep_the_index_whole_and_memory_is_reserved() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("mem");
+    let name = "[é] ".repeat(2000) + &" word".repeat(400);
+    assert!(name.chars().count() >= 10_000);
+    let recs = [
+        serde_json::json!({"name": name, "description": "d ".repeat(2000), "type": "project", "body": "b"}),
+        serde_json::json!({"name": "short", "description": "z".repeat(5000), "type": "project"}),
+    ];
+    let input: String = recs.iter().map(|r| format!("{r}\n")).collect();
+    let mem_index = |args: &[&str], stdin: &str| {
+        let mut k = cmd("mem-index", t.path());
+        k.arg("--memory-dir").arg(&dir).args(args);
+        run(k, stdin.as_bytes())
+    };
+    let o = mem_index(&["write"], &input);
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    let index = std::fs::read_to_string(dir.join("MEMORY.md")).unwrap();
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md") && n != "MEMORY.md")
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    for f in &files {
+        let line = index
+            .lines()
+            .find(|l| l.contains(&format!("]({f}) - ")))
+            .unwrap_or_else(|| panic!("no whole line for {f}:\n{index}"));
+        assert!(line.chars().count() < 150, "{line}");
+        assert!(line.ends_with('…'), "{line}");
+    }
+    let o = mem_index(&["check"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+
+    for n in ["MEMORY", "memory", "Memory"] {
+        let o = mem_index(
+            &["write"],
+            &format!(
+                "{}\n",
+                serde_json::json!({"name": n, "description": "x", "type": "project"})
+            ),
+        );
+        assert_eq!(o.status.code(), Some(1), "{n}: {}", show(&o));
+        assert!(stderr(&o).contains("reserved"), "{n}: {}", show(&o));
+    }
+    assert!(!dir.join("memory.md").exists());
+}
