@@ -112,7 +112,10 @@ pub enum Command {
     /// The instruction files (~/.claude/CLAUDE.md; then from the root-most
     /// directory down to the cwd, in each CLAUDE.md, .claude/CLAUDE.md,
     /// CLAUDE.local.md) with their @path imports (up to 5 hops, not inside
-    /// code spans or fences; cycles reported on stderr), then MEMORY.md
+    /// code spans or fences; cycles reported on stderr; a project file's
+    /// imports from outside the project root are refused and named on
+    /// stderr, and nothing from outside the project root or the user's
+    /// Claude folder is written into a file; every text is scrubbed), then MEMORY.md
     /// within 200 lines / 25,000 bytes (a WARNING line names what was cut),
     /// then the memories recalled for --task. For agents that do not load
     /// memory themselves; `--format agents-md` renders it as a marked section
