@@ -365,25 +365,66 @@ pub fn load_index(dir: &Path) -> Option<IndexText> {
     })
 }
 
+/// Codex reads `AGENTS.md` only up to `project_doc_max_bytes`, 32 KiB by
+/// default: the default of `--codex-max-bytes`.
+pub const CODEX_DOC_MAX_BYTES: usize = 32 * 1024;
+
+/// What [`update_agents_md`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Updated {
+    /// True when the file changed.
+    pub changed: bool,
+    /// The byte offset just past the section's end marker in the new file.
+    pub section_end: usize,
+    /// True when a new section went at the top of the file, because
+    /// appended it would have ended past the budget.
+    pub placed_first: bool,
+}
+
 /// Replace (or append) the marked section of the file at `path` with
 /// `section` (which carries its own markers). A missing file is created.
-/// Returns true when the file changed.
+/// A file without a section gets it appended, or put first when appended it
+/// would end past `budget` bytes and first it would not (Codex reads only
+/// that far); the rest of the file is kept byte for byte either way.
 ///
 /// Errors: the read or atomic write error; a file with a begin marker but no
 /// end marker is refused (nothing written).
-pub fn update_agents_md(path: &Path, section: &str) -> mem_core::Result<bool> {
+pub fn update_agents_md(path: &Path, section: &str, budget: usize) -> mem_core::Result<Updated> {
     let old = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(mem_core::Error::io(path, e)),
     };
-    let new = splice(&old, section).ok_or_else(|| {
+    let missing = || {
         mem_core::Error::Msg(format!(
             "{}: has the begin marker of the mem section but no end marker; fix it by hand",
             path.display()
         ))
-    })?;
-    mem_core::atomic::write_if_changed(path, new.as_bytes())
+    };
+    let mut new = splice(&old, section).ok_or_else(missing)?;
+    let mut end = section_end(&new).unwrap_or(new.len());
+    let mut placed_first = false;
+    if end > budget && !old.contains("<!-- mem:begin") && !old.is_empty() {
+        let first = format!("{}\n\n{old}", section.trim_end_matches('\n'));
+        let first_end = section_end(&first).unwrap_or(first.len());
+        if first_end <= budget {
+            new = first;
+            end = first_end;
+            placed_first = true;
+        }
+    }
+    let changed = mem_core::atomic::write_if_changed(path, new.as_bytes())?;
+    Ok(Updated {
+        changed,
+        section_end: end,
+        placed_first,
+    })
+}
+
+/// The byte offset just past the end marker of the section in `text`.
+pub fn section_end(text: &str) -> Option<usize> {
+    let b = text.find("<!-- mem:begin")?;
+    Some(text[b..].find(END)? + b + END.len())
 }
 
 /// `old` with its marked section replaced by `section`, or `section`
@@ -439,5 +480,30 @@ mod tests {
         );
         assert_eq!(splice("top", &sec).unwrap(), format!("top\n\n{sec}"));
         assert!(splice(&format!("x {BEGIN} y"), &sec).is_none());
+    }
+
+    #[test]
+    fn a_section_that_would_end_past_the_budget_goes_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("AGENTS.md");
+        let sec = format!("{BEGIN}\nmem\n{END}\n");
+        let hand = "hand\n".repeat(40);
+        std::fs::write(&p, &hand).unwrap();
+        let u = update_agents_md(&p, &sec, 100).unwrap();
+        assert!(u.changed && u.placed_first);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(text, format!("{BEGIN}\nmem\n{END}\n\n{hand}"));
+        assert_eq!(u.section_end, BEGIN.len() + 5 + END.len());
+        // Updated in place afterwards: nothing moves.
+        let u = update_agents_md(&p, &sec, 100).unwrap();
+        assert!(!u.changed && !u.placed_first);
+        // Appended when it fits.
+        std::fs::write(&p, "short\n").unwrap();
+        let u = update_agents_md(&p, &sec, 1000).unwrap();
+        assert!(!u.placed_first);
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            format!("short\n\n{sec}")
+        );
     }
 }

@@ -142,6 +142,18 @@ pub struct ContextArgs {
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub update: Option<PathBuf>,
 
+    /// Copy the instruction files (CLAUDE.md and its imports) into the
+    /// agents-md section too. Without it the section holds only MEMORY.md
+    /// and the recalled memories: Codex reads its own instruction files.
+    #[arg(long, help_heading = "Output")]
+    pub include_claude_md: bool,
+
+    /// Codex's `project_doc_max_bytes`: AGENTS.md is read only this far.
+    /// A new section goes first when appended it would end past it, and a
+    /// warning says when the section still ends past it.
+    #[arg(long, value_name = "BYTES", default_value_t = context::CODEX_DOC_MAX_BYTES, help_heading = "Output")]
+    pub codex_max_bytes: usize,
+
     /// Where and when.
     #[command(flatten)]
     pub common: Common,
@@ -575,6 +587,7 @@ pub fn context_text(
     args: &ContextArgs,
     exclude: Option<&Path>,
     for_file: bool,
+    instructions: bool,
 ) -> anyhow::Result<String> {
     let stems = Stems::default();
     let s = Session::open(&args.common, None, args.recall.records.as_deref(), &stems)?;
@@ -583,7 +596,9 @@ pub fn context_text(
     for p in &chain.problems {
         warn(NAME, p);
     }
-    let files: Vec<&context::Instruction> = if for_file {
+    let files: Vec<&context::Instruction> = if !instructions {
+        Vec::new()
+    } else if for_file {
         let (keep, left) = chain.for_file();
         for l in left {
             warn(NAME, l);
@@ -668,20 +683,51 @@ fn stdout_is_file() -> bool {
 
 fn run_context(args: &ContextArgs) -> anyhow::Result<Exit> {
     let agents = args.update.is_some() || args.format == ContextFormat::AgentsMd;
-    let doc = context_text(args, args.update.as_deref(), agents || stdout_is_file())?;
+    // AGENTS.md gets CLAUDE.md's text only when asked.
+    let instructions = !agents || args.include_claude_md;
+    let doc = context_text(
+        args,
+        args.update.as_deref(),
+        agents || stdout_is_file(),
+        instructions,
+    )?;
     let text = if agents {
         format!("{}\n{}{}\n", context::BEGIN, doc, context::END)
     } else {
         doc
     };
+    let budget = args.codex_max_bytes;
+    let over = |end: usize, what: &str| {
+        warn(
+            NAME,
+            format!(
+                "{what}: the mem section ends at byte {end}, past Codex's project_doc_max_bytes ({budget}): Codex will not read all of it; shorten the file or the section (--max-tokens), or raise project_doc_max_bytes and --codex-max-bytes"
+            ),
+        );
+    };
     if let Some(path) = &args.update {
-        let changed = context::update_agents_md(path, &text)?;
+        let u = context::update_agents_md(path, &text, budget)?;
+        if u.placed_first {
+            warn(
+                NAME,
+                format!(
+                    "{}: the mem section was put first: appended it would have ended past Codex's project_doc_max_bytes ({budget})",
+                    path.display()
+                ),
+            );
+        }
+        if u.section_end > budget {
+            over(u.section_end, &path.display().to_string());
+        }
         eprintln!(
             "{NAME}: {} {}",
             path.display(),
-            if changed { "updated" } else { "unchanged" }
+            if u.changed { "updated" } else { "unchanged" }
         );
         return Ok(Exit::Success);
+    }
+    if agents && text.len() > budget {
+        over(text.len(), "<stdout>");
     }
     let mut out = Output::stdout(args.common.line_buffered);
     out.write_all(text.as_bytes())?;

@@ -389,7 +389,16 @@ fn imports_never_copy_files_from_outside_the_project() {
             .env("ENV_SECRET_FOR_TEST", "ENVIRON-MARKER");
         run(k, b"")
     };
+    // By default AGENTS.md gets no instruction text at all.
     let o = context(&["--update", agents.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    let written = std::fs::read_to_string(&agents).unwrap();
+    assert!(
+        !written.contains("Project rules") && !written.contains("STYLE-MARKER"),
+        "{written}"
+    );
+
+    let o = context(&["--update", agents.to_str().unwrap(), "--include-claude-md"]);
     assert_eq!(o.status.code(), Some(0), "{}", show(&o));
     let written = std::fs::read_to_string(&agents).unwrap();
     for m in [
@@ -487,4 +496,52 @@ fn long_names_keep_the_index_whole_and_memory_is_reserved() {
         assert!(stderr(&o).contains("reserved"), "{n}: {}", show(&o));
     }
     assert!(!dir.join("memory.md").exists());
+}
+
+/// Codex reads AGENTS.md only up to project_doc_max_bytes (32 KiB): a new
+/// section that would end past it goes first, the hand-written text kept
+/// byte for byte after it; a section still past it is warned about.
+#[test]
+fn agents_md_section_is_placed_within_codex_limit() {
+    let c = clone();
+    let mem = c.proj.join("mem");
+    std::fs::create_dir_all(&mem).unwrap();
+    std::fs::write(
+        mem.join("MEMORY.md"),
+        "- [Deploy](deploy.md) - hotfixes go out with make deploy-hotfix\n",
+    )
+    .unwrap();
+    let agents = c.proj.join("AGENTS.md");
+    let hand = "Hand-written line.\n".repeat(2000);
+    assert!(hand.len() > 32 * 1024);
+    std::fs::write(&agents, &hand).unwrap();
+    let update = |extra: &[&str]| {
+        let mut k = cmd("mem-recall", &c.home);
+        k.arg("context")
+            .arg("--cwd")
+            .arg(&c.proj)
+            .arg("--memory-dir")
+            .arg(&mem)
+            .arg("--update")
+            .arg(&agents)
+            .args(extra);
+        run(k, b"")
+    };
+    let o = update(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(stderr(&o).contains("was put first"), "{}", show(&o));
+    let text = std::fs::read_to_string(&agents).unwrap();
+    assert!(text.starts_with("<!-- mem:begin"), "{}", &text[..200]);
+    let end = text.find("<!-- mem:end -->").unwrap();
+    assert!(end < 32 * 1024);
+    assert!(text[..end].contains("make deploy-hotfix"));
+    assert!(text.ends_with(&hand));
+    // A smaller limit than the section itself: warned, exit 0.
+    let o = update(&["--codex-max-bytes", "50"]);
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(
+        stderr(&o).contains("past Codex's project_doc_max_bytes (50)"),
+        "{}",
+        show(&o)
+    );
 }
