@@ -545,3 +545,40 @@ fn agents_md_section_is_placed_within_codex_limit() {
         show(&o)
     );
 }
+
+/// The hook's work blocked for good (a stdin that never closes): past its
+/// budget the process still exits 0 with nothing on stdout.
+#[test]
+fn hook_blocked_on_stdin_exits_within_its_budget() {
+    let (_t, home, dir) = traps();
+    let mut c = cmd("mem-recall", &home);
+    c.arg("--memory-dir")
+        .arg(&dir)
+        .arg("--hook")
+        .env("MEM_HOOK_BUDGET_MS", "300")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let sin = child.stdin.take().unwrap(); // held open, never written
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("the hook did not exit past its budget");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(sin);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(status.code(), Some(0), "{}", show(&o));
+    assert!(o.stdout.is_empty(), "{}", show(&o));
+    assert!(
+        stderr(&o).contains("past its time budget of 300 ms"),
+        "{}",
+        show(&o)
+    );
+}
