@@ -16,6 +16,7 @@
 //! prints nothing and exits 0 as well.
 
 use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -79,42 +80,50 @@ pub fn budget() -> Duration {
 /// Run the hook; whatever happens, exit 0. Errors and panics are reported
 /// on stderr and nothing is printed on stdout.
 ///
-/// The work (reading stdin, loading the memory directory, recall) runs on
-/// its own thread; when it has not answered within [`budget`] the hook
-/// prints nothing, says so on stderr and returns, and the process exits
-/// without waiting for that thread (a stdin that never ends, a slow or
-/// hostile file system never block the agent).
+/// A watchdog thread waits [`budget`]; when the work (reading stdin,
+/// loading the memory directory, recall — on the calling thread) has not
+/// answered by then, the watchdog says so on stderr and ends the process
+/// with status 0 and nothing on stdout (a stdin that never ends, a slow or
+/// hostile file system never block the agent). Whichever comes first, the
+/// answer or the watchdog, decides; the other does nothing.
 pub fn run_guarded(common: &Common) -> Exit {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let c = common.clone();
+    let limit = budget();
+    let decided = Arc::new(Mutex::new(false));
+    let watch = Arc::clone(&decided);
     let spawned = std::thread::Builder::new()
-        .name("hook".into())
+        .name("hook-watchdog".into())
         .spawn(move || {
-            let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let mut input = Vec::new();
-                std::io::stdin()
-                    .take(MAX_INPUT)
-                    .read_to_end(&mut input)
-                    .map_err(|e| anyhow::anyhow!("cannot read stdin: {e}"))?;
-                respond(&c, &input)
-            }));
-            let _ = tx.send(res);
+            std::thread::sleep(limit);
+            let mut d = watch.lock().unwrap_or_else(|e| e.into_inner());
+            if !*d {
+                *d = true;
+                eprintln!(
+                    "{NAME}: hook: past its time budget of {} ms ({BUDGET_ENV}); nothing added to the context",
+                    limit.as_millis()
+                );
+                std::process::exit(0);
+            }
         });
     if let Err(e) = spawned {
-        eprintln!("{NAME}: hook: cannot start: {e} (nothing added to the context)");
-        return Exit::Success;
+        eprintln!("{NAME}: hook: cannot start its watchdog: {e}");
     }
-    let limit = budget();
-    let res = match rx.recv_timeout(limit) {
-        Ok(r) => r,
-        Err(_) => {
-            eprintln!(
-                "{NAME}: hook: past its time budget of {} ms ({BUDGET_ENV}); nothing added to the context",
-                limit.as_millis()
-            );
-            return Exit::Success;
+    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut input = Vec::new();
+        std::io::stdin()
+            .take(MAX_INPUT)
+            .read_to_end(&mut input)
+            .map_err(|e| anyhow::anyhow!("cannot read stdin: {e}"))?;
+        respond(common, &input)
+    }));
+    // Held until the process ends: the watchdog can no longer decide.
+    let mut d = decided.lock().unwrap_or_else(|e| e.into_inner());
+    if *d {
+        // The watchdog is ending the process.
+        loop {
+            std::thread::park();
         }
-    };
+    }
+    *d = true;
     match res {
         Ok(Ok(Some(json))) => {
             let mut out = std::io::stdout().lock();
