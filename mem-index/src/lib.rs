@@ -13,7 +13,6 @@ pub mod ops;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use mem_core::cli::{Format, GlobalArgs, Output, warn};
@@ -491,8 +490,11 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             match fmt {
                 Format::Jsonl => out.record(&t.memory)?,
                 Format::Text => {
-                    let text = std::fs::read_to_string(&t.path)
-                        .with_context(|| t.path.display().to_string())?;
+                    let text = mem_core::confine::read_text_capped(
+                        &t.path,
+                        mem_core::confine::MAX_TOPIC_BYTES,
+                        false,
+                    )?;
                     out.write_all_str(&text)?;
                 }
             }
@@ -692,7 +694,8 @@ fn snapshot(g: &Global, sc: &SnapshotCmd, clock: &Clock, fmt: Format) -> anyhow:
                         let n = extra::copy_dir(&snap, &local, false)?;
                         let st = store::load(&local)?;
                         ops::write_index(&st, clock.today)?;
-                        mem_core::atomic::write_atomic(
+                        mem_core::confine::write_atomic(
+                            &local,
                             &extra::synced_marker(&local),
                             serde_json::json!({"updatedAt": updated})
                                 .to_string()
