@@ -171,7 +171,7 @@ pub struct Extraction {
 pub fn evidence_of(ev: &Event) -> String {
     format!(
         "transcript:{}#{}",
-        &blake3::hash(ev.session.as_bytes()).to_hex()[..12],
+        mem_core::session::digest(&ev.session),
         ev.line
     )
 }
@@ -1733,7 +1733,7 @@ fn at_of(digest: &mut Option<(String, Rc<str>)>, ev: &EventView<'_>) -> At {
     let d = match digest {
         Some((s, d)) if *s == ev.session => d.clone(),
         _ => {
-            let d: Rc<str> = blake3::hash(ev.session.as_bytes()).to_hex()[..12].into();
+            let d: Rc<str> = mem_core::session::digest(&ev.session).into();
             *digest = Some((ev.session.to_string(), d.clone()));
             d
         }

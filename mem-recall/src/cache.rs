@@ -70,10 +70,14 @@ pub struct Cache {
     pub entries: Vec<Cached>,
 }
 
+/// Largest cache file read (a larger one is ignored and rebuilt): 256 MiB.
+pub const CACHE_READ_BYTES: u64 = 256 << 20;
+
 /// Read the cache at `path`; `None` when it is missing, unreadable, of
 /// another version or malformed.
 pub fn read(path: &Path) -> Option<Cache> {
-    let bytes = std::fs::read(path).ok()?;
+    let f = mem_core::confine::open_regular(path, false).ok()?;
+    let bytes = mem_core::confine::read_all(f, path, CACHE_READ_BYTES).ok()?;
     // The docs borrow from these bytes for the rest of the process.
     let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
     parse(simdutf8::basic::from_utf8(bytes).ok()?)
