@@ -65,9 +65,16 @@ pub fn logs(dir: &Path, since: Option<SystemTime>, warnings: &mut Vec<String>) -
         if !newer {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&f) else {
-            warnings.push(format!("{}: cannot be read", f.display()));
-            continue;
+        let text = match mem_core::confine::read_text_capped(
+            &f,
+            mem_core::confine::MAX_LOG_BYTES,
+            false,
+        ) {
+            Ok(t) => t,
+            Err(e) => {
+                warnings.push(format!("{e}; skipped"));
+                continue;
+            }
         };
         let rel = f
             .strip_prefix(dir)
@@ -89,13 +96,19 @@ pub fn logs(dir: &Path, since: Option<SystemTime>, warnings: &mut Vec<String>) -
     out
 }
 
+/// The `*.md` regular files below `d`; links (to folders or files) are
+/// not followed, nor is `d` itself when it is a link.
 fn collect_md(d: &Path, out: &mut Vec<PathBuf>) {
+    if !std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()) {
+        return;
+    }
     let Ok(rd) = std::fs::read_dir(d) else { return };
     for e in rd.flatten() {
         let p = e.path();
-        if p.is_dir() {
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
             collect_md(&p, out);
-        } else if p.extension().is_some_and(|x| x == "md") {
+        } else if ft.is_file() && p.extension().is_some_and(|x| x == "md") {
             out.push(p);
         }
     }

@@ -404,10 +404,18 @@ fn phases(
             format!("{}: {}: left unchanged", b.path.display(), b.error),
         );
     }
-    let old_index = std::fs::read_to_string(dir.join(store::INDEX_FILE)).ok();
+    let old_index = mem_core::confine::read_text_prefix(
+        &dir.join(store::INDEX_FILE),
+        mem_core::confine::INDEX_READ_BYTES,
+        false,
+    )
+    .ok()
+    .flatten()
+    .map(|(t, _)| t);
     let mut items: Vec<Item> = Vec::with_capacity(st.topics.len());
     for t in st.topics {
-        let bytes = std::fs::read(&t.path).map_err(|e| Error::io(&t.path, e))?;
+        let bytes =
+            mem_core::confine::read_capped(&t.path, mem_core::confine::MAX_TOPIC_BYTES, false)?;
         let basis = gather::basis_of(&t.memory, &digests);
         items.push(Item {
             id: t.id.clone(),

@@ -11,6 +11,7 @@
 
 pub mod dates;
 pub mod extract;
+pub mod instruction;
 pub mod model;
 pub mod rules;
 mod scan;

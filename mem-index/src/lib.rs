@@ -13,7 +13,6 @@ pub mod ops;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use mem_core::cli::{Format, GlobalArgs, Output, warn};
@@ -168,7 +167,8 @@ pub enum Cmd {
         after_long_help = "Example:\n  echo '{\"name\":\"Use pnpm\",\"description\":\"pnpm, not npm\",\"type\":\"feedback\"}' | mem-index write\n  mem-index list | mem-index write --memory-dir /tmp/copy"
     )]
     Write(WriteArgs),
-    /// The memories on disk as records (JSONL, or a table on a terminal).
+    /// The memories on disk as records (JSONL, or a table on a terminal);
+    /// each says its `source` and `trust` (absent in the file: manual, normal).
     #[command(after_long_help = "Example:\n  mem-index list --type feedback --since 2026-07-01")]
     List(ListArgs),
     /// One memory.
@@ -443,21 +443,27 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             match fmt {
                 Format::Jsonl => {
                     for m in rows {
-                        out.record(m)?;
+                        // provenance as read: absent means manual / normal
+                        let mut m = m.clone();
+                        m.source = Some(m.effective_source());
+                        m.trust = Some(m.effective_trust());
+                        out.record(&m)?;
                     }
                 }
                 Format::Text => {
                     out.line(&format!(
-                        "{:<32} {:<9} {:<14} {:<10} {:<10} DESCRIPTION",
-                        "ID", "TYPE", "KIND", "VERIFIED", "EXPIRES"
+                        "{:<32} {:<9} {:<14} {:<9} {:<6} {:<10} {:<10} DESCRIPTION",
+                        "ID", "TYPE", "KIND", "SOURCE", "TRUST", "VERIFIED", "EXPIRES"
                     ))?;
                     for m in rows {
                         let desc = mem_core::truncate::floor_to_chars(&m.description, 60);
                         out.line(&format!(
-                            "{:<32} {:<9} {:<14} {:<10} {:<10} {}",
+                            "{:<32} {:<9} {:<14} {:<9} {:<6} {:<10} {:<10} {}",
                             m.id.as_deref().unwrap_or(""),
                             m.mem_type.as_str(),
                             m.effective_kind().as_str(),
+                            m.effective_source().as_str(),
+                            m.effective_trust().as_str(),
                             m.verified_at
                                 .map(|d| d.to_string())
                                 .unwrap_or_else(|| "-".into()),
@@ -484,8 +490,11 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             match fmt {
                 Format::Jsonl => out.record(&t.memory)?,
                 Format::Text => {
-                    let text = std::fs::read_to_string(&t.path)
-                        .with_context(|| t.path.display().to_string())?;
+                    let text = mem_core::confine::read_text_capped(
+                        &t.path,
+                        mem_core::confine::MAX_TOPIC_BYTES,
+                        false,
+                    )?;
                     out.write_all_str(&text)?;
                 }
             }
@@ -685,7 +694,8 @@ fn snapshot(g: &Global, sc: &SnapshotCmd, clock: &Clock, fmt: Format) -> anyhow:
                         let n = extra::copy_dir(&snap, &local, false)?;
                         let st = store::load(&local)?;
                         ops::write_index(&st, clock.today)?;
-                        mem_core::atomic::write_atomic(
+                        mem_core::confine::write_atomic(
+                            &local,
                             &extra::synced_marker(&local),
                             serde_json::json!({"updatedAt": updated})
                                 .to_string()

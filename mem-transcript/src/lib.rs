@@ -419,6 +419,7 @@ pub fn replay_file(
     notice: &mut dyn FnMut(Notice<'_>) -> Result<(), Error>,
 ) -> Result<(), Error> {
     sink.reset();
+    sink.set_sidechain(is_subagent_path(path));
     let inp = Input::open(path)?;
     if inp.size == 0 {
         return notice(Notice::Empty(&inp.label));
@@ -496,10 +497,39 @@ pub fn replay_to_vec(path: &Path, opts: &ReplayOptions) -> Result<(Vec<u8>, Vec<
     Ok((buf, warnings))
 }
 
+/// True when `path` is a sub-agent's transcript: a file inside a
+/// `subagents` folder, or named `agent-*.jsonl`. Its entries are side
+/// chains whatever their lines say (`replay` marks every event
+/// `sidechain: true`), so nothing in it is read as the user's words.
+pub fn is_subagent_path(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy());
+    if name.is_some_and(|n| n.starts_with("agent-") && n.ends_with(".jsonl")) {
+        return true;
+    }
+    path.parent()
+        .is_some_and(|d| d.components().any(|c| c.as_os_str() == "subagents"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn subagent_paths_are_known_by_folder_or_name() {
+        for (p, want) in [
+            ("/p/6f1c/subagents/agent-a1.jsonl", true),
+            ("/p/6f1c/subagents/x.jsonl", true),
+            ("subagents/deep/x.jsonl", true),
+            ("/p/agent-a1b2.jsonl", true),
+            ("/p/6f1c.jsonl", false),
+            ("/p/subagents.jsonl", false),
+            ("/p/my-agent-notes.jsonl", false),
+            ("-", false),
+        ] {
+            assert_eq!(is_subagent_path(Path::new(p)), want, "{p}");
+        }
+    }
 
     #[test]
     fn cli_definition_is_valid() {
