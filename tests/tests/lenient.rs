@@ -7,6 +7,17 @@ use serde_json::Value;
 const ZH_LESSON: &str = "---\nname: 先运行 setup\ndescription: build-token 需要 fixture，先运行 setup\nscope: project\ntrigger: build-token\nexpires: \"never\"\n---\n事实：先运行 setup 再运行 build-token。\n为什么：data/fixture.json 由 setup 生成。\n怎么用：验证前运行 node src/setup.mjs。\n";
 const UNKNOWN_KIND: &str = "---\nname: Deploy from main\ndescription: Deploy only from the main branch\ntype: feedback\nkind: habit\ntriggers: [deploy]\n---\nFact: Deploy from main.\nWhy: CI only builds main.\nHow to apply: git switch main first.\n";
 
+/// Run `tool ARGS --format jsonl --memory-dir M --cwd HOME`.
+fn jsonl(tool: &str, home: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let mut c = cmd(tool, home);
+    c.args(args)
+        .args(["--format", "jsonl", "--memory-dir"])
+        .arg(home.join("memory"))
+        .arg("--cwd")
+        .arg(home);
+    run(c, b"")
+}
+
 fn lines(out: &std::process::Output) -> Vec<Value> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -23,12 +34,7 @@ fn hand_written_memories_are_recalled_and_checked() {
     std::fs::write(m.join("setup-first.md"), ZH_LESSON).unwrap();
     std::fs::write(m.join("deploy-main.md"), UNKNOWN_KIND).unwrap();
     let recall = |task: &str| {
-        let mut c = cmd("mem-recall", home.path());
-        c.args(["--task", task, "--format", "jsonl", "--memory-dir"])
-            .arg(&m)
-            .arg("--cwd")
-            .arg(home.path());
-        let out = run(c, b"");
+        let out = jsonl("mem-recall", home.path(), &["--task", task]);
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));
         assert!(out.stderr.is_empty(), "{}", show(&out));
         lines(&out)
@@ -40,12 +46,7 @@ fn hand_written_memories_are_recalled_and_checked() {
     assert_eq!(recall("run build-token"), ["setup-first"]);
     assert_eq!(recall("deploy the app"), ["deploy-main"]);
 
-    let mut c = cmd("mem-index", home.path());
-    c.args(["check", "--format", "jsonl", "--memory-dir"])
-        .arg(&m)
-        .arg("--cwd")
-        .arg(home.path());
-    let out = run(c, b"");
+    let out = jsonl("mem-index", home.path(), &["check"]);
     let lenient: Vec<(String, String)> = lines(&out)
         .into_iter()
         .filter(|f| f["code"] == "lenient")
@@ -76,12 +77,7 @@ fn hand_written_memories_are_recalled_and_checked() {
     );
 
     // the unknown kind is shown as written
-    let mut c = cmd("mem-index", home.path());
-    c.args(["list", "--format", "jsonl", "--memory-dir"])
-        .arg(&m)
-        .arg("--cwd")
-        .arg(home.path());
-    let out = run(c, b"");
+    let out = jsonl("mem-index", home.path(), &["list"]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let deploy = lines(&out)
         .into_iter()
