@@ -1064,6 +1064,8 @@ fn from_message(
                     opts,
                 );
                 m.fact = Some(desc.clone());
+                m.source = Some(Source::User);
+                m.trust = Some(Trust::Normal);
                 m.evidence.push(format!("url:{url}"));
                 m.triggers = triggers_of(&desc.replace(url, ""), 4);
                 m.confidence = Some(0.8);

@@ -616,3 +616,34 @@ fn throttles() {
     let (_, out, _) = run_bin(&["--max-candidates", "1"], &jsonl(&[e, e2]), &[]);
     assert_eq!(records(&out).len(), 1);
 }
+
+/// Every record mem-extract emits says who said it: the person's words are
+/// `source: user`, a lesson from the agent's commands `source: assistant`,
+/// all of normal trust.
+#[test]
+fn every_record_carries_source_and_trust() {
+    let mut evs = fail_fix_succeed("error: data/x.json missing");
+    let mut msg = ev(6, "user", "text");
+    msg.text = Some(
+        "The deploy runbook is at https://wiki.example.com/runbook for on-call. Always use pnpm, not npm."
+            .into(),
+    );
+    evs.push(msg);
+    let r = extract(&evs, &ExtractOptions::default());
+    let mut got: Vec<(&str, Option<Source>, Option<Trust>)> = r
+        .memories
+        .iter()
+        .map(|m| (m.mem_type.as_str(), m.source, m.trust))
+        .collect();
+    got.sort_by_key(|g| (g.0, g.1));
+    assert_eq!(
+        got,
+        [
+            ("feedback", Some(Source::User), Some(Trust::Normal)),
+            ("feedback", Some(Source::Assistant), Some(Trust::Normal)),
+            ("reference", Some(Source::User), Some(Trust::Normal)),
+        ],
+        "{:?}",
+        r.memories
+    );
+}
