@@ -32,9 +32,12 @@ pub mod memdir;
 pub mod records;
 pub mod scan;
 pub mod scrub;
+pub mod session;
 pub mod store;
 pub mod time;
 pub mod truncate;
 
 pub use error::{Error, Exit, IdError, Result};
-pub use records::{Event, Expires, Kind, Memory, MemoryType, PlanOp, RecallDecision, Scope};
+pub use records::{
+    Event, Expires, Kind, Memory, MemoryType, PlanOp, RecallDecision, Scope, Source, Trust,
+};

@@ -3,19 +3,21 @@
 //! basis (source timestamp) of each memory for relative dates.
 //!
 //! Daily logs are read with mem-index's log reader
-//! ([`mem_index::extra::parse_log`]); sessions are read into events
-//! ([`crate::transcripts::events`]) and extracted with mem-extract's rules
-//! ([`extract`]).
+//! ([`mem_index::extra::parse_log`]); sessions are replayed with
+//! mem-transcript's reader (the branch walk and recovery rules of
+//! `mem-transcript replay`) and extracted with mem-extract's event stream,
+//! so a session gives the same candidates here as through
+//! `mem-transcript replay | mem-extract` ([`session`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use mem_core::records::{Event, Memory};
+use mem_core::records::Memory;
+use mem_core::session::{self as sessions, SessionFile as Session};
 use mem_core::store;
 
 use crate::consolidate::Basis;
-use crate::transcripts::{self, Session};
 
 /// A gathered memory, where it came from, and its basis for relative dates.
 pub type Gathered = (Memory, String, Option<Basis>);
@@ -24,7 +26,7 @@ pub type Gathered = (Memory, String, Option<Basis>);
 pub fn digest_map(sessions: &[Session]) -> HashMap<String, PathBuf> {
     sessions
         .iter()
-        .map(|s| (transcripts::digest(&s.id), s.path.clone()))
+        .map(|s| (sessions::digest(&s.id), s.path.clone()))
         .collect()
 }
 
@@ -42,7 +44,7 @@ pub fn basis_of(m: &Memory, digests: &HashMap<String, PathBuf>) -> Option<Basis>
         let (Some(path), Ok(line)) = (digests.get(d), line.parse::<u64>()) else {
             continue;
         };
-        if let Some(t) = transcripts::entry_ts(path, line) {
+        if let Some(t) = sessions::entry_ts(path, line) {
             return Some(Basis::Ts(t));
         }
     }
@@ -112,33 +114,65 @@ fn collect_md(d: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The memories of one session: its events, extracted.
+/// The memories of one session: replayed as `mem-transcript replay` does
+/// and extracted as `mem-extract` does with no options (the project from
+/// the events' recorded cwd, else `root`). Warnings and a session that does
+/// not read are reported in `warnings`; a skipped extraction gives nothing.
 pub fn session(s: &Session, root: &Path, warnings: &mut Vec<String>) -> Vec<Gathered> {
-    let events = transcripts::events(s, warnings);
-    let source = format!("transcript:{}", transcripts::digest(&s.id));
-    extract(&events, root)
+    let label = s.path.display().to_string();
+    let (events, ws) =
+        match mem_transcript::replay_to_vec(&s.path, &mem_transcript::ReplayOptions::default()) {
+            Ok(r) => r,
+            Err(e) => {
+                warnings.push(format!("{e}: skipped"));
+                return Vec::new();
+            }
+        };
+    warnings.extend(ws.iter().map(ToString::to_string));
+    let outcome = mem_extract::extract_jsonl(
+        &events[..],
+        &label,
+        mem_extract::StreamOptions {
+            rules: mem_extract::Rules::default_rules(),
+            max_candidates: None,
+            max_quote_bytes: mem_extract::extract::DEFAULT_MAX_QUOTE,
+            cwd: None,
+            fallback_cwd: Some(root.to_path_buf()),
+            per_worktree: false,
+            memory_dir: None,
+            explain: false,
+            every: None,
+            disabled: false,
+        },
+    );
+    let memories = match outcome {
+        Ok(mem_extract::Outcome::Extracted(x)) => x.memories,
+        Ok(_) => Vec::new(),
+        Err(e) => {
+            warnings.push(format!("{e}: skipped"));
+            return Vec::new();
+        }
+    };
+    let source = format!("transcript:{}", sessions::digest(&s.id));
+    let basis = first_ts(&events).map(Basis::Ts);
+    memories
         .into_iter()
-        .map(|m| {
-            let basis = first_ts(&events).map(Basis::Ts);
-            (m, source.clone(), basis)
-        })
+        .map(|m| (m, source.clone(), basis))
         .collect()
 }
 
-fn first_ts(events: &[Event]) -> Option<chrono::DateTime<chrono::Utc>> {
-    events
-        .iter()
-        .find_map(|e| e.ts.as_deref().and_then(mem_core::time::parse_ts))
-}
-
-/// Extraction of events into memories with mem-extract's rules (DESIGN.md
-/// allows mem-dream to use its library): scrubbed, project-relative, with
-/// evidence pointers and absolute dates.
-pub fn extract(events: &[Event], root: &Path) -> Vec<Memory> {
-    let opts = mem_extract::extract::ExtractOptions {
-        project_root: Some(root.to_path_buf()),
-        project_id: Some(mem_core::memdir::project_id(root)),
-        ..Default::default()
-    };
-    mem_extract::extract::extract(events, &opts).memories
+/// The first timestamp among event lines.
+fn first_ts(events: &[u8]) -> Option<chrono::DateTime<chrono::Utc>> {
+    #[derive(serde::Deserialize)]
+    struct Ts {
+        #[serde(default)]
+        ts: Option<String>,
+    }
+    events.split(|&b| b == b'\n').find_map(|l| {
+        serde_json::from_slice::<Ts>(l)
+            .ok()?
+            .ts
+            .as_deref()
+            .and_then(mem_core::time::parse_ts)
+    })
 }

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use mem_core::error::{Error, Result};
 use mem_core::index_md::{self, Rendered};
-use mem_core::records::Memory;
+use mem_core::records::{Memory, Source, Trust};
 use mem_core::scrub::Scrubber;
 use mem_core::store::{self, IndexGuard, Store, Topic};
 use mem_core::{confine, frontmatter, id};
@@ -138,6 +138,8 @@ fn union(a: &[String], b: &[String]) -> Vec<String> {
 /// `verified_at` wins field by field (the incoming record on a tie or when
 /// neither has one); a field set on only one side is kept; triggers, paths,
 /// evidence and supersedes are unioned; unknown keys of both are kept.
+/// `trust: low` on either side stays low: a suspect record never gains trust
+/// by landing on a trusted one.
 pub fn merge(old: &Memory, new: &Memory) -> Memory {
     // Newer `verified_at` wins. On a tie the incoming record wins only when it
     // brings evidence the file lacks (or neither has any: a hand edit), so a
@@ -161,6 +163,8 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
         kind,
         scope,
         project,
+        source,
+        trust,
         verified_at,
         expires,
         superseded_by,
@@ -168,6 +172,9 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
         retired_reason,
         confidence
     );
+    if old.trust == Some(Trust::Low) || new.trust == Some(Trust::Low) {
+        m.trust = Some(Trust::Low);
+    }
     m.triggers = union(&old.triggers, &new.triggers);
     m.paths = union(&old.paths, &new.paths);
     m.evidence = union(&old.evidence, &new.evidence);
@@ -189,6 +196,14 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
     }
     m.extra = extra;
     m.hash = None;
+    m
+}
+
+/// Every memory mem writes says who it came from: a record (or merged file)
+/// without `source` is `manual`, without `trust` is `normal`.
+fn with_provenance(mut m: Memory) -> Memory {
+    m.source.get_or_insert(Source::Manual);
+    m.trust.get_or_insert(Trust::Normal);
     m
 }
 
@@ -350,7 +365,7 @@ pub fn write_batch(
     let mut creates = 0usize;
     for (rid, rec) in planned {
         if let Some(t) = st.get(&rid) {
-            let mut merged = merge(&t.memory, &rec);
+            let mut merged = with_provenance(merge(&t.memory, &rec));
             merged.id = Some(rid.clone());
             let mut old = t.memory.clone();
             old.hash = None;
@@ -380,7 +395,7 @@ pub fn write_batch(
             fact_owner.insert(k, rid.clone());
         }
         creates += 1;
-        let mut m = rec;
+        let mut m = with_provenance(rec);
         m.id = Some(rid.clone());
         plans.push(Plan {
             id: rid,

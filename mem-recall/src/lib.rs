@@ -24,7 +24,7 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mem_core::cli::{Output, warn};
+use mem_core::cli::{Output, PlaceArgs, TimeArgs, warn};
 use mem_core::time::Clock;
 use mem_core::{Error, Exit};
 
@@ -194,35 +194,34 @@ pub struct RecallArgs {
     /// instead of the memory directory. Only `-` is accepted.
     #[arg(long, value_name = "-", help_heading = "Input")]
     pub records: Option<String>,
+
+    /// The lowest trust recalled: `normal` leaves `trust: low` memories out
+    /// (a `skip` line, reason `low-trust`); `low` recalls them too. The hook
+    /// always uses `normal`.
+    #[arg(long, value_enum, default_value_t = TrustArg::Normal, help_heading = "Budget")]
+    pub trust: TrustArg,
+}
+
+/// The lowest trust recalled (`--trust`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum TrustArg {
+    /// Only `trust: normal` memories.
+    #[default]
+    Normal,
+    /// `trust: low` memories too.
+    Low,
 }
 
 /// Options every command shares.
 #[derive(Debug, Args, Clone)]
 pub struct Common {
-    /// The memory directory (default: resolved as `mem-index path` does).
-    #[arg(
-        long,
-        env = "MEM_MEMORY_DIR",
-        value_name = "DIR",
-        help_heading = "Where"
-    )]
-    pub memory_dir: Option<PathBuf>,
+    /// `--memory-dir`, `--cwd`, `--per-worktree`.
+    #[command(flatten)]
+    pub place: PlaceArgs,
 
-    /// The project to act for (default: the working directory).
-    #[arg(long, value_name = "DIR", help_heading = "Where")]
-    pub cwd: Option<PathBuf>,
-
-    /// Do not share memory across linked worktrees (env MEM_PER_WORKTREE=1).
-    #[arg(long, help_heading = "Where")]
-    pub per_worktree: bool,
-
-    /// Today's date, YYYY-MM-DD (env MEM_TODAY).
-    #[arg(long, value_name = "YYYY-MM-DD", help_heading = "When")]
-    pub today: Option<String>,
-
-    /// The current time, RFC 3339 (env MEM_NOW).
-    #[arg(long, value_name = "RFC3339", help_heading = "When")]
-    pub now: Option<String>,
+    /// `--today`, `--now`.
+    #[command(flatten)]
+    pub time: TimeArgs,
 
     /// Say why: the trigger, path and score behind each decision, and the
     /// memories left out (`skip` lines).
@@ -301,12 +300,12 @@ impl Session {
         records: Option<&str>,
         stems: &Stems,
     ) -> anyhow::Result<Session> {
-        let clock = Clock::from_args(common.now.as_deref(), common.today.as_deref())?;
-        let cwd = match cwd_override.or(common.cwd.as_deref()) {
+        let clock = common.time.clock()?;
+        let cwd = match cwd_override.or(common.place.cwd.as_deref()) {
             Some(c) => c.to_path_buf(),
             None => std::env::current_dir().context("cannot read the working directory")?,
         };
-        let per_worktree = common.per_worktree || mem_core::memdir::env_flag("MEM_PER_WORKTREE");
+        let per_worktree = common.place.per_worktree;
         let root = mem_core::memdir::project_root(&cwd, per_worktree);
         // The memory dir's cache folder (recall cache, guard cache).
         let mut cache_dir: Option<PathBuf> = None;
@@ -334,7 +333,7 @@ impl Session {
             }
             None => {
                 let resolved = mem_core::memdir::resolve(&mem_core::memdir::MemdirOptions {
-                    memory_dir: common.memory_dir.clone(),
+                    memory_dir: common.place.memory_dir.clone(),
                     cwd: Some(cwd.clone()),
                     per_worktree,
                     agent: None,
@@ -395,6 +394,7 @@ impl Session {
             max_tokens: args.max_tokens,
             min_score: args.min_score,
             guard: self.guard.as_ref().map(|g| g.project.clone()),
+            low_trust: args.trust == TrustArg::Low,
         }
     }
 
