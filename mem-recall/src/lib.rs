@@ -95,7 +95,9 @@ pub struct Cli {
     /// (SessionStart or UserPromptSubmit) and print
     /// {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}
     /// within 10,000 characters. Nothing recalled → nothing printed. Never
-    /// fails: on any error it prints nothing, exits 0 and says why on stderr.
+    /// fails: on any error it prints nothing, exits 0 and says why on stderr;
+    /// past its time budget (2 s; env MEM_HOOK_BUDGET_MS, in milliseconds)
+    /// likewise.
     #[arg(long, help_heading = "Hook")]
     pub hook: bool,
 
