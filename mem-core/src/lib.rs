@@ -6,6 +6,7 @@
 //! - [`frontmatter`]: topic files (YAML frontmatter + Markdown body);
 //! - [`id`]: ids from names, path containment;
 //! - [`atomic`]: atomic writes;
+//! - [`journal`]: the consolidation journal, crash recovery;
 //! - [`time`]: the pinned clock, local days;
 //! - [`truncate`]: byte budgets at character boundaries, the token estimate;
 //! - [`memdir`]: where memory lives (slug, worktrees, settings);
@@ -23,6 +24,7 @@ pub mod error;
 pub mod frontmatter;
 pub mod id;
 pub mod index_md;
+pub mod journal;
 pub mod jsonl;
 pub mod lock;
 pub mod memdir;

@@ -7,7 +7,9 @@
 //! index names it as cut), `long-line`, `not-an-entry`, `limit-lines`,
 //! `limit-bytes`, `limit-files` (over a limit: error), `limits` (info: how
 //! close), `sensitive` (a secret, session id or absolute path),
-//! `expired-indexed` (warning). Errors make the run exit 1.
+//! `expired-indexed` (warning), `unfinished` (a consolidation or `write`
+//! batch killed before it finished; `check --repair` recovers it). Errors
+//! make the run exit 1.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -63,6 +65,15 @@ fn f(
 pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Finding>> {
     let st = store::load(dir)?;
     let mut out = Vec::new();
+    if mem_core::journal::needs_recovery(dir) {
+        out.push(f(
+            "error",
+            "unfinished",
+            mem_core::journal::JOURNAL_DIR,
+            None,
+            "a consolidation or `mem-index write` batch was killed before it finished (run `mem-index check --repair`; the next `mem-dream` or `mem-index write` also recovers it)".into(),
+        ));
+    }
     for b in &st.broken {
         out.push(f(
             "error",
