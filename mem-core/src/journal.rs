@@ -56,7 +56,7 @@ use serde::{Deserialize, Serialize};
 use crate::atomic::{sync_batch, sync_dir, write_atomic, write_unsynced};
 use crate::error::{Error, Result};
 use crate::lock::Lock;
-use crate::scrub::{FindingKind, REDACTED, Scrubber};
+use crate::scrub::Scrubber;
 use crate::store::{self, IndexGuard};
 
 /// The journal folder, relative to the memory directory.
@@ -213,25 +213,18 @@ fn remove_opt(p: &Path) -> Result<()> {
 /// (then `Some(digest of the original)` comes along).
 fn saved_before(scrubber: &Scrubber, b: &[u8]) -> (Saved, Option<String>) {
     let Ok(text) = std::str::from_utf8(b) else {
+        let lossy = String::from_utf8_lossy(b);
+        let red = scrubber.redact_secrets(&lossy);
+        if red != lossy {
+            return (Saved::Text(red), Some(store::hash_bytes(b)));
+        }
         return (Saved::of(b), None);
     };
-    let found: Vec<_> = scrubber
-        .find(text)
-        .into_iter()
-        .filter(|f| matches!(f.kind, FindingKind::Secret { .. }))
-        .collect();
-    if found.is_empty() {
-        return (Saved::Text(text.to_string()), None);
+    let red = scrubber.redact_secrets(text);
+    if red == text {
+        return (Saved::Text(red), None);
     }
-    let mut out = String::with_capacity(text.len());
-    let mut pos = 0;
-    for f in &found {
-        out.push_str(&text[pos..f.start]);
-        out.push_str(REDACTED);
-        pos = f.end;
-    }
-    out.push_str(&text[pos..]);
-    (Saved::Text(out), Some(store::hash_bytes(b)))
+    (Saved::Text(red), Some(store::hash_bytes(b)))
 }
 
 fn journals(dir: &Path) -> Vec<PathBuf> {
