@@ -1,5 +1,5 @@
-//! Consolidation survives a kill at any step (docs/consolidation.md
-//! "Journal and recovery").
+//! Consolidation and `mem-index write` batches survive a kill at any step
+//! (docs/consolidation.md "Journal and recovery").
 //!
 //! A directory of 168 memories is built with every kind of change planned:
 //! merges (the same fact worded differently), supersessions (the opposite
@@ -473,4 +473,60 @@ fn dream_killed_at_any_step_loses_nothing() {
         recovered >= 25,
         "only {recovered} kills left an unfinished run"
     );
+}
+
+/// A `mem-index write` batch aborted at a seeded step is rolled forward by
+/// the next `mem-index check --repair` or `mem-index write`: the index then
+/// names exactly the topic files on disk.
+#[test]
+fn write_batch_killed_at_any_step_is_rolled_forward() {
+    let t = tempfile::tempdir().unwrap();
+    let env = Env {
+        home: t.path().join("home"),
+        transcripts: t.path().join("transcripts"),
+    };
+    std::fs::create_dir_all(&env.home).unwrap();
+    let records: String = (0..60)
+        .map(|i| {
+            format!(
+                "{{\"name\":\"Batch {i}\",\"description\":\"record {i} of a batch written under kills\",\"type\":\"feedback\",\"triggers\":[\"batch\"],\"verified_at\":\"2026-07-{:02}\",\"fact\":\"Run check {i} before deploy.\"}}\n",
+                i % 28 + 1
+            )
+        })
+        .collect();
+    let mut rng = Lcg(0x7772_6974_6562_6174);
+    let dir = t.path().join("mem");
+    let mut rolled = 0;
+    for k in 0..10 {
+        let _ = std::fs::remove_dir_all(&dir);
+        let at = 1 + rng.below(61);
+        let what = format!("write kill {k} at step {at}/61");
+        let mut c = env.tool("mem-index", &dir);
+        c.args(["write", "--max-files", "0"])
+            .env("MEM_TEST_CRASH_AT", at.to_string());
+        let out = run(c, records.as_bytes());
+        assert_eq!(out.status.signal(), Some(6), "{what}: {}", show(&out));
+        assert!(dir.join(".mem/write-pending").exists(), "{what}: no marker");
+        let mut c = env.tool("mem-index", &dir);
+        if k % 2 == 0 {
+            c.args(["check", "--repair", "--max-files", "0", "--format", "jsonl"]);
+        } else {
+            c.args(["write", "--max-files", "0"]);
+        }
+        let out = run(c, b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("rolled forward"), "{what}: {}", show(&out));
+        rolled += 1;
+        assert!(!dir.join(".mem/write-pending").exists(), "{what}");
+        let live = live_ids(&snapshot(&dir));
+        let index = std::fs::read_to_string(dir.join("MEMORY.md")).unwrap_or_default();
+        let indexed: BTreeSet<String> = index
+            .lines()
+            .filter_map(|l| l.split("](").nth(1)?.split(".md)").next())
+            .map(str::to_string)
+            .collect();
+        assert_eq!(indexed, live, "{what}: index and files differ");
+        check_after_recovery(&env, &dir, &BTreeSet::new(), &what);
+    }
+    assert_eq!(rolled, 10);
 }
