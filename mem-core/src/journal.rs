@@ -177,7 +177,8 @@ pub fn crash_points() -> usize {
 }
 
 /// `dir/rel` for a relative path of plain components, its parent folder
-/// created, checked to stay inside `dir` (symlinks included).
+/// created, checked to stay inside `dir` with no link on the way
+/// ([`crate::confine`]).
 fn target(dir: &Path, rel: &str) -> Result<PathBuf> {
     let r = Path::new(rel);
     if rel.is_empty()
@@ -187,9 +188,11 @@ fn target(dir: &Path, rel: &str) -> Result<PathBuf> {
         return Err(crate::IdError::Escapes(dir.join(rel)).into());
     }
     let p = dir.join(r);
+    // No link below the memory directory, the file itself included.
     if let Some(parent) = p.parent() {
-        std::fs::create_dir_all(parent).map_err(io(parent))?;
+        crate::confine::create_dirs(dir, parent)?;
     }
+    crate::confine::check_below(dir, &p)?;
     crate::id::contained(dir, &p)?;
     Ok(p)
 }
@@ -360,7 +363,7 @@ pub fn apply(
     let jroot = dir.join(JOURNAL_DIR);
     let jdir = jroot.join(format!("{stamp}-{}", std::process::id()));
     crash_point();
-    std::fs::create_dir_all(&jdir).map_err(io(&jdir))?;
+    crate::confine::create_dirs(dir, &jdir)?;
     let meta = Meta {
         started: stamp,
         lock_mtime: lock_mtime.map(|t| crate::time::fmt_ts(t.into())),
@@ -592,7 +595,7 @@ pub fn recover(_lock: &IndexGuard, dir: &Path, today: NaiveDate) -> Result<Recov
 /// durable). Errors: [`Error::Io`].
 pub fn begin_write(dir: &Path) -> Result<()> {
     let p = dir.join(WRITE_PENDING);
-    write_atomic(&p, format!("{}\n", std::process::id()).as_bytes())
+    crate::confine::write_atomic(dir, &p, format!("{}\n", std::process::id()).as_bytes())
 }
 
 /// Mark the end of a `mem-index write` batch (after `MEMORY.md` is written).

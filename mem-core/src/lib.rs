@@ -7,6 +7,8 @@
 //! - [`id`]: ids from names, path containment;
 //! - [`atomic`]: atomic writes;
 //! - [`journal`]: the consolidation journal, crash recovery;
+//! - [`confine`]: no write through a link below the memory directory,
+//!   reads of regular files only, with size caps;
 //! - [`time`]: the pinned clock, local days;
 //! - [`truncate`]: byte budgets at character boundaries, the token estimate;
 //! - [`memdir`]: where memory lives (slug, worktrees, settings);
@@ -20,6 +22,7 @@
 
 pub mod atomic;
 pub mod cli;
+pub mod confine;
 pub mod error;
 pub mod frontmatter;
 pub mod id;
@@ -31,9 +34,12 @@ pub mod memdir;
 pub mod records;
 pub mod scan;
 pub mod scrub;
+pub mod session;
 pub mod store;
 pub mod time;
 pub mod truncate;
 
 pub use error::{Error, Exit, IdError, Result};
-pub use records::{Event, Expires, Kind, Memory, MemoryType, PlanOp, RecallDecision, Scope};
+pub use records::{
+    Event, Expires, Kind, Memory, MemoryType, PlanOp, RecallDecision, Scope, Source, Trust,
+};
