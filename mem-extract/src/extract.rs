@@ -817,18 +817,55 @@ fn normalize_quotes(s: &str) -> Cow<'_, str> {
 struct Notes {
     off: bool,
     v: Vec<Note>,
+    /// The secrets of the message being read, line by line: a note quotes
+    /// one sentence, which may be one line of a secret (a private-key body)
+    /// that the scrubber cannot recognise on its own.
+    secrets: Vec<String>,
+}
+
+impl Notes {
+    /// Remember the secrets of `text` (the message whose sentences the next
+    /// notes quote).
+    fn message(&mut self, scrubber: &Scrubber, text: &str) {
+        if self.off {
+            return;
+        }
+        self.secrets.clear();
+        for f in scrubber.find(text) {
+            if matches!(f.kind, mem_core::scrub::FindingKind::Secret { .. }) {
+                self.secrets.extend(
+                    text[f.start..f.end]
+                        .lines()
+                        .map(str::trim)
+                        .filter(|l| l.len() >= 8)
+                        .map(str::to_string),
+                );
+            }
+        }
+    }
 }
 
 fn note(notes: &mut Notes, kept: bool, bucket: Bucket, rule: &str, line: u64, text: &str) {
     if notes.off {
         return;
     }
+    let mut text = text.to_string();
+    for sec in &notes.secrets {
+        let t = text.trim();
+        if t.len() >= 8 && sec.contains(t) {
+            text = mem_core::scrub::REDACTED.to_string();
+            break;
+        }
+        if text.contains(sec.as_str()) {
+            text = text.replace(sec.as_str(), mem_core::scrub::REDACTED);
+        }
+    }
     notes.v.push(Note {
         kept,
         bucket,
         rule: rule.to_string(),
         line,
-        text: cut(text, 120),
+        text: cut(&text, 120),
     });
 }
 
@@ -1006,6 +1043,7 @@ fn from_message(
 ) {
     let rules = &opts.rules;
     let base = at.day();
+    notes.message(scrubber, text);
     let t = text.trim_start();
     // `text` may be a window: the length that counts is the whole text's
     let trimmed_len = text_len - (text.len() - t.len());
@@ -1851,7 +1889,7 @@ impl Extractor {
         } = self;
         let mut notes = Notes {
             off: msg_notes.off,
-            v: Vec::new(),
+            ..Notes::default()
         };
         if skipped > 0 {
             note(

@@ -556,13 +556,19 @@ fn run_model(a: &ExtractArgs, rules: Rules, cmd: &str) -> anyhow::Result<Exit> {
 
 /// Print the notes (`--explain`), the sensitive drops and the memories.
 fn emit(a: &ExtractArgs, result: &Extraction) -> anyhow::Result<Exit> {
+    // What goes to stderr is scrubbed of secrets too: a note quotes the
+    // transcript's own words.
+    let scrubber = Scrubber::new(None);
     if a.common.explain {
         for n in &result.notes {
-            eprintln!("{NAME}: {n}");
+            eprintln!("{NAME}: {}", scrubber.redact_secrets(&n.to_string()));
         }
     }
     for d in &result.sensitive_drops {
-        eprintln!("{NAME}: dropped a candidate that still carries sensitive text: {d}");
+        eprintln!(
+            "{NAME}: dropped a candidate that still carries sensitive text: {}",
+            scrubber.redact_secrets(d)
+        );
     }
     let format = a.common.output.format();
     let mut out = Output::stdout(a.common.output.line_buffered);

@@ -458,8 +458,10 @@ pub fn write_batch(
         });
     }
 
-    // 4. Write.
+    // 4. Write, marked as unfinished until the index is written (a killed
+    // batch is rolled forward by the next writer: see mem_core::journal).
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    mem_core::journal::begin_write(dir)?;
     let mut evicted = Vec::new();
     for (eid, reason) in evict_ids {
         evicted.push(retire_in(&mut st, &eid, &reason, opts.today, false)?);
@@ -498,7 +500,9 @@ pub fn write_batch(
         put_topic(&mut st, sorted_len, &id, &path, memory, text.as_bytes());
     }
     st.topics.sort_by(|a, b| a.id.cmp(&b.id));
+    mem_core::journal::crash_point();
     let index = Some(write_index(&st, opts.today)?);
+    mem_core::journal::end_write(dir)?;
     Ok(WriteReport {
         results,
         errors,
@@ -546,6 +550,7 @@ const WRITERS: usize = 16;
 fn write_files(dir: &Path, files: &[(String, PathBuf, Memory, String)]) -> Result<()> {
     if files.len() < 4 {
         for (_, path, _, text) in files {
+            mem_core::journal::crash_point();
             confine::write_if_changed(dir, path, text.as_bytes())?;
         }
         return Ok(());
@@ -557,6 +562,7 @@ fn write_files(dir: &Path, files: &[(String, PathBuf, Memory, String)]) -> Resul
             .map(|part| {
                 s.spawn(move || -> Result<()> {
                     for (_, path, _, text) in part {
+                        mem_core::journal::crash_point();
                         confine::write_if_changed(dir, path, text.as_bytes())?;
                     }
                     Ok(())
