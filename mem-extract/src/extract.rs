@@ -476,6 +476,115 @@ const STOP: &[&str] = &[
     "things",
     "live",
     "lives",
+    // generic verbs and adjectives: a trigger names the subject, never these
+    "add",
+    "adds",
+    "added",
+    "new",
+    "main",
+    "first",
+    "create",
+    "creates",
+    "created",
+    "makes",
+    "made",
+    "work",
+    "works",
+    "worked",
+    "done",
+    "real",
+    "actually",
+    "love",
+    "i'd",
+    "find",
+    "finds",
+    "found",
+    "hard",
+    "easy",
+    "someone",
+    "somebody",
+    "writes",
+    "write",
+    "wrote",
+    "through",
+    "reporting",
+    "finishing",
+    "kept",
+    "saved",
+    "existing",
+    "good",
+    "bad",
+    "fine",
+    "lot",
+    "little",
+    "bit",
+    "try",
+    "tried",
+    "seems",
+    "look",
+    "looks",
+    "think",
+    "know",
+    "going",
+    "come",
+    "still",
+    "even",
+    "well",
+    "back",
+    "put",
+    "set",
+    "part",
+    "change",
+    "changes",
+    "changed",
+    "update",
+    "updated",
+    "fix",
+    "fixed",
+    "help",
+    "start",
+    "end",
+    "last",
+    "next",
+    "right",
+    "show",
+    "give",
+    "take",
+    "able",
+    "everything",
+    "something",
+    "nothing",
+    "anything",
+    "maybe",
+    "probably",
+    "already",
+    "ever",
+    "rather",
+    "whole",
+    "thanks",
+    "thank",
+    "okay",
+    "yes",
+    "wait",
+    "sec",
+    "else",
+    "both",
+    "either",
+    "needed",
+    "wants",
+    "wanted",
+    "asked",
+    "ask",
+    "tell",
+    "said",
+    "says",
+    "say",
+    "call",
+    "called",
+    "getting",
+    "went",
+    "goes",
+    "gets",
 ];
 
 /// True for a stop word ([`STOP`]).
@@ -590,11 +699,15 @@ fn triggers_with(text: &str, words: Vec<String>, n: usize) -> Vec<String> {
             out.push(p);
         }
     }
-    for w in words {
+    // names first (`session_nav.html`, `pre-commit`, `ty`), then the other
+    // words in order: a trigger says what the memory is about
+    let named = |w: &String| w.contains(['.', '_', '-']) || w.bytes().any(|b| b.is_ascii_digit());
+    let (names, plain): (Vec<String>, Vec<String>) = words.into_iter().partition(named);
+    for w in names.into_iter().chain(plain) {
         if out.len() >= n {
             break;
         }
-        if w.contains('/') || !seen.insert(w.clone()) {
+        if w.contains('/') || w.ends_with('.') || !seen.insert(w.clone()) {
             continue;
         }
         out.push(w);
@@ -1132,11 +1245,17 @@ fn from_message(
                 if cat == Cat::Dated {
                     how.extend(instruction_clause(rules, s));
                 }
+                let fact = match rule {
+                    "feedback/correction-question" => {
+                        rule_of_question(s).unwrap_or_else(|| clean_sentence(s))
+                    }
+                    _ => clean_sentence(s),
+                };
                 finish(current.take(), out);
                 current = Some(Draft {
                     cat,
                     rule,
-                    fact: clean_sentence(s),
+                    fact,
                     why,
                     how,
                     date,
@@ -1145,6 +1264,43 @@ fn from_message(
         }
     }
     finish(current.take(), out);
+}
+
+/// The rule a correction asked as a question stands for: "shouldn't this
+/// live in utils?" → "This should live in utils", "why not reuse the client?"
+/// → "Reuse the client", "did you run the linter?" → "Run the linter before
+/// finishing", "I don't think we need to X" → "Don't X". `None`
+/// when the question has none of those shapes.
+pub fn rule_of_question(s: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)(?:^|[^a-z'])(?:(?P<sn>shouldn't|should not) (?P<subj>this|that|it|these|those|we|you|the [\w-]+) (?P<pred>.+)|why (?:not|don't (?:we|you)|aren't (?:we|you)|didn't you) (?P<why>.+)|(?:wouldn't|won't) it be (?:better|simpler|cleaner|easier|nicer) (?:to )?(?P<better>.+)|(?:could|can|couldn't|can't) (?:we|you) (?:just |simply )?(?P<could>(?:reuse|re-use|keep|share) .+)|(?:did|have) you (?P<did>.+)|(?:i think|maybe|perhaps) (?:we|you) should (?P<should>.+)|i don't think (?:we|you) (?:need|should|want)(?: to)? (?P<dont>.+))$",
+        )
+        .expect("question regex")
+    });
+    let c = re.captures(s.trim())?;
+    let tail = |name: &str| {
+        c.name(name).map(|m| {
+            m.as_str()
+                .trim()
+                .trim_end_matches(['?', '.', '!', ' '])
+                .trim_end_matches(" then")
+                .to_string()
+        })
+    };
+    let out = if let Some(p) = tail("pred") {
+        format!("{} should {p}", c.name("subj").map_or("", |m| m.as_str()))
+    } else if let Some(p) = tail("did") {
+        format!("{p} before finishing")
+    } else if let Some(p) = tail("dont") {
+        format!("Don't {p}")
+    } else {
+        ["why", "better", "could", "should"]
+            .iter()
+            .find_map(|n| tail(n))?
+    };
+    (!out.trim().is_empty()).then(|| clean_sentence(&out))
 }
 
 /// A message with pasted output (three or more log-like lines: timestamps,
@@ -1671,7 +1827,27 @@ pub struct Extractor {
     seen: FxMap<String, FxSet<(String, u32)>>,
     digest: Option<(String, Rc<str>)>,
     lessons: Lessons,
+    /// Open tool calls whose result may hold the user's decision: the
+    /// question tool's calls, and every call's command (a rejection's reason
+    /// names what to do instead of it).
+    decisions: FxMap<String, Pending>,
+    /// The user interrupted the agent: their next message corrects it.
+    after_interrupt: bool,
 }
+
+/// A tool call whose result may carry the user's words.
+struct Pending {
+    ask: bool,
+    cmd: Option<String>,
+}
+
+/// The question tool's result: `User has answered your questions: "Q"="A", …`.
+const ANSWERED: &str = "User has answered your questions:";
+/// A rejected tool call's result, and the phrase before the user's reason.
+const REJECTED: &str = "The user doesn't want to proceed with this tool use.";
+const REASON: &str = "The user provided the following reason for the rejection:";
+/// The user text that marks an interrupt.
+const INTERRUPTED: &str = "[Request interrupted by user";
 
 impl Extractor {
     /// A new extraction with `opts`.
@@ -1685,6 +1861,8 @@ impl Extractor {
             seen: FxMap::default(),
             digest: None,
             lessons: Lessons::default(),
+            decisions: FxMap::default(),
+            after_interrupt: false,
         }
     }
 
@@ -1727,7 +1905,12 @@ impl Extractor {
                 }
                 if let Some(text) = ev.text.as_ref() {
                     let text = text.whole();
+                    let t = text.trim_start();
+                    if t.starts_with(INTERRUPTED) {
+                        self.after_interrupt = true;
+                    }
                     let at = self.at(ev);
+                    let before = self.cands.v.len();
                     from_message(
                         &at,
                         &text,
@@ -1737,9 +1920,18 @@ impl Extractor {
                         &mut self.cands,
                         &mut self.notes,
                     );
+                    // wrappers (`<ide_opened_file>`, the interrupt marker) do
+                    // not end the wait for the correction
+                    if self.after_interrupt && !t.starts_with(['<', '[']) && !t.is_empty() {
+                        self.after_interrupt = false;
+                        if self.cands.v.len() == before {
+                            self.correction_after_interrupt(&at, t);
+                        }
+                    }
                 }
             }
             "tool_use" | "tool_result" => {
+                self.decision_in(ev);
                 // the origin is made only when a call or a failure is kept
                 let digest = &mut self.digest;
                 self.lessons
@@ -1747,6 +1939,247 @@ impl Extractor {
             }
             _ => {}
         }
+    }
+
+    /// Remember the calls whose results may carry a decision; read the
+    /// user's words out of those results (the question tool's answers, a
+    /// rejection's reason).
+    fn decision_in(&mut self, ev: &EventView<'_>) {
+        let Some(id) = ev.tool_id.as_deref() else {
+            return;
+        };
+        if ev.kind == "tool_use" {
+            let ask = ev.tool.as_deref() == Some("AskUserQuestion");
+            self.decisions.insert(
+                id.to_string(),
+                Pending {
+                    ask,
+                    cmd: ev.command.as_deref().map(short_cmd),
+                },
+            );
+            return;
+        }
+        let Some(call) = self.decisions.remove(id) else {
+            return;
+        };
+        let Some(text) = ev.text.as_ref() else {
+            return;
+        };
+        let text = text.prefix(MAX_MESSAGE_BYTES);
+        let t = text.trim_start();
+        if call.ask && ev.is_error != Some(true) {
+            if let Some(rest) = t.strip_prefix(ANSWERED) {
+                let at = self.at(ev);
+                for (q, a) in answers(rest) {
+                    self.answer(&at, &q, &a);
+                }
+            }
+            return;
+        }
+        if let Some(rest) = t.strip_prefix(REJECTED) {
+            self.after_interrupt = true;
+            if let Some(i) = rest.find(REASON) {
+                let reason = rest[i + REASON.len()..].trim();
+                if !reason.is_empty() {
+                    let at = self.at(ev);
+                    self.rejection(&at, reason, call.cmd.as_deref());
+                }
+            }
+        }
+    }
+
+    /// One answer to the agent's question: a decision in the user's words.
+    fn answer(&mut self, at: &At, q: &str, a: &str) {
+        let a = a.trim();
+        let q = q.trim();
+        if a.is_empty() || a.len() > 400 || q.len() > 400 {
+            return;
+        }
+        let scrub = |s: &str| self.scrubber.scrub(s).text;
+        let (q, a) = (scrub(q), scrub(a));
+        // a short answer says little alone: the question names the subject
+        let bare = {
+            let l = lower(&a);
+            [
+                "yes", "no", "option", "ok", "sure", "both", "neither", "all", "none",
+            ]
+            .iter()
+            .any(|w| l.starts_with(w))
+        };
+        let name = if a.split_whitespace().count() >= 4 && !bare {
+            title_of(&clean_sentence(&a))
+        } else {
+            title_of(&format!("{}: {a}", q.trim_end_matches('?')))
+        };
+        let fact = format!("Asked \"{q}\", the user answered \"{a}\".");
+        let words = content_words(&format!("{q} {a}"));
+        let mut m = base_memory(
+            name,
+            cut(&fact, 150),
+            MemoryType::Feedback,
+            Kind::Preference,
+            at,
+            &self.opts,
+        );
+        m.triggers = triggers_with(&a, content_words(&a), 5);
+        if m.triggers.len() < 3 {
+            let more = triggers_with(q.as_str(), content_words(&q), 5 - m.triggers.len());
+            for w in more {
+                if !m.triggers.contains(&w) {
+                    m.triggers.push(w);
+                }
+            }
+        }
+        m.fact = Some(fact);
+        m.confidence = Some(0.8);
+        m.extra.insert("rule".into(), "decision/answer".into());
+        note(
+            &mut self.notes,
+            true,
+            Bucket::DurableInstruction,
+            "decision/answer",
+            at.line,
+            &a,
+        );
+        self.cands.add(Cand {
+            mem: m,
+            tokens: words.into_iter().collect(),
+            key: None,
+        });
+    }
+
+    /// The reason the user gave when rejecting a tool call: read like a
+    /// message; a bare imperative ("use pnpm") becomes "use X instead of the
+    /// rejected command".
+    fn rejection(&mut self, at: &At, reason: &str, cmd: Option<&str>) {
+        let before = self.cands.v.len();
+        from_message(
+            at,
+            reason,
+            reason.len(),
+            &self.opts,
+            &self.scrubber,
+            &mut self.cands,
+            &mut self.notes,
+        );
+        if self.cands.v.len() > before {
+            return;
+        }
+        static RE: OnceLock<Regex> = OnceLock::new();
+        let re = RE.get_or_init(|| {
+            Regex::new(r"(?i)^(?:let'?s |please |just )?(use|keep|prefer|stick (?:to|with)|run|switch to|go with)\s+\S")
+                .expect("rejection regex")
+        });
+        let first = sentences(reason).into_iter().next().unwrap_or("").trim();
+        let Some(c) = re.captures(first) else {
+            note(
+                &mut self.notes,
+                false,
+                Bucket::CurrentContext,
+                "decision/rejection-unclassified",
+                at.line,
+                reason,
+            );
+            return;
+        };
+        let rule = clean_sentence(&first[c.get(1).map_or(0, |m| m.start())..]);
+        let rule = rule.trim_end_matches(['.', '!']).to_string();
+        let fact = match cmd {
+            Some(c) if !rule.contains(" instead") && first.len() < 80 => {
+                format!("{rule} instead of `{c}`")
+            }
+            _ => rule.clone(),
+        };
+        let fact = self.scrubber.scrub(&fact).text;
+        let words = content_words(&fact);
+        let mut m = base_memory(
+            title_of(&fact),
+            cut(&fact, 150),
+            MemoryType::Feedback,
+            Kind::Preference,
+            at,
+            &self.opts,
+        );
+        let mut trig = triggers_with(&rule, content_words(&rule), 4);
+        if let Some(c) = cmd {
+            for k in command_keywords(c)
+                .into_iter()
+                .chain(c.split_whitespace().next().map(String::from))
+            {
+                if !trig.contains(&k) && k.len() >= 2 {
+                    trig.push(k);
+                }
+            }
+        }
+        m.triggers = trig;
+        m.why = Some("The user rejected the tool call and said so.".into());
+        m.fact = Some(fact);
+        m.confidence = Some(0.8);
+        m.extra.insert("rule".into(), "decision/rejection".into());
+        note(
+            &mut self.notes,
+            true,
+            Bucket::DurableInstruction,
+            "decision/rejection",
+            at.line,
+            reason,
+        );
+        self.cands.add(Cand {
+            mem: m,
+            tokens: words.into_iter().collect(),
+            key: None,
+        });
+    }
+
+    /// The user's message right after an interrupt that no rule kept: a
+    /// sentence saying what to do instead ("you can set group.visible, which
+    /// is less work") is a correction.
+    fn correction_after_interrupt(&mut self, at: &At, text: &str) {
+        static RE: OnceLock<Regex> = OnceLock::new();
+        let re = RE.get_or_init(|| {
+            Regex::new(r"(?i)(?:^|[^a-z])(?:you|we) (?:can|could) (?:just |simply )?(?:use|set|call|reuse|pass|import|do it with)\s|less work|(?:is|are|would be) (?:simpler|easier|cleaner|enough)(?:[^a-z]|$)|(?:^|[^a-z])(?:no need|don't need|not needed)(?:[^a-z]|$)")
+                .expect("interrupt regex")
+        });
+        if text.len() > MAX_MESSAGE_BYTES {
+            return;
+        }
+        let norm = normalize_quotes(text);
+        let Some(s) = sentences(&norm)
+            .into_iter()
+            .find(|s| s.len() <= 400 && re.is_match(s))
+        else {
+            return;
+        };
+        let fact = self.scrubber.scrub(&clean_sentence(s)).text;
+        let fact = fact.trim_end_matches(['.', '!']).to_string();
+        let words = content_words(&fact);
+        let mut m = base_memory(
+            title_of(&fact),
+            cut(&fact, 150),
+            MemoryType::Feedback,
+            Kind::Preference,
+            at,
+            &self.opts,
+        );
+        m.triggers = triggers_with(&fact, words.clone(), 5);
+        m.why = Some("The user interrupted the agent to say so.".into());
+        m.fact = Some(fact);
+        m.confidence = Some(0.7);
+        m.extra
+            .insert("rule".into(), "decision/after-interrupt".into());
+        note(
+            &mut self.notes,
+            true,
+            Bucket::DurableInstruction,
+            "decision/after-interrupt",
+            at.line,
+            s,
+        );
+        self.cands.add(Cand {
+            mem: m,
+            tokens: words.into_iter().collect(),
+            key: None,
+        });
     }
 
     /// The candidates: merged, scrubbed, limited.
@@ -1783,6 +2216,18 @@ impl Extractor {
         merged.extend(lessons.cands.v);
         finish_candidates(merged, notes, &opts, &scrubber)
     }
+}
+
+/// The `"question"="answer"` pairs of the question tool's result (the text
+/// after [`ANSWERED`]); a quote inside is written `\"`.
+fn answers(rest: &str) -> Vec<(String, String)> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r#""((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)""#).expect("answers regex")
+    });
+    re.captures_iter(rest)
+        .map(|c| (c[1].replace("\\\"", "\""), c[2].replace("\\\"", "\"")))
+        .collect()
 }
 
 /// Extract candidate memories from the events of one (or more) sessions.
