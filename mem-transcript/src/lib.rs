@@ -319,6 +319,10 @@ fn expand_tilde(p: &str) -> PathBuf {
 }
 
 fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
+    if a.hook && mem_core::memdir::hook_guarded() {
+        // mem's own model command's agent: no write path inside it
+        return Ok(Exit::Success);
+    }
     let files = if a.hook {
         vec![hook_path(std::io::stdin().lock())?]
     } else {
