@@ -1516,6 +1516,8 @@ fn error_excerpt(window: &str, total: usize, budget: usize, scrubber: &Scrubber)
 #[derive(Default)]
 struct Lessons {
     calls: FxMap<String, Call>,
+    /// File edits (write tools) so far.
+    edits: u64,
     // successful commands since the oldest open failure, in order
     ok: Vec<(String, At)>,
     failed: Vec<(String, Fail)>,
@@ -1525,6 +1527,8 @@ struct Lessons {
 
 struct Call {
     cmd: String,
+    /// The command as run (a leading `cd DIR &&` kept), display form.
+    raw: String,
     at: At,
 }
 
@@ -1534,6 +1538,11 @@ struct Fail {
     output: String,
     total: usize,
     since: usize,
+    /// The command as run, display form.
+    raw: String,
+    /// Files edited before this failure (a change after it, not a command,
+    /// may be what fixed it).
+    edits: u64,
 }
 
 impl Lessons {
@@ -1551,9 +1560,12 @@ impl Lessons {
                         id.to_string(),
                         Call {
                             cmd: norm_cmd(cmd),
+                            raw: short_cmd(cmd),
                             at: at(),
                         },
                     );
+                } else if ev.path.is_some() && !self.failed.is_empty() {
+                    self.edits += 1;
                 }
             }
             "tool_result" => {
@@ -1572,25 +1584,34 @@ impl Lessons {
                     None => looks_failed(window.insert(decode())),
                 };
                 if bad {
-                    if !self.failed.iter().any(|(c, _)| *c == call.cmd) {
-                        let window = window.unwrap_or_else(decode);
-                        let keep = opts.max_quote_bytes * 4 + 1024;
-                        self.failed.push((
-                            call.cmd,
-                            Fail {
-                                call: call.at,
-                                result: at(),
-                                output: floor_to_bytes(&window, keep).to_string(),
-                                total: ev.text.as_ref().map_or(0, EventText::byte_len),
-                                since: self.ok.len(),
-                            },
-                        ));
+                    let window = window.unwrap_or_else(decode);
+                    let keep = opts.max_quote_bytes * 4 + 1024;
+                    let fail = Fail {
+                        call: call.at,
+                        result: at(),
+                        output: floor_to_bytes(&window, keep).to_string(),
+                        total: ev.text.as_ref().map_or(0, EventText::byte_len),
+                        since: self.ok.len(),
+                        raw: call.raw,
+                        edits: self.edits,
+                    };
+                    match self.failed.iter_mut().find(|(c, _)| *c == call.cmd) {
+                        // failed again: what ran before did not fix it
+                        Some((_, f)) => *f = fail,
+                        None => self.failed.push((call.cmd, fail)),
                     }
                     return;
                 }
                 if let Some(pos) = self.failed.iter().position(|(c, _)| *c == call.cmd) {
                     let (a, f) = self.failed.remove(pos);
                     self.fixed(&a, f, &call, &at(), opts, scrubber);
+                } else if let Some(pos) = self.failed.iter().rposition(|(_, f)| {
+                    // a retry comes soon after the failure
+                    self.ok.len() - f.since <= MAX_RETRY_GAP
+                        && retry_of(&f.raw, &call.raw).is_some()
+                }) {
+                    let (_, f) = self.failed.remove(pos);
+                    self.retried(f, &call, &at(), opts);
                 }
                 if self.failed.is_empty() {
                     // no open failure looks back at these
@@ -1630,7 +1651,22 @@ impl Lessons {
                     .rev()
                     .find(|(c, _)| program(c) == program(a) && !program(a).starts_with('('))
             })
+            // else the last command between that changes something (reads
+            // and listings were left out above), when no file was edited:
+            // an edit after the failure is the likelier fix
+            .or_else(|| between.last().filter(|_| self.edits == f.edits))
             .copied();
+        if fix.is_some() && self.edits != f.edits {
+            note(
+                &mut self.notes,
+                false,
+                Bucket::RawEvidence,
+                "lesson/edited-between",
+                ev.line,
+                a,
+            );
+            return;
+        }
         let Some((b, b_at)) = fix else {
             note(
                 &mut self.notes,
@@ -1642,7 +1678,7 @@ impl Lessons {
             );
             return;
         };
-        let (sa, sb) = (short_cmd(a), short_cmd(b));
+        let (sa, sb) = (general_cmd(&short_cmd(a)), general_cmd(&short_cmd(b)));
         let newest = [f.call.ts, f.result.ts, b_at.ts, call.at.ts, ev.ts]
             .into_iter()
             .flatten()
@@ -1660,6 +1696,7 @@ impl Lessons {
             }
         }
         trig.dedup();
+        trig.retain(|t| !is_stop(t) && t != "git");
         let mut evidence = vec![f.result.evidence(), b_at.evidence(), ev.evidence()];
         evidence.dedup();
         note(
@@ -1725,6 +1762,353 @@ impl Lessons {
             tokens: empty,
         });
     }
+}
+
+impl Lessons {
+    /// Command `f.raw` failed, then a modified form of it (`call`) passed:
+    /// "use X′ instead of X", written for the general case.
+    fn retried(&mut self, f: Fail, call: &Call, ev: &At, opts: &ExtractOptions) {
+        let Some(how) = retry_of(&f.raw, &call.raw) else {
+            return;
+        };
+        // the lesson names the retried command only (what ran after it on
+        // the same line is not part of it), the failing one by its head
+        let (sa, sb) = (
+            general_cmd(&lesson_form(&f.raw)),
+            general_cmd(&lesson_form(&call.raw)),
+        );
+        if sa == sb || sa.is_empty() || sb.is_empty() {
+            return;
+        }
+        let ha = head_of(&sa);
+        let name = title_of(&format!("Use `{sb}` instead of `{ha}`"));
+        note(
+            &mut self.notes,
+            true,
+            Bucket::AutomaticMemory,
+            "lesson/modified-retry",
+            ev.line,
+            &name,
+        );
+        // triggers: the command family (`git push`, `pytest`), the programs
+        // and the names the commands carry, never `cd`/`git` alone
+        let mut trig: Vec<String> = Vec::new();
+        let mut add = |t: String| {
+            if t.len() >= 2 && !t.starts_with('<') && !is_stop(&t) && !trig.contains(&t) {
+                trig.push(t);
+            }
+        };
+        for c in [&sb, &sa] {
+            let segs = segments(c);
+            let Some(core) = core_of(&segs) else {
+                continue;
+            };
+            let words: Vec<&str> = core
+                .iter()
+                .copied()
+                .filter(|w| !w.starts_with(['-', '<']))
+                .collect();
+            add(words.iter().take(2).copied().collect::<Vec<_>>().join(" "));
+            for w in words.iter().take(2) {
+                if !matches!(*w, "git" | "sh" | "bash" | "env" | "sudo" | "run" | "exec")
+                    && !w.contains('/')
+                {
+                    add(w.to_string());
+                }
+            }
+            for s in &segs {
+                if matches!(s[0], "source" | ".") {
+                    add("activate".into());
+                }
+            }
+            for k in command_keywords(&core.join(" ")) {
+                if !matches!(k.as_str(), "git" | "sudo") {
+                    add(k);
+                }
+            }
+        }
+        trig.truncate(6);
+        let evidence = vec![f.result.evidence(), ev.evidence()];
+        let key = format!("retry:{sb}\u{0}{ha}");
+        let verified_at = [f.result.ts, call.at.ts, ev.ts]
+            .into_iter()
+            .flatten()
+            .max()
+            .map(local_day)
+            .or(ev.day());
+        let empty = BTreeSet::new();
+        if let Some(i) = self.cands.hit(MemoryType::Feedback, Some(&key), &empty) {
+            self.cands.note_merge(|| name.clone());
+            merge_parts(
+                &mut self.cands.v[i].mem,
+                Parts {
+                    confidence: Some(0.7),
+                    evidence,
+                    triggers: trig,
+                    verified_at,
+                },
+                || None,
+                || None,
+            );
+            return;
+        }
+        let mut m = base_memory(
+            name,
+            cut(&format!("`{sa}` fails here; `{sb}` ({how}) works"), 150),
+            MemoryType::Feedback,
+            Kind::DurableLesson,
+            ev,
+            opts,
+        );
+        m.verified_at = verified_at;
+        m.fact = Some(format!("Run `{sb}`, not `{sa}`."));
+        m.why = Some(format!("`{sa}` failed and passed when run again {how}."));
+        m.how = Some(format!("Where you would run `{sa}`, run `{sb}`."));
+        m.triggers = trig;
+        m.evidence = evidence;
+        m.confidence = Some(0.7);
+        m.extra
+            .insert("rule".into(), "lesson/modified-retry".into());
+        self.cands.v.push(Cand {
+            key: Some(key),
+            mem: m,
+            tokens: empty,
+        });
+    }
+}
+
+/// A command line up to its core command (see [`core_of`]): the `cd`,
+/// `source` and env segments before it kept, the segments after it dropped.
+fn lesson_form(c: &str) -> String {
+    let segs = segments(c);
+    let mut out = Vec::new();
+    for s in &segs {
+        out.push(s.join(" "));
+        let i = s
+            .iter()
+            .position(|w| !w.contains('=') || w.starts_with('-'));
+        if i.is_some_and(|i| !matches!(s[i], "cd" | "source" | "." | "export" | "set" | "pushd")) {
+            break;
+        }
+    }
+    out.join(" && ")
+}
+
+/// The program and subcommand of a general command (`git push`, `pytest`,
+/// `node assets/build.js`): the words before the first flag or placeholder,
+/// at most three.
+fn head_of(c: &str) -> String {
+    c.split_whitespace()
+        .take_while(|w| !w.starts_with(['-', '<']) && *w != "&&")
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Successful commands at most between a failure and its modified retry.
+const MAX_RETRY_GAP: usize = 8;
+
+/// The simple commands of a command line: split on `&&`, `||`, `;` and `|`,
+/// parentheses and a leading `time`/`exec` dropped.
+fn segments(c: &str) -> Vec<Vec<&str>> {
+    let mut out = vec![Vec::new()];
+    for w in c.split_whitespace() {
+        let w = w.trim_matches(|ch| ch == '(' || ch == ')');
+        if matches!(w, "&&" | "||" | ";" | "|") {
+            out.push(Vec::new());
+            continue;
+        }
+        if w.is_empty() {
+            continue;
+        }
+        let cur = out.last_mut().expect("one");
+        if cur.is_empty() && matches!(w, "time" | "exec" | "command") {
+            continue;
+        }
+        cur.push(w);
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// The command a line runs for its effect: the first segment that is not a
+/// `cd`, `source`/`.`, `export` or env assignment (leading `VAR=x` words
+/// dropped from it).
+fn core_of<'a>(segs: &'a [Vec<&'a str>]) -> Option<&'a [&'a str]> {
+    segs.iter().find_map(|s| {
+        let i = s
+            .iter()
+            .position(|w| !w.contains('=') || w.starts_with('-'))?;
+        let s = &s[i..];
+        (!matches!(s[0], "cd" | "source" | "." | "export" | "set" | "pushd")).then_some(s)
+    })
+}
+
+/// How `b` (which passed) is a modified retry of `a` (which failed), in
+/// words, or `None`: the same command wrapped (`poetry run pytest`), with an
+/// activated environment or an env prefix, with flags added (`git push
+/// --set-upstream …`), from another directory (`cd assets && node build.js`,
+/// `make -C backend test`), or with a versioned program (`python3`).
+pub fn retry_of(a: &str, b: &str) -> Option<&'static str> {
+    if a == b || is_script(a) || is_script(b) || is_inspection(a) {
+        return None;
+    }
+    let (sa, sb) = (segments(a), segments(b));
+    let (ca, cb) = (core_of(&sa)?, core_of(&sb)?);
+    let flags = |c: &[&str]| c.iter().filter(|w| w.starts_with('-')).count();
+    let plain = |c: &[&str]| -> Vec<String> {
+        c.iter()
+            .filter(|w| !w.starts_with('-'))
+            .map(|w| w.rsplit('/').next().unwrap_or(w).to_string())
+            .collect()
+    };
+    let has = |segs: &[Vec<&str>], first: &[&str]| {
+        segs.iter()
+            .any(|s| s.first().is_some_and(|w| first.contains(w)))
+    };
+    // wrapped: a's whole core appears inside b's, after a runner
+    if cb.len() > ca.len() && cb.windows(ca.len()).skip(1).any(|w| w == ca) {
+        return Some("through a wrapper");
+    }
+    if ca == cb {
+        if has(&sb, &["source", "."]) && !has(&sa, &["source", "."]) {
+            return Some("with the environment activated");
+        }
+        if has(&sb, &["cd", "pushd"]) && !has(&sa, &["cd", "pushd"]) {
+            return Some("from another directory");
+        }
+        let env = |segs: &[Vec<&str>]| {
+            segs.iter()
+                .flatten()
+                .filter(|w| w.contains('=') && !w.starts_with('-'))
+                .count()
+        };
+        if env(&sb) > env(&sa) {
+            return Some("with an environment variable set");
+        }
+        return None;
+    }
+    let (pa, pb) = (ca[0].rsplit('/').next()?, cb[0].rsplit('/').next()?);
+    // a versioned program: python → python3, pip → pip3
+    if pb != pa
+        && pb.starts_with(pa)
+        && pb[pa.len()..]
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.')
+        && ca[1..] == cb[1..]
+    {
+        return Some("with the versioned program");
+    }
+    if pa != pb {
+        return None;
+    }
+    // another directory: `node assets/build.js` → `cd assets && node build.js`
+    if has(&sb, &["cd", "pushd"]) && plain(ca).len() == plain(cb).len() && plain(ca) == plain(cb) {
+        return Some("from another directory");
+    }
+    if cb
+        .iter()
+        .any(|w| *w == "-C" || *w == "--directory" || w.starts_with("--manifest-path"))
+    {
+        return Some("from another directory");
+    }
+    // flags added to the same program and subcommand (not ones that only
+    // print help or change nothing)
+    let sub = |c: &[&str]| {
+        c.get(1)
+            .filter(|w| !w.starts_with('-'))
+            .map(|w| w.to_string())
+    };
+    let idle = [
+        "--help",
+        "-h",
+        "--version",
+        "-V",
+        "--dry-run",
+        "-n",
+        "--check",
+        "--list",
+    ];
+    if cb.iter().any(|w| idle.contains(w)) && !ca.iter().any(|w| idle.contains(w)) {
+        return None;
+    }
+    if sub(ca) == sub(cb) && flags(cb) > flags(ca) {
+        return Some("with a flag added");
+    }
+    None
+}
+
+/// A command written for the general case: commit messages, branch names,
+/// ticket-like ids and file lists become placeholders; a `cd` into an
+/// absolute directory keeps the directory's last name.
+pub fn general_cmd(c: &str) -> String {
+    static ID: OnceLock<Regex> = OnceLock::new();
+    let id = ID.get_or_init(|| {
+        Regex::new(r"^(?:[A-Za-z]+-\d+|[a-z]+-[a-z0-9]{2,4}(?:\.\d+)+)$").expect("id regex")
+    });
+    let mut out: Vec<String> = Vec::new();
+    for seg in segments(c) {
+        if !out.is_empty() {
+            out.push("&&".into());
+        }
+        let prog = seg[0].rsplit('/').next().unwrap_or(seg[0]);
+        let sub = seg.get(1).copied().unwrap_or("");
+        let branchy = prog == "git"
+            && matches!(
+                sub,
+                "push" | "pull" | "checkout" | "switch" | "merge" | "rebase" | "branch"
+            );
+        let fileish = prog == "git" && matches!(sub, "add" | "rm" | "restore" | "stage");
+        let mut files = 0;
+        let mut prev = "";
+        for (i, w) in seg.iter().enumerate() {
+            if matches!(*w, "-m" | "--message" | "-F") {
+                // a lesson never needs the message: the flag and it go
+                prev = w;
+                continue;
+            }
+            let word = if matches!(prev, "-m" | "--message" | "-F") {
+                prev = "";
+                if w.starts_with('"') && !w.ends_with('"') {
+                    break;
+                }
+                continue;
+            } else if i == 1 && prog == "cd" && w.starts_with('/') {
+                w.rsplit('/').next().unwrap_or(w).to_string()
+            } else if id.is_match(w.trim_matches(['"', '\''])) {
+                "<id>".to_string()
+            } else if branchy && i >= 2 && !w.starts_with('-') && prev != "--set-upstream-to" {
+                if matches!(*w, "origin" | "upstream") {
+                    w.to_string()
+                } else {
+                    "<branch>".to_string()
+                }
+            } else if fileish && i >= 2 && !w.starts_with('-') {
+                files += 1;
+                if files > 1 {
+                    prev = w;
+                    continue;
+                }
+                w.to_string()
+            } else {
+                w.to_string()
+            };
+            if word.starts_with('"') && !word.ends_with('"') {
+                // a quoted message cut at the first line
+                out.push("<message>".into());
+                break;
+            }
+            out.push(word);
+            prev = w;
+        }
+        if files > 1
+            && let Some(last) = out.iter().rposition(|w| !w.starts_with('-') && w != "&&")
+        {
+            out[last] = "<files>".into();
+        }
+    }
+    let s = out.join(" ");
+    floor_to_bytes(&s, 80).trim().to_string()
 }
 
 fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
@@ -2009,7 +2393,13 @@ impl Extractor {
         let name = if a.split_whitespace().count() >= 4 && !bare {
             title_of(&clean_sentence(&a))
         } else {
-            title_of(&format!("{}: {a}", q.trim_end_matches('?')))
+            // the question's first clause, short, then the answer
+            let full = q.split(['?', '(']).next().unwrap_or(&q).trim();
+            let mut q = floor_to_chars(full, 40);
+            if q.len() < full.len() {
+                q = q.rfind(' ').map_or(q, |i| &q[..i]);
+            }
+            title_of(&format!("{q}: {a}"))
         };
         let fact = format!("Asked \"{q}\", the user answered \"{a}\".");
         let words = content_words(&format!("{q} {a}"));

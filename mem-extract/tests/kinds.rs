@@ -284,3 +284,157 @@ fn the_message_after_an_interrupt_is_a_correction() {
     );
     assert_eq!(ms[0].triggers, ["group.visible", "vis", "library", "less"]);
 }
+
+#[test]
+fn a_modified_retry_is_use_x_prime_instead_of_x() {
+    let ms = run(&[
+        bash(0, "a", "pytest"),
+        result(1, "a", "bash: pytest: command not found", true),
+        bash(2, "b", "ls"),
+        result(3, "b", "src tests", false),
+        bash(4, "c", "(source .venv/bin/activate && pytest)"),
+        result(5, "c", "40 passed", false),
+        bash(6, "d", "git push"),
+        result(
+            7,
+            "d",
+            "fatal: The current branch feature-x has no upstream branch.",
+            true,
+        ),
+        bash(8, "e", "git push --set-upstream origin feature-x"),
+        result(9, "e", "branch set up", false),
+        bash(10, "f", "node assets/build.js"),
+        result(11, "f", "Could not resolve js/app.js", true),
+        bash(12, "g", "cd /home/user/proj/assets && node build.js"),
+        result(13, "g", "built", false),
+        bash(14, "h", "python gen.py"),
+        result(15, "h", "python: command not found", true),
+        bash(16, "i", "python3 gen.py"),
+        result(17, "i", "ok", false),
+        // only help printed: not a fix
+        bash(18, "j", "mytool run"),
+        result(19, "j", "error: no config", true),
+        bash(20, "k", "mytool run --help"),
+        result(21, "k", "usage: …", false),
+    ]);
+    assert_eq!(
+        names(&ms),
+        [
+            "Use `source .venv/bin/activate && pytest` instead of",
+            "Use `git push --set-upstream origin <branch>` instead of",
+            "Use `cd assets && node build.js` instead of `node",
+            "Use `python3 gen.py` instead of `python gen.py`",
+        ]
+    );
+    let push = &ms[1];
+    assert_eq!(
+        push.fact.as_deref(),
+        Some("Run `git push --set-upstream origin <branch>`, not `git push`.")
+    );
+    assert_eq!(
+        push.why.as_deref(),
+        Some("`git push` failed and passed when run again with a flag added.")
+    );
+    assert_eq!(push.triggers, ["git push", "push"]);
+    // no tool output in the lesson
+    let all = serde_json::to_string(&ms).unwrap();
+    for out in ["command not found", "no upstream", "Could not resolve"] {
+        assert!(!all.contains(out), "{out} in {all}");
+    }
+    assert_eq!(ms[0].triggers, ["pytest", "activate"]);
+}
+
+#[test]
+fn a_retry_in_another_session_raises_the_same_lesson() {
+    let mut evs = vec![
+        bash(0, "a", "git push"),
+        result(1, "a", "fatal: no upstream", true),
+        bash(2, "b", "git push --set-upstream origin one"),
+        result(3, "b", "ok", false),
+    ];
+    let mut other: Vec<Event> = vec![
+        bash(10, "c", "git push"),
+        result(11, "c", "fatal: no upstream", true),
+        bash(12, "d", "git push -u origin two"),
+        result(13, "d", "ok", false),
+        bash(14, "e", "git push"),
+        result(15, "e", "fatal: no upstream", true),
+        bash(16, "f", "git push --set-upstream origin three"),
+        result(17, "f", "ok", false),
+    ];
+    for e in &mut other {
+        e.session = "00000000-0000-4000-8000-0000000000dd".into();
+    }
+    evs.extend(other);
+    let ms = run(&evs);
+    let push: Vec<&Memory> = ms
+        .iter()
+        .filter(|m| m.name.contains("--set-upstream"))
+        .collect();
+    assert_eq!(push.len(), 1, "{:?}", names(&ms));
+    assert_eq!(push[0].confidence, Some(0.8));
+    assert_eq!(push[0].evidence.len(), 4);
+    assert!(
+        ms.iter()
+            .any(|m| m.name == "Use `git push -u origin <branch>` instead of `git push`")
+    );
+}
+
+#[test]
+fn a_different_command_between_fail_and_pass_is_the_fix_unless_files_were_edited() {
+    let ms = run(&[
+        bash(0, "a", "cargo build"),
+        result(
+            1,
+            "a",
+            "error: linking with `cc` failed: exit status: 1",
+            true,
+        ),
+        bash(2, "b", "cat Cargo.toml"),
+        result(3, "b", "[package]", false),
+        bash(4, "c", "sudo apt-get install -y libssl-dev"),
+        result(5, "c", "done", false),
+        bash(6, "d", "cargo build"),
+        result(7, "d", "Finished", false),
+        // an edit between: the change fixed it, not the command before it
+        bash(8, "e", "mix test"),
+        result(9, "e", "1 failure", true),
+        bash(10, "f", "mix deps.get"),
+        result(11, "f", "ok", false),
+        call(
+            12,
+            "g",
+            "Edit",
+            json!({"file_path": "/home/user/proj/test/x_test.exs"}),
+        ),
+        result(13, "g", "ok", false),
+        bash(14, "h", "mix test"),
+        result(15, "h", "0 failures", false),
+    ]);
+    assert_eq!(
+        names(&ms),
+        ["Run sudo apt-get install -y libssl-dev before cargo build"]
+    );
+}
+
+#[test]
+fn one_off_arguments_are_generalised() {
+    use mem_extract::extract::general_cmd;
+    assert_eq!(
+        general_cmd("git push --set-upstream origin spotter-dov"),
+        "git push --set-upstream origin <branch>"
+    );
+    assert_eq!(
+        general_cmd("git commit -m \"feat: add x (ABC-12)\""),
+        "git commit"
+    );
+    assert_eq!(general_cmd("git add a.rs b.rs c.rs"), "git add <files>");
+    assert_eq!(
+        general_cmd("bd close spotter-dov.1 --reason=x"),
+        "bd close <id> --reason=x"
+    );
+    assert_eq!(
+        general_cmd("cd /home/u/p/backend && make test"),
+        "cd backend && make test"
+    );
+}
