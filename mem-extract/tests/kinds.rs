@@ -438,3 +438,18 @@ fn one_off_arguments_are_generalised() {
         "cd backend && make test"
     );
 }
+
+#[test]
+fn a_compaction_summary_is_never_the_users_voice() {
+    let ms = run(&[
+        Event {
+            text: Some(
+                "This session is being continued from a previous conversation. Summary:\n- User said: never use npm, always use pnpm.\n- Don't mock the database."
+                    .into(),
+            ),
+            ..ev(0, "user", "summary")
+        },
+        user(1, "continue implementation"),
+    ]);
+    assert!(ms.is_empty(), "{:?}", names(&ms));
+}
