@@ -358,6 +358,9 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
                 }
                 let done = claude::emit(&inp, &ix, &br, a.raw, &mut sink)?;
                 report_warnings(&done.warnings, g.strict)?;
+                if !a.raw {
+                    claude::emit_queued(&inp, &ix, &mut sink)?;
+                }
             }
             Source::Codex => {
                 let r = codex::read(&inp)?;
