@@ -34,7 +34,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mem_core::Error;
-use mem_core::records::{Event, Expires, Kind, Memory, MemoryType};
+use mem_core::records::{Event, Expires, Kind, Memory, MemoryType, Source, Trust};
 use mem_core::scrub::Scrubber;
 use mem_core::truncate::{floor_to_bytes, floor_to_chars};
 use serde_json::Value;
@@ -327,7 +327,8 @@ pub fn record_to_memory(
     m.project = opts.project_id.clone();
     m.verified_at = day;
     m.confidence = Some(MODEL_CONFIDENCE);
-    m.extra.insert("source".into(), "model".into());
+    m.source = Some(Source::Model);
+    m.trust = Some(Trust::Normal);
     m.extra.insert("rule".into(), "model".into());
     crate::extract::ensure_id(&mut m);
     Ok(m)
@@ -592,7 +593,7 @@ mod tests {
         assert!(!id.contains('/') && !id.contains(".."), "{id}");
         assert_eq!(m.project, None);
         assert_eq!(m.confidence, Some(MODEL_CONFIDENCE));
-        assert_eq!(m.extra.get("source").and_then(Value::as_str), Some("model"));
+        assert_eq!(m.source, Some(Source::Model));
         assert_eq!(m.fact.as_ref().unwrap().chars().count(), MAX_FIELD_CHARS);
         assert_eq!(m.triggers.len(), MAX_TRIGGERS);
         assert_eq!(

@@ -87,7 +87,7 @@ fn run(body: &str, args: &[&str]) -> (i32, Vec<Memory>, String, f64) {
 
 fn model_ones(recs: &[Memory]) -> Vec<&Memory> {
     recs.iter()
-        .filter(|m| m.extra.get("source").and_then(Value::as_str) == Some("model"))
+        .filter(|m| m.source == Some(mem_core::records::Source::Model))
         .collect()
 }
 
