@@ -172,6 +172,24 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
         retired_reason,
         confidence
     );
+    // The same memory learned again in another session (evidence from a
+    // transcript the file has none from) is surer: confidence + 0.1, at most
+    // 0.95. A rerun over the same sessions brings no new transcript.
+    let sessions = |x: &Memory| -> Vec<String> {
+        x.evidence
+            .iter()
+            .filter_map(|e| e.strip_prefix("transcript:")?.split('#').next())
+            .map(str::to_string)
+            .collect()
+    };
+    let (was, now) = (sessions(old), sessions(new));
+    if !was.is_empty() && now.iter().any(|d| !was.contains(d)) {
+        let c = old
+            .confidence
+            .unwrap_or(0.7)
+            .max(new.confidence.unwrap_or(0.7));
+        m.confidence = Some(((c + 0.1) * 100.0).round().min(95.0) / 100.0);
+    }
     if old.trust == Some(Trust::Low) || new.trust == Some(Trust::Low) {
         m.trust = Some(Trust::Low);
     }
@@ -797,6 +815,27 @@ pub fn restore(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_memory_learned_again_in_another_session_is_surer() {
+        let mut a = Memory::new("n", "d", mem_core::records::MemoryType::Feedback);
+        a.confidence = Some(0.7);
+        a.evidence = vec!["transcript:aaaaaaaaaaaa#3".into()];
+        let mut b = a.clone();
+        assert_eq!(
+            merge(&a, &b).confidence,
+            Some(0.7),
+            "a rerun changes nothing"
+        );
+        b.evidence = vec!["transcript:bbbbbbbbbbbb#9".into()];
+        let m = merge(&a, &b);
+        assert_eq!(m.confidence, Some(0.8));
+        assert_eq!(
+            merge(&m, &b).confidence,
+            Some(0.8),
+            "the same second session again"
+        );
+    }
+
     use super::merge;
     use mem_core::{Memory, MemoryType};
 

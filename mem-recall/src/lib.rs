@@ -263,6 +263,10 @@ pub enum ContextFormat {
 pub fn run() -> anyhow::Result<Exit> {
     let cli = Cli::parse();
     if cli.hook {
+        if mem_core::memdir::hook_guarded() {
+            // mem's own model command's agent: no hook work inside it
+            return Ok(Exit::Success);
+        }
         return Ok(hook::run_guarded(&cli.common));
     }
     match cli.command {
