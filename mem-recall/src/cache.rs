@@ -31,7 +31,7 @@ use mem_core::records::{Expires, Kind, MemoryType, Scope};
 use crate::gate::{Doc, Text};
 
 /// Version of the layout; a cache of another version is ignored.
-pub const CACHE_VERSION: u64 = 3;
+pub const CACHE_VERSION: u64 = 4;
 
 /// The cache file's name inside the memory dir's cache folder.
 pub const CACHE_FILE: &str = "recall-v2.cache";

@@ -19,6 +19,7 @@ pub mod hook;
 pub mod load;
 pub mod render;
 pub mod text;
+pub mod vocab;
 
 use std::path::{Component, Path, PathBuf};
 
@@ -177,6 +178,18 @@ pub struct RecallArgs {
     /// instead of the memory directory. Only `-` is accepted.
     #[arg(long, value_name = "-", help_heading = "Input")]
     pub records: Option<String>,
+
+    /// Do not expand the task with the vocabulary of synonyms and the
+    /// Chinese-English glossary (built in, plus $MEM_VOCABULARY or
+    /// ~/.config/mem/vocabulary.txt; see docs/recall.md).
+    #[arg(long, help_heading = "Task")]
+    pub no_expand: bool,
+
+    /// Report every expired memory as EVICT. Without it an expired memory
+    /// is reported only when the task bears on it (it would have been
+    /// recalled); the others are `skip` lines (reason expired, --explain).
+    #[arg(long, help_heading = "Output")]
+    pub all: bool,
 }
 
 /// Options every command shares.
@@ -270,6 +283,8 @@ pub struct Session {
     pub items: Vec<Item>,
     /// The current project id when the project folder is shared.
     pub guard: Option<guard::Shared>,
+    /// The expansion vocabulary (built in plus the user's file).
+    pub vocabulary: std::sync::Arc<vocab::Vocabulary>,
 }
 
 impl Session {
@@ -277,7 +292,8 @@ impl Session {
     /// and run the cross-project guard. Broken topic files and the guard's
     /// finding are reported on stderr.
     ///
-    /// Errors: a bad `--today`/`--now`, an unreadable memory dir, bad records.
+    /// Errors: a bad `--today`/`--now`, an unreadable memory dir, bad records,
+    /// a bad or unreadable vocabulary file of the user's.
     pub fn open(
         common: &Common,
         cwd_override: Option<&Path>,
@@ -285,6 +301,7 @@ impl Session {
         stems: &Stems,
     ) -> anyhow::Result<Session> {
         let clock = Clock::from_args(common.now.as_deref(), common.today.as_deref())?;
+        let vocabulary = std::sync::Arc::new(vocab::Vocabulary::load(stems)?);
         let cwd = match cwd_override.or(common.cwd.as_deref()) {
             Some(c) => c.to_path_buf(),
             None => std::env::current_dir().context("cannot read the working directory")?,
@@ -357,6 +374,7 @@ impl Session {
             memory_dir,
             items,
             guard,
+            vocabulary,
         })
     }
 
@@ -378,6 +396,8 @@ impl Session {
             max_tokens: args.max_tokens,
             min_score: args.min_score,
             guard: self.guard.as_ref().map(|g| g.project.clone()),
+            vocabulary: (!args.no_expand).then(|| self.vocabulary.clone()),
+            all_expired: args.all,
         }
     }
 

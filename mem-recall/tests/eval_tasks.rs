@@ -31,6 +31,7 @@ fn score(memory: &str) -> BTreeMap<String, (usize, usize, usize, usize)> {
         _ => shared().expect("shared").join("eval/recall/memory"),
     };
     let items = load_dir(&dir, None, &stems).unwrap().items;
+    let vocab = std::sync::Arc::new(mem_recall::vocab::Vocabulary::builtin(&stems));
     let text = std::fs::read_to_string(fixtures().join("tasks.jsonl")).unwrap();
     let mut out: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
     for line in text.lines() {
@@ -46,6 +47,8 @@ fn score(memory: &str) -> BTreeMap<String, (usize, usize, usize, usize)> {
             max_tokens: 2000,
             min_score: DEFAULT_MIN_SCORE,
             guard: None,
+            vocabulary: Some(vocab.clone()),
+            all_expired: false,
         };
         let got: HashSet<String> = mem_recall::decide(&items, &q, &stems)
             .iter()
@@ -88,9 +91,9 @@ fn claude_style_memories_meet_the_floors() {
     check(
         "claude",
         &[
-            ("paraphrase", 0, 0),
+            ("paraphrase", 8, 0),
             ("partial", 9, 1),
-            ("zh", 0, 0),
+            ("zh", 6, 0),
             ("unrelated", 0, 0),
         ],
     );
@@ -105,9 +108,9 @@ fn shared_eval_memories_meet_the_floors() {
     check(
         "eval",
         &[
-            ("paraphrase", 0, 0),
+            ("paraphrase", 5, 0),
             ("partial", 3, 0),
-            ("zh", 0, 0),
+            ("zh", 6, 0),
             ("unrelated", 0, 0),
         ],
     );
