@@ -11,6 +11,7 @@
 //!
 //! Contract: DESIGN.md "Recall", "Recall decision", "Agent hooks".
 
+pub mod backtest;
 pub mod cache;
 pub mod context;
 pub mod gate;
@@ -120,7 +121,24 @@ pub enum Command {
     /// of Codex's AGENTS.md.
     #[command(after_long_help = CONTEXT_EXAMPLES)]
     Context(ContextArgs),
+    /// Replay a project's sessions in time order and report each repeated
+    /// lesson and whether recall would have put it in front of the agent.
+    ///
+    /// Before each session, recall runs for its first prompts with only the
+    /// memories earlier sessions wrote (read, extracted and written through
+    /// mem-transcript's, mem-extract's and mem-index's libraries, into a
+    /// scratch memory directory). No model is needed.
+    #[command(after_long_help = BACKTEST_EXAMPLES)]
+    Backtest(backtest::BacktestArgs),
 }
+
+const BACKTEST_EXAMPLES: &str = "\
+Examples:
+  mem-recall backtest                                  # this project's sessions
+  mem-recall backtest ~/.claude/projects/-home-u-proj/ --format jsonl
+      | session | date | lesson | kind | op | learned in | recalled |
+      …
+      12 sessions, 40 memories written; 3 lessons repeated, 2 would have been recalled";
 
 /// Options of `mem-recall context`.
 #[derive(Debug, Args)]
@@ -264,6 +282,7 @@ pub fn run() -> anyhow::Result<Exit> {
     }
     match cli.command {
         Some(Command::Context(args)) => run_context(&args),
+        Some(Command::Backtest(args)) => backtest::run(&args),
         None => run_recall(&cli),
     }
 }
