@@ -9,7 +9,9 @@ Claude-Code-style directory next to the tasks, no triggers) or "eval" (the
 memory directory of ../shared/eval/recall, skipped when missing). Each task is
 run through the real binary (`--format jsonl`); EXTRA ARGS are passed on (for
 instance `-- --no-expand`). Prints one row per category: hits over expected
-ids, hit rate, forbidden ids recalled (false recalls), and tasks run.
+ids, hit rate, forbidden ids recalled (false recalls), and tasks run. `--tasks
+mem-recall/tests/fixtures/recall-eval/holdout.jsonl` scores the held-out tasks
+(written after the vocabulary, never tuned on). See docs/recall.md.
 """
 import json, os, subprocess, sys
 from collections import defaultdict
