@@ -203,7 +203,7 @@ pub fn run_backtest(
     cwd: Option<&Path>,
 ) -> anyhow::Result<Report> {
     let stems = Stems::default();
-    let vocab = Arc::new(Vocabulary::load(&stems)?);
+    let vocab = Arc::new(Vocabulary::load()?);
     let mut report = Report::default();
     let mut sessions = Vec::new();
     for f in files {

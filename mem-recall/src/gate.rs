@@ -499,7 +499,7 @@ fn concepts(
 ) -> (Vec<Concept>, Vec<String>) {
     let ws = crate::text::words(task);
     let all: Vec<String> = ws.iter().map(|w| stems.stem(w)).collect();
-    let found = vocab.map(|v| v.find(&all)).unwrap_or_default();
+    let found = vocab.map(|v| v.find(&ws, &all, stems)).unwrap_or_default();
     let mut covered = vec![false; ws.len()];
     let mut out: Vec<Concept> = Vec::new();
     let mut translated: Vec<String> = Vec::new();
@@ -520,7 +520,7 @@ fn concepts(
             translated.extend(
                 v.translations(f.term)
                     .into_iter()
-                    .map(|t| v.terms[t].content.join(" ")),
+                    .map(|t| v.terms[t].content(stems).join(" ")),
             );
             let mut alts = Vec::new();
             if !own.is_empty() {
@@ -535,11 +535,12 @@ fn concepts(
             }
             for t in v.alternatives(f.term) {
                 let term = &v.terms[t];
-                if term.content.is_empty() || alts.iter().any(|a| a.stems == term.content) {
+                let content = term.content(stems);
+                if content.is_empty() || alts.iter().any(|a| a.stems == content) {
                     continue;
                 }
                 alts.push(Alt {
-                    stems: term.content.clone(),
+                    stems: content.to_vec(),
                     weight: EXPANSION_WEIGHT,
                     show: format!("{} (via {label})", term.text),
                 });

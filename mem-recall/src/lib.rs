@@ -302,8 +302,8 @@ pub struct Session {
     pub items: Vec<Item>,
     /// The current project id when the project folder is shared.
     pub guard: Option<guard::Shared>,
-    /// The expansion vocabulary (built in plus the user's file).
-    pub vocabulary: std::sync::Arc<vocab::Vocabulary>,
+    /// The user's vocabulary file, checked (`(text, origin)`).
+    pub vocabulary: Option<(String, String)>,
 }
 
 impl Session {
@@ -320,7 +320,7 @@ impl Session {
         stems: &Stems,
     ) -> anyhow::Result<Session> {
         let clock = Clock::from_args(common.now.as_deref(), common.today.as_deref())?;
-        let vocabulary = std::sync::Arc::new(vocab::Vocabulary::load(stems)?);
+        let vocabulary = vocab::Vocabulary::user_source()?;
         let cwd = match cwd_override.or(common.cwd.as_deref()) {
             Some(c) => c.to_path_buf(),
             None => std::env::current_dir().context("cannot read the working directory")?,
@@ -415,7 +415,12 @@ impl Session {
             max_tokens: args.max_tokens,
             min_score: args.min_score,
             guard: self.guard.as_ref().map(|g| g.project.clone()),
-            vocabulary: (!args.no_expand).then(|| self.vocabulary.clone()),
+            vocabulary: (!args.no_expand).then(|| {
+                std::sync::Arc::new(vocab::Vocabulary::for_task(
+                    args.task.as_deref().unwrap_or_default(),
+                    self.vocabulary.as_ref(),
+                ))
+            }),
             all_expired: args.all,
         }
     }

@@ -16,6 +16,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use crate::text::{Stems, is_cjk, is_stop_word, words};
 
@@ -24,17 +25,58 @@ pub const SYNONYMS: &str = include_str!("../data/synonyms.txt");
 /// The built-in Chinese ↔ English glossary.
 pub const ZH_EN: &str = include_str!("../data/zh-en.txt");
 
-/// One term of the vocabulary.
+/// One term of the vocabulary. Its stems are computed when first needed
+/// (a recall stems only the few terms that could meet its task).
 #[derive(Debug, Clone)]
 pub struct Term {
     /// As written (lowercased).
     pub text: String,
-    /// Stems of every word, stop words included (what is matched in a task).
-    all: Vec<String>,
-    /// Stems of the words that are not stop words (what is scored).
-    pub content: Vec<String>,
+    /// Its words.
+    words: Vec<String>,
     /// True when the term has a CJK character.
     pub cjk: bool,
+    /// Stems of every word (stop words included: what is matched in a
+    /// task), and of the words that are not stop words (what is scored).
+    stems: OnceLock<(Vec<String>, Vec<String>)>,
+}
+
+impl Term {
+    fn stems(&self, stems: &Stems) -> &(Vec<String>, Vec<String>) {
+        self.stems.get_or_init(|| {
+            let all = self.words.iter().map(|w| stems.stem(w)).collect();
+            let content = self
+                .words
+                .iter()
+                .filter(|w| !is_stop_word(w))
+                .map(|w| stems.stem(w))
+                .collect();
+            (all, content)
+        })
+    }
+
+    /// Stems of the words that are not stop words (what is scored).
+    pub fn content(&self, stems: &Stems) -> &[String] {
+        &self.stems(stems).1
+    }
+}
+
+/// The [`key`] of a term's first word (lowercased), as [`words`] would
+/// split it; `None` for a term without a letter or digit.
+fn term_key(term: &str) -> Option<String> {
+    let first = term
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())?;
+    let lower: String = first.chars().flat_map(char::to_lowercase).take(2).collect();
+    Some(lower)
+}
+
+/// The lookup key of a word: its first two characters (stemming only
+/// changes the end of a word, so a word and its stem share them).
+fn key(word: &str) -> &str {
+    match word.char_indices().nth(2) {
+        Some((i, _)) => &word[..i],
+        None => word,
+    }
 }
 
 /// A term found in a task: word positions `start..end` of the task.
@@ -59,17 +101,17 @@ pub struct Vocabulary {
     term_groups: Vec<Vec<usize>>,
     /// Term index by its text.
     by_text: HashMap<String, usize>,
-    /// Terms by the stem of their first word.
-    by_first: HashMap<String, Vec<usize>>,
+    /// Terms by the [`key`] of their first word.
+    by_key: HashMap<String, Vec<usize>>,
 }
 
 impl Vocabulary {
     /// The built-in vocabulary (both data files).
-    pub fn builtin(stems: &Stems) -> Vocabulary {
+    pub fn builtin() -> Vocabulary {
         let mut v = Vocabulary::default();
-        v.add(SYNONYMS, "data/synonyms.txt", stems)
+        v.add(SYNONYMS, "data/synonyms.txt")
             .expect("the built-in synonyms parse");
-        v.add(ZH_EN, "data/zh-en.txt", stems)
+        v.add(ZH_EN, "data/zh-en.txt")
             .expect("the built-in glossary parses");
         v
     }
@@ -79,12 +121,12 @@ impl Vocabulary {
     ///
     /// Errors: the user's file cannot be read, or a line of it is bad
     /// (`FILE:LINE: reason`).
-    pub fn load(stems: &Stems) -> Result<Vocabulary, mem_core::Error> {
-        let mut v = Vocabulary::builtin(stems);
+    pub fn load() -> Result<Vocabulary, mem_core::Error> {
+        let mut v = Vocabulary::builtin();
         if let Some(p) = user_file() {
             match std::fs::read_to_string(&p) {
                 Ok(text) => v
-                    .add(&text, &p.display().to_string(), stems)
+                    .add(&text, &p.display().to_string())
                     .map_err(mem_core::Error::Msg)?,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(mem_core::Error::io(&p, e)),
@@ -93,12 +135,103 @@ impl Vocabulary {
         Ok(v)
     }
 
+    /// The user's vocabulary file ([`user_file`]) as `(text, origin)`,
+    /// checked line by line; `None` when there is none.
+    ///
+    /// Errors: the file cannot be read, or a line of it is bad
+    /// (`FILE:LINE: reason`).
+    pub fn user_source() -> Result<Option<(String, String)>, mem_core::Error> {
+        let Some(p) = user_file() else {
+            return Ok(None);
+        };
+        match std::fs::read_to_string(&p) {
+            Ok(text) => {
+                let origin = p.display().to_string();
+                Vocabulary::default()
+                    .add(&text, &origin)
+                    .map_err(mem_core::Error::Msg)?;
+                Ok(Some((text, origin)))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(mem_core::Error::io(&p, e)),
+        }
+    }
+
+    /// The part of the built-in vocabulary and of `user` (as
+    /// [`Vocabulary::user_source`] gives it, already checked) that can bear
+    /// on `task`: the groups with a term whose first word starts as a word
+    /// of the task does (a Chinese term: that occurs in the task), and for
+    /// a Chinese term's group the groups of its English terms. Recall with
+    /// it finds the same as with the whole vocabulary, without reading the
+    /// rest.
+    pub fn for_task(task: &str, user: Option<&(String, String)>) -> Vocabulary {
+        let lower = task.to_lowercase();
+        let ws = words(&lower);
+        let mut keys: Vec<&str> = ws.iter().map(|w| key(w)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let mut sources: Vec<(&str, &str)> =
+            vec![(SYNONYMS, "data/synonyms.txt"), (ZH_EN, "data/zh-en.txt")];
+        if let Some((t, o)) = user {
+            sources.push((t, o));
+        }
+        let lines: Vec<&str> = sources
+            .iter()
+            .flat_map(|(text, _)| text.lines())
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect();
+        let mut picked: Vec<&str> = Vec::new();
+        let mut english: Vec<String> = Vec::new();
+        for &line in &lines {
+            let mut hit = false;
+            let mut cjk_hit = false;
+            for t in line.split(',') {
+                let t = t.trim();
+                if t.chars().any(is_cjk) {
+                    if lower.contains(&t.to_lowercase()) {
+                        hit = true;
+                        cjk_hit = true;
+                    }
+                } else if term_key(t).is_some_and(|k| keys.binary_search(&k.as_str()).is_ok()) {
+                    hit = true;
+                }
+            }
+            if hit {
+                picked.push(line);
+            }
+            if cjk_hit {
+                english.extend(
+                    line.split(',')
+                        .map(|t| t.trim().to_lowercase())
+                        .filter(|t| !t.chars().any(is_cjk)),
+                );
+            }
+        }
+        if !english.is_empty() {
+            for &line in &lines {
+                if !picked.contains(&line)
+                    && line
+                        .split(',')
+                        .any(|t| english.iter().any(|e| *e == t.trim().to_lowercase()))
+                {
+                    picked.push(line);
+                }
+            }
+        }
+        let mut v = Vocabulary::default();
+        let text = picked.join("\n");
+        v.add(&text, "vocabulary")
+            .expect("lines of checked vocabularies parse");
+        v
+    }
+
     /// Add the groups of `text` (the file format above); `origin` names it
     /// in errors.
     ///
     /// Errors: `ORIGIN:LINE: reason` for an empty term or a group of one
     /// term; nothing of `text` is added then.
-    pub fn add(&mut self, text: &str, origin: &str, stems: &Stems) -> Result<(), String> {
+    pub fn add(&mut self, text: &str, origin: &str) -> Result<(), String> {
         let mut groups: Vec<Vec<String>> = Vec::new();
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
@@ -124,7 +257,7 @@ impl Vocabulary {
             let gi = self.groups.len();
             let mut ids = Vec::with_capacity(g.len());
             for t in g {
-                let id = self.term(&t, stems);
+                let id = self.term(&t);
                 if !ids.contains(&id) {
                     ids.push(id);
                     self.term_groups[id].push(gi);
@@ -135,39 +268,37 @@ impl Vocabulary {
         Ok(())
     }
 
-    fn term(&mut self, text: &str, stems: &Stems) -> usize {
+    fn term(&mut self, text: &str) -> usize {
         if let Some(&i) = self.by_text.get(text) {
             return i;
         }
         let ws = words(text);
-        let all: Vec<String> = ws.iter().map(|w| stems.stem(w)).collect();
-        let content = ws
-            .iter()
-            .filter(|w| !is_stop_word(w))
-            .map(|w| stems.stem(w))
-            .collect();
         let i = self.terms.len();
-        self.by_first.entry(all[0].clone()).or_default().push(i);
+        self.by_key
+            .entry(key(&ws[0]).to_string())
+            .or_default()
+            .push(i);
         self.terms.push(Term {
             text: text.to_string(),
-            all,
-            content,
+            words: ws,
             cjk: text.chars().any(is_cjk),
+            stems: OnceLock::new(),
         });
         self.term_groups.push(Vec::new());
         self.by_text.insert(text.to_string(), i);
         i
     }
 
-    /// The terms found in a task whose words have the stems `all` (every
-    /// word, stop words included, as [`Stems::all`] gives them): longest
+    /// The terms found in a task of words `ws` (as [`words`] gives them)
+    /// whose stems are `all` (every word, stop words included): longest
     /// first, never overlapping, in task order.
-    pub fn find(&self, all: &[String]) -> Vec<Found> {
+    pub fn find(&self, ws: &[String], all: &[String], stems: &Stems) -> Vec<Found> {
         let mut found = Vec::new();
-        for (i, s) in all.iter().enumerate() {
-            for &t in self.by_first.get(s).into_iter().flatten() {
-                let n = self.terms[t].all.len();
-                if all.len() >= i + n && all[i..i + n] == self.terms[t].all[..] {
+        for (i, w) in ws.iter().enumerate() {
+            for &t in self.by_key.get(key(w)).into_iter().flatten() {
+                let term = &self.terms[t].stems(stems).0;
+                let n = term.len();
+                if all.len() >= i + n && all[i..i + n] == term[..] {
                     found.push(Found {
                         start: i,
                         end: i + n,
@@ -265,9 +396,9 @@ mod tests {
     #[test]
     fn builtin_parses_and_finds_phrases_longest_first() {
         let s = Stems::default();
-        let v = Vocabulary::builtin(&s);
+        let v = Vocabulary::builtin();
         let task = "roll out the integration tests to prod";
-        let f = v.find(&s.all(task));
+        let f = v.find(&words(task), &s.all(task), &s);
         let got: Vec<&str> = f.iter().map(|f| v.terms[f.term].text.as_str()).collect();
         assert_eq!(got, ["roll out", "integration test", "prod"]);
         assert!(texts(&v, &v.alternatives(f[0].term)).contains(&"deploy".to_string()));
@@ -276,8 +407,8 @@ mod tests {
     #[test]
     fn chinese_terms_bring_in_english_synonyms() {
         let s = Stems::default();
-        let v = Vocabulary::builtin(&s);
-        let f = v.find(&s.all("部署热修复"));
+        let v = Vocabulary::builtin();
+        let f = v.find(&words("部署热修复"), &s.all("部署热修复"), &s);
         let got: Vec<&str> = f.iter().map(|f| v.terms[f.term].text.as_str()).collect();
         assert_eq!(got, ["部署", "热修复"]);
         let alts = texts(&v, &v.alternatives(f[0].term));
@@ -286,21 +417,53 @@ mod tests {
     }
 
     #[test]
+    fn the_part_for_a_task_finds_what_the_whole_does() {
+        let s = Stems::default();
+        let whole = Vocabulary::builtin();
+        for task in [
+            "roll out the integration tests to prod",
+            "部署热修复到生产环境",
+            "use fakes for the datastore in the order specs",
+            "rename the variable foo",
+        ] {
+            let part = Vocabulary::for_task(task, None);
+            let (ws, all) = (words(task), s.all(task));
+            let alts = |v: &Vocabulary| -> Vec<Vec<String>> {
+                v.find(&ws, &all, &s)
+                    .iter()
+                    .map(|f| {
+                        let mut a = texts(v, &v.alternatives(f.term));
+                        a.sort();
+                        a
+                    })
+                    .collect()
+            };
+            assert_eq!(alts(&part), alts(&whole), "{task}");
+            assert!(
+                part.terms.len() < whole.terms.len() / 2,
+                "{task}: {} of {}",
+                part.terms.len(),
+                whole.terms.len()
+            );
+        }
+    }
+
+    #[test]
     fn bad_lines_name_file_and_line() {
         let s = Stems::default();
         let mut v = Vocabulary::default();
         assert_eq!(
-            v.add("# mine\nship, deploy\nlonely\n", "my.txt", &s)
+            v.add("# mine\nship, deploy\nlonely\n", "my.txt")
                 .unwrap_err(),
             "my.txt:3: a group needs two terms or more, separated by commas: \"lonely\""
         );
         assert!(v.terms.is_empty());
         assert_eq!(
-            v.add("a, , b\n", "my.txt", &s).unwrap_err(),
+            v.add("a, , b\n", "my.txt").unwrap_err(),
             "my.txt:1: an empty term (a term needs a letter or digit): \"a, , b\""
         );
-        v.add("flob, widget\n", "my.txt", &s).unwrap();
-        let f = v.find(&s.all("fix the flobs"));
+        v.add("flob, widget\n", "my.txt").unwrap();
+        let f = v.find(&words("fix the flobs"), &s.all("fix the flobs"), &s);
         assert_eq!(texts(&v, &v.alternatives(f[0].term)), ["widget"]);
     }
 }

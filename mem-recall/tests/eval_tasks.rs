@@ -31,7 +31,7 @@ fn score(memory: &str) -> BTreeMap<String, (usize, usize, usize, usize)> {
         _ => shared().expect("shared").join("eval/recall/memory"),
     };
     let items = load_dir(&dir, None, &stems).unwrap().items;
-    let vocab = std::sync::Arc::new(mem_recall::vocab::Vocabulary::builtin(&stems));
+    let vocab = std::sync::Arc::new(mem_recall::vocab::Vocabulary::builtin());
     let text = std::fs::read_to_string(fixtures().join("tasks.jsonl")).unwrap();
     let mut out: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
     for line in text.lines() {
