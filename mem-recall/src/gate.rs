@@ -650,15 +650,13 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
     for c in &concepts {
         let mut live = Vec::new();
         for a in &c.alts {
-            let tfs: Vec<u32> = (0..docs.len())
-                .map(|i| {
-                    a.stems
-                        .iter()
-                        .map(|s| tf_of[s.as_str()][i])
-                        .min()
-                        .unwrap_or(0)
-                })
-                .collect();
+            let cols: Vec<&Vec<u32>> = a.stems.iter().map(|s| &tf_of[s.as_str()]).collect();
+            let tfs: Vec<u32> = match cols[..] {
+                [one] => one.clone(),
+                _ => (0..docs.len())
+                    .map(|i| cols.iter().map(|c| c[i]).min().unwrap_or(0))
+                    .collect(),
+            };
             let df = tfs.iter().filter(|&&t| t > 0).count() as f64;
             if df == 0.0 {
                 continue;

@@ -62,12 +62,16 @@ impl Term {
 
 /// The [`key`] of a term's first word (lowercased), as [`words`] would
 /// split it; `None` for a term without a letter or digit.
-fn term_key(term: &str) -> Option<String> {
+fn term_key(term: &str) -> Option<std::borrow::Cow<'_, str>> {
     let first = term
         .split(|c: char| !c.is_alphanumeric())
         .find(|w| !w.is_empty())?;
-    let lower: String = first.chars().flat_map(char::to_lowercase).take(2).collect();
-    Some(lower)
+    let k = key(first);
+    Some(if k.chars().any(char::is_uppercase) {
+        std::borrow::Cow::Owned(k.chars().flat_map(char::to_lowercase).take(2).collect())
+    } else {
+        std::borrow::Cow::Borrowed(k)
+    })
 }
 
 /// The lookup key of a word: its first two characters (stemming only
@@ -189,11 +193,11 @@ impl Vocabulary {
             for t in line.split(',') {
                 let t = t.trim();
                 if t.chars().any(is_cjk) {
-                    if lower.contains(&t.to_lowercase()) {
+                    if lower.contains(t) || lower.contains(&t.to_lowercase()) {
                         hit = true;
                         cjk_hit = true;
                     }
-                } else if term_key(t).is_some_and(|k| keys.binary_search(&k.as_str()).is_ok()) {
+                } else if term_key(t).is_some_and(|k| keys.binary_search(&&*k).is_ok()) {
                     hit = true;
                 }
             }
