@@ -261,6 +261,8 @@ pub fn run_backtest(
                 guard: None,
                 vocabulary: Some(vocab.clone()),
                 all_expired: false,
+                // as the hook does: `trust: low` memories are not recalled
+                low_trust: false,
             };
             for d in crate::decide(&items, &q, &stems) {
                 if d.action == Action::Recall {

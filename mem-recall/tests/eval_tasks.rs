@@ -49,6 +49,7 @@ fn score(memory: &str) -> BTreeMap<String, (usize, usize, usize, usize)> {
             guard: None,
             vocabulary: Some(vocab.clone()),
             all_expired: false,
+            low_trust: false,
         };
         let got: HashSet<String> = mem_recall::decide(&items, &q, &stems)
             .iter()
