@@ -8,8 +8,9 @@
 //! `limit-bytes`, `limit-files` (over a limit: error), `limits` (info: how
 //! close), `sensitive` (a secret, session id or absolute path),
 //! `expired-indexed` (warning), `lenient` (warning: a missing `type` read
-//! as inferred, an unknown `kind` or `scope` kept as written). Errors make
-//! the run exit 1.
+//! as inferred, an unknown `kind` or `scope` kept as written), `unfinished`
+//! (a consolidation or `write` batch killed before it finished;
+//! `check --repair` recovers it). Errors make the run exit 1.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -66,6 +67,15 @@ fn f(
 pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Finding>> {
     let st = store::load(dir)?;
     let mut out = Vec::new();
+    if mem_core::journal::needs_recovery(dir) {
+        out.push(f(
+            "error",
+            "unfinished",
+            mem_core::journal::JOURNAL_DIR,
+            None,
+            "a consolidation or `mem-index write` batch was killed before it finished (run `mem-index check --repair`; the next `mem-dream` or `mem-index write` also recovers it)".into(),
+        ));
+    }
     for b in &st.broken {
         out.push(f(
             "error",
