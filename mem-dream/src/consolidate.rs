@@ -121,6 +121,12 @@ pub struct Options {
     pub today: NaiveDate,
     /// Most topic files kept (0 = unlimited).
     pub max_files: usize,
+    /// Let `max_files` retire memories mem did not write
+    /// ([`mem_core::Memory::written_by_mem`]); without it they are kept.
+    pub include_foreign: bool,
+    /// File names (`x.md`) of the directory's files whose names are not
+    /// valid ids (index lines pointing at them are kept).
+    pub other_files: HashSet<String>,
 }
 
 /// The plan: the ops in order and the file changes that carry them out.
@@ -567,12 +573,17 @@ pub fn plan(
         };
         it.retired = reason;
     }
-    // Keep at most max_files: retire the oldest beyond it.
+    // Keep at most max_files: retire the oldest beyond it (memories mem
+    // did not write count, but are retired only with include_foreign).
     if opts.max_files > 0 {
+        let live = (0..items.len())
+            .filter(|&i| items[i].retired.is_none())
+            .count();
         let mut active: Vec<usize> = (0..items.len())
             .filter(|&i| items[i].retired.is_none())
+            .filter(|&i| opts.include_foreign || items[i].mem.written_by_mem())
             .collect();
-        if active.len() > opts.max_files {
+        if live > opts.max_files {
             active.sort_by(|&a, &b| {
                 let (x, y) = (&items[a], &items[b]);
                 x.mem
@@ -581,7 +592,7 @@ pub fn plan(
                     .then(x.mtime().cmp(&y.mtime()))
                     .then(x.id.cmp(&y.id))
             });
-            let cut = active.len() - opts.max_files;
+            let cut = (live - opts.max_files).min(active.len());
             for &i in &active[..cut] {
                 items[i].retired = Some(format!("over max-files ({})", opts.max_files));
             }
@@ -678,13 +689,16 @@ pub fn plan(
         bad_names: Vec::new(),
     };
     let entries = index_md::entries_for(&st, old_index);
-    let rendered = index_md::render(&entries, opts.today);
+    let rendered = index_md::update(old_index, &entries, &opts.other_files, opts.today);
     ops.push(op(
         "index",
         None,
         json!({"lines": rendered.lines, "bytes": rendered.bytes, "files": files}),
     ));
-    if old_index.map(str::as_bytes) != Some(rendered.text.as_bytes()) {
+    // An index that would be empty is not created.
+    if old_index.map(str::as_bytes) != Some(rendered.text.as_bytes())
+        && (old_index.is_some() || !rendered.text.is_empty())
+    {
         let mut reasons = vec![format!(
             "rebuild index: {} lines, {} bytes",
             rendered.lines, rendered.bytes
@@ -754,6 +768,8 @@ mod tests {
         Options {
             today: mem_core::time::parse_day("2026-02-01").unwrap(),
             max_files: 200,
+            include_foreign: false,
+            other_files: HashSet::new(),
         }
     }
 

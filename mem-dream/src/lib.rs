@@ -170,6 +170,9 @@ pub struct RunArgs {
     /// Most topic files kept (0: unlimited).
     #[arg(long, default_value_t = 200, value_name = "N", help_heading = "Run")]
     pub max_files: usize,
+    /// Let --max-files retire memories mem did not write (Claude Code's own, hand-written).
+    #[arg(long, help_heading = "Run")]
+    pub include_foreign: bool,
 }
 
 /// Run the tool with the process arguments.
@@ -279,6 +282,7 @@ fn dream(
 
     let ctx = gates::Context {
         dir,
+        cwd: Some(&resolved.root),
         lock: &lock,
         clock,
         min_hours: a.min_hours,
@@ -305,6 +309,14 @@ fn dream(
         return Ok(Exit::Success);
     }
 
+    if !dir.exists() && report.counted.is_empty() {
+        // No memory directory and nothing to gather: nothing is created.
+        eprintln!(
+            "{NAME}: nothing to do: {} does not exist and no session is new",
+            dir.display()
+        );
+        return Ok(Exit::Success);
+    }
     let since = lock.last_consolidated()?;
     // Sessions to gather: the counted ones, oldest first, capped.
     let mut pending: Vec<&transcripts::Session> = report.counted.iter().collect();
@@ -498,6 +510,13 @@ fn phases(
         &consolidate::Options {
             today: clock.today,
             max_files: a.max_files,
+            include_foreign: a.include_foreign,
+            other_files: st
+                .bad_names
+                .iter()
+                .filter_map(|b| b.path.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect(),
         },
     );
     interrupted()?;
