@@ -329,7 +329,7 @@ pub fn is_mem_warning(line: &str) -> bool {
 
 /// True when a link target is a bare `<name>.md` of the memory directory
 /// itself (no folder, scheme, anchor or query; not `MEMORY.md`).
-fn bare_md(target: &str) -> bool {
+pub fn bare_md(target: &str) -> bool {
     target.len() > 3
         && target.ends_with(".md")
         && !target.contains(['/', '\\', ':', '#', '?', ' '])

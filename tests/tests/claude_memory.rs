@@ -124,6 +124,20 @@ fn claude_code_directory_survives_write_reindex_and_dream() {
     );
     assert!(o.status.success(), "{}", show(&o));
     assert_claude_kept(&dir, &before, "dream");
+    // headings, notes and Claude's entries are nothing to report
+    let o = mem(
+        "mem-index",
+        &home,
+        &["--memory-dir", d, "check", "--format", "jsonl"],
+        &[],
+        "",
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    let levels: Vec<String> = text(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["level"].to_string())
+        .collect();
+    assert_eq!(levels, [r#""info""#], "{}", show(&o));
 
     // mem's entry is updated in place when its memory changes
     let changed = MEM_RECORD.replace(
