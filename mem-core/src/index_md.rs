@@ -354,8 +354,8 @@ enum Slot<'a> {
     /// A line kept as written: its text and its line end (`""` for a last
     /// line without one).
     Keep(&'a str, &'a str),
-    /// The line of `entries[i]`, rendered.
-    Mem(usize),
+    /// The line of `entries[i]`, rendered, with its line end.
+    Mem(usize, &'a str),
 }
 
 /// Update an existing `MEMORY.md` (`old`; `None` when there is none) for
@@ -412,7 +412,7 @@ pub fn update(
                 let e = &entries[i];
                 let rewrite = !e.foreign || in_mem_format(line, e) || has_lint(line);
                 slots.push(if rewrite {
-                    Slot::Mem(i)
+                    Slot::Mem(i, end)
                 } else {
                     Slot::Keep(line, end)
                 });
@@ -430,7 +430,7 @@ pub fn update(
     new.sort_by(|&a, &b| policy_cmp(&entries[a], &entries[b], today));
     let at = anchor.unwrap_or(slots.len());
     let tail = slots.split_off(at);
-    slots.extend(new.iter().map(|&i| Slot::Mem(i)));
+    slots.extend(new.iter().map(|&i| Slot::Mem(i, eol)));
     slots.extend(tail);
 
     // The limits: foreign lines stay, mem's entries are cut from the bottom
@@ -439,7 +439,7 @@ pub fn update(
     let rendered: HashMap<usize, String> = slots
         .iter()
         .filter_map(|s| match s {
-            Slot::Mem(i) => Some((*i, entries[*i].line(today))),
+            Slot::Mem(i, _) => Some((*i, entries[*i].line(today))),
             Slot::Keep(..) => None,
         })
         .collect();
@@ -450,7 +450,7 @@ pub fn update(
             .iter()
             .map(|s| match s {
                 Slot::Keep(l, e) => l.len() + e.len().max(eol_len),
-                Slot::Mem(_) => 0,
+                Slot::Mem(..) => 0,
             })
             .sum::<usize>();
     let mut mine: Vec<usize> = rendered.keys().copied().collect();
@@ -480,8 +480,8 @@ pub fn update(
     for s in &slots {
         match s {
             Slot::Keep(l, e) => out.push((l, e)),
-            Slot::Mem(i) if keep.contains(i) => out.push((rendered[i].as_str(), eol)),
-            Slot::Mem(_) => {}
+            Slot::Mem(i, e) if keep.contains(i) => out.push((rendered[i].as_str(), e)),
+            Slot::Mem(..) => {}
         }
     }
     if let Some(w) = &warning {
@@ -936,6 +936,29 @@ mod tests {
             today,
         );
         assert_eq!(again.text, r.text);
+    }
+
+    /// A byte-order mark and a last line without a line end are kept; a
+    /// new entry after such a line gets the line end it needs; an index
+    /// that would be empty stays empty.
+    #[test]
+    fn update_keeps_bom_and_missing_final_newline() {
+        let today = day("2026-07-13");
+        let old = "\u{feff}# Notes\n- [a](a.md) - About a";
+        let es = vec![
+            entry("a", MemoryType::User, "2026-01-01", 1),
+            entry("b", MemoryType::User, "2026-01-01", 1),
+        ];
+        let r = update(Some(old), &es[..1], &HashSet::new(), today);
+        assert_eq!(r.text, old);
+        let r = update(Some(old), &es, &HashSet::new(), today);
+        assert_eq!(
+            r.text,
+            "\u{feff}# Notes\n- [a](a.md) - About a\n- [b](b.md) - About b\n"
+        );
+        let r = update(Some("# Notes"), &[], &HashSet::new(), today);
+        assert_eq!(r.text, "# Notes");
+        assert_eq!(render(&[], today).text, "");
     }
 
     /// Foreign lines count toward the limits and are never cut: mem's own
