@@ -99,6 +99,12 @@ impl Item {
     fn is_new(&self) -> bool {
         matches!(self.origin, Origin::New { .. })
     }
+
+    /// True when mem wrote this memory: gathered by this run, or carrying
+    /// mem's keys ([`Memory::written_by_mem`]).
+    pub fn is_mems(&self) -> bool {
+        self.is_new() || self.mem.written_by_mem()
+    }
 }
 
 /// A change of one file, relative to the memory directory.
@@ -442,14 +448,17 @@ pub fn plan(
     let mut group_list: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() > 1).collect();
     group_list.sort();
     for g in group_list {
-        // Survivor: existing before gathered, then earliest verified_at
-        // (a missing date counts as latest), then shortest id, then first.
+        // Survivor: existing before gathered, then (unless include_foreign)
+        // a memory mem did not write, then earliest verified_at (a missing
+        // date counts as latest), then shortest id, then first.
+        let mine = |i: usize| opts.include_foreign || items[i].is_mems();
         let &s = g
             .iter()
             .min_by(|&&a, &&b| {
                 let (x, y) = (&items[a], &items[b]);
                 x.is_new()
                     .cmp(&y.is_new())
+                    .then(mine(a).cmp(&mine(b)))
                     .then_with(|| match (x.mem.verified_at, y.mem.verified_at) {
                         (Some(p), Some(q)) => p.cmp(&q),
                         (Some(_), None) => std::cmp::Ordering::Less,
@@ -460,10 +469,22 @@ pub fn plan(
                     .then(a.cmp(&b))
             })
             .expect("group is not empty");
-        let others: Vec<usize> = g.iter().copied().filter(|&i| i != s).collect();
+        // A memory mem did not write is never merged away, and is never
+        // rewritten: mem's duplicates of it are retired into it as it is.
+        let others: Vec<usize> = g.iter().copied().filter(|&i| i != s && mine(i)).collect();
+        if others.is_empty() {
+            continue;
+        }
         let from: Vec<String> = others.iter().map(|&i| items[i].id.clone()).collect();
         let sid = items[s].id.clone();
+        let keep_as_is = !mine(s);
         for &o in &others {
+            if keep_as_is {
+                let it = &mut items[o];
+                it.mem.superseded_by = Some(sid.clone());
+                it.retired = Some(format!("merged into {sid}"));
+                continue;
+            }
             let om = items[o].mem.clone();
             let sm = &mut items[s].mem;
             push_unique(&mut sm.triggers, &om.triggers);
@@ -490,7 +511,7 @@ pub fn plan(
             it.retired = Some(format!("merged into {sid}"));
         }
         let it = &mut items[s];
-        it.dirty = true;
+        it.dirty |= !keep_as_is;
         it.reasons
             .push(format!("merge {} into {sid}: same fact", from.join(", ")));
         ops.push(op(
@@ -568,8 +589,11 @@ pub fn plan(
             ))
         } else if it.mem.is_expired(opts.today) {
             Some("expired".to_string())
-        } else {
+        } else if opts.include_foreign || it.is_mems() {
+            // the contamination rules are for what mem extracted
             contamination(&it.mem).map(str::to_string)
+        } else {
+            None
         };
         it.retired = reason;
     }
@@ -581,7 +605,7 @@ pub fn plan(
             .count();
         let mut active: Vec<usize> = (0..items.len())
             .filter(|&i| items[i].retired.is_none())
-            .filter(|&i| opts.include_foreign || items[i].mem.written_by_mem())
+            .filter(|&i| opts.include_foreign || items[i].is_mems())
             .collect();
         if live > opts.max_files {
             active.sort_by(|&a, &b| {
