@@ -52,6 +52,17 @@ pub fn env_flag(var: &str) -> bool {
     })
 }
 
+/// The environment marker mem sets for the agent CLI it runs as
+/// `mem-extract --model-cmd`: while it is set (`1`, `true`, `yes`, `on`),
+/// mem's hooks (`mem-recall --hook`, `mem-transcript replay --hook`) do
+/// nothing, so that agent's own hooks cannot start another write path.
+pub const HOOK_GUARD_ENV: &str = "MEM_HOOK_GUARD";
+
+/// True when [`HOOK_GUARD_ENV`] is set: a hook must print nothing and exit 0.
+pub fn hook_guarded() -> bool {
+    env_flag(HOOK_GUARD_ENV)
+}
+
 /// True when `var` is set to a falsy value (`0`, `false`, `no`, `off`).
 pub fn env_falsy(var: &str) -> bool {
     std::env::var(var).is_ok_and(|v| {

@@ -310,6 +310,10 @@ fn expand_tilde(p: &str) -> PathBuf {
 }
 
 fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
+    if a.hook && mem_core::memdir::hook_guarded() {
+        // mem's own model command's agent: no write path inside it
+        return Ok(Exit::Success);
+    }
     let files = if a.hook {
         vec![hook_path(std::io::stdin().lock())?]
     } else {
@@ -447,6 +451,9 @@ pub fn replay_file(
             let done = claude::emit(&inp, &ix, &br, opts.raw, sink, opts.threads)?;
             if !done.warnings.is_empty() {
                 notice(Notice::Warnings(&done.warnings))?;
+            }
+            if !opts.raw {
+                claude::emit_queued(&inp, &ix, sink)?;
             }
         }
         Source::Codex => {
