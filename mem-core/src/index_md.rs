@@ -1,17 +1,32 @@
-//! The `MEMORY.md` policy (DESIGN.md "MEMORY.md"; cases B14, B16).
+//! The `MEMORY.md` policy (DESIGN.md "MEMORY.md"; cases B14, B16; docs/memory-dir.md).
 //!
-//! No heading: every line is an entry `- [Title](file.md) - description`
-//! (Claude Code writes ` — `; both are read), under [`MAX_LINE_CHARS`]
-//! characters (cut at a character boundary). Order: type user, feedback,
-//! project, reference (then broken files); then newer `verified_at`, newer
-//! mtime, id; superseded and expired entries last. Limits: [`MAX_LINES`]
-//! lines and [`MAX_BYTES`] bytes **including** a final `WARNING` line when
-//! anything is cut (so at most 199 entries then), which says how many were
-//! left out and names as many as fit.
+//! `MEMORY.md` is shared with Claude Code and the person: mem owns only its
+//! own entry lines `- [Title](file.md) - description` (Claude Code writes
+//! ` — `; both are read), each under [`MAX_LINE_CHARS`] characters.
+//! [`update`] rewrites an existing index in place:
+//! - every line mem did not write (headings, prose, blank lines, links
+//!   elsewhere, a second line for the same file, and the line of a
+//!   *foreign* memory — one [`crate::Memory::written_by_mem`] says mem did
+//!   not write — unless the line has the exact shape mem writes,
+//!   `- [<name>](<file>) - …`) is kept verbatim and in order;
+//! - the first line of each other memory is rewritten in place;
+//! - a line whose bare `<name>.md` target is no longer in the directory is
+//!   removed, and so is mem's previous WARNING line;
+//! - memories without a line are added, in policy order (type user,
+//!   feedback, project, reference, then unparsable files; then newer
+//!   `verified_at`, newer mtime, id; superseded and expired last), right
+//!   after the last entry line of a memory of the directory, else at the end.
 //!
-//! Writers build [`IndexEntry`]s ([`entries_for`]) and [`render`] them;
-//! readers [`load`] any `MEMORY.md`, hand-made ones over a limit included,
-//! and get it cut the same way.
+//! No lint text is written (problems are `mem-index check`'s). Limits:
+//! [`MAX_LINES`] lines and [`MAX_BYTES`] bytes for the whole file, foreign
+//! lines included; when over, mem's own entries are cut (lowest in policy
+//! order first; a foreign line never is) and a final `WARNING` line says how
+//! many were left out and names as many as fit. Foreign lines alone over a
+//! limit: every entry of mem's is cut and the file stays as long as they make it.
+//!
+//! [`render`] is the index of a directory without one; readers [`load`] any
+//! `MEMORY.md`, hand-made ones over a limit included, and get it cut the
+//! same way.
 
 use std::collections::{HashMap, HashSet};
 use std::time::SystemTime;
@@ -56,9 +71,13 @@ pub struct IndexEntry {
     /// The id that supersedes this one (its own `superseded_by`, another
     /// memory's `supersedes`, or "supersedes `<id>`" in another's text).
     pub superseded_by: Option<String>,
-    /// For a file whose frontmatter does not parse: the flag text
-    /// (e.g. `frontmatter does not parse (line 3)`).
+    /// For a file whose frontmatter does not parse: what is wrong
+    /// (e.g. `frontmatter does not parse (line 3)`); never written into the
+    /// index (`mem-index check` reports it).
     pub broken: Option<String>,
+    /// True for a memory mem did not write (and for an unparsable file):
+    /// its existing index line is kept as written.
+    pub foreign: bool,
 }
 
 impl IndexEntry {
@@ -76,6 +95,7 @@ impl IndexEntry {
             expires: m.expires,
             superseded_by: m.superseded_by.clone(),
             broken: None,
+            foreign: !m.written_by_mem(),
         }
     }
 
@@ -98,6 +118,7 @@ impl IndexEntry {
             expires: None,
             superseded_by: None,
             broken: Some(flag),
+            foreign: true,
         }
     }
 
@@ -109,9 +130,6 @@ impl IndexEntry {
     /// The index line (no newline), under [`MAX_LINE_CHARS`] characters.
     pub fn line(&self, today: NaiveDate) -> String {
         let mut desc = String::new();
-        if let Some(flag) = &self.broken {
-            desc.push_str(&format!("[{flag}] "));
-        }
         if let Some(by) = &self.superseded_by {
             desc.push_str(&format!("[superseded by {by}] "));
         }
@@ -129,6 +147,15 @@ impl IndexEntry {
         let fixed = "- []() - ".chars().count() + self.file.chars().count();
         let room = (MAX_LINE_CHARS - 1).saturating_sub(fixed);
         let (tl, dl) = (title.chars().count(), desc.chars().count());
+        if desc.is_empty() {
+            // no separator without a description; the link is never cut
+            let room = (MAX_LINE_CHARS - 1)
+                .saturating_sub("- []()".chars().count() + self.file.chars().count());
+            if title.chars().count() <= room || room < 2 {
+                return cut_line(&format!("- [{title}]({})", self.file));
+            }
+            return format!("- [{}]({})", cut_to(&title, room, true), self.file);
+        }
         if tl + dl <= room || room < 2 {
             let line = format!("- [{title}]({}) - {desc}", self.file);
             return cut_line(&line);
@@ -287,8 +314,8 @@ pub fn supersedes_in_text(text: &str) -> Vec<String> {
     out
 }
 
-/// Sort entries by the policy (see module docs) on `today`.
-pub fn sort_entries(entries: &mut [IndexEntry], today: NaiveDate) {
+/// The policy order of two entries on `today` (see module docs).
+fn policy_cmp(a: &IndexEntry, b: &IndexEntry, today: NaiveDate) -> std::cmp::Ordering {
     fn rank(t: Option<MemoryType>) -> u8 {
         match t {
             Some(MemoryType::User) => 0,
@@ -298,20 +325,24 @@ pub fn sort_entries(entries: &mut [IndexEntry], today: NaiveDate) {
             None => 4,
         }
     }
-    entries.sort_by(|a, b| {
-        a.is_demoted(today)
-            .cmp(&b.is_demoted(today))
-            .then(rank(a.mem_type).cmp(&rank(b.mem_type)))
-            .then(b.verified_at.cmp(&a.verified_at))
-            .then(b.mtime.cmp(&a.mtime))
-            .then(a.id.cmp(&b.id))
-    });
+    a.is_demoted(today)
+        .cmp(&b.is_demoted(today))
+        .then(rank(a.mem_type).cmp(&rank(b.mem_type)))
+        .then(b.verified_at.cmp(&a.verified_at))
+        .then(b.mtime.cmp(&a.mtime))
+        .then(a.id.cmp(&b.id))
+}
+
+/// Sort entries by the policy (see module docs) on `today`.
+pub fn sort_entries(entries: &mut [IndexEntry], today: NaiveDate) {
+    entries.sort_by(|a, b| policy_cmp(a, b, today));
 }
 
 /// A rendered `MEMORY.md`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendered {
-    /// The file's text (each line ends with `\n`).
+    /// The file's text (each line ends with `\n`, or `\r\n` in a file that
+    /// used it; a kept last line without a line end stays without).
     pub text: String,
     /// Number of lines, the WARNING line included.
     pub lines: usize,
@@ -323,14 +354,192 @@ pub struct Rendered {
     pub warning: Option<String>,
 }
 
-/// Render the index: sort `entries` by the policy on `today`, then keep
-/// within [`MAX_LINES`] and [`MAX_BYTES`] (see module docs).
+/// Render the index of a directory that has none: `entries` in policy
+/// order on `today`, within [`MAX_LINES`] and [`MAX_BYTES`] (see module
+/// docs). The same as [`update`] without an old index.
 pub fn render(entries: &[IndexEntry], today: NaiveDate) -> Rendered {
-    let mut sorted = entries.to_vec();
-    sort_entries(&mut sorted, today);
-    let lines: Vec<String> = sorted.iter().map(|e| e.line(today)).collect();
-    let ids: Vec<String> = sorted.iter().map(|e| e.id.clone()).collect();
-    fit(&lines, &ids, "entries")
+    update(None, entries, &HashSet::new(), today)
+}
+
+/// True for the WARNING line mem writes when it cuts the index (a line of
+/// the person's own that starts with `WARNING:` is not one).
+pub fn is_mem_warning(line: &str) -> bool {
+    line.starts_with(WARNING_PREFIX) && line.contains(" left out to stay within ")
+}
+
+/// True when a link target is a bare `<name>.md` of the memory directory
+/// itself (no folder, scheme, anchor or query; not `MEMORY.md`).
+pub fn bare_md(target: &str) -> bool {
+    target.len() > 3
+        && target.ends_with(".md")
+        && !target.contains(['/', '\\', ':', '#', '?', ' '])
+        && target != crate::store::INDEX_FILE
+}
+
+/// True for a line an older mem wrote with lint text in it.
+fn has_lint(line: &str) -> bool {
+    line.contains("[frontmatter does not parse (line ") || line.contains("[unreadable]")
+}
+
+/// True when `line` has the exact shape mem writes for `e`:
+/// `- [<title>](<file>)`, alone or followed by ` - `.
+fn in_mem_format(line: &str, e: &IndexEntry) -> bool {
+    let head = format!("- [{}]({})", escape_title(&one_line(&e.title)), e.file);
+    line.strip_prefix(&head)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(" - "))
+}
+
+/// One line of the index being built.
+enum Slot<'a> {
+    /// A line kept as written: its text and its line end (`""` for a last
+    /// line without one).
+    Keep(&'a str, &'a str),
+    /// The line of `entries[i]`, rendered, with its line end.
+    Mem(usize, &'a str),
+}
+
+/// Update an existing `MEMORY.md` (`old`; `None` when there is none) for
+/// `entries`, the memories of the directory, on `today` — the rules are in
+/// the module docs. `others` holds the file names (`x.md`) of other files
+/// of the directory a line may point to (files whose name is not a valid
+/// id): their lines are kept.
+pub fn update(
+    old: Option<&str>,
+    entries: &[IndexEntry],
+    others: &HashSet<String>,
+    today: NaiveDate,
+) -> Rendered {
+    let (bom, old) = match old {
+        Some(t) => match t.strip_prefix('\u{feff}') {
+            Some(rest) => ("\u{feff}", rest),
+            None => ("", t),
+        },
+        None => ("", ""),
+    };
+    let eol = if old.split('\n').next().is_some_and(|l| l.ends_with('\r')) && old.contains('\n') {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let by_file: HashMap<&str, usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.file.as_str(), i))
+        .collect();
+    let mut seen = vec![false; entries.len()];
+    let mut slots: Vec<Slot> = Vec::new();
+    // Slot index after which new entries go (after the last entry line of a
+    // memory of the directory).
+    let mut anchor: Option<usize> = None;
+    for piece in old.split_inclusive('\n') {
+        let (line, end) = match piece.strip_suffix("\r\n") {
+            Some(l) => (l, "\r\n"),
+            None => match piece.strip_suffix('\n') {
+                Some(l) => (l, "\n"),
+                None => (piece, ""),
+            },
+        };
+        if is_mem_warning(line) {
+            continue;
+        }
+        let Some(p) = parse_line(0, line) else {
+            slots.push(Slot::Keep(line, end));
+            continue;
+        };
+        match by_file.get(p.file.as_str()) {
+            Some(&i) if !seen[i] => {
+                seen[i] = true;
+                let e = &entries[i];
+                let rewrite = !e.foreign || in_mem_format(line, e) || has_lint(line);
+                slots.push(if rewrite {
+                    Slot::Mem(i, end)
+                } else {
+                    Slot::Keep(line, end)
+                });
+                anchor = Some(slots.len());
+            }
+            Some(_) => {
+                slots.push(Slot::Keep(line, end));
+                anchor = Some(slots.len());
+            }
+            None if bare_md(&p.file) && !others.contains(&p.file) => {}
+            None => slots.push(Slot::Keep(line, end)),
+        }
+    }
+    let mut new: Vec<usize> = (0..entries.len()).filter(|&i| !seen[i]).collect();
+    new.sort_by(|&a, &b| policy_cmp(&entries[a], &entries[b], today));
+    let at = anchor.unwrap_or(slots.len());
+    let tail = slots.split_off(at);
+    slots.extend(new.iter().map(|&i| Slot::Mem(i, eol)));
+    slots.extend(tail);
+
+    // The limits: foreign lines stay, mem's entries are cut from the bottom
+    // of the policy order.
+    let eol_len = eol.len();
+    let rendered: HashMap<usize, String> = slots
+        .iter()
+        .filter_map(|s| match s {
+            Slot::Mem(i, _) => Some((*i, entries[*i].line(today))),
+            Slot::Keep(..) => None,
+        })
+        .collect();
+    let fixed_lines = slots.iter().filter(|s| matches!(s, Slot::Keep(..))).count();
+    // a kept last line without a line end gets one when anything follows
+    let fixed_bytes: usize = bom.len()
+        + slots
+            .iter()
+            .map(|s| match s {
+                Slot::Keep(l, e) => l.len() + e.len().max(eol_len),
+                Slot::Mem(..) => 0,
+            })
+            .sum::<usize>();
+    let mut mine: Vec<usize> = rendered.keys().copied().collect();
+    mine.sort_by(|&a, &b| policy_cmp(&entries[a], &entries[b], today));
+    let mine_bytes: usize = mine.iter().map(|i| rendered[i].len() + eol_len).sum();
+    let mut keep: HashSet<usize> = mine.iter().copied().collect();
+    let mut warning = None;
+    let mut omitted = Vec::new();
+    if fixed_lines + mine.len() > MAX_LINES || fixed_bytes + mine_bytes > MAX_BYTES {
+        let n = mine.len();
+        let bare = |k: usize| warning_line(n - k, n, "entries", &[], usize::MAX).len() + eol_len;
+        let mut k = n.min((MAX_LINES - 1).saturating_sub(fixed_lines));
+        let mut prefix: usize = mine[..k].iter().map(|i| rendered[i].len() + eol_len).sum();
+        while k > 0 && fixed_bytes + prefix + bare(k) > MAX_BYTES {
+            k -= 1;
+            prefix -= rendered[&mine[k]].len() + eol_len;
+        }
+        omitted = mine[k..].iter().map(|&i| entries[i].id.clone()).collect();
+        keep = mine[..k].iter().copied().collect();
+        let room = MAX_BYTES
+            .saturating_sub(fixed_bytes + prefix + eol_len)
+            .min(MAX_WARNING_BYTES)
+            .max(bare(k));
+        warning = Some(warning_line(n - k, n, "entries", &omitted, room));
+    }
+    let mut out: Vec<(&str, &str)> = Vec::with_capacity(slots.len() + 1);
+    for s in &slots {
+        match s {
+            Slot::Keep(l, e) => out.push((l, e)),
+            Slot::Mem(i, e) if keep.contains(i) => out.push((rendered[i].as_str(), e)),
+            Slot::Mem(..) => {}
+        }
+    }
+    if let Some(w) = &warning {
+        out.push((w.as_str(), eol));
+    }
+    let mut text = String::from(bom);
+    let last = out.len().saturating_sub(1);
+    for (k, (l, e)) in out.iter().enumerate() {
+        text.push_str(l);
+        text.push_str(if e.is_empty() && k != last { eol } else { e });
+    }
+    Rendered {
+        bytes: text.len(),
+        lines: out.len(),
+        text,
+        omitted,
+        warning,
+    }
 }
 
 /// Keep `lines` (names `names`) within the limits, adding a WARNING line
@@ -578,6 +787,7 @@ mod tests {
             expires: None,
             superseded_by: None,
             broken: None,
+            foreign: false,
         }
     }
 
@@ -731,6 +941,124 @@ mod tests {
         assert!(!small.cut);
         assert_eq!(small.entries.len(), 1);
         assert_eq!(small.other, vec![(3, "not an entry".to_string())]);
+    }
+
+    /// Lines mem did not write stay verbatim and in order; mem's entry is
+    /// rewritten in place, a foreign memory's line is kept as written, a
+    /// line whose file is gone is removed, a new entry goes after the last
+    /// entry line, and the old WARNING line goes.
+    #[test]
+    fn update_keeps_foreign_lines_verbatim() {
+        let today = day("2026-07-13");
+        let old = "# Project memory\r\n\
+            \r\n\
+            Notes the person wrote — keep them.\r\n\
+            - [Claude fact](claude.md) — written by Claude\r\n\
+            - [Mine](mine.md) - stale description\r\n\
+            - [Gone](gone.md) - its file was retired\r\n\
+            - [Elsewhere](../other/x.md) - not ours\r\n\
+            - [Mine again](mine.md) - a second line for the same file\r\n\
+            \r\n\
+            ## Later\r\n\
+            WARNING: written by the person\r\n\
+            WARNING: 1 of 3 entries left out to stay within 200 lines and 25000 bytes (`mem-index list` shows all): x\r\n\
+            closing words";
+        let mut claude = entry("claude", MemoryType::User, "", 1);
+        claude.foreign = true;
+        let mine = entry("mine", MemoryType::Feedback, "2026-07-01", 1);
+        let fresh = entry("fresh", MemoryType::Project, "2026-07-02", 1);
+        let r = update(Some(old), &[claude, mine, fresh], &HashSet::new(), today);
+        assert_eq!(
+            r.text,
+            "# Project memory\r\n\
+            \r\n\
+            Notes the person wrote — keep them.\r\n\
+            - [Claude fact](claude.md) — written by Claude\r\n\
+            - [mine](mine.md) - About mine\r\n\
+            - [Elsewhere](../other/x.md) - not ours\r\n\
+            - [Mine again](mine.md) - a second line for the same file\r\n\
+            - [fresh](fresh.md) - About fresh\r\n\
+            \r\n\
+            ## Later\r\n\
+            WARNING: written by the person\r\n\
+            closing words"
+        );
+        assert!(r.warning.is_none());
+        // a second update changes nothing
+        let again = update(
+            Some(&r.text),
+            &[
+                {
+                    let mut c = entry("claude", MemoryType::User, "", 1);
+                    c.foreign = true;
+                    c
+                },
+                entry("mine", MemoryType::Feedback, "2026-07-01", 1),
+                entry("fresh", MemoryType::Project, "2026-07-02", 1),
+            ],
+            &HashSet::new(),
+            today,
+        );
+        assert_eq!(again.text, r.text);
+    }
+
+    /// A byte-order mark and a last line without a line end are kept; a
+    /// new entry after such a line gets the line end it needs; an index
+    /// that would be empty stays empty.
+    #[test]
+    fn update_keeps_bom_and_missing_final_newline() {
+        let today = day("2026-07-13");
+        let old = "\u{feff}# Notes\n- [a](a.md) - About a";
+        let es = vec![
+            entry("a", MemoryType::User, "2026-01-01", 1),
+            entry("b", MemoryType::User, "2026-01-01", 1),
+        ];
+        let r = update(Some(old), &es[..1], &HashSet::new(), today);
+        assert_eq!(r.text, old);
+        let r = update(Some(old), &es, &HashSet::new(), today);
+        assert_eq!(
+            r.text,
+            "\u{feff}# Notes\n- [a](a.md) - About a\n- [b](b.md) - About b\n"
+        );
+        let r = update(Some("# Notes"), &[], &HashSet::new(), today);
+        assert_eq!(r.text, "# Notes");
+        assert_eq!(render(&[], today).text, "");
+    }
+
+    /// Foreign lines count toward the limits and are never cut: mem's own
+    /// entries are, lowest first, with the WARNING line at the end.
+    #[test]
+    fn update_cuts_only_mem_entries_to_fit() {
+        let today = day("2026-07-13");
+        let old: String = (0..150).map(|i| format!("note {i}\n")).collect();
+        let es: Vec<_> = (0..80)
+            .map(|i| entry(&format!("m{i:02}"), MemoryType::Project, "2026-01-10", i))
+            .collect();
+        let r = update(Some(&old), &es, &HashSet::new(), today);
+        assert_eq!(r.lines, MAX_LINES);
+        assert_eq!(r.omitted.len(), 31);
+        assert!(r.text.starts_with(&old), "every note kept");
+        // the oldest (lowest in policy order) were cut
+        assert_eq!(r.omitted.first().map(String::as_str), Some("m30"));
+        assert_eq!(r.omitted.last().map(String::as_str), Some("m00"));
+        let last = r.text.lines().last().unwrap();
+        assert!(is_mem_warning(last), "{last}");
+        // no lint text for an unparsable file; no separator without a description
+        let mut b = entry("wip", MemoryType::User, "", 1);
+        b.mem_type = None;
+        b.description = String::new();
+        b.broken = Some("frontmatter does not parse (line 1)".into());
+        b.foreign = true;
+        let r = update(None, &[b.clone()], &HashSet::new(), today);
+        assert_eq!(r.text, "- [wip](wip.md)\n");
+        // an older mem's flagged line is rewritten without the flag
+        let r = update(
+            Some("- [wip](wip.md) - [frontmatter does not parse (line 1)]\n"),
+            &[b],
+            &HashSet::new(),
+            today,
+        );
+        assert_eq!(r.text, "- [wip](wip.md)\n");
     }
 
     #[test]

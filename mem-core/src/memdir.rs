@@ -63,10 +63,122 @@ pub fn hook_guarded() -> bool {
     env_flag(HOOK_GUARD_ENV)
 }
 
-/// True when memory writing is turned off: `MEM_DISABLE=1` or
-/// `CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`.
+/// True when `var` is set to a falsy value (`0`, `false`, `no`, `off`).
+pub fn env_falsy(var: &str) -> bool {
+    std::env::var(var).is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "0" | "false" | "no" | "off"
+        )
+    })
+}
+
+/// True when memory is turned off for the working directory of the process
+/// (see [`memory_off`]). A settings file that cannot be read counts as not
+/// saying anything here; [`memory_off`] reports it.
 pub fn is_disabled() -> bool {
-    env_flag("MEM_DISABLE") || env_flag("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
+    let cwd = std::env::current_dir().ok();
+    match memory_off(cwd.as_deref()) {
+        Ok(r) => r.is_some(),
+        Err(_) => env_flag("MEM_DISABLE") || env_flag("CLAUDE_CODE_DISABLE_AUTO_MEMORY"),
+    }
+}
+
+/// One level of Claude Code's settings, highest precedence first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingsLevel {
+    /// Managed policy (`/etc/claude-code/managed-settings.json`, or
+    /// `/Library/Application Support/ClaudeCode/managed-settings.json` on macOS).
+    Managed,
+    /// The project's `.claude/settings.local.json`.
+    Local,
+    /// The project's `.claude/settings.json`.
+    Project,
+    /// The user's `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`).
+    User,
+}
+
+/// The settings files Claude Code reads for the project at `cwd`, highest
+/// precedence first (managed > local > project > user; the project files
+/// are those of the worktree containing `cwd`, or of `cwd` outside git).
+///
+/// Errors: [`Error::Env`] when the home directory cannot be found.
+pub fn settings_files(cwd: Option<&Path>) -> Result<Vec<(SettingsLevel, PathBuf)>> {
+    let mut v = Vec::with_capacity(4);
+    let managed = if cfg!(target_os = "macos") {
+        PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json")
+    } else {
+        PathBuf::from("/etc/claude-code/managed-settings.json")
+    };
+    v.push((SettingsLevel::Managed, managed));
+    if let Some(c) = cwd {
+        let wt = git_info(c).map_or_else(|| real_path(c), |g| g.worktree_root);
+        v.push((SettingsLevel::Local, wt.join(".claude/settings.local.json")));
+        v.push((SettingsLevel::Project, wt.join(".claude/settings.json")));
+    }
+    v.push((SettingsLevel::User, claude_dir()?.join("settings.json")));
+    Ok(v)
+}
+
+/// The boolean `key` as Claude Code's merged settings give it for the
+/// project at `cwd`: the value of the highest-precedence file that sets it
+/// (see [`settings_files`]), with that file. A value that is not a boolean
+/// is ignored, as Claude Code ignores it.
+///
+/// Errors: a settings file that exists but is not a JSON object
+/// ([`Error::Input`] naming the file and line).
+pub fn setting_bool(cwd: Option<&Path>, key: &str) -> Result<Option<(bool, PathBuf)>> {
+    for (_, path) in settings_files(cwd)? {
+        if let Some(b) = read_settings(&path)?
+            .as_ref()
+            .and_then(|v| v.get(key))
+            .and_then(serde_json::Value::as_bool)
+        {
+            return Ok(Some((b, path)));
+        }
+    }
+    Ok(None)
+}
+
+/// Why memory (writing and recall injection) is off for the project at
+/// `cwd`, or `None` when it is on. Claude Code's order:
+/// 1. `MEM_DISABLE=1` (mem's own switch) → off;
+/// 2. `CLAUDE_CODE_DISABLE_AUTO_MEMORY` truthy → off; set to a falsy value
+///    (`0`, `false`) → on, whatever the settings say;
+/// 3. `autoMemoryEnabled` of the merged settings ([`setting_bool`]): `false`
+///    → off;
+/// 4. on.
+///
+/// Errors: see [`setting_bool`].
+pub fn memory_off(cwd: Option<&Path>) -> Result<Option<String>> {
+    if env_flag("MEM_DISABLE") {
+        return Ok(Some("MEM_DISABLE is set".into()));
+    }
+    if env_flag("CLAUDE_CODE_DISABLE_AUTO_MEMORY") {
+        return Ok(Some("CLAUDE_CODE_DISABLE_AUTO_MEMORY is set".into()));
+    }
+    if env_falsy("CLAUDE_CODE_DISABLE_AUTO_MEMORY") {
+        return Ok(None);
+    }
+    Ok(match setting_bool(cwd, "autoMemoryEnabled")? {
+        Some((false, p)) => Some(format!("autoMemoryEnabled is false in {}", p.display())),
+        _ => None,
+    })
+}
+
+/// Why consolidation (auto-dream) is off for the project at `cwd`: memory
+/// off ([`memory_off`]), or `autoDreamEnabled: false` in the merged
+/// settings ([`setting_bool`]); `None` when neither.
+///
+/// Errors: see [`setting_bool`].
+pub fn dream_off(cwd: Option<&Path>) -> Result<Option<String>> {
+    if let Some(r) = memory_off(cwd)? {
+        return Ok(Some(r));
+    }
+    Ok(match setting_bool(cwd, "autoDreamEnabled")? {
+        Some((false, p)) => Some(format!("autoDreamEnabled is false in {}", p.display())),
+        _ => None,
+    })
 }
 
 /// The real path (symlinks resolved) when it exists, else the path made
@@ -310,6 +422,8 @@ pub struct MemdirOptions {
 pub enum Rule {
     /// `--memory-dir`.
     Flag,
+    /// `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE` (Claude Code's first rule).
+    Cowork,
     /// `MEM_MEMORY_DIR`.
     Env,
     /// `autoMemoryDirectory` in the user settings file (path given).
@@ -331,6 +445,7 @@ impl std::fmt::Display for Rule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Rule::Flag => f.write_str("--memory-dir"),
+            Rule::Cowork => f.write_str(COWORK_ENV),
             Rule::Env => f.write_str("MEM_MEMORY_DIR"),
             Rule::Settings(p) => write!(f, "autoMemoryDirectory in {}", p.display()),
             Rule::Project {
@@ -369,13 +484,55 @@ pub struct Resolved {
     /// The project root (main worktree root, this worktree's with
     /// `per_worktree`, or the cwd outside git).
     pub root: PathBuf,
+    /// Rules that were set but lost, or were ignored, worded (for
+    /// `path --explain`).
+    pub notes: Vec<String>,
 }
 
-/// Resolve the memory directory (DESIGN.md priority chain): `--memory-dir`,
-/// `MEM_MEMORY_DIR`, the agent scope when given, `autoMemoryDirectory` from
-/// the **user** settings (`~/.claude/settings.json`; a project's own
-/// `.claude/settings.json` is never consulted), then
-/// `~/.claude/projects/<slug of the main worktree root>/memory/`.
+/// Claude Code's environment override of the whole memory path.
+pub const COWORK_ENV: &str = "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE";
+
+/// `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE` when Claude Code would take it: an
+/// absolute path, not `/` or a directory right under it, without NUL.
+/// `Err(reason)` when set but refused (Claude Code then goes on down the
+/// chain, and so does [`resolve`]).
+fn cowork_override() -> Option<std::result::Result<PathBuf, String>> {
+    let v = std::env::var_os(COWORK_ENV).filter(|v| !v.is_empty())?;
+    let p = PathBuf::from(&v);
+    let s = v.to_string_lossy();
+    if s.contains('\0') {
+        return Some(Err(format!("{COWORK_ENV} ignored: it holds a NUL byte")));
+    }
+    if !p.is_absolute() {
+        return Some(Err(format!(
+            "{COWORK_ENV} ignored: {} is not an absolute path",
+            p.display()
+        )));
+    }
+    if p.components().count() < 3 {
+        return Some(Err(format!(
+            "{COWORK_ENV} ignored: {} is the root or right under it",
+            p.display()
+        )));
+    }
+    Some(Ok(p))
+}
+
+/// Resolve the memory directory. The chain, first that applies:
+/// 1. `--memory-dir` given on the command line;
+/// 2. `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE` (Claude Code's first rule: where
+///    the agent itself reads and writes memory; ignored, as Claude Code
+///    ignores it, unless absolute and deeper than `/x`);
+/// 3. `MEM_MEMORY_DIR`;
+/// 4. the agent scope, when given;
+/// 5. `autoMemoryDirectory` from the **user** settings
+///    (`~/.claude/settings.json`; a project's own `.claude/settings*.json`
+///    may turn memory off but never redirect it);
+/// 6. `~/.claude/projects/<slug of the main worktree root>/memory/`.
+///
+/// Callers that read `--memory-dir` through clap's `env = "MEM_MEMORY_DIR"`
+/// pass the env value as `memory_dir`; a value equal to `MEM_MEMORY_DIR` is
+/// taken as rule 3.
 ///
 /// Errors: [`Error::Env`] for a missing home or an unreadable cwd; a user
 /// settings file that is not JSON is reported, naming the file.
@@ -386,18 +543,44 @@ pub fn resolve(opts: &MemdirOptions) -> Result<Resolved> {
     };
     let per_worktree = opts.per_worktree || env_flag("MEM_PER_WORKTREE");
     let root = project_root(&cwd, per_worktree);
-    if let Some(d) = &opts.memory_dir {
+    let env_dir = std::env::var_os("MEM_MEMORY_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from);
+    let flag = opts
+        .memory_dir
+        .clone()
+        .filter(|d| env_dir.as_ref() != Some(d));
+    let mut notes = Vec::new();
+    let cowork = match cowork_override() {
+        Some(Ok(p)) => Some(p),
+        Some(Err(why)) => {
+            notes.push(why);
+            None
+        }
+        None => None,
+    };
+    let env_dir = opts.memory_dir.clone().or(env_dir);
+    let (dir, rule) = if let Some(d) = flag {
+        if cowork.is_some() {
+            notes.push(format!("{COWORK_ENV} is set but --memory-dir wins"));
+        }
+        (d, Rule::Flag)
+    } else if let Some(d) = cowork {
+        if env_dir.is_some() {
+            notes.push(format!("MEM_MEMORY_DIR is set but {COWORK_ENV} wins"));
+        }
+        (d, Rule::Cowork)
+    } else if let Some(d) = env_dir {
+        (d, Rule::Env)
+    } else {
+        (PathBuf::new(), Rule::Flag)
+    };
+    if !dir.as_os_str().is_empty() {
         return Ok(Resolved {
-            dir: d.clone(),
-            rule: Rule::Flag,
+            dir,
+            rule,
             root,
-        });
-    }
-    if let Some(d) = std::env::var_os("MEM_MEMORY_DIR").filter(|d| !d.is_empty()) {
-        return Ok(Resolved {
-            dir: PathBuf::from(d),
-            rule: Rule::Env,
-            root,
+            notes,
         });
     }
     if let Some((agent, scope)) = &opts.agent {
@@ -417,6 +600,7 @@ pub fn resolve(opts: &MemdirOptions) -> Result<Resolved> {
             dir,
             rule: Rule::Agent(agent.clone(), *scope),
             root,
+            notes,
         });
     }
     let settings = claude_dir()?.join("settings.json");
@@ -426,6 +610,7 @@ pub fn resolve(opts: &MemdirOptions) -> Result<Resolved> {
             dir,
             rule: Rule::Settings(settings),
             root,
+            notes,
         });
     }
     let outside_git = git_info(&cwd).is_none();
@@ -438,6 +623,7 @@ pub fn resolve(opts: &MemdirOptions) -> Result<Resolved> {
             outside_git,
         },
         root,
+        notes,
     })
 }
 

@@ -99,6 +99,12 @@ impl Item {
     fn is_new(&self) -> bool {
         matches!(self.origin, Origin::New { .. })
     }
+
+    /// True when mem wrote this memory: gathered by this run, or carrying
+    /// mem's keys ([`Memory::written_by_mem`]).
+    pub fn is_mems(&self) -> bool {
+        self.is_new() || self.mem.written_by_mem()
+    }
 }
 
 /// A change of one file, relative to the memory directory.
@@ -121,6 +127,12 @@ pub struct Options {
     pub today: NaiveDate,
     /// Most topic files kept (0 = unlimited).
     pub max_files: usize,
+    /// Let `max_files` retire memories mem did not write
+    /// ([`mem_core::Memory::written_by_mem`]); without it they are kept.
+    pub include_foreign: bool,
+    /// File names (`x.md`) of the directory's files whose names are not
+    /// valid ids (index lines pointing at them are kept).
+    pub other_files: HashSet<String>,
 }
 
 /// The plan: the ops in order and the file changes that carry them out.
@@ -442,8 +454,10 @@ pub fn plan(
     let mut group_list: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() > 1).collect();
     group_list.sort();
     for g in group_list {
-        // Survivor: existing before gathered, then earliest verified_at
-        // (a missing date counts as latest), then shortest id, then first.
+        // Survivor: existing before gathered, then (unless include_foreign)
+        // a memory mem did not write, then earliest verified_at (a missing
+        // date counts as latest), then shortest id, then first.
+        let mine = |i: usize| opts.include_foreign || items[i].is_mems();
         let &s = g
             .iter()
             .min_by(|&&a, &&b| {
@@ -453,6 +467,7 @@ pub fn plan(
                 low(x)
                     .cmp(&low(y))
                     .then(x.is_new().cmp(&y.is_new()))
+                    .then(mine(a).cmp(&mine(b)))
                     .then_with(|| match (x.mem.verified_at, y.mem.verified_at) {
                         (Some(p), Some(q)) => p.cmp(&q),
                         (Some(_), None) => std::cmp::Ordering::Less,
@@ -463,10 +478,22 @@ pub fn plan(
                     .then(a.cmp(&b))
             })
             .expect("group is not empty");
-        let others: Vec<usize> = g.iter().copied().filter(|&i| i != s).collect();
+        // A memory mem did not write is never merged away, and is never
+        // rewritten: mem's duplicates of it are retired into it as it is.
+        let others: Vec<usize> = g.iter().copied().filter(|&i| i != s && mine(i)).collect();
+        if others.is_empty() {
+            continue;
+        }
         let from: Vec<String> = others.iter().map(|&i| items[i].id.clone()).collect();
         let sid = items[s].id.clone();
+        let keep_as_is = !mine(s);
         for &o in &others {
+            if keep_as_is {
+                let it = &mut items[o];
+                it.mem.superseded_by = Some(sid.clone());
+                it.retired = Some(format!("merged into {sid}"));
+                continue;
+            }
             let om = items[o].mem.clone();
             let sm = &mut items[s].mem;
             if om.effective_trust() == Trust::Low && sm.effective_trust() != Trust::Low {
@@ -501,7 +528,7 @@ pub fn plan(
             it.retired = Some(format!("merged into {sid}"));
         }
         let it = &mut items[s];
-        it.dirty = true;
+        it.dirty |= !keep_as_is;
         it.reasons
             .push(format!("merge {} into {sid}: same fact", from.join(", ")));
         ops.push(op(
@@ -579,17 +606,25 @@ pub fn plan(
             ))
         } else if it.mem.is_expired(opts.today) {
             Some("expired".to_string())
-        } else {
+        } else if opts.include_foreign || it.is_mems() {
+            // the contamination rules are for what mem extracted
             contamination(&it.mem).map(str::to_string)
+        } else {
+            None
         };
         it.retired = reason;
     }
-    // Keep at most max_files: retire the oldest beyond it.
+    // Keep at most max_files: retire the oldest beyond it (memories mem
+    // did not write count, but are retired only with include_foreign).
     if opts.max_files > 0 {
+        let live = (0..items.len())
+            .filter(|&i| items[i].retired.is_none())
+            .count();
         let mut active: Vec<usize> = (0..items.len())
             .filter(|&i| items[i].retired.is_none())
+            .filter(|&i| opts.include_foreign || items[i].is_mems())
             .collect();
-        if active.len() > opts.max_files {
+        if live > opts.max_files {
             active.sort_by(|&a, &b| {
                 let (x, y) = (&items[a], &items[b]);
                 x.mem
@@ -598,7 +633,7 @@ pub fn plan(
                     .then(x.mtime().cmp(&y.mtime()))
                     .then(x.id.cmp(&y.id))
             });
-            let cut = active.len() - opts.max_files;
+            let cut = (live - opts.max_files).min(active.len());
             for &i in &active[..cut] {
                 items[i].retired = Some(format!("over max-files ({})", opts.max_files));
             }
@@ -695,13 +730,16 @@ pub fn plan(
         bad_names: Vec::new(),
     };
     let entries = index_md::entries_for(&st, old_index);
-    let rendered = index_md::render(&entries, opts.today);
+    let rendered = index_md::update(old_index, &entries, &opts.other_files, opts.today);
     ops.push(op(
         "index",
         None,
         json!({"lines": rendered.lines, "bytes": rendered.bytes, "files": files}),
     ));
-    if old_index.map(str::as_bytes) != Some(rendered.text.as_bytes()) {
+    // An index that would be empty is not created.
+    if old_index.map(str::as_bytes) != Some(rendered.text.as_bytes())
+        && (old_index.is_some() || !rendered.text.is_empty())
+    {
         let mut reasons = vec![format!(
             "rebuild index: {} lines, {} bytes",
             rendered.lines, rendered.bytes
@@ -771,6 +809,8 @@ mod tests {
         Options {
             today: mem_core::time::parse_day("2026-02-01").unwrap(),
             max_files: 200,
+            include_foreign: false,
+            other_files: HashSet::new(),
         }
     }
 

@@ -1,6 +1,7 @@
 //! The four gates, in order (DESIGN.md "Consolidation"):
 //! 1. **master** — off with `MEM_DISABLE=1`, `CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`,
-//!    `autoDreamEnabled: false` in the user settings, or `MEM_REMOTE=1`;
+//!    `autoMemoryEnabled: false` or `autoDreamEnabled: false` in the user's or
+//!    the project's settings, or `MEM_REMOTE=1`;
 //! 2. **time** — at least `--min-hours` since the lock's mtime;
 //! 3. **sessions** — at least `--min-sessions` sessions of the project modified
 //!    since then, not counting those whose `entrypoint` is excluded; the scan
@@ -27,6 +28,8 @@ use mem_core::session::SessionFile as Session;
 pub struct Context<'a> {
     /// The memory directory.
     pub dir: &'a Path,
+    /// The project's directory (whose `.claude/settings*.json` are read).
+    pub cwd: Option<&'a Path>,
     /// Its consolidation lock.
     pub lock: &'a Lock,
     /// The clock.
@@ -112,25 +115,21 @@ fn ts(t: SystemTime) -> String {
     mem_core::time::fmt_ts(DateTime::<Utc>::from(t))
 }
 
-/// The master switch: `Some(reason)` when off.
-pub fn master_off() -> Result<Option<String>> {
-    if memdir::env_flag("MEM_DISABLE") {
-        return Ok(Some("MEM_DISABLE is set".into()));
-    }
-    if memdir::env_flag("CLAUDE_CODE_DISABLE_AUTO_MEMORY") {
-        return Ok(Some("CLAUDE_CODE_DISABLE_AUTO_MEMORY is set".into()));
+/// The master switch for the project at `cwd`: `Some(reason)` when off —
+/// `MEM_DISABLE=1`, memory off as Claude Code reads it
+/// ([`memdir::memory_off`]: `CLAUDE_CODE_DISABLE_AUTO_MEMORY`,
+/// `autoMemoryEnabled: false`), `MEM_REMOTE=1`, or `autoDreamEnabled:
+/// false` in the user's or the project's settings ([`memdir::dream_off`]).
+///
+/// Errors: a settings file that is not JSON (named).
+pub fn master_off(cwd: Option<&Path>) -> Result<Option<String>> {
+    if let Some(r) = memdir::memory_off(cwd)? {
+        return Ok(Some(r));
     }
     if memdir::env_flag("MEM_REMOTE") {
         return Ok(Some("remote mode (MEM_REMOTE is set)".into()));
     }
-    if let Some(s) = memdir::user_settings()?
-        && s.get("autoDreamEnabled").and_then(|v| v.as_bool()) == Some(false)
-    {
-        return Ok(Some(
-            "autoDreamEnabled is false in the user settings".into(),
-        ));
-    }
-    Ok(None)
+    memdir::dream_off(cwd)
 }
 
 /// Check the gates in order (see module docs).
@@ -142,7 +141,7 @@ pub fn check(c: &Context<'_>) -> Result<Report> {
     let mut closed = false;
 
     // 1. master
-    match master_off()? {
+    match master_off(c.cwd)? {
         Some(r) => {
             gates.push(Gate {
                 name: "master",

@@ -143,6 +143,9 @@ pub struct RunArgs {
     /// Most topic files kept (0: unlimited).
     #[arg(long, default_value_t = 200, value_name = "N", help_heading = "Run")]
     pub max_files: usize,
+    /// Let --max-files retire memories mem did not write (Claude Code's own, hand-written).
+    #[arg(long, help_heading = "Run")]
+    pub include_foreign: bool,
 }
 
 /// Run the tool with the process arguments.
@@ -288,6 +291,7 @@ fn dream(
 
     let ctx = gates::Context {
         dir,
+        cwd: Some(&resolved.root),
         lock: &lock,
         clock,
         min_hours: a.min_hours,
@@ -314,6 +318,14 @@ fn dream(
         return Ok(Exit::Success);
     }
 
+    if !dir.exists() && report.counted.is_empty() {
+        // No memory directory and nothing to gather: nothing is created.
+        eprintln!(
+            "{NAME}: nothing to do: {} does not exist and no session is new",
+            dir.display()
+        );
+        return Ok(Exit::Success);
+    }
     let since = lock.last_consolidated()?;
     // Sessions to gather: the counted ones, oldest first, capped.
     let mut pending: Vec<&SessionFile> = report.counted.iter().collect();
@@ -448,14 +460,9 @@ fn phases(
             format!("{}: {}: left unchanged", b.path.display(), b.error),
         );
     }
-    let old_index = mem_core::confine::read_text_prefix(
-        &dir.join(store::INDEX_FILE),
-        mem_core::confine::INDEX_READ_BYTES,
-        false,
-    )
-    .ok()
-    .flatten()
-    .map(|(t, _)| t);
+    // The whole index, or none: lines mem did not write are kept verbatim,
+    // so an index that cannot be read whole is not rewritten (the run fails).
+    let old_index = mem_index::ops::read_index_for_update(&dir.join(store::INDEX_FILE))?;
     let mut items: Vec<Item> = Vec::with_capacity(st.topics.len());
     for t in st.topics {
         let bytes =
@@ -515,6 +522,13 @@ fn phases(
         &consolidate::Options {
             today: clock.today,
             max_files: a.max_files,
+            include_foreign: a.include_foreign,
+            other_files: st
+                .bad_names
+                .iter()
+                .filter_map(|b| b.path.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect(),
         },
     );
     interrupted()?;

@@ -524,6 +524,9 @@ fn undo_restores_the_state_before_the_last_run() {
     assert_eq!(o.status.code(), Some(1));
 }
 
+/// A directory Claude Code wrote: nothing of it is merged, rewritten or
+/// retired; with `--include-foreign` its duplicates merge and no
+/// information is lost.
 #[test]
 fn claude_code_directory_loses_no_information() {
     let env = Env::new();
@@ -561,11 +564,24 @@ fn claude_code_directory_loses_no_information() {
     .unwrap();
     let o = env.dream(&["--force"]);
     assert_eq!(o.status.code(), Some(0));
-    // Untouched files stay byte-identical.
+    // Memories mem did not write are neither merged nor rewritten: every
+    // file stays byte-identical, Claude's index lines stay as written.
+    for (f, t) in &files {
+        assert_eq!(&std::fs::read_to_string(m.join(f)).unwrap(), t, "{f}");
+    }
+    let index = std::fs::read_to_string(m.join("MEMORY.md")).unwrap();
+    assert!(
+        index.starts_with("- [testing](feedback_testing.md) — Integration tests must hit a real database\n- [user role](user_role.md) — data scientist\n"),
+        "{index}"
+    );
+    assert_eq!(index.lines().count(), 5, "{index}");
+    // With --include-foreign the duplicate pair merges: one survivor with
+    // the body, the other retired.
+    let o = env.dream(&["--force", "--include-foreign"]);
+    assert_eq!(o.status.code(), Some(0));
     for (f, t) in &files[2..] {
         assert_eq!(&std::fs::read_to_string(m.join(f)).unwrap(), t, "{f}");
     }
-    // The duplicate pair: one survivor with the body, the other retired.
     let live = topics(&m);
     assert_eq!(live.len(), 4, "{live:?}");
     let all: String = snapshot(&m)

@@ -2,9 +2,10 @@
 //!
 //! Findings (JSONL, one per line): `{"level":"error|warning|info","code",
 //! "file","line"?,"message", …}`. Codes: `parse` (frontmatter does not
-//! parse), `bad-name`, `missing-file` (an index line whose file does not
-//! exist), `not-indexed` (a topic without an index line; a warning when the
-//! index names it as cut), `long-line`, `not-an-entry`, `limit-lines`,
+//! parse), `bad-name`, `missing-file` (an index line whose bare `<name>.md`
+//! target does not exist), `not-indexed` (a topic without an index line; a
+//! warning when the index names it as cut), `long-line` (warning: an entry
+//! line of 150 characters or more, which mem never writes), `limit-lines`,
 //! `limit-bytes`, `limit-files` (over a limit: error), `limits` (info: how
 //! close), `sensitive` (a secret, session id or absolute path),
 //! `expired-indexed` (warning), `lenient` (warning: a missing `type` read
@@ -126,11 +127,13 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
     for (i, l) in text.lines().enumerate() {
         let l = l.trim_end_matches('\r');
         let no = i + 1;
+        let entry = index_md::parse_line(no, l);
         // The 150-character rule is for entries; the final WARNING line names
-        // what was cut and may be longer (it is within the byte limit).
-        if l.chars().count() >= MAX_LINE_CHARS && !l.starts_with(index_md::WARNING_PREFIX) {
+        // what was cut and may be longer (it is within the byte limit), and
+        // lines that are not entries (headings, notes) are the person's.
+        if entry.is_some() && l.chars().count() >= MAX_LINE_CHARS {
             out.push(f(
-                "error",
+                "warning",
                 "long-line",
                 idx,
                 Some(no),
@@ -143,11 +146,11 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
         if l.trim().is_empty() || l.starts_with(index_md::WARNING_PREFIX) {
             continue;
         }
-        match index_md::parse_line(no, l) {
+        match entry {
+            // links elsewhere (URLs, other folders) are the person's
+            Some(p) if !index_md::bare_md(&p.file) => {}
             Some(p) => {
-                let exists =
-                    p.file.ends_with(".md") && !p.file.contains('/') && dir.join(&p.file).is_file();
-                if !exists {
+                if !dir.join(&p.file).is_file() {
                     out.push(f(
                         "error",
                         "missing-file",
@@ -158,13 +161,8 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
                 }
                 indexed.insert(p.id().to_string());
             }
-            None => out.push(f(
-                "warning",
-                "not-an-entry",
-                idx,
-                Some(no),
-                "not an index entry (`- [Title](file.md) - description`)".into(),
-            )),
+            // headings, notes: kept as written, nothing to report
+            None => {}
         }
     }
     let warned: String = loaded.warning.clone().unwrap_or_default();

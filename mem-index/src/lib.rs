@@ -139,6 +139,9 @@ pub struct WriteArgs {
     /// Past --max-files, retire expired memories first, then the lowest ranked.
     #[arg(long, help_heading = "Limits")]
     pub evict: bool,
+    /// Let --evict retire memories mem did not write (Claude Code's own, hand-written).
+    #[arg(long, requires = "evict", help_heading = "Limits")]
+    pub include_foreign: bool,
 }
 
 /// Options of `list`.
@@ -282,10 +285,18 @@ pub fn resolve_dir(g: &Global) -> mem_core::Result<PathBuf> {
     Ok(memdir::resolve(&memdir_opts(g, None))?.dir)
 }
 
-fn disabled_note() -> Exit {
-    eprintln!(
-        "{NAME}: memory writing is off (MEM_DISABLE / CLAUDE_CODE_DISABLE_AUTO_MEMORY); nothing written"
-    );
+/// Why memory is off for the project of these options (see
+/// [`memdir::memory_off`]), or `None`.
+fn memory_off(g: &Global) -> mem_core::Result<Option<String>> {
+    let cwd = match &g.args.place.cwd {
+        Some(c) => Some(c.clone()),
+        None => std::env::current_dir().ok(),
+    };
+    memdir::memory_off(cwd.as_deref())
+}
+
+fn disabled_note(why: &str) -> Exit {
+    eprintln!("{NAME}: memory is off ({why}); nothing written");
     Exit::Success
 }
 
@@ -351,17 +362,23 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
     let fmt = format_of(g);
     match &cli.cmd {
         Cmd::Write(a) => {
-            if memdir::is_disabled() {
-                return Ok(disabled_note());
+            if let Some(why) = memory_off(g)? {
+                return Ok(disabled_note(&why));
+            }
+            let (batch, errs, label) = read_input::<Memory>(&a.files);
+            if batch.is_empty() && errs.is_empty() {
+                // Nothing to write: nothing is created, not even the lock.
+                eprintln!("{NAME}: no records; nothing written");
+                return Ok(Exit::Success);
             }
             let dir = resolve_dir(g)?;
-            let (batch, errs, label) = read_input::<Memory>(&a.files);
             let opts = ops::WriteOptions {
                 skip_invalid: a.skip_invalid,
                 allow_sensitive: a.allow_sensitive,
                 if_match: a.if_match.clone(),
                 max_files: a.max_files,
                 evict: a.evict,
+                include_foreign: a.include_foreign,
                 today,
             };
             if errs.iter().any(|e| matches!(e, Error::Io { .. }))
@@ -516,13 +533,22 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Cmd::Reindex => {
-            if memdir::is_disabled() {
-                return Ok(disabled_note());
+            if let Some(why) = memory_off(g)? {
+                return Ok(disabled_note(&why));
             }
             let dir = resolve_dir(g)?;
-            let lock = store::lock_index(&dir)?;
-            let (r, st) = ops::reindex(&lock, &dir, today)?;
-            drop(lock);
+            let (r, st) = if dir.is_dir() {
+                let lock = store::lock_index(&dir)?;
+                let res = ops::reindex(&lock, &dir, today)?;
+                drop(lock);
+                res
+            } else {
+                // No memory directory: nothing to index, nothing created.
+                (
+                    mem_core::index_md::render(&[], today),
+                    store::Store::default(),
+                )
+            };
             for w in ops::store_warnings(&st) {
                 warn(NAME, w);
             }
@@ -579,6 +605,8 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
                     if *explain {
                         rec["rule"] = r.rule.to_string().into();
                         rec["root"] = r.root.display().to_string().into();
+                        rec["notes"] = r.notes.clone().into();
+                        rec["memory_off"] = memory_off(g)?.into();
                     }
                     out.record(&rec)?;
                 }
@@ -586,6 +614,12 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
                     out.line(&r.dir.display().to_string())?;
                     if *explain {
                         out.line(&format!("rule: {}", r.rule))?;
+                        for n in &r.notes {
+                            out.line(&format!("note: {n}"))?;
+                        }
+                        if let Some(why) = memory_off(g)? {
+                            out.line(&format!("memory is off: {why}"))?;
+                        }
                     }
                 }
             }
@@ -593,8 +627,8 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Cmd::Retire { id, reason, purge } => {
-            if memdir::is_disabled() {
-                return Ok(disabled_note());
+            if let Some(why) = memory_off(g)? {
+                return Ok(disabled_note(&why));
             }
             let dir = resolve_dir(g)?;
             let lock = store::lock_index(&dir)?;
@@ -612,8 +646,8 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Cmd::Restore { id } => {
-            if memdir::is_disabled() {
-                return Ok(disabled_note());
+            if let Some(why) = memory_off(g)? {
+                return Ok(disabled_note(&why));
             }
             let dir = resolve_dir(g)?;
             let lock = store::lock_index(&dir)?;
@@ -630,8 +664,8 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Cmd::Log { files } => {
-            if memdir::is_disabled() {
-                return Ok(disabled_note());
+            if let Some(why) = memory_off(g)? {
+                return Ok(disabled_note(&why));
             }
             let dir = resolve_dir(g)?;
             let (batch, errs, label) = read_input::<Memory>(files);
@@ -668,8 +702,8 @@ fn snapshot(g: &Global, sc: &SnapshotCmd, clock: &Clock, fmt: Format) -> anyhow:
     if g.agent.is_none() {
         return Err(Error::Env("snapshot needs --agent NAME".into()).into());
     }
-    if memdir::is_disabled() {
-        return Ok(disabled_note());
+    if let Some(why) = memory_off(g)? {
+        return Ok(disabled_note(&why));
     }
     let mut g2 = g.clone();
     g2.args.place.memory_dir = None;

@@ -38,6 +38,9 @@ pub struct WriteOptions {
     /// Past `max_files`, retire expired memories first, then the lowest in
     /// index order, instead of refusing new files.
     pub evict: bool,
+    /// Let `evict` retire memories mem did not write too
+    /// ([`Memory::written_by_mem`]); without it they are never evicted.
+    pub include_foreign: bool,
     /// Today (for expiry and the index order).
     pub today: NaiveDate,
 }
@@ -50,6 +53,7 @@ impl Default for WriteOptions {
             if_match: None,
             max_files: DEFAULT_MAX_FILES,
             evict: false,
+            include_foreign: false,
             today: chrono::Local::now().date_naive(),
         }
     }
@@ -445,16 +449,21 @@ pub fn write_batch(
                 });
             }
             let touched: HashSet<&str> = plans.iter().map(|p| p.id.as_str()).collect();
-            evict_ids = eviction_order(&st, opts.today)
+            evict_ids = eviction_order(&st, opts.today, opts.include_foreign)
                 .into_iter()
                 .filter(|(id, _)| !touched.contains(id.as_str()))
                 .take(need)
                 .collect();
             if evict_ids.len() < need {
                 errors.push(Error::Msg(format!(
-                    "{}: cannot make room for {creates} new topic files under --max-files {}",
+                    "{}: cannot make room for {creates} new topic files under --max-files {}{}",
                     dir.display(),
-                    opts.max_files
+                    opts.max_files,
+                    if opts.include_foreign {
+                        ""
+                    } else {
+                        " (memories mem did not write are kept; --include-foreign lets --evict retire them too)"
+                    }
                 )));
                 return Ok(WriteReport {
                     results: Vec::new(),
@@ -596,12 +605,23 @@ fn write_files(dir: &Path, files: &[(String, PathBuf, Memory, String)]) -> Resul
 }
 
 /// Ids in the order `--evict` retires them: expired first (oldest expiry
-/// first), then the lowest in index order. Broken files are never evicted.
-pub fn eviction_order(st: &Store, today: NaiveDate) -> Vec<(String, String)> {
+/// first), then the lowest in index order. Broken files are never evicted,
+/// nor memories mem did not write ([`Memory::written_by_mem`]) unless
+/// `include_foreign`.
+pub fn eviction_order(
+    st: &Store,
+    today: NaiveDate,
+    include_foreign: bool,
+) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
-    let mut expired: Vec<&Topic> = st
+    let candidates: Vec<&Topic> = st
         .topics
         .iter()
+        .filter(|t| include_foreign || t.memory.written_by_mem())
+        .collect();
+    let mut expired: Vec<&Topic> = candidates
+        .iter()
+        .copied()
         .filter(|t| t.memory.is_expired(today))
         .collect();
     expired.sort_by(|a, b| {
@@ -619,10 +639,9 @@ pub fn eviction_order(st: &Store, today: NaiveDate) -> Vec<(String, String)> {
             ),
         ));
     }
-    let mut entries: Vec<_> = st
-        .topics
+    let mut entries: Vec<_> = candidates
         .iter()
-        .map(index_md::IndexEntry::from_topic)
+        .map(|t| index_md::IndexEntry::from_topic(t))
         .collect();
     index_md::sort_entries(&mut entries, today);
     for e in entries.into_iter().rev() {
@@ -641,7 +660,7 @@ pub fn eviction_order(st: &Store, today: NaiveDate) -> Vec<(String, String)> {
 pub fn store_warnings(st: &Store) -> Vec<String> {
     let mut w = Vec::new();
     for b in &st.broken {
-        w.push(format!("{} (left unchanged; indexed as flagged)", b.error));
+        w.push(format!("{} (left unchanged)", b.error));
     }
     for b in &st.bad_names {
         w.push(format!(
@@ -653,19 +672,63 @@ pub fn store_warnings(st: &Store) -> Vec<String> {
     w
 }
 
-/// Render `MEMORY.md` for `st` (previous index used for broken files'
-/// descriptions) and write it when it changed.
+/// The file names (`x.md`) of a store's files whose names are not valid
+/// ids: index lines pointing at them are kept.
+pub fn other_files(st: &Store) -> HashSet<String> {
+    st.bad_names
+        .iter()
+        .filter_map(|b| b.path.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Most bytes of `MEMORY.md` an update reads: lines mem did not write are
+/// kept verbatim, so the whole file is read or it is not rewritten.
+pub const INDEX_UPDATE_BYTES: u64 = 4 << 20;
+
+/// The whole `MEMORY.md` at `path` as text, `None` when there is none.
 ///
-/// Errors: [`Error::Io`] when it cannot be written.
+/// Errors: a file over [`INDEX_UPDATE_BYTES`] or not valid UTF-8
+/// ([`Error::Msg`] naming the file: it is left unchanged), or what
+/// [`confine::read_prefix`] refuses (not a regular file, a link).
+pub fn read_index_for_update(path: &Path) -> Result<Option<String>> {
+    let (bytes, more) = match confine::read_prefix(path, INDEX_UPDATE_BYTES, false) {
+        Ok(r) => r,
+        Err(Error::Io { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    };
+    if more {
+        return Err(Error::Msg(format!(
+            "{}: over {INDEX_UPDATE_BYTES} bytes: left unchanged (mem rewrites only an index it can read whole)",
+            path.display()
+        )));
+    }
+    match String::from_utf8(bytes) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) => Err(Error::Msg(format!(
+            "{}: not valid UTF-8 (byte {}): left unchanged",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))),
+    }
+}
+
+/// Update `MEMORY.md` for `st` ([`index_md::update`]: lines mem did not
+/// write kept verbatim, mem's entries rewritten in place) and write it when
+/// it changed. An index that would be empty is not created.
+///
+/// Errors: [`Error::Io`] when it cannot be read (other than missing) or
+/// written.
 pub fn write_index(st: &Store, today: NaiveDate) -> Result<Rendered> {
     let path = st.dir.join(store::INDEX_FILE);
-    let old =
-        mem_core::confine::read_text_prefix(&path, mem_core::confine::INDEX_READ_BYTES, false)
-            .ok()
-            .flatten()
-            .map(|(t, _)| t);
+    let old = read_index_for_update(&path)?;
     let entries = index_md::entries_for(st, old.as_deref());
-    let r = index_md::render(&entries, today);
+    let r = index_md::update(old.as_deref(), &entries, &other_files(st), today);
+    if old.is_none() && r.text.is_empty() {
+        return Ok(r);
+    }
     confine::write_if_changed(&st.dir, &path, r.text.as_bytes())?;
     Ok(r)
 }
@@ -676,7 +739,9 @@ pub fn write_index(st: &Store, today: NaiveDate) -> Result<Rendered> {
 /// cannot be written.
 pub fn reindex(_lock: &IndexGuard, dir: &Path, today: NaiveDate) -> Result<(Rendered, Store)> {
     let st = store::load(dir)?;
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    if !dir.is_dir() {
+        return Ok((index_md::render(&[], today), st));
+    }
     let r = write_index(&st, today)?;
     Ok((r, st))
 }

@@ -382,7 +382,7 @@ fn b14_index_over_200_lines() {
 }
 
 /// B16: the broken file stays byte-identical, a warning names it and line 3,
-/// the index keeps a flagged entry; db-tests is processed normally.
+/// the index keeps its entry (no lint text in it); db-tests is processed normally.
 #[test]
 fn b16_broken_frontmatter_left_alone_and_flagged() {
     let Some(sh) = shared() else {
@@ -414,11 +414,8 @@ fn b16_broken_frontmatter_left_alone_and_flagged() {
     let line = idx
         .lines()
         .find(|l| l.contains("(quote-style.md)"))
-        .expect("flagged entry kept");
-    assert!(
-        line.contains("frontmatter does not parse (line 3)"),
-        "{line}"
-    );
+        .expect("entry kept");
+    assert!(!line.contains("does not parse"), "no lint text: {line}");
     assert!(line.contains("Quote style for docs and code"), "{line}");
     let db = std::fs::read_to_string(dir.join("db-tests.md")).unwrap();
     assert!(db.contains(r#"triggers: ["test"]"#), "{db}");
@@ -442,11 +439,11 @@ fn b16_broken_frontmatter_left_alone_and_flagged() {
     );
 }
 
-/// A broken topic file's flag is written once, however often the index is
-/// rebuilt (it used to be read back from the old index as the description);
-/// a description of its own that starts with `[` is kept.
+/// No lint text goes into the index: a broken topic file keeps an entry
+/// from its file name, a line an older mem wrote with a flag is cleaned
+/// (its description kept), and the index does not change on a rebuild.
 #[test]
-fn broken_file_flag_is_not_repeated_by_reindex() {
+fn broken_file_gets_no_lint_text_in_the_index() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("memory");
     std::fs::create_dir(&dir).unwrap();
@@ -454,36 +451,37 @@ fn broken_file_flag_is_not_repeated_by_reindex() {
     std::fs::write(dir.join("wip.md"), "---\nname: wip\n").unwrap();
     std::fs::write(
         dir.join("ok.md"),
-        "---\nname: ok\ndescription: fine\ntype: user\n---\n\nbody\n",
+        "---\nname: ok\ndescription: fine\ntype: user\nkind: preference\n---\n\nbody\n",
+    )
+    .unwrap();
+    // the index an older mem wrote, with lint text
+    std::fs::write(
+        dir.join("MEMORY.md"),
+        "- [ok](ok.md) - fine\n- [wip](wip.md) - [frontmatter does not parse (line 1)] [WIP] draft rules\n",
     )
     .unwrap();
     let d = dir.to_str().unwrap();
-    let o = run(t.path(), &["--memory-dir", d, "reindex"], "");
-    assert!(o.status.success(), "{}", show(&o));
-    // the previous index said something about wip.md
-    let idx = std::fs::read_to_string(dir.join("MEMORY.md")).unwrap();
-    let idx = idx.replace(
-        "- [wip](wip.md) - [frontmatter does not parse (line 1)]",
-        "- [wip](wip.md) - [frontmatter does not parse (line 1)] [WIP] draft rules",
-    );
-    std::fs::write(dir.join("MEMORY.md"), &idx).unwrap();
     for _ in 0..3 {
         let o = run(t.path(), &["--memory-dir", d, "reindex"], "");
         assert!(o.status.success(), "{}", show(&o));
+        assert!(text(&o.stderr).contains("wip.md:1"), "{}", show(&o));
         let idx = std::fs::read_to_string(dir.join("MEMORY.md")).unwrap();
-        // (the two broken files sort by mtime, which may tie)
-        let mut lines: Vec<&str> = idx.lines().filter(|l| l.starts_with("- [")).collect();
-        lines.sort_unstable();
         assert_eq!(
-            lines,
-            [
-                "- [broken](broken.md) - [frontmatter does not parse (line 1)]",
-                "- [ok](ok.md) - fine",
-                "- [wip](wip.md) - [frontmatter does not parse (line 1)] [WIP] draft rules",
-            ],
-            "{idx}"
+            idx,
+            "- [ok](ok.md) - fine\n- [wip](wip.md) - [WIP] draft rules\n- [broken](broken.md)\n"
         );
     }
+    // the problems are check's
+    let o = run(t.path(), &["--memory-dir", d, "check"], "");
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    let found = jsonl(&o);
+    assert!(
+        found
+            .iter()
+            .any(|f| f["code"] == "parse" && f["file"].as_str().unwrap().ends_with("wip.md")),
+        "{}",
+        show(&o)
+    );
 }
 
 /// B17: a name and values with `: ` round-trip; the handwritten file with an
@@ -726,7 +724,7 @@ fn bad_input_is_named_and_nothing_is_half_written() {
     );
     // full directory: refused without --evict, room made with it
     let batch: String = (0..3)
-        .map(|i| format!(r#"{{"name":"f{i}","description":"d{i}","type":"project","verified_at":"2026-07-0{}"}}"#, i + 1) + "\n")
+        .map(|i| format!(r#"{{"name":"f{i}","description":"d{i}","type":"project","kind":"durable-lesson","verified_at":"2026-07-0{}"}}"#, i + 1) + "\n")
         .collect();
     let o = run(
         t.path(),

@@ -10,10 +10,11 @@
 //!   memories recalled without a task (`type: user` without triggers or
 //!   paths) and MEMORY.md's WARNING line when the index is cut.
 //!
-//! Nothing to add → nothing printed. It never blocks the agent: any error
-//! (and any panic) prints nothing on stdout, exits 0 and says why on stderr;
-//! past its time budget ([`DEFAULT_BUDGET`], 2 s; env [`BUDGET_ENV`]) it
-//! prints nothing and exits 0 as well.
+//! Nothing to add → nothing printed; memory off
+//! ([`mem_core::memdir::memory_off`]) → nothing printed. It never blocks
+//! the agent: any error (and any panic) prints nothing on stdout, exits 0
+//! and says why on stderr; past its time budget ([`DEFAULT_BUDGET`], 2 s;
+//! env [`BUDGET_ENV`]) it prints nothing and exits 0 as well.
 
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
@@ -157,6 +158,16 @@ pub fn respond(common: &Common, input: &[u8]) -> anyhow::Result<Option<String>> 
         .as_deref()
         .filter(|c| !c.is_empty())
         .map(std::path::Path::new);
+    // Memory off (CLAUDE_CODE_DISABLE_AUTO_MEMORY, autoMemoryEnabled: false
+    // in the user's or the project's settings): nothing is injected.
+    let here = match cwd.or(common.place.cwd.as_deref()) {
+        Some(c) => Some(c.to_path_buf()),
+        None => std::env::current_dir().ok(),
+    };
+    if let Some(why) = mem_core::memdir::memory_off(here.as_deref())? {
+        eprintln!("{NAME}: hook: memory is off ({why}); nothing added to the context");
+        return Ok(None);
+    }
     let stems = Stems::default();
     let s = Session::open(common, cwd, None, &stems)?;
     let args = RecallArgs {
