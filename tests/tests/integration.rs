@@ -745,3 +745,67 @@ fn mem_docs_generates_man_pages_and_completions() {
     assert!(h.join(".config/fish/completions/mem-recall.fish").is_file());
     assert!(String::from_utf8_lossy(&out.stdout).contains("man pages: "));
 }
+
+/// `scripts/install.sh --prefix DIR` puts the six tools (already built
+/// ones here, from `MEM_BIN_DIR`) in DIR/bin, runnable; a flag without its
+/// value is a usage error (2).
+#[test]
+fn install_script_copies_the_six_tools_into_the_prefix() {
+    let home = tempfile::tempdir().unwrap();
+    let prefix = home.path().join("opt");
+    let out = shell(
+        "bash",
+        &[
+            &script("scripts/install.sh"),
+            "--no-docs",
+            "--prefix",
+            &prefix.display().to_string(),
+        ],
+        home.path(),
+        &workspace_root(),
+        &[("MEM_BIN_DIR", &bindir())],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let tools = [
+        "mem-transcript",
+        "mem-extract",
+        "mem-index",
+        "mem-recall",
+        "mem-dream",
+        "mem-lock",
+    ];
+    let mut names: Vec<String> = std::fs::read_dir(prefix.join("bin"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut want: Vec<String> = tools.iter().map(|t| t.to_string()).collect();
+    want.sort();
+    assert_eq!(names, want, "only the six tools, no temporary files");
+    for t in tools {
+        let v = Command::new(prefix.join("bin").join(t))
+            .arg("--version")
+            .output()
+            .unwrap();
+        assert!(v.status.success(), "{t}: {}", show(&v));
+        assert!(String::from_utf8_lossy(&v.stdout).starts_with(t), "{t}");
+    }
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&format!("in {}", prefix.join("bin").display())),
+        "{}",
+        show(&out)
+    );
+
+    let out = shell(
+        "bash",
+        &[&script("scripts/install.sh"), "--prefix"],
+        home.path(),
+        &workspace_root(),
+        &[],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
