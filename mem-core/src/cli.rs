@@ -136,6 +136,15 @@ pub fn catch_file_size_signal() {
     );
 }
 
+/// When stdin is a terminal, say on stderr what the tool reads there, so
+/// it does not wait silently: `NAME: reading WHAT from stdin (end with
+/// Ctrl-D), e.g. EXAMPLE`. Nothing when stdin is a pipe or a file.
+pub fn stdin_hint(name: &str, what: &str, example: &str) {
+    if std::io::stdin().is_terminal() {
+        eprintln!("{name}: reading {what} from stdin (end with Ctrl-D), e.g.: {example}");
+    }
+}
+
 /// Print a warning on stderr as `NAME: warning: MSG`.
 pub fn warn(name: &str, msg: impl std::fmt::Display) {
     eprintln!("{name}: warning: {msg}");

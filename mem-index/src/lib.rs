@@ -338,6 +338,11 @@ fn read_input<T: serde::de::DeserializeOwned>(
     files: &[PathBuf],
 ) -> (Vec<(usize, T)>, Vec<Error>, String) {
     if files.is_empty() {
+        mem_core::cli::stdin_hint(
+            NAME,
+            "memory records (JSONL)",
+            "mem-transcript replay SESSION.jsonl | mem-extract | mem-index write",
+        );
         let (ok, errs) = mem_core::jsonl::read_records(std::io::stdin().lock(), "<stdin>");
         return (ok, errs, "<stdin>".into());
     }
@@ -360,6 +365,30 @@ fn read_input<T: serde::de::DeserializeOwned>(
         "<input>".into()
     };
     (ok, errs, label)
+}
+
+/// The summary line of `write` on stderr: `write: 3 created, 1 updated,
+/// 40 unchanged, 2 duplicates (in DIR)`; counts of zero are left out.
+pub fn write_summary(results: &[ops::WriteResult], dir: &Path) -> String {
+    let count = |op: &str| results.iter().filter(|r| r.op == op).count();
+    let parts: Vec<String> = [
+        ("create", "created"),
+        ("update", "updated"),
+        ("unchanged", "unchanged"),
+        ("duplicate", "duplicates of a memory already there"),
+    ]
+    .iter()
+    .filter_map(|(op, word)| {
+        let n = count(op);
+        (n > 0).then(|| format!("{n} {word}"))
+    })
+    .collect();
+    let what = if parts.is_empty() {
+        "no memories in the input".to_string()
+    } else {
+        parts.join(", ")
+    };
+    format!("write: {what} (in {})", dir.display())
 }
 
 fn report_index(r: &mem_core::index_md::Rendered) {
@@ -455,6 +484,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             out.flush()?;
             if let Some(idx) = &rep.index {
                 report_index(idx);
+                eprintln!("{NAME}: {}", write_summary(&rep.results, &dir));
             }
             if !rep.errors.is_empty() {
                 if rep.index.is_none() {

@@ -17,6 +17,7 @@ pub mod codex;
 pub mod event;
 pub mod input;
 pub mod ls;
+pub mod project;
 pub mod report;
 
 use std::io::Write;
@@ -112,7 +113,8 @@ pub enum Cmd {
     #[command(after_long_help = "Examples:\n  \
         mem-transcript replay ~/.claude/projects/-home-u-proj/6f1c….jsonl | mem-extract\n  \
         mem-transcript replay --resume --format text SESSION.jsonl\n  \
-        mem-transcript replay --hook   # reads Claude Code's hook JSON on stdin")]
+        mem-transcript replay --hook   # reads Claude Code's hook JSON on stdin\n  \
+        mem-transcript replay --project . --since-last | mem-extract | mem-index write")]
     Replay(ReplayArgs),
     /// The structure of a session: roots, forks, leaves, dangling parents,
     /// compaction boundaries, side chains and sub-agent files.
@@ -161,8 +163,37 @@ pub enum Cmd {
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// Transcript files (`-` for stdin).
-    #[arg(value_name = "FILE", required_unless_present = "hook")]
+    #[arg(value_name = "FILE", required_unless_present_any = ["hook", "project"])]
     pub files: Vec<PathBuf>,
+    /// Every session of the project at DIR instead of FILEs: Claude Code's
+    /// and Codex's, of every worktree (the sessions `ls --cwd DIR` lists),
+    /// oldest first; a summary line on stderr at the end, a progress bar
+    /// while reading when stderr is a terminal.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["files", "hook", "leaf"], help_heading = "Project")]
+    pub project: Option<PathBuf>,
+    /// With --project: read only the sessions that are new or changed since
+    /// the last --since-last run, and record what was read once every event
+    /// is written.
+    #[arg(long, requires = "project", help_heading = "Project")]
+    pub since_last: bool,
+    /// The state file of --since-last (default:
+    /// `$XDG_CACHE_HOME/mem/<digest of the memory dir>/replay-state.json`).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "since_last",
+        help_heading = "Project"
+    )]
+    pub state: Option<PathBuf>,
+    /// The memory directory the events are for: it keys the default state
+    /// file (default: as `mem-index path` resolves it; env MEM_MEMORY_DIR).
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "project",
+        help_heading = "Project"
+    )]
+    pub memory_dir: Option<PathBuf>,
     /// Start at the last compaction boundary: exactly the context resume loads.
     #[arg(long, help_heading = "Branch")]
     pub resume: bool,
@@ -268,11 +299,36 @@ pub fn run() -> anyhow::Result<Exit> {
     run_cli(cli, &mut out)
 }
 
-/// Print warnings on stderr (`FILE:LINE: reason`); with `strict`, fail on
+static PROGRESS: std::sync::Mutex<Option<indicatif::ProgressBar>> = std::sync::Mutex::new(None);
+
+/// The progress bar stderr lines must not tear (set while `replay
+/// --project` draws one).
+pub(crate) fn set_progress(bar: Option<indicatif::ProgressBar>) {
+    if let Ok(mut p) = PROGRESS.lock() {
+        *p = bar;
+    }
+}
+
+/// Print `mem-transcript: MSG` on stderr (above the progress bar, if any).
+pub fn note(msg: &str) {
+    let bar = PROGRESS.lock().ok().and_then(|p| p.clone());
+    match bar {
+        Some(b) => b.suspend(|| eprintln!("mem-transcript: {msg}")),
+        None => eprintln!("mem-transcript: {msg}"),
+    }
+}
+
+/// True for an error writing the output (`<stdout>`), not reading input.
+pub(crate) fn is_output_error(e: &Error) -> bool {
+    matches!(e, Error::Io { path, .. } if path.as_os_str() == "<stdout>")
+}
+
+/// Print warnings on stderr (`mem-transcript: warning: FILE:LINE: reason`),
+/// each once; with `strict`, fail on
 /// the first. Errors: [`Error::Input`] naming the first warning.
 pub fn report_warnings(ws: &[Warning], strict: bool) -> Result<(), Error> {
     for w in ws {
-        eprintln!("{w}");
+        note(&format!("warning: {w}"));
     }
     if strict && let Some(w) = ws.first() {
         return Err(Error::input(
@@ -318,75 +374,108 @@ fn expand_tilde(p: &str) -> PathBuf {
     PathBuf::from(p)
 }
 
+/// What became of one session file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Its events were written.
+    Read,
+    /// The file is empty (0 bytes).
+    Empty,
+    /// No user/assistant entry to start a branch from.
+    NoConversation,
+}
+
 fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
-    let files = if a.hook {
-        vec![hook_path(std::io::stdin().lock())?]
-    } else {
-        a.files.clone()
-    };
     // Events collect in large pieces unless every line must show at once.
     let mut sink = if g.line_buffered || std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         Sink::new(out, text)
     } else {
         Sink::buffered(out, text)
     };
+    if let Some(dir) = &a.project {
+        return project::replay_project(dir, a, g, &mut sink);
+    }
+    let files = if a.hook {
+        vec![hook_path(std::io::stdin().lock())?]
+    } else {
+        a.files.clone()
+    };
     for f in &files {
         sink.reset();
-        let inp = Input::open(f)?;
-        if inp.size == 0 {
-            eprintln!("{}: empty session (0 bytes): no events", inp.label);
-            continue;
-        }
-        match source_of(&inp, a.from)? {
-            Source::Claude => {
-                let ix = claude::index(&inp)?;
-                let walk = claude::WalkOpts {
-                    resume: a.resume,
-                    leaf: a.leaf.clone(),
-                };
-                let br = ix.walk(&walk)?;
-                let mut ws = ix.warnings.clone();
-                ws.extend(ix.walk_warnings(&br));
-                report_warnings(&ws, g.strict)?;
-                if br.leaf.is_none() {
-                    eprintln!("{}: no conversation entries: no events", inp.label);
-                    continue;
-                }
-                let done = claude::emit(&inp, &ix, &br, a.raw, &mut sink)?;
-                report_warnings(&done.warnings, g.strict)?;
-            }
-            Source::Codex => {
-                let r = codex::read(&inp)?;
-                report_warnings(&r.warnings, g.strict)?;
-                if a.leaf.is_some() {
-                    mem_core::cli::warn(
-                        "mem-transcript",
-                        format!(
-                            "{}: --leaf ignored for a Codex rollout (it has one branch)",
-                            inp.label
-                        ),
-                    );
-                }
-                if a.raw {
-                    let mut win = input::Window::new(&inp.file);
-                    for it in r.raw_items(a.resume) {
-                        let b = win
-                            .get(it.offset, it.len as usize)
-                            .map_err(|e| Error::io(&inp.label, e))?;
-                        let nl = !b.ends_with(b"\n");
-                        sink.raw(b).map_err(|e| Error::io("<stdout>", e))?;
-                        if nl {
-                            sink.raw(b"\n").map_err(|e| Error::io("<stdout>", e))?;
-                        }
-                    }
-                } else {
-                    r.emit(a.resume, &mut sink)?;
-                }
-            }
+        match replay_file(f, a, g, &mut sink)? {
+            Outcome::Read => {}
+            Outcome::Empty => note(&format!(
+                "{}: empty session (0 bytes): no events",
+                f.display()
+            )),
+            Outcome::NoConversation => note(&format!(
+                "{}: no conversation entries: no events",
+                f.display()
+            )),
         }
     }
     sink.flush().map_err(|e| Error::io("<stdout>", e))?;
     Ok(Exit::Success)
+}
+
+/// Replay one transcript file into `sink`, its warnings on stderr.
+///
+/// Errors: the file's (missing, not a transcript, `--strict` warnings) and
+/// output errors (`<stdout>`).
+pub(crate) fn replay_file(
+    f: &Path,
+    a: &ReplayArgs,
+    g: &Global,
+    sink: &mut Sink<'_>,
+) -> Result<Outcome, Error> {
+    let inp = Input::open(f)?;
+    if inp.size == 0 {
+        return Ok(Outcome::Empty);
+    }
+    match source_of(&inp, a.from)? {
+        Source::Claude => {
+            let ix = claude::index(&inp)?;
+            let walk = claude::WalkOpts {
+                resume: a.resume,
+                leaf: a.leaf.clone(),
+            };
+            let br = ix.walk(&walk)?;
+            let mut ws = ix.warnings.clone();
+            ws.extend(ix.walk_warnings(&br));
+            report_warnings(&ws, g.strict)?;
+            if br.leaf.is_none() {
+                return Ok(Outcome::NoConversation);
+            }
+            let done = claude::emit(&inp, &ix, &br, a.raw, sink)?;
+            report_warnings(&done.warnings, g.strict)?;
+        }
+        Source::Codex => {
+            let r = codex::read(&inp)?;
+            report_warnings(&r.warnings, g.strict)?;
+            if a.leaf.is_some() {
+                note(&format!(
+                    "warning: {}: --leaf ignored for a Codex rollout (it has one branch)",
+                    inp.label
+                ));
+            }
+            if a.raw {
+                let mut win = input::Window::new(&inp.file);
+                for it in r.raw_items(a.resume) {
+                    let b = win
+                        .get(it.offset, it.len as usize)
+                        .map_err(|e| Error::io(&inp.label, e))?;
+                    let nl = !b.ends_with(b"\n");
+                    sink.raw(b).map_err(|e| Error::io("<stdout>", e))?;
+                    if nl {
+                        sink.raw(b"\n").map_err(|e| Error::io("<stdout>", e))?;
+                    }
+                }
+            } else {
+                r.emit(a.resume, sink)?;
+            }
+        }
+    }
+    Ok(Outcome::Read)
 }
 
 #[cfg(test)]

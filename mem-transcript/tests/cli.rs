@@ -753,7 +753,8 @@ fn invalid_utf8_is_read_as_replacement_characters() {
     let label = s(&f);
     assert_eq!(
         lines,
-        [1, 2, 3].map(|l| format!("{label}:{l}: invalid UTF-8 read as U+FFFD")),
+        [1, 2, 3]
+            .map(|l| format!("mem-transcript: warning: {label}:{l}: invalid UTF-8 read as U+FFFD")),
         "{err}"
     );
     let evs: Vec<Value> = json_lines(&o.stdout);
@@ -810,7 +811,10 @@ fn codex_invalid_utf8_is_read_as_replacement_characters() {
     let err = String::from_utf8(o.stderr).unwrap();
     assert_eq!(
         err.trim_end(),
-        format!("{}:2: invalid UTF-8 read as U+FFFD", s(&f))
+        format!(
+            "mem-transcript: warning: {}:2: invalid UTF-8 read as U+FFFD",
+            s(&f)
+        )
     );
     let evs: Vec<Value> = json_lines(&o.stdout);
     assert_eq!(evs.len(), 1, "{evs:?}");
@@ -819,4 +823,21 @@ fn codex_invalid_utf8_is_read_as_replacement_characters() {
     assert_eq!(v["invalid_utf8"], serde_json::json!([2]));
     let o = run(&["verify", "--strict", s(&f)], None);
     assert_eq!(o.status.code(), Some(1), "{}", show(&["verify"], &o));
+}
+
+/// A bridged dangling parent is one warning, with the tool's prefix (it was
+/// reported twice, once per bridge and once in the summary, without one).
+#[test]
+fn each_warning_is_printed_once_with_the_tools_prefix() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/hostile/transcripts/t19-compact-dangling.jsonl");
+    let o = ok(&["replay", "--format", "jsonl", s(&f)]);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [format!(
+            "mem-transcript: warning: {}:2: 1 dangling parent at line 2 bridged to line 1",
+            s(&f)
+        )]
+    );
 }
