@@ -99,10 +99,10 @@ pub struct Global {
     #[arg(long, env = "MEM_PER_WORKTREE", global = true, help_heading = "Where")]
     pub per_worktree: bool,
     /// Today's date, YYYY-MM-DD (retirement dates, expiry).
-    #[arg(long, env = "MEM_TODAY", global = true, help_heading = "Time")]
+    #[arg(long, env = "MEM_TODAY", global = true, value_parser = mem_core::time::day_arg, help_heading = "Time")]
     pub today: Option<String>,
     /// The current time, RFC 3339 (gates, scan cooldown).
-    #[arg(long, env = "MEM_NOW", global = true, help_heading = "Time")]
+    #[arg(long, env = "MEM_NOW", global = true, value_parser = mem_core::time::ts_arg, help_heading = "Time")]
     pub now: Option<String>,
     /// Output format (default: text on a terminal, jsonl otherwise).
     #[arg(long, value_enum, global = true, help_heading = "Output")]
@@ -123,7 +123,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", help_heading = "Gates")]
     pub transcripts: Vec<PathBuf>,
     /// Hours since the last consolidation before a run is due.
-    #[arg(long, default_value_t = 24.0, value_name = "H", help_heading = "Gates")]
+    #[arg(long, default_value_t = 24.0, value_name = "H", value_parser = mem_core::time::non_negative_arg, help_heading = "Gates")]
     pub min_hours: f64,
     /// Sessions since the last consolidation before a run is due.
     #[arg(long, default_value_t = 5, value_name = "N", help_heading = "Gates")]
@@ -141,6 +141,7 @@ pub struct RunArgs {
         long,
         default_value_t = 10.0,
         value_name = "MIN",
+        value_parser = mem_core::time::non_negative_arg,
         help_heading = "Gates"
     )]
     pub scan_interval: f64,

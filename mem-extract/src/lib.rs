@@ -113,7 +113,7 @@ struct ExtractArgs {
     #[arg(long, value_name = "CMD", help_heading = "Rules")]
     model_cmd: Option<String>,
     /// Only run every N user turns (a hook may call it on each turn).
-    #[arg(long, value_name = "N", help_heading = "Throttles")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Throttles")]
     every: Option<u64>,
     /// Keep at most N candidates (highest confidence first).
     #[arg(long, value_name = "N", help_heading = "Throttles")]

@@ -128,6 +128,7 @@ pub struct Global {
         global = true,
         env = "MEM_TODAY",
         value_name = "DAY",
+        value_parser = mem_core::time::day_arg,
         help_heading = "Time"
     )]
     pub today: Option<String>,
@@ -137,6 +138,7 @@ pub struct Global {
         global = true,
         env = "MEM_NOW",
         value_name = "TS",
+        value_parser = mem_core::time::ts_arg,
         help_heading = "Time"
     )]
     pub now: Option<String>,
@@ -200,7 +202,7 @@ pub struct ListArgs {
     #[arg(long)]
     pub expired: bool,
     /// Only memories verified on or after this day.
-    #[arg(long, value_name = "DAY")]
+    #[arg(long, value_name = "DAY", value_parser = mem_core::time::day_arg)]
     pub since: Option<String>,
 }
 
@@ -327,6 +329,16 @@ pub fn resolve_dir(g: &Global) -> mem_core::Result<PathBuf> {
     Ok(memdir::resolve(&memdir_opts(g, None))?.dir)
 }
 
+/// The memory directory for a command that only reads it: one given with
+/// `--memory-dir` / `MEM_MEMORY_DIR` must exist.
+///
+/// Errors: see [`memdir::resolve`] and [`memdir::require_given_dir`].
+pub fn resolve_reader_dir(g: &Global) -> mem_core::Result<PathBuf> {
+    let r = memdir::resolve(&memdir_opts(g, None))?;
+    memdir::require_given_dir(&r)?;
+    Ok(r.dir)
+}
+
 fn disabled_note() -> Exit {
     eprintln!(
         "{NAME}: memory writing is off (MEM_DISABLE / CLAUDE_CODE_DISABLE_AUTO_MEMORY); nothing written"
@@ -389,6 +401,83 @@ pub fn write_summary(results: &[ops::WriteResult], dir: &Path) -> String {
         parts.join(", ")
     };
     format!("write: {what} (in {})", dir.display())
+}
+
+/// `list` as a table for people: one row per memory under a header, each
+/// column as wide as its widest cell in terminal columns (wide characters
+/// count two), descriptions cut to 60 characters.
+pub fn list_table(rows: &[&Memory]) -> Vec<String> {
+    let cells: Vec<[String; 6]> = rows
+        .iter()
+        .map(|m| {
+            [
+                m.id.clone().unwrap_or_default(),
+                m.mem_type.as_str().to_string(),
+                m.effective_kind().as_str().to_string(),
+                m.verified_at.map_or_else(|| "-".into(), |d| d.to_string()),
+                m.expires.map_or_else(|| "-".into(), |d| d.to_string()),
+                mem_core::truncate::floor_to_chars(&m.description, 60).to_string(),
+            ]
+        })
+        .collect();
+    let head = ["ID", "TYPE", "KIND", "VERIFIED", "EXPIRES", "DESCRIPTION"].map(String::from);
+    let all: Vec<&[String; 6]> = std::iter::once(&head).chain(cells.iter()).collect();
+    let mut width = [0usize; 6];
+    for row in &all {
+        for (w, c) in width.iter_mut().zip(row.iter()) {
+            *w = (*w).max(unicode_width::UnicodeWidthStr::width(c.as_str()));
+        }
+    }
+    all.iter()
+        .map(|row| {
+            let mut line = String::new();
+            for (i, c) in row.iter().enumerate() {
+                line.push_str(c);
+                if i + 1 < row.len() {
+                    let w = unicode_width::UnicodeWidthStr::width(c.as_str());
+                    line.push_str(&" ".repeat(width[i] - w + 1));
+                }
+            }
+            line
+        })
+        .collect()
+}
+
+/// "no such memory" for `show ID`, with the nearest ids on disk (edit
+/// distance, at most three, closest first): `did you mean: a, b?`.
+fn no_such_memory(dir: &Path, id: &str) -> Error {
+    let near = store::load(dir)
+        .map(|st| nearest_ids(id, st.topics.iter().map(|t| t.id.as_str())))
+        .unwrap_or_default();
+    let hint = if near.is_empty() {
+        String::new()
+    } else {
+        format!(" (did you mean: {}?)", near.join(", "))
+    };
+    Error::Msg(format!(
+        "{}: no such memory{hint}",
+        dir.join(format!("{id}.md")).display()
+    ))
+}
+
+/// The ids closest to `id` (Levenshtein distance within a third of the
+/// longer id, at least 2; or one contains the other), at most three,
+/// closest first.
+pub fn nearest_ids<'a>(id: &str, ids: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut scored: Vec<(usize, &str)> = ids
+        .filter_map(|cand| {
+            let d = strsim::levenshtein(id, cand);
+            let limit = (id.len().max(cand.len()) / 3).max(2);
+            let contains = id.len() >= 3 && (cand.contains(id) || id.contains(cand));
+            (d <= limit || contains).then_some((d, cand))
+        })
+        .collect();
+    scored.sort();
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, c)| c.to_string())
+        .collect()
 }
 
 fn report_index(r: &mem_core::index_md::Rendered) {
@@ -498,7 +587,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Cmd::List(a) => {
-            let dir = resolve_dir(g)?;
+            let dir = resolve_reader_dir(g)?;
             let since = match &a.since {
                 Some(s) => Some(mem_core::time::parse_day(s).ok_or_else(|| {
                     Error::Env(format!("--since: {s:?} is not a date (YYYY-MM-DD)"))
@@ -526,25 +615,8 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
                     }
                 }
                 Format::Text => {
-                    out.line(&format!(
-                        "{:<32} {:<9} {:<14} {:<10} {:<10} DESCRIPTION",
-                        "ID", "TYPE", "KIND", "VERIFIED", "EXPIRES"
-                    ))?;
-                    for m in rows {
-                        let desc = mem_core::truncate::floor_to_chars(&m.description, 60);
-                        out.line(&format!(
-                            "{:<32} {:<9} {:<14} {:<10} {:<10} {}",
-                            m.id.as_deref().unwrap_or(""),
-                            m.mem_type.as_str(),
-                            m.effective_kind().as_str(),
-                            m.verified_at
-                                .map(|d| d.to_string())
-                                .unwrap_or_else(|| "-".into()),
-                            m.expires
-                                .map(|d| d.to_string())
-                                .unwrap_or_else(|| "-".into()),
-                            desc
-                        ))?;
+                    for line in list_table(&rows) {
+                        out.line(&line)?;
                     }
                 }
             }
@@ -552,13 +624,11 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Cmd::Show { id } => {
-            let dir = resolve_dir(g)?;
-            let t = store::read_one(&dir, id)?.ok_or_else(|| {
-                Error::Msg(format!(
-                    "{}: no such memory",
-                    dir.join(format!("{id}.md")).display()
-                ))
-            })?;
+            let dir = resolve_reader_dir(g)?;
+            let t = match store::read_one(&dir, id)? {
+                Some(t) => t,
+                None => return Err(no_such_memory(&dir, id).into()),
+            };
             let mut out = Output::stdout(g.line_buffered);
             match fmt {
                 Format::Jsonl => out.record(&t.memory)?,
@@ -599,7 +669,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Cmd::Check { max_files } => {
-            let dir = resolve_dir(g)?;
+            let dir = resolve_reader_dir(g)?;
             let found = check::check(&dir, today, *max_files)?;
             let mut out = Output::stdout(g.line_buffered);
             let errors = found.iter().filter(|f| f.level == "error").count();
@@ -625,6 +695,12 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
         Cmd::Path { explain } => {
             let r = memdir::resolve(&memdir_opts(g, None))?;
             let mut out = Output::stdout(g.line_buffered);
+            // A plain path even into a pipe (`cat "$(mem-index path)/MEMORY.md"`);
+            // JSON only when asked for.
+            let fmt = match g.format {
+                Some(FormatArg::Jsonl) => Format::Jsonl,
+                _ => Format::Text,
+            };
             match fmt {
                 Format::Jsonl => {
                     let mut rec = serde_json::json!({"dir": r.dir.display().to_string()});

@@ -200,11 +200,11 @@ pub struct Common {
     pub per_worktree: bool,
 
     /// Today's date, YYYY-MM-DD (env MEM_TODAY).
-    #[arg(long, value_name = "YYYY-MM-DD", help_heading = "When")]
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = mem_core::time::day_arg, help_heading = "When")]
     pub today: Option<String>,
 
     /// The current time, RFC 3339 (env MEM_NOW).
-    #[arg(long, value_name = "RFC3339", help_heading = "When")]
+    #[arg(long, value_name = "RFC3339", value_parser = mem_core::time::ts_arg, help_heading = "When")]
     pub now: Option<String>,
 
     /// Say why: the trigger, path and score behind each decision, and the
@@ -322,6 +322,7 @@ impl Session {
                     per_worktree,
                     agent: None,
                 })?;
+                mem_core::memdir::require_given_dir(&resolved)?;
                 if !common.no_cache {
                     cache_dir = mem_core::memdir::cache_dir_for(&resolved.dir).ok();
                 }

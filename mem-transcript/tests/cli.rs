@@ -841,3 +841,29 @@ fn each_warning_is_printed_once_with_the_tools_prefix() {
         )]
     );
 }
+
+/// `locate` gives the entry's text for a tool call and its result (both
+/// were `null`), from a session written here.
+#[test]
+fn locate_gives_the_text_of_tool_calls_and_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path().join("projects/-home-user-proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let sid = "00000000-0000-4000-8000-000000000002";
+    let lines = [
+        serde_json::json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":sid,"message":{"role":"user","content":"run the tests"}}),
+        serde_json::json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":sid,"message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"npm test"}}]}}),
+        serde_json::json!({"type":"user","uuid":"u2","parentUuid":"a1","sessionId":sid,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"12 passing"}]}]}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(proj.join(format!("{sid}.jsonl")), text).unwrap();
+    let digest = &blake3::hash(sid.as_bytes()).to_hex()[..12];
+    let texts: Vec<Value> = (1..=3)
+        .map(|n| {
+            let ptr = format!("transcript:{digest}#{n}");
+            let o = ok(&["locate", "--format", "jsonl", &ptr, s(dir.path())]);
+            serde_json::from_slice::<Value>(&o.stdout).unwrap()["text"].clone()
+        })
+        .collect();
+    assert_eq!(texts, ["run the tests", "Bash: npm test", "12 passing"]);
+}
