@@ -52,7 +52,7 @@ mkdir -p data && echo '{"token":"fixture"}' > data/fixture.json && echo "setup: 
 SH
 cat > "$template/build-token.sh" <<'SH'
 if [ ! -f data/fixture.json ]; then
-  echo "error: data/fixture.json not found (it is generated: run sh setup.sh first)" >&2
+  echo "error: data/fixture.json not found (it is generated and git-ignored)" >&2
   exit 1
 fi
 echo "build-token: ok"

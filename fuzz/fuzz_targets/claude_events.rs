@@ -46,7 +46,7 @@ fn replay(inp: &Input, ix: &Index, br: &Branch) {
     let mut out = Vec::new();
     let done = {
         let mut sink = Sink::buffered(&mut out, false);
-        let done = claude::emit(inp, ix, br, false, &mut sink).expect("emit to memory");
+        let done = claude::emit(inp, ix, br, false, &mut sink, 1).expect("emit to memory");
         sink.flush().expect("flush");
         done
     };
@@ -56,13 +56,13 @@ fn replay(inp: &Input, ix: &Index, br: &Branch) {
     out.clear();
     {
         let mut sink = Sink::new(&mut out, true);
-        let _ = claude::emit(inp, ix, br, false, &mut sink).expect("emit text");
+        let _ = claude::emit(inp, ix, br, false, &mut sink, 1).expect("emit text");
     }
     // raw: one line per node of the branch
     out.clear();
     let done = {
         let mut sink = Sink::buffered(&mut out, false);
-        let done = claude::emit(inp, ix, br, true, &mut sink).expect("emit raw");
+        let done = claude::emit(inp, ix, br, true, &mut sink, 1).expect("emit raw");
         sink.flush().expect("flush");
         done
     };

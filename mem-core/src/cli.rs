@@ -1,15 +1,23 @@
-//! What every binary shares at its edge: the output writer (buffered by
-//! destination), the `--format` choice, and the one `main` shape that prints
-//! an error once as `mem-x: {err:#}` and maps it to its exit code.
+//! What every binary shares at its edge: the global options ([`GlobalArgs`]
+//! and its parts), the output writer (buffered by destination), the
+//! `--format` choice, and the one `main` shape that prints an error once as
+//! `mem-x: {err:#}` and maps it to its exit code.
+//!
+//! Every tool flattens these option structs instead of declaring its own, so
+//! an option has one name, environment variable, value name and help heading
+//! everywhere (README "Options every tool shares").
 
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 
+use clap::Args;
+use clap::builder::BoolishValueParser;
 use serde::Serialize;
 
 use crate::error::{Exit, is_broken_pipe};
 
-/// Output format of record-printing commands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Output format of record-printing commands (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// For people.
     Text,
@@ -24,6 +32,146 @@ impl Format {
             Format::Text
         } else {
             Format::Jsonl
+        }
+    }
+
+    /// The chosen format, else [`Format::auto`].
+    pub fn or_auto(chosen: Option<Format>) -> Format {
+        chosen.unwrap_or_else(Format::auto)
+    }
+}
+
+/// Where a tool acts: the memory directory, the project, worktree sharing
+/// (help heading "Where"). Global: accepted before or after a subcommand.
+#[derive(Debug, Clone, Default, Args)]
+pub struct PlaceArgs {
+    /// The memory directory (default: resolved for the project as
+    /// `mem-index path` prints it).
+    #[arg(
+        long,
+        env = "MEM_MEMORY_DIR",
+        global = true,
+        value_name = "DIR",
+        help_heading = "Where"
+    )]
+    pub memory_dir: Option<PathBuf>,
+    /// The project to act for (default: the working directory).
+    #[arg(long, global = true, value_name = "DIR", help_heading = "Where")]
+    pub cwd: Option<PathBuf>,
+    /// Do not share memory across linked worktrees. The environment value
+    /// may be 1/0, true/false, yes/no or on/off.
+    #[arg(
+        long,
+        env = "MEM_PER_WORKTREE",
+        global = true,
+        action = clap::ArgAction::SetTrue,
+        value_parser = BoolishValueParser::new(),
+        help_heading = "Where"
+    )]
+    pub per_worktree: bool,
+}
+
+/// The pinned clock: `--today` and `--now` (help heading "Time"), read by
+/// [`crate::time::Clock::from_args`].
+#[derive(Debug, Clone, Default, Args)]
+pub struct TimeArgs {
+    /// Today's date, YYYY-MM-DD (expiry, retirement dates, relative dates).
+    #[arg(
+        long,
+        env = "MEM_TODAY",
+        global = true,
+        value_name = "YYYY-MM-DD",
+        value_parser = crate::time::day_arg,
+        help_heading = "Time"
+    )]
+    pub today: Option<String>,
+    /// The current time, RFC 3339 (gates, cooldowns, ages).
+    #[arg(
+        long,
+        env = "MEM_NOW",
+        global = true,
+        value_name = "RFC3339",
+        value_parser = crate::time::ts_arg,
+        help_heading = "Time"
+    )]
+    pub now: Option<String>,
+}
+
+impl TimeArgs {
+    /// The clock these options pin (missing parts from the system clock).
+    ///
+    /// Errors: a `--today`/`--now` (or `MEM_TODAY`/`MEM_NOW`) that does not
+    /// parse.
+    pub fn clock(&self) -> crate::Result<crate::time::Clock> {
+        crate::time::Clock::from_args(self.now.as_deref(), self.today.as_deref())
+    }
+}
+
+/// `--format` and `--line-buffered` (help heading "Output"). `F` is the
+/// format choice: [`Format`] everywhere except where a command prints a
+/// third shape (mem-recall's markdown).
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs<F: clap::ValueEnum + Clone + Send + Sync + 'static = Format> {
+    /// Output format (default: text on a terminal, jsonl otherwise).
+    #[arg(long, value_enum, global = true, help_heading = "Output")]
+    pub format: Option<F>,
+    /// Flush every output line (for `tail -f` pipelines).
+    #[arg(long, global = true, help_heading = "Output")]
+    pub line_buffered: bool,
+}
+
+impl<F: clap::ValueEnum + Clone + Send + Sync + 'static> Default for OutputArgs<F> {
+    fn default() -> Self {
+        OutputArgs {
+            format: None,
+            line_buffered: false,
+        }
+    }
+}
+
+impl OutputArgs<Format> {
+    /// The format chosen, else [`Format::auto`].
+    pub fn format(&self) -> Format {
+        Format::or_auto(self.format)
+    }
+
+    /// Standard output buffered as `--line-buffered` says.
+    pub fn stdout(&self) -> Output {
+        Output::stdout(self.line_buffered)
+    }
+}
+
+/// The options every tool that reads or writes the memory directory takes:
+/// where ([`PlaceArgs`]), when ([`TimeArgs`]) and how to print
+/// ([`OutputArgs`]). Flattened into each tool's `Cli`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GlobalArgs {
+    /// Where.
+    #[command(flatten)]
+    pub place: PlaceArgs,
+    /// When.
+    #[command(flatten)]
+    pub time: TimeArgs,
+    /// How to print.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl GlobalArgs {
+    /// The memory-directory resolution these options ask for.
+    pub fn memdir_options(&self) -> crate::memdir::MemdirOptions {
+        self.place.memdir_options()
+    }
+}
+
+impl PlaceArgs {
+    /// The memory-directory resolution these options ask for (no agent).
+    pub fn memdir_options(&self) -> crate::memdir::MemdirOptions {
+        crate::memdir::MemdirOptions {
+            memory_dir: self.memory_dir.clone(),
+            cwd: self.cwd.clone(),
+            per_worktree: self.per_worktree,
+            agent: None,
         }
     }
 }

@@ -67,8 +67,9 @@ pub enum IdError {
     /// Nothing of `[a-z0-9]` is left once the name is slugged.
     #[error("name has no letters or digits to make an id from: {0:?}")]
     NoSlug(String),
-    /// The id is a Windows device name (`con`, `nul`, `com1`, …).
-    #[error("name is a reserved device name: {0:?}")]
+    /// The id is a Windows device name (`con`, `nul`, `com1`, …) or
+    /// `memory` in any case (the index `MEMORY.md`).
+    #[error("name is reserved (a device name, or the index MEMORY): {0:?}")]
     Reserved(String),
     /// An existing file stem that does not match `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`.
     #[error("not a valid id: {0:?}")]

@@ -16,7 +16,7 @@
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::records::{Expires, Kind, Memory, MemoryType, Scope};
+use crate::records::{Expires, Kind, Memory, MemoryType, Scope, Source, Trust};
 
 /// Keys mem writes, in order; unknown keys follow in their original order.
 pub const KEY_ORDER: &[&str] = &[
@@ -26,6 +26,8 @@ pub const KEY_ORDER: &[&str] = &[
     "kind",
     "scope",
     "project",
+    "source",
+    "trust",
     "triggers",
     "paths",
     "verified_at",
@@ -251,6 +253,19 @@ pub fn parse(label: &str, text: &str) -> Result<Memory> {
         });
     }
     m.project = take_str(&mut fields, "project")?;
+    if let Some(s) = take_str(&mut fields, "source")? {
+        m.source = Some(Source::parse(&s).ok_or_else(|| {
+            bad(
+                "source",
+                &format!("{s:?} is not user, assistant, tool, model or manual"),
+            )
+        })?);
+    }
+    if let Some(t) = take_str(&mut fields, "trust")? {
+        m.trust = Some(
+            Trust::parse(&t).ok_or_else(|| bad("trust", &format!("{t:?} is not normal or low")))?,
+        );
+    }
     let mut triggers = take_list(&mut fields, "triggers")?;
     triggers.extend(take_list(&mut fields, "trigger")?);
     m.triggers = triggers;
@@ -383,6 +398,12 @@ pub fn render(m: &Memory) -> String {
     }
     if let Some(p) = &m.project {
         kv("project", quote(p));
+    }
+    if let Some(s) = m.source {
+        kv("source", s.as_str().to_string());
+    }
+    if let Some(t) = m.trust {
+        kv("trust", t.as_str().to_string());
     }
     if !m.triggers.is_empty() {
         kv("triggers", flow_list(&m.triggers));
@@ -641,6 +662,25 @@ mod tests {
     use proptest::prelude::*;
 
     const DESIGN_TOPIC: &str = "---\nname: \"Run setup before build-token\"\ndescription: \"build-token needs data/fixture.json, which only setup creates\"\ntype: feedback\nkind: durable-lesson\ntriggers: [\"build-token\", \"verify\", \"fixture\"]\nverified_at: 2026-07-11\nexpires: never\nevidence: [\"transcript:3f9a0c1d2e4b#17\"]\n---\nFact: Run setup before build-token.\nWhy: data/fixture.json is generated and git-ignored; a fresh clone lacks it.\nHow to use: Before any verification, run node src/setup.mjs.\n";
+
+    #[test]
+    fn source_and_trust_follow_project_and_read_back() {
+        let text = "---\nname: \"n\"\ndescription: \"d\"\ntype: feedback\nscope: this-repo\nproject: \"3b1f0c9a2d4e\"\nsource: tool\ntrust: low\ntriggers: [\"pytest\"]\n---\nFact: f\n";
+        let m = parse("t.md", text).unwrap();
+        assert_eq!(m.source, Some(Source::Tool));
+        assert_eq!(m.trust, Some(Trust::Low));
+        assert!(m.extra.is_empty(), "{:?}", m.extra);
+        assert_eq!(render(&m), text);
+        let bad = text.replace("source: tool", "source: web");
+        let err = parse("t.md", &bad).unwrap_err().to_string();
+        assert!(err.contains("t.md:7") && err.contains("\"web\""), "{err}");
+        let bad = text.replace("trust: low", "trust: high");
+        let err = parse("t.md", &bad).unwrap_err().to_string();
+        assert!(
+            err.contains("t.md:8") && err.contains("normal or low"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn design_topic_file_round_trips_byte_for_byte() {

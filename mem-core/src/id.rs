@@ -7,8 +7,9 @@
 //! otherwise it is lowercased, each run of characters outside `[a-z0-9]`
 //! (a `/` or `%` used as ordinary text included: `"Run scripts/setup.sh
 //! before tests"` → `run-scripts-setup-sh-before-tests`) becomes `-`, dashes
-//! are trimmed and the result is cut to 64 bytes. An empty result or a
-//! Windows device name is refused. Ids mem creates match
+//! are trimmed and the result is cut to 64 bytes. An empty result, a Windows
+//! device name or `memory` in any case (the index `MEMORY.md` on a
+//! case-insensitive file system) is refused. Ids mem creates match
 //! `[a-z0-9][a-z0-9-]{0,63}`; existing files are read with ids
 //! `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` without `..`.
 
@@ -120,10 +121,17 @@ pub fn derive_id(name: &str) -> Result<String, IdError> {
     if out.is_empty() {
         return Err(IdError::NoSlug(name.into()));
     }
-    if is_device_name(&out) {
+    if is_device_name(&out) || is_index_name(&out) {
         return Err(IdError::Reserved(name.into()));
     }
     Ok(out)
+}
+
+/// True for `memory` in any case: `<id>.md` would be the index `MEMORY.md`
+/// on a case-insensitive file system (macOS, Windows), so no memory may
+/// have that id.
+pub fn is_index_name(id: &str) -> bool {
+    id.eq_ignore_ascii_case("memory")
 }
 
 /// True for Windows device names (`con`, `nul`, `com1`, …), case-insensitive,
@@ -159,7 +167,7 @@ pub fn validate_id(id: &str) -> Result<(), IdError> {
     if !ok {
         return Err(IdError::Invalid(id.into()));
     }
-    if is_device_name(id) {
+    if is_device_name(id) || is_index_name(id) {
         return Err(IdError::Reserved(id.into()));
     }
     Ok(())
@@ -241,6 +249,11 @@ mod tests {
         ));
         assert_eq!(derive_id("ok-name").unwrap(), "ok-name");
         assert!(matches!(derive_id("CON"), Err(IdError::Reserved(_))));
+        for n in ["MEMORY", "memory", "Memory", " MeMoRy! "] {
+            assert!(matches!(derive_id(n), Err(IdError::Reserved(_))), "{n}");
+        }
+        assert!(matches!(validate_id("MEMORY"), Err(IdError::Reserved(_))));
+        assert_eq!(derive_id("memory leak").unwrap(), "memory-leak");
         assert!(matches!(derive_id(""), Err(IdError::Empty)));
         assert!(matches!(derive_id("~/x"), Err(IdError::Tilde(_))));
         assert!(matches!(derive_id("a\0b"), Err(IdError::Control(_))));

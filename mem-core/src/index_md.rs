@@ -121,14 +121,46 @@ impl IndexEntry {
             desc.push_str(&format!("[expired {d}] "));
         }
         desc.push_str(&one_line(&self.description));
-        let line = format!(
-            "- [{}]({}) - {}",
-            escape_title(&one_line(&self.title)),
-            self.file,
-            desc.trim_end()
-        );
-        cut_line(&line)
+        let title = escape_title(&one_line(&self.title));
+        let desc = desc.trim_end();
+        // The link is never cut: a long title or description is cut (at a
+        // character boundary, ending in `…`) so that the line stays under
+        // the limit with its `(file.md)` whole.
+        let fixed = "- []() - ".chars().count() + self.file.chars().count();
+        let room = (MAX_LINE_CHARS - 1).saturating_sub(fixed);
+        let (tl, dl) = (title.chars().count(), desc.chars().count());
+        if tl + dl <= room || room < 2 {
+            let line = format!("- [{title}]({}) - {desc}", self.file);
+            return cut_line(&line);
+        }
+        // The title keeps at least half the room, more when the
+        // description is short.
+        let t_budget = tl.min(room.saturating_sub(dl.min(room / 2))).max(1);
+        let title = cut_to(&title, t_budget, true);
+        let desc = cut_to(desc, room - title.chars().count(), false);
+        format!("- [{title}]({}) - {desc}", self.file)
     }
+}
+
+/// `s` cut to at most `n` characters, ending in `…` when cut; for an
+/// escaped title, a backslash left alone at the end (which would escape the
+/// closing `]`) goes too.
+fn cut_to(s: &str, n: usize, escaped: bool) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    if n == 0 {
+        return String::new();
+    }
+    let mut head = floor_to_chars(s, n - 1).trim_end().to_string();
+    if escaped {
+        let run = head.chars().rev().take_while(|&c| c == '\\').count();
+        if run % 2 == 1 {
+            head.pop();
+        }
+    }
+    head.push('…');
+    head
 }
 
 /// Cut `line` to under [`MAX_LINE_CHARS`] characters at a character
@@ -546,6 +578,30 @@ mod tests {
             expires: None,
             superseded_by: None,
             broken: None,
+        }
+    }
+
+    #[test]
+    fn long_titles_and_descriptions_never_cut_the_link() {
+        let today = day("2026-07-13");
+        for (title, desc) in [
+            ("[é] ".repeat(2500), "d ".repeat(3000)),
+            ("[".repeat(300), String::new()),
+            ("t".into(), "ü".repeat(10_000)),
+            ("a\\[".repeat(100), "x".into()),
+        ] {
+            let mut e = entry("long-one", MemoryType::Project, "2026-07-01", 5);
+            e.title = title.clone();
+            e.description = desc.clone();
+            let l = e.line(today);
+            assert!(l.chars().count() < MAX_LINE_CHARS, "{l}");
+            let p = parse_line(1, &l).unwrap_or_else(|| panic!("not an entry: {l}"));
+            assert_eq!(p.file, "long-one.md", "{l}");
+            if title.len() > 100 {
+                assert!(p.title.ends_with('…'), "{l}");
+            } else {
+                assert_eq!(p.title, title, "{l}");
+            }
         }
     }
 

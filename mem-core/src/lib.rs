@@ -6,6 +6,8 @@
 //! - [`frontmatter`]: topic files (YAML frontmatter + Markdown body);
 //! - [`id`]: ids from names, path containment;
 //! - [`atomic`]: atomic writes;
+//! - [`confine`]: no write through a link below the memory directory,
+//!   reads of regular files only, with size caps;
 //! - [`time`]: the pinned clock, local days;
 //! - [`truncate`]: byte budgets at character boundaries, the token estimate;
 //! - [`memdir`]: where memory lives (slug, worktrees, settings);
@@ -19,6 +21,7 @@
 
 pub mod atomic;
 pub mod cli;
+pub mod confine;
 pub mod error;
 pub mod frontmatter;
 pub mod id;
@@ -29,9 +32,12 @@ pub mod memdir;
 pub mod records;
 pub mod scan;
 pub mod scrub;
+pub mod session;
 pub mod store;
 pub mod time;
 pub mod truncate;
 
 pub use error::{Error, Exit, IdError, Result};
-pub use records::{Event, Expires, Kind, Memory, MemoryType, PlanOp, RecallDecision, Scope};
+pub use records::{
+    Event, Expires, Kind, Memory, MemoryType, PlanOp, RecallDecision, Scope, Source, Trust,
+};

@@ -339,7 +339,8 @@ impl Lock {
     ///
     /// Errors: [`Error::Io`] when the file can't be stat'ed for another reason.
     pub fn last_consolidated(&self) -> Result<Option<SystemTime>> {
-        match std::fs::metadata(&self.path) {
+        match std::fs::symlink_metadata(&self.path) {
+            Ok(m) if m.file_type().is_symlink() => Err(link_refused(&self.path)),
             Ok(m) => Ok(Some(m.modified().map_err(|e| Error::io(&self.path, e))?)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Error::io(&self.path, e)),
@@ -351,7 +352,7 @@ impl Lock {
     ///
     /// Errors: [`Error::Io`] when the file exists but can't be read.
     pub fn status(&self, stale_after: Duration) -> Result<LockState> {
-        match File::open(&self.path) {
+        match open_lock(&self.path) {
             Ok(f) => {
                 let seen = read_seen(&self.path, &f)?;
                 Ok(self.state_of(&seen, stale_after))
@@ -535,7 +536,7 @@ impl Lock {
     fn update<T>(&self, mut decide: impl FnMut(&Seen) -> Result<(Step, T)>) -> Result<T> {
         const TRIES: usize = 10_000;
         for _ in 0..TRIES {
-            let file = match File::open(&self.path) {
+            let file = match open_lock(&self.path) {
                 Ok(f) => f,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     let seen = Seen {
@@ -659,6 +660,29 @@ impl Lock {
     }
 }
 
+/// Open the lock file for reading, never through a link (`O_NOFOLLOW`: a
+/// link is refused, so neither its target's content nor its mtime is ever
+/// changed) and without waiting on a FIFO (`O_NONBLOCK`; anything but a
+/// regular file is refused by [`read_seen`]).
+fn open_lock(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
+                std::io::Error::other(crate::confine::LINK_REFUSED)
+            } else {
+                e
+            }
+        })
+}
+
+fn link_refused(path: &Path) -> Error {
+    Error::io(path, std::io::Error::other(crate::confine::LINK_REFUSED))
+}
+
 /// Does `path` still name the inode `file` has open?
 fn same_inode(path: &Path, file: &File) -> Result<bool> {
     use std::os::unix::fs::MetadataExt;
@@ -675,6 +699,12 @@ fn read_seen(path: &Path, file: &File) -> Result<Seen> {
     if meta.is_dir() {
         return Err(Error::Msg(format!(
             "{}: is a directory, not a lock file",
+            path.display()
+        )));
+    }
+    if !meta.is_file() {
+        return Err(Error::Msg(format!(
+            "{}: is not a regular file (a FIFO, device or socket), not a lock file",
             path.display()
         )));
     }

@@ -397,6 +397,11 @@ pub fn resolve(opts: &MemdirOptions) -> Result<Resolved> {
             AgentScope::Project => wt.join(".claude/agent-memory").join(agent),
             AgentScope::Local => wt.join(".claude/agent-memory-local").join(agent),
         };
+        // A repository's `.claude/agent-memory/<agent>` may come from a
+        // clone: no link between the worktree and the folder.
+        if *scope != AgentScope::User {
+            crate::confine::check_below(&wt, &dir)?;
+        }
         return Ok(Resolved {
             dir,
             rule: Rule::Agent(agent.clone(), *scope),

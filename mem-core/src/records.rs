@@ -167,6 +167,85 @@ impl Scope {
     }
 }
 
+/// Who said what a memory holds: its provenance.
+///
+/// Written as the lowercase name. Text only a tool's output said (a command's
+/// log, a file read, a fetched page) is `tool` whoever controls it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// Typed by the person in the session.
+    User,
+    /// Said or done by the agent itself (its messages, the commands it ran).
+    Assistant,
+    /// Tool output: a command's output, file content, web content.
+    Tool,
+    /// Written by a `--model-cmd` model.
+    Model,
+    /// Written by hand, or by `mem-index write` of a record without a source.
+    Manual,
+}
+
+impl Source {
+    /// Every source, in documented order.
+    pub const ALL: [Source; 5] = [
+        Source::User,
+        Source::Assistant,
+        Source::Tool,
+        Source::Model,
+        Source::Manual,
+    ];
+
+    /// The lowercase name, as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::User => "user",
+            Source::Assistant => "assistant",
+            Source::Tool => "tool",
+            Source::Model => "model",
+            Source::Manual => "manual",
+        }
+    }
+
+    /// Parse a lowercase source name (surrounding space ignored).
+    pub fn parse(s: &str) -> Option<Source> {
+        Source::ALL.into_iter().find(|x| x.as_str() == s.trim())
+    }
+}
+
+/// How far recall may trust a memory: `low` ones are injected only when asked
+/// for (`mem-recall --trust low`), never by a hook.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Trust {
+    /// Suspect: its content came from text an outsider may control.
+    Low,
+    /// The default.
+    #[default]
+    Normal,
+}
+
+impl Trust {
+    /// The lowercase name, as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Trust::Low => "low",
+            Trust::Normal => "normal",
+        }
+    }
+
+    /// Parse `normal` or `low` (surrounding space ignored).
+    pub fn parse(s: &str) -> Option<Trust> {
+        match s.trim() {
+            "normal" => Some(Trust::Normal),
+            "low" => Some(Trust::Low),
+            _ => None,
+        }
+    }
+}
+
 /// When a memory stops being valid: a date (inclusive) or never.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Expires {
@@ -260,6 +339,13 @@ pub struct Memory {
     /// First 12 hex of BLAKE3 of the canonical main-worktree root.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<String>,
+    /// Who said it ([`Source`]); absent reads as `manual`
+    /// ([`Memory::effective_source`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+    /// How far recall may trust it ([`Trust`]); absent reads as `normal`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<Trust>,
     /// Words or phrases that make the memory relevant (`re:` prefix = regex).
     #[serde(
         default,
@@ -342,6 +428,8 @@ impl Memory {
             kind: None,
             scope: None,
             project: None,
+            source: None,
+            trust: None,
             triggers: Vec::new(),
             paths: Vec::new(),
             verified_at: None,
@@ -359,6 +447,17 @@ impl Memory {
             hash: None,
             extra: Extra::new(),
         }
+    }
+
+    /// The source, `manual` when absent (a file written by hand or by a
+    /// tool that does not say).
+    pub fn effective_source(&self) -> Source {
+        self.source.unwrap_or(Source::Manual)
+    }
+
+    /// The trust, `normal` when absent.
+    pub fn effective_trust(&self) -> Trust {
+        self.trust.unwrap_or(Trust::Normal)
     }
 
     /// The kind, or its default from the type: user → preference, feedback →
@@ -491,6 +590,28 @@ mod tests {
                 .unwrap()
                 .contains(r#""x-owner":"ops""#)
         );
+    }
+
+    #[test]
+    fn source_and_trust_round_trip_in_order() {
+        let line = r#"{"name":"n","description":"d","type":"feedback","scope":"this-repo","source":"tool","trust":"low","triggers":["t"]}"#;
+        let m: Memory = serde_json::from_str(line).unwrap();
+        assert_eq!(m.source, Some(Source::Tool));
+        assert_eq!(m.trust, Some(Trust::Low));
+        assert_eq!(serde_json::to_string(&m).unwrap(), line);
+        let bare = Memory::new("n", "d", MemoryType::User);
+        assert_eq!(bare.effective_source(), Source::Manual);
+        assert_eq!(bare.effective_trust(), Trust::Normal);
+        let err = serde_json::from_str::<Memory>(
+            r#"{"name":"n","description":"d","type":"user","source":"web"}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("web"), "{err}");
+        for s in Source::ALL {
+            assert_eq!(Source::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(Trust::parse(" low "), Some(Trust::Low));
+        assert_eq!(Trust::parse("high"), None);
     }
 
     #[test]

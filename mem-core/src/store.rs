@@ -185,21 +185,25 @@ pub fn list_files(dir: &Path) -> Result<FileList> {
 /// does not parse (or it cannot be read).
 #[allow(clippy::result_large_err)]
 pub fn read_topic(id: &str, path: &Path) -> std::result::Result<Topic, Broken> {
-    let meta = std::fs::metadata(path);
-    let mtime = meta
-        .as_ref()
-        .ok()
-        .and_then(|m| m.modified().ok())
-        .unwrap_or(SystemTime::UNIX_EPOCH);
-    let broken = |error| Broken {
+    let broken = |mtime, error| Broken {
         id: id.to_string(),
         path: path.to_path_buf(),
         mtime,
         error,
     };
-    let bytes = match std::fs::read(path) {
+    // Regular files only, never through a link, at most MAX_TOPIC_BYTES.
+    let file = match crate::confine::open_regular(path, false) {
+        Ok(f) => f,
+        Err(e) => return Err(broken(SystemTime::UNIX_EPOCH, e)),
+    };
+    let mtime = file
+        .metadata()
+        .and_then(|m| m.modified())
+        .unwrap_or(SystemTime::UNIX_EPOCH);
+    let broken = |error| broken(mtime, error);
+    let bytes = match crate::confine::read_all(file, path, crate::confine::MAX_TOPIC_BYTES) {
         Ok(b) => b,
-        Err(e) => return Err(broken(Error::io(path, e))),
+        Err(e) => return Err(broken(e)),
     };
     let label = path.file_name().map_or_else(
         || path.display().to_string(),
@@ -301,14 +305,22 @@ impl Drop for IndexGuard {
 pub fn lock_index(dir: &Path) -> Result<IndexGuard> {
     let path = dir.join(INDEX_LOCK);
     let state = dir.join(STATE_DIR);
-    std::fs::create_dir_all(&state).map_err(|e| Error::io(&state, e))?;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
+    // Neither `.mem/` nor the lock file may be a link (docs/security.md).
+    crate::confine::create_dirs(dir, &state)?;
+    crate::confine::check_below(dir, &path)?;
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .custom_flags(
+                (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32,
+            )
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?
+    };
     file.lock().map_err(|e| Error::io(&path, e))?;
     sweep_temp_files(dir);
     Ok(IndexGuard { file, path })

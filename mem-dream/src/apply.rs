@@ -83,9 +83,11 @@ fn target(dir: &Path, rel: &str) -> Result<PathBuf> {
         return Err(mem_core::IdError::Escapes(dir.join(rel)).into());
     }
     let p = dir.join(r);
+    // No link below the memory directory, the file itself included.
     if let Some(parent) = p.parent() {
-        std::fs::create_dir_all(parent).map_err(io(parent))?;
+        mem_core::confine::create_dirs(dir, parent)?;
     }
+    mem_core::confine::check_below(dir, &p)?;
     mem_core::id::contained(dir, &p)?;
     Ok(p)
 }
@@ -122,7 +124,7 @@ pub fn apply(
     let jdir = dir
         .join(JOURNAL_DIR)
         .join(format!("{stamp}-{}", std::process::id()));
-    std::fs::create_dir_all(&jdir).map_err(io(&jdir))?;
+    mem_core::confine::create_dirs(dir, &jdir)?;
     let meta = Meta {
         started: stamp,
         lock_mtime: lock_mtime.map(|t| mem_core::time::fmt_ts(t.into())),

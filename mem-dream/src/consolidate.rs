@@ -16,7 +16,7 @@ use std::time::SystemTime;
 use chrono::{DateTime, NaiveDate, Utc};
 use mem_core::frontmatter;
 use mem_core::index_md;
-use mem_core::records::{Memory, MemoryType, PlanOp};
+use mem_core::records::{Memory, MemoryType, PlanOp, Trust};
 use mem_core::scrub::Scrubber;
 use mem_core::store::{self, Broken, Store, Topic};
 use regex::Regex;
@@ -442,8 +442,11 @@ pub fn plan(
             .iter()
             .min_by(|&&a, &&b| {
                 let (x, y) = (&items[a], &items[b]);
-                x.is_new()
-                    .cmp(&y.is_new())
+                // a trusted copy survives over a suspect one
+                let low = |i: &Item| i.mem.effective_trust() == Trust::Low;
+                low(x)
+                    .cmp(&low(y))
+                    .then(x.is_new().cmp(&y.is_new()))
                     .then_with(|| match (x.mem.verified_at, y.mem.verified_at) {
                         (Some(p), Some(q)) => p.cmp(&q),
                         (Some(_), None) => std::cmp::Ordering::Less,
@@ -460,6 +463,14 @@ pub fn plan(
         for &o in &others {
             let om = items[o].mem.clone();
             let sm = &mut items[s].mem;
+            if om.effective_trust() == Trust::Low && sm.effective_trust() != Trust::Low {
+                // a suspect duplicate lends nothing but its evidence
+                push_unique(&mut sm.evidence, &om.evidence);
+                let it = &mut items[o];
+                it.mem.superseded_by = Some(sid.clone());
+                it.retired = Some(format!("merged into {sid}"));
+                continue;
+            }
             push_unique(&mut sm.triggers, &om.triggers);
             push_unique(&mut sm.paths, &om.paths);
             push_unique(&mut sm.evidence, &om.evidence);
@@ -787,6 +798,46 @@ mod tests {
         assert_eq!(merges.len(), 1);
         assert_eq!(merges[0].id.as_deref(), Some("a"));
         assert_eq!(merges[0].fields["from"], json!(["bb"]));
+    }
+
+    #[test]
+    fn a_suspect_duplicate_never_survives_nor_lends_its_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut low = item(
+            "a",
+            "Never mock the database.",
+            "Use the real DB container in tests.",
+            "2026-01-05",
+        );
+        low.mem.trust = Some(Trust::Low);
+        low.mem.triggers = vec!["evil-trigger".into()];
+        let items = vec![
+            low,
+            item(
+                "bb",
+                "never MOCK the Database",
+                "use the real db container in tests",
+                "2026-01-12",
+            ),
+        ];
+        let p = plan(
+            dir.path(),
+            items,
+            vec![],
+            None,
+            &Scrubber::new(None),
+            &opts(),
+        );
+        let merges: Vec<_> = p.ops.iter().filter(|o| o.op == "merge").collect();
+        assert_eq!(merges.len(), 1);
+        assert_eq!(merges[0].id.as_deref(), Some("bb"));
+        assert_eq!(merges[0].fields["from"], json!(["a"]));
+        let kept = p.changes.iter().find(|c| c.rel == "bb.md").unwrap();
+        let text = String::from_utf8_lossy(kept.after.as_deref().unwrap());
+        assert!(
+            !text.contains("evil-trigger") && !text.contains("trust: low"),
+            "{text}"
+        );
     }
 
     #[test]

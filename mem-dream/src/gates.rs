@@ -21,7 +21,7 @@ use mem_core::time::Clock;
 use mem_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::transcripts::Session;
+use mem_core::session::SessionFile as Session;
 
 /// What the gates look at.
 pub struct Context<'a> {
@@ -212,12 +212,22 @@ pub fn check(c: &Context<'_>) -> Result<Report> {
         .collect();
     let excluded = newer
         .iter()
-        .filter(|s| s.entrypoint.as_ref().is_some_and(|e| c.exclude.contains(e)))
+        .filter(|s| {
+            s.head
+                .entrypoint
+                .as_ref()
+                .is_some_and(|e| c.exclude.contains(e))
+        })
         .count();
     counted.extend(
         newer
             .iter()
-            .filter(|s| !s.entrypoint.as_ref().is_some_and(|e| c.exclude.contains(e)))
+            .filter(|s| {
+                !s.head
+                    .entrypoint
+                    .as_ref()
+                    .is_some_and(|e| c.exclude.contains(e))
+            })
             .map(|&s| s.clone()),
     );
     if closed {

@@ -3,19 +3,21 @@
 //! basis (source timestamp) of each memory for relative dates.
 //!
 //! Daily logs are read with mem-index's log reader
-//! ([`mem_index::extra::parse_log`]); sessions are read into events
-//! ([`crate::transcripts::events`]) and extracted with mem-extract's rules
-//! ([`extract`]).
+//! ([`mem_index::extra::parse_log`]); sessions are replayed with
+//! mem-transcript's reader (the branch walk and recovery rules of
+//! `mem-transcript replay`) and extracted with mem-extract's event stream,
+//! so a session gives the same candidates here as through
+//! `mem-transcript replay | mem-extract` ([`session`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use mem_core::records::{Event, Memory};
+use mem_core::records::Memory;
+use mem_core::session::{self as sessions, SessionFile as Session};
 use mem_core::store;
 
 use crate::consolidate::Basis;
-use crate::transcripts::{self, Session};
 
 /// A gathered memory, where it came from, and its basis for relative dates.
 pub type Gathered = (Memory, String, Option<Basis>);
@@ -24,7 +26,7 @@ pub type Gathered = (Memory, String, Option<Basis>);
 pub fn digest_map(sessions: &[Session]) -> HashMap<String, PathBuf> {
     sessions
         .iter()
-        .map(|s| (transcripts::digest(&s.id), s.path.clone()))
+        .map(|s| (sessions::digest(&s.id), s.path.clone()))
         .collect()
 }
 
@@ -42,7 +44,7 @@ pub fn basis_of(m: &Memory, digests: &HashMap<String, PathBuf>) -> Option<Basis>
         let (Some(path), Ok(line)) = (digests.get(d), line.parse::<u64>()) else {
             continue;
         };
-        if let Some(t) = transcripts::entry_ts(path, line) {
+        if let Some(t) = sessions::entry_ts(path, line) {
             return Some(Basis::Ts(t));
         }
     }
@@ -63,9 +65,16 @@ pub fn logs(dir: &Path, since: Option<SystemTime>, warnings: &mut Vec<String>) -
         if !newer {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&f) else {
-            warnings.push(format!("{}: cannot be read", f.display()));
-            continue;
+        let text = match mem_core::confine::read_text_capped(
+            &f,
+            mem_core::confine::MAX_LOG_BYTES,
+            false,
+        ) {
+            Ok(t) => t,
+            Err(e) => {
+                warnings.push(format!("{e}; skipped"));
+                continue;
+            }
         };
         let rel = f
             .strip_prefix(dir)
@@ -87,45 +96,83 @@ pub fn logs(dir: &Path, since: Option<SystemTime>, warnings: &mut Vec<String>) -
     out
 }
 
+/// The `*.md` regular files below `d`; links (to folders or files) are
+/// not followed, nor is `d` itself when it is a link.
 fn collect_md(d: &Path, out: &mut Vec<PathBuf>) {
+    if !std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()) {
+        return;
+    }
     let Ok(rd) = std::fs::read_dir(d) else { return };
     for e in rd.flatten() {
         let p = e.path();
-        if p.is_dir() {
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
             collect_md(&p, out);
-        } else if p.extension().is_some_and(|x| x == "md") {
+        } else if ft.is_file() && p.extension().is_some_and(|x| x == "md") {
             out.push(p);
         }
     }
 }
 
-/// The memories of one session: its events, extracted.
+/// The memories of one session: replayed as `mem-transcript replay` does
+/// and extracted as `mem-extract` does with no options (the project from
+/// the events' recorded cwd, else `root`). Warnings and a session that does
+/// not read are reported in `warnings`; a skipped extraction gives nothing.
 pub fn session(s: &Session, root: &Path, warnings: &mut Vec<String>) -> Vec<Gathered> {
-    let events = transcripts::events(s, warnings);
-    let source = format!("transcript:{}", transcripts::digest(&s.id));
-    extract(&events, root)
+    let label = s.path.display().to_string();
+    let (events, ws) =
+        match mem_transcript::replay_to_vec(&s.path, &mem_transcript::ReplayOptions::default()) {
+            Ok(r) => r,
+            Err(e) => {
+                warnings.push(format!("{e}: skipped"));
+                return Vec::new();
+            }
+        };
+    warnings.extend(ws.iter().map(ToString::to_string));
+    let outcome = mem_extract::extract_jsonl(
+        &events[..],
+        &label,
+        mem_extract::StreamOptions {
+            rules: mem_extract::Rules::default_rules(),
+            max_candidates: None,
+            max_quote_bytes: mem_extract::extract::DEFAULT_MAX_QUOTE,
+            cwd: None,
+            fallback_cwd: Some(root.to_path_buf()),
+            per_worktree: false,
+            memory_dir: None,
+            explain: false,
+            every: None,
+            disabled: false,
+        },
+    );
+    let memories = match outcome {
+        Ok(mem_extract::Outcome::Extracted(x)) => x.memories,
+        Ok(_) => Vec::new(),
+        Err(e) => {
+            warnings.push(format!("{e}: skipped"));
+            return Vec::new();
+        }
+    };
+    let source = format!("transcript:{}", sessions::digest(&s.id));
+    let basis = first_ts(&events).map(Basis::Ts);
+    memories
         .into_iter()
-        .map(|m| {
-            let basis = first_ts(&events).map(Basis::Ts);
-            (m, source.clone(), basis)
-        })
+        .map(|m| (m, source.clone(), basis))
         .collect()
 }
 
-fn first_ts(events: &[Event]) -> Option<chrono::DateTime<chrono::Utc>> {
-    events
-        .iter()
-        .find_map(|e| e.ts.as_deref().and_then(mem_core::time::parse_ts))
-}
-
-/// Extraction of events into memories with mem-extract's rules (DESIGN.md
-/// allows mem-dream to use its library): scrubbed, project-relative, with
-/// evidence pointers and absolute dates.
-pub fn extract(events: &[Event], root: &Path) -> Vec<Memory> {
-    let opts = mem_extract::extract::ExtractOptions {
-        project_root: Some(root.to_path_buf()),
-        project_id: Some(mem_core::memdir::project_id(root)),
-        ..Default::default()
-    };
-    mem_extract::extract::extract(events, &opts).memories
+/// The first timestamp among event lines.
+fn first_ts(events: &[u8]) -> Option<chrono::DateTime<chrono::Utc>> {
+    #[derive(serde::Deserialize)]
+    struct Ts {
+        #[serde(default)]
+        ts: Option<String>,
+    }
+    events.split(|&b| b == b'\n').find_map(|l| {
+        serde_json::from_slice::<Ts>(l)
+            .ok()?
+            .ts
+            .as_deref()
+            .and_then(mem_core::time::parse_ts)
+    })
 }

@@ -16,7 +16,6 @@ pub mod apply;
 pub mod consolidate;
 pub mod gates;
 pub mod gather;
-pub mod transcripts;
 
 use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
@@ -24,12 +23,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
-use mem_core::cli::{Format, Output, warn};
+use clap::{Args, Parser, Subcommand};
+use mem_core::cli::{Format, GlobalArgs, Output, warn};
 use mem_core::lock::{Finish, Lock};
-use mem_core::memdir::{self, MemdirOptions};
+use mem_core::memdir;
 use mem_core::records::PlanOp;
 use mem_core::scrub::Scrubber;
+use mem_core::session::SessionFile;
 use mem_core::store;
 use mem_core::time::Clock;
 use mem_core::{Error, Exit};
@@ -45,15 +45,6 @@ Examples:
   mem-dream --explain --dry-run     # show the four gates and the plan; change nothing
   mem-dream --force --diff          # run now, printing a unified diff with a reason per hunk
   mem-dream undo                    # restore the state before the last run";
-
-/// `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// For people.
-    Text,
-    /// One JSON object per line.
-    Jsonl,
-}
 
 /// Gated, locked consolidation of the memory directory: merge duplicates,
 /// supersede contradictions, absolutize relative dates, retire what expired
@@ -89,30 +80,12 @@ pub enum Command {
 /// Options shared by every subcommand (DESIGN.md "Conventions").
 #[derive(Debug, Args)]
 pub struct Global {
-    /// The memory directory (default: resolved for the project).
-    #[arg(long, env = "MEM_MEMORY_DIR", global = true, help_heading = "Where")]
-    pub memory_dir: Option<PathBuf>,
-    /// The project to act for (default: the working directory).
-    #[arg(long, global = true, help_heading = "Where")]
-    pub cwd: Option<PathBuf>,
-    /// Do not share memory across linked worktrees.
-    #[arg(long, env = "MEM_PER_WORKTREE", global = true, help_heading = "Where")]
-    pub per_worktree: bool,
-    /// Today's date, YYYY-MM-DD (retirement dates, expiry).
-    #[arg(long, env = "MEM_TODAY", global = true, value_parser = mem_core::time::day_arg, help_heading = "Time")]
-    pub today: Option<String>,
-    /// The current time, RFC 3339 (gates, scan cooldown).
-    #[arg(long, env = "MEM_NOW", global = true, value_parser = mem_core::time::ts_arg, help_heading = "Time")]
-    pub now: Option<String>,
-    /// Output format (default: text on a terminal, jsonl otherwise).
-    #[arg(long, value_enum, global = true, help_heading = "Output")]
-    pub format: Option<FormatArg>,
+    /// Where, when, how to print.
+    #[command(flatten)]
+    pub args: GlobalArgs,
     /// Print all four gates and why each op was planned.
     #[arg(long, global = true, help_heading = "Output")]
     pub explain: bool,
-    /// Flush every output line.
-    #[arg(long, global = true, help_heading = "Output")]
-    pub line_buffered: bool,
 }
 
 /// Options of a consolidation run.
@@ -186,20 +159,11 @@ pub fn run() -> anyhow::Result<Exit> {
 ///
 /// Errors: see [`run`].
 pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
-    let g = &cli.global;
-    let clock = Clock::from_args(g.now.as_deref(), g.today.as_deref())?;
-    let resolved = memdir::resolve(&MemdirOptions {
-        memory_dir: g.memory_dir.clone(),
-        cwd: g.cwd.clone(),
-        per_worktree: g.per_worktree,
-        agent: None,
-    })?;
-    let format = match g.format {
-        Some(FormatArg::Text) => Format::Text,
-        Some(FormatArg::Jsonl) => Format::Jsonl,
-        None => Format::auto(),
-    };
-    let mut out = Output::stdout(g.line_buffered);
+    let g = &cli.global.args;
+    let clock = g.time.clock()?;
+    let resolved = memdir::resolve(&g.memdir_options())?;
+    let format = g.output.format();
+    let mut out = g.output.stdout();
     let code = match &cli.command {
         Some(Command::Undo { force }) => undo(&resolved.dir, *force, &mut out)?,
         None => dream(&cli, &clock, &resolved, format, &mut out)?,
@@ -267,12 +231,13 @@ fn dream(
     } else {
         memdir::transcript_dirs_for(&roots).unwrap_or_default()
     };
-    let filter_cwd = !explicit || cli.global.cwd.is_some();
-    let all_sessions: Vec<transcripts::Session> = transcripts::list(&tdirs)
+    let filter_cwd = !explicit || cli.global.args.place.cwd.is_some();
+    let all_sessions: Vec<SessionFile> = mem_core::session::list(&tdirs)
         .into_iter()
         .filter(|s| {
             !filter_cwd
-                || s.cwd
+                || s.head
+                    .cwd
                     .as_deref()
                     .is_none_or(|c| memdir::cwd_in_roots(c, &roots))
         })
@@ -308,7 +273,7 @@ fn dream(
 
     let since = lock.last_consolidated()?;
     // Sessions to gather: the counted ones, oldest first, capped.
-    let mut pending: Vec<&transcripts::Session> = report.counted.iter().collect();
+    let mut pending: Vec<&SessionFile> = report.counted.iter().collect();
     pending.sort_by(|x, y| x.mtime.cmp(&y.mtime).then_with(|| x.path.cmp(&y.path)));
     let cut = a.max_sessions.is_some_and(|n| pending.len() > n);
     if let Some(n) = a.max_sessions {
@@ -377,8 +342,8 @@ fn phases(
     cli: &Cli,
     clock: &Clock,
     resolved: &memdir::Resolved,
-    all_sessions: &[transcripts::Session],
-    pending: &[&transcripts::Session],
+    all_sessions: &[SessionFile],
+    pending: &[&SessionFile],
     since: Option<SystemTime>,
     stop: &AtomicBool,
     format: Format,
@@ -440,10 +405,18 @@ fn phases(
             format!("{}: {}: left unchanged", b.path.display(), b.error),
         );
     }
-    let old_index = std::fs::read_to_string(dir.join(store::INDEX_FILE)).ok();
+    let old_index = mem_core::confine::read_text_prefix(
+        &dir.join(store::INDEX_FILE),
+        mem_core::confine::INDEX_READ_BYTES,
+        false,
+    )
+    .ok()
+    .flatten()
+    .map(|(t, _)| t);
     let mut items: Vec<Item> = Vec::with_capacity(st.topics.len());
     for t in st.topics {
-        let bytes = std::fs::read(&t.path).map_err(|e| Error::io(&t.path, e))?;
+        let bytes =
+            mem_core::confine::read_capped(&t.path, mem_core::confine::MAX_TOPIC_BYTES, false)?;
         let basis = gather::basis_of(&t.memory, &digests);
         items.push(Item {
             id: t.id.clone(),

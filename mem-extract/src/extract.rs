@@ -4,7 +4,10 @@
 //! Only the main agent's user text is read for intent (never side chains,
 //! meta entries, tool output or the assistant's words); tool calls and their
 //! results are read for lessons (a command fails, another runs, the first then
-//! succeeds). Every candidate is classified into a lifecycle bucket
+//! succeeds): such a lesson names only the commands the agent ran and quotes
+//! at most the error's first line, never one that reads as an instruction
+//! ([`crate::instruction`]); when the fix was named by the failing output
+//! itself the lesson is `source: tool`, `trust: low`. Every candidate is classified into a lifecycle bucket
 //! ([`Bucket`]); only cross-session buckets are emitted. Candidates are merged
 //! when near-duplicate, scrubbed ([`mem_core::scrub`]), and dropped when they
 //! would still carry a secret, session id or absolute path.
@@ -19,10 +22,10 @@ use std::sync::OnceLock;
 use chrono::{DateTime, NaiveDate, Utc};
 use regex::Regex;
 
-use mem_core::records::{Event, Expires, Kind, Memory, MemoryType};
+use mem_core::records::{Event, Expires, Kind, Memory, MemoryType, Source, Trust};
 use mem_core::scrub::Scrubber;
 use mem_core::time::{local_day, parse_ts};
-use mem_core::truncate::{floor_to_bytes, floor_to_chars, truncate_marked};
+use mem_core::truncate::{floor_to_bytes, floor_to_chars};
 
 use crate::dates;
 use crate::rules::Rules;
@@ -128,8 +131,8 @@ pub struct ExtractOptions {
     pub project_id: Option<String>,
     /// Keep at most this many candidates (highest confidence first).
     pub max_candidates: Option<usize>,
-    /// Byte budget of tool output quoted into a candidate (cut at a character
-    /// boundary, `[truncated N bytes]` marker outside the budget).
+    /// Byte budget of the one error line a lesson may quote from tool output
+    /// (cut at a character boundary, `…` after a cut).
     pub max_quote_bytes: usize,
 }
 
@@ -168,7 +171,7 @@ pub struct Extraction {
 pub fn evidence_of(ev: &Event) -> String {
     format!(
         "transcript:{}#{}",
-        &blake3::hash(ev.session.as_bytes()).to_hex()[..12],
+        mem_core::session::digest(&ev.session),
         ev.line
     )
 }
@@ -980,6 +983,8 @@ fn draft_into(
     m.why = why();
     m.how = how();
     m.fact = Some(fact);
+    m.source = Some(Source::User);
+    m.trust = Some(Trust::Normal);
     m.confidence = Some(conf);
     m.extra.insert("rule".into(), d.rule.into());
     out.v.push(Cand {
@@ -1319,37 +1324,73 @@ fn short_cmd(c: &str) -> String {
     floor_to_bytes(first, 80).trim().to_string()
 }
 
-/// The error output quoted into a lesson: from its first line that names an
-/// error (else from the start), scrubbed, cut at `budget` bytes on a character
-/// boundary with `\n[truncated N bytes]` (N = bytes of the output left out).
-/// `window` is a prefix of an output of `total` bytes: a 7 MB output is never
-/// read in full.
-fn error_excerpt(window: &str, total: usize, budget: usize, scrubber: &Scrubber) -> String {
+/// The error's first line as a lesson may quote it: the first line of
+/// `window` (a prefix of the failing output) that names an error, else its
+/// first non-blank line; trimmed, scrubbed; cut at `budget` bytes on a
+/// character boundary with `…` after the cut. `Ok(None)` when the output is
+/// blank.
+///
+/// Errors: the name of the [`crate::instruction::PATTERNS`] entry the line
+/// matches when it reads as an instruction to the agent; it is then not
+/// quoted at all (tool output is never a memory's voice).
+fn error_line(
+    window: &str,
+    budget: usize,
+    scrubber: &Scrubber,
+) -> Result<Option<String>, &'static str> {
     static RE: OnceLock<Regex> = OnceLock::new();
     // ASCII case-insensitive, like lowercasing each line
     let re = RE.get_or_init(|| {
         Regex::new(r"(?i-u)error|not found|fail|missing|cannot|no such|denied")
             .expect("error-line regex")
     });
-    // from the start of the first line that names an error
-    let start = re
-        .find(window)
-        .map_or(0, |m| window[..m.start()].rfind('\n').map_or(0, |i| i + 1));
-    let rest = &window[start..];
-    let rest_total = total - start;
+    let line = window
+        .lines()
+        .find(|l| re.is_match(l))
+        .or_else(|| window.lines().find(|l| !l.trim().is_empty()))
+        .map(str::trim);
+    let Some(line) = line.filter(|l| !l.is_empty()) else {
+        return Ok(None);
+    };
+    if let Some(pattern) = crate::instruction::instruction_shaped(line) {
+        return Err(pattern);
+    }
     // scrub a little past the budget so a secret cut at the edge is still seen
-    let scrubbed = scrubber.scrub(floor_to_bytes(rest, budget + 512)).text;
-    if rest_total <= budget && scrubbed.len() <= budget {
-        return scrubbed;
+    let scrubbed = scrubber.scrub(floor_to_bytes(line, budget + 512)).text;
+    let scrubbed = scrubbed.trim();
+    if scrubbed.len() <= budget && line.len() <= budget + 512 {
+        return Ok(Some(scrubbed.to_string()));
     }
-    if rest_total == rest.len() && scrubbed.len() == rest.len() {
-        return truncate_marked(&scrubbed, budget).into_owned();
+    Ok(Some(format!("{}…", floor_to_bytes(scrubbed, budget))))
+}
+
+/// True when the failing output (`out_l`, lowercased) names command `cmd`
+/// as a command: its short form at word boundaries, and for a one-word
+/// command without `/` or `.` only after `run`, `try`, `execute`, `$ ` or a
+/// backtick (so `make: *** Error 2` does not name `make`).
+fn named_in_output(out_l: &str, cmd: &str) -> bool {
+    let c = lower(&short_cmd(cmd));
+    if c.is_empty() {
+        return false;
     }
-    let head = floor_to_bytes(&scrubbed, budget);
-    format!(
-        "{head}\n[truncated {} bytes]",
-        rest_total.saturating_sub(head.len())
-    )
+    let one_word = !c.contains([' ', '/', '.']);
+    let word = |b: Option<char>| b.is_none_or(|b| !(b.is_alphanumeric() || b == '_' || b == '-'));
+    out_l.match_indices(&c).any(|(i, _)| {
+        let before = out_l[..i].chars().next_back();
+        let after = out_l[i + c.len()..].chars().next();
+        if !(word(before) && word(after)) {
+            return false;
+        }
+        if !one_word {
+            return true;
+        }
+        let head = out_l[..i].trim_end_matches([' ', ':']);
+        head.ends_with('`')
+            || head.ends_with('$')
+            || ["run", "try", "execute", "please"]
+                .iter()
+                .any(|w| head.ends_with(w))
+    })
 }
 
 /// Lessons from failure → other command → success, one event at a time.
@@ -1376,7 +1417,6 @@ struct Fail {
     call: At,
     result: At,
     output: String,
-    total: usize,
     since: usize,
 }
 
@@ -1425,7 +1465,6 @@ impl Lessons {
                                 call: call.at,
                                 result: at(),
                                 output: floor_to_bytes(&window, keep).to_string(),
-                                total: ev.text.as_ref().map_or(0, EventText::byte_len),
                                 since: self.ok.len(),
                             },
                         ));
@@ -1487,12 +1526,16 @@ impl Lessons {
             return;
         };
         let (sa, sb) = (short_cmd(a), short_cmd(b));
+        // The error told the agent to run the fix: whoever wrote that output
+        // chose the command, so the lesson is the tool's, and suspect.
+        let suggested = named_in_output(&out_l, b);
         let newest = [f.call.ts, f.result.ts, b_at.ts, call.at.ts, ev.ts]
             .into_iter()
             .flatten()
             .max();
         let mut trig = Vec::new();
-        for c in [&sa, &sb] {
+        let fixes: &[&String] = if suggested { &[&sa] } else { &[&sa, &sb] };
+        for c in fixes {
             let words: Vec<&str> = c.split_whitespace().take(2).collect();
             trig.push(words.join(" "));
         }
@@ -1504,28 +1547,57 @@ impl Lessons {
             }
         }
         trig.dedup();
-        let mut evidence = vec![f.result.evidence(), b_at.evidence(), ev.evidence()];
+        let output_at = f.result.evidence();
+        let mut evidence = vec![output_at.clone(), b_at.evidence(), ev.evidence()];
         evidence.dedup();
+        let rule = if suggested {
+            "lesson/fix-named-by-output"
+        } else {
+            "lesson/fail-fix-succeed"
+        };
         note(
             &mut self.notes,
             true,
             Bucket::AutomaticMemory,
-            "lesson/fail-fix-succeed",
+            rule,
             ev.line,
             &format!("run {sb} before {sa}"),
         );
         let key = format!(
-            "lesson:{sb}\u{0}{}",
+            "{rule}:{sb}\u{0}{}",
             sa.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
         );
         let verified_at = newest.map(local_day).or(ev.day());
-        let excerpt = || error_excerpt(&f.output, f.total, opts.max_quote_bytes, scrubber);
+        let quote = || error_line(&f.output, opts.max_quote_bytes, scrubber);
+        let why = |quote: Result<Option<String>, &'static str>| {
+            if suggested {
+                return format!(
+                    "`{sa}` failed and its own output named `{sb}`; that ran, then `{sa}` passed. \
+                     The fix came from the tool's output (output: {output_at})."
+                );
+            }
+            match quote {
+                Ok(Some(line)) => {
+                    format!("`{sa}` failed with \"{line}\" (output: {output_at}).")
+                }
+                Ok(None) => format!("`{sa}` failed (output: {output_at})."),
+                Err(pattern) => {
+                    format!("`{sa}` failed (output: {output_at}; not quoted: {pattern}).")
+                }
+            }
+        };
         let how = || format!("Before running `{sa}`, run `{sb}`.");
+        let name = || {
+            if suggested {
+                title_of(&format!("Fix for {sa} named by its own output"))
+            } else {
+                title_of(&format!("Run {sb} before {sa}"))
+            }
+        };
         let empty = BTreeSet::new();
         if let Some(i) = self.cands.hit(MemoryType::Feedback, Some(&key), &empty) {
             // a repeated lesson: its quote is made only when the kept one lacks one
-            self.cands
-                .note_merge(|| title_of(&format!("Run {sb} before {sa}")));
+            self.cands.note_merge(name);
             merge_parts(
                 &mut self.cands.v[i].mem,
                 Parts {
@@ -1534,35 +1606,50 @@ impl Lessons {
                     triggers: trig,
                     verified_at,
                 },
-                || Some(excerpt()),
-                || Some(how()),
+                || Some(why(quote())),
+                || (!suggested).then(how),
             );
             return;
         }
-        let why = excerpt();
+        let quoted = if suggested { Ok(None) } else { quote() };
+        if let Err(pattern) = quoted {
+            note(
+                &mut self.notes,
+                false,
+                Bucket::RawEvidence,
+                "lesson/quote-instruction-shaped",
+                f.result.line,
+                pattern,
+            );
+        }
+        let description = if suggested {
+            format!("{sa} failed until a command its own output named ran (low trust)")
+        } else {
+            format!("{sa} failed until {sb} ran")
+        };
         let mut m = base_memory(
-            title_of(&format!("Run {sb} before {sa}")),
-            cut(
-                &format!(
-                    "{sa} failed until {sb} ran: {}",
-                    why.lines().next().unwrap_or("")
-                ),
-                150,
-            ),
+            name(),
+            cut(&description, 150),
             MemoryType::Feedback,
             Kind::DurableLesson,
             ev,
             opts,
         );
         m.verified_at = verified_at;
-        m.fact = Some(format!("Run `{sb}` before `{sa}`."));
-        m.why = Some(why);
-        m.how = Some(how());
+        m.why = Some(why(quoted));
+        if suggested {
+            m.source = Some(Source::Tool);
+            m.trust = Some(Trust::Low);
+        } else {
+            m.source = Some(Source::Assistant);
+            m.trust = Some(Trust::Normal);
+            m.fact = Some(format!("Run `{sb}` before `{sa}`."));
+            m.how = Some(how());
+        }
         m.triggers = trig;
         m.evidence = evidence;
-        m.confidence = Some(0.7);
-        m.extra
-            .insert("rule".into(), "lesson/fail-fix-succeed".into());
+        m.confidence = Some(if suggested { 0.3 } else { 0.7 });
+        m.extra.insert("rule".into(), rule.into());
         self.cands.v.push(Cand {
             key: Some(key),
             mem: m,
@@ -1644,7 +1731,7 @@ fn at_of(digest: &mut Option<(String, Rc<str>)>, ev: &EventView<'_>) -> At {
     let d = match digest {
         Some((s, d)) if *s == ev.session => d.clone(),
         _ => {
-            let d: Rc<str> = blake3::hash(ev.session.as_bytes()).to_hex()[..12].into();
+            let d: Rc<str> = mem_core::session::digest(&ev.session).into();
             *digest = Some((ev.session.to_string(), d.clone()));
             d
         }

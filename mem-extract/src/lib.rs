@@ -11,6 +11,7 @@
 
 pub mod dates;
 pub mod extract;
+pub mod instruction;
 pub mod model;
 pub mod rules;
 mod scan;
@@ -22,9 +23,9 @@ use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 
-use mem_core::cli::{Format, Output, warn};
+use mem_core::cli::{Format, Output, OutputArgs, PlaceArgs, warn};
 use mem_core::records::Event;
 use mem_core::scrub::Scrubber;
 use mem_core::{Error, Exit, memdir};
@@ -33,15 +34,6 @@ pub use extract::{Bucket, EventView, ExtractOptions, Extraction, Extractor, Note
 pub use rules::Rules;
 
 const NAME: &str = "mem-extract";
-
-/// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// For people.
-    Text,
-    /// One JSON object per line.
-    Jsonl,
-}
 
 /// Turn transcript events (from `mem-transcript replay`) into candidate
 /// memory records, one JSON object a line on stdout.
@@ -75,26 +67,17 @@ enum Cmd {
 /// Options shared by the commands that read events.
 #[derive(Debug, Clone, Args)]
 pub struct CommonArgs {
-    /// The project to act for (default: the events' recorded cwd, else the working directory).
-    #[arg(long, value_name = "DIR", help_heading = "Project")]
-    pub cwd: Option<PathBuf>,
-    /// Do not share memory across linked worktrees.
-    #[arg(long, env = "MEM_PER_WORKTREE", value_parser = clap::builder::FalseyValueParser::new(), help_heading = "Project")]
-    pub per_worktree: bool,
-    /// The memory directory (for the "last turn wrote memory" throttle).
-    #[arg(
-        long,
-        value_name = "DIR",
-        env = "MEM_MEMORY_DIR",
-        help_heading = "Project"
-    )]
-    pub memory_dir: Option<PathBuf>,
+    /// `--memory-dir` (for the "last turn wrote memory" throttle), `--cwd`
+    /// (default: the events' recorded cwd, else the working directory),
+    /// `--per-worktree`.
+    #[command(flatten)]
+    pub place: PlaceArgs,
     /// Print each candidate kept or dropped, with its bucket and rule (stderr).
     #[arg(long, help_heading = "Output")]
     pub explain: bool,
-    /// Flush every output line (for `tail -f` pipelines).
-    #[arg(long, help_heading = "Output")]
-    pub line_buffered: bool,
+    /// `--format`, `--line-buffered`.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -121,9 +104,6 @@ struct ExtractArgs {
     /// Byte budget of tool output quoted into a candidate.
     #[arg(long, value_name = "BYTES", default_value_t = extract::DEFAULT_MAX_QUOTE, help_heading = "Throttles")]
     max_quote_bytes: usize,
-    /// Output format (default: text on a terminal, jsonl otherwise).
-    #[arg(long, value_enum, help_heading = "Output")]
-    format: Option<FormatArg>,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -287,12 +267,62 @@ fn writes_memory(tool: Option<&str>, path: Option<&str>, dir: Option<&str>) -> b
     }
 }
 
-/// What the binary learns while events stream through: the throttles'
-/// counts and, once the project root is known, the extraction itself
-/// (events before that are kept until then).
-struct StreamState {
+/// Options of one extraction over an event stream: the binary's flags as
+/// plain values (mem-dream builds them too).
+pub struct StreamOptions {
+    /// Extraction rules.
+    pub rules: Rules,
+    /// Keep at most this many candidates.
+    pub max_candidates: Option<usize>,
+    /// Byte budget of tool output quoted into a candidate.
+    pub max_quote_bytes: usize,
+    /// The project to act for; default the events' first recorded cwd.
+    pub cwd: Option<PathBuf>,
+    /// The project when neither `cwd` nor the events name one (the binary:
+    /// the working directory).
+    pub fallback_cwd: Option<PathBuf>,
+    /// Do not share memory across linked worktrees.
+    pub per_worktree: bool,
+    /// The memory directory of the "last turn wrote memory" throttle
+    /// (default: any `…/.claude/projects/<slug>/memory/` or `MEMORY.md`).
+    pub memory_dir: Option<PathBuf>,
+    /// Keep the notes of each candidate kept or dropped.
+    pub explain: bool,
+    /// Only extract when the user turns are a multiple of this.
+    pub every: Option<u64>,
+    /// Memory writing is turned off (read nothing into candidates).
+    pub disabled: bool,
+}
+
+/// How an extraction over a stream ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The candidates.
+    Extracted(Extraction),
+    /// Memory writing is turned off.
+    Disabled,
+    /// `every` throttle: the user turn count is not a multiple of `every`.
+    NotThisTurn {
+        /// User turns seen.
+        turn: u64,
+        /// The throttle.
+        every: u64,
+    },
+    /// Only side-chain events (sub-agents are not the user's voice).
+    SidechainOnly,
+    /// The last turn already wrote into the memory directory.
+    MemoryWritten,
+}
+
+/// Extraction over a stream of events, pushed one at a time
+/// ([`EventStream::push`]), with the binary's throttles; events before the
+/// project is known are kept until then. Used by `mem-extract` and mem-dream
+/// alike, so both give the same candidates for the same events.
+pub struct EventStream {
     per_worktree: bool,
     explain: bool,
+    fallback_cwd: Option<PathBuf>,
+    every: Option<u64>,
     memory_dir: Option<String>,
     make_opts: Option<Box<dyn FnOnce(Option<PathBuf>) -> ExtractOptions>>,
     x: Option<Extractor>,
@@ -304,14 +334,56 @@ struct StreamState {
     wrote_memory: bool,
 }
 
-impl StreamState {
+impl EventStream {
+    /// A stream extracting with `opts`.
+    pub fn new(opts: StreamOptions) -> EventStream {
+        let StreamOptions {
+            rules,
+            max_candidates,
+            max_quote_bytes,
+            cwd,
+            fallback_cwd,
+            per_worktree,
+            memory_dir,
+            explain,
+            every,
+            disabled,
+        } = opts;
+        let make = move |root: Option<PathBuf>| ExtractOptions {
+            rules,
+            project_id: root.as_deref().map(memdir::project_id),
+            project_root: root,
+            max_candidates,
+            max_quote_bytes,
+        };
+        let mut st = EventStream {
+            per_worktree,
+            explain,
+            fallback_cwd,
+            every,
+            memory_dir: memory_dir_prefix(memory_dir.as_deref()),
+            make_opts: Some(Box::new(make)),
+            x: None,
+            pending: Vec::new(),
+            disabled,
+            events: 0,
+            main: 0,
+            user_turns: 0,
+            wrote_memory: false,
+        };
+        if let Some(c) = cwd.as_deref() {
+            st.start(Some(c));
+        }
+        st
+    }
+
     fn start(&mut self, cwd: Option<&Path>) {
         let Some(make) = self.make_opts.take() else {
             return;
         };
         let cwd = cwd
             .map(Path::to_path_buf)
-            .or_else(|| std::env::current_dir().ok());
+            .or_else(|| self.fallback_cwd.clone());
         let root = cwd.map(|c| memdir::project_root(&c, self.per_worktree));
         let mut x = Extractor::new(make(root));
         if !self.explain {
@@ -323,7 +395,8 @@ impl StreamState {
         self.x = Some(x);
     }
 
-    fn push(&mut self, ev: EventView<'_>) {
+    /// Take one event.
+    pub fn push(&mut self, ev: EventView<'_>) {
         self.events += 1;
         if !ev.sidechain {
             self.main += 1;
@@ -354,14 +427,62 @@ impl StreamState {
             None => self.pending.push(ev.into_owned()),
         }
     }
+
+    /// The candidates, or why there are none.
+    pub fn finish(mut self) -> Outcome {
+        if self.disabled {
+            return Outcome::Disabled;
+        }
+        if let Some(every) = self.every.filter(|&n| n > 1)
+            && !self.user_turns.is_multiple_of(every)
+        {
+            return Outcome::NotThisTurn {
+                turn: self.user_turns,
+                every,
+            };
+        }
+        if self.events > 0 && self.main == 0 {
+            return Outcome::SidechainOnly;
+        }
+        if self.wrote_memory {
+            return Outcome::MemoryWritten;
+        }
+        self.start(None);
+        Outcome::Extracted(self.x.take().expect("started").finish())
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Extracted(x) => write!(f, "{} candidate(s)", x.memories.len()),
+            Outcome::Disabled => f.write_str(
+                "memory is disabled (MEM_DISABLE / CLAUDE_CODE_DISABLE_AUTO_MEMORY); nothing extracted",
+            ),
+            Outcome::NotThisTurn { turn, every } => {
+                write!(f, "skipped: turn {turn} is not a multiple of --every {every}")
+            }
+            Outcome::SidechainOnly => f.write_str("skipped: only side-chain events (main agent only)"),
+            Outcome::MemoryWritten => {
+                f.write_str("skipped: the last turn already wrote into the memory directory")
+            }
+        }
+    }
+}
+
+/// Extract the event lines `events` (JSONL as `mem-transcript replay`
+/// prints them; `name` labels errors) with `opts`.
+///
+/// Errors: [`Error::Input`] naming the first bad line.
+pub fn extract_jsonl(events: impl Read, name: &str, opts: StreamOptions) -> Result<Outcome, Error> {
+    let mut st = EventStream::new(opts);
+    stream::for_each_event_in(events, name, |ev| st.push(ev))?;
+    Ok(st.finish())
 }
 
 fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
-    if a.common.explain {
-        // nothing special: notes go to stderr below
-    }
     if a.print_rules {
-        let mut out = Output::stdout(a.common.line_buffered);
+        let mut out = Output::stdout(a.common.output.line_buffered);
         out.line(rules::DEFAULT_RULES_YAML.trim_end())?;
         out.flush()?;
         return Ok(Exit::Success);
@@ -376,60 +497,30 @@ fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
     if let Some(cmd) = &a.model_cmd {
         return run_model(&a, rules, cmd);
     }
-    let opts_of = {
-        let (max_candidates, max_quote_bytes) = (a.max_candidates, a.max_quote_bytes);
-        move |root: Option<PathBuf>| ExtractOptions {
-            rules,
-            project_id: root.as_deref().map(memdir::project_id),
-            project_root: root,
-            max_candidates,
-            max_quote_bytes,
-        }
-    };
-    let mut st = StreamState {
-        per_worktree: a.common.per_worktree,
+    let mut st = EventStream::new(StreamOptions {
+        rules,
+        max_candidates: a.max_candidates,
+        max_quote_bytes: a.max_quote_bytes,
+        cwd: a.common.place.cwd.clone(),
+        fallback_cwd: std::env::current_dir().ok(),
+        per_worktree: a.common.place.per_worktree,
+        memory_dir: a.common.place.memory_dir.clone(),
         explain: a.common.explain,
-        memory_dir: memory_dir_prefix(a.common.memory_dir.as_deref()),
-        make_opts: Some(Box::new(opts_of)),
-        x: None,
-        pending: Vec::new(),
+        every: a.every,
         disabled: memdir::is_disabled(),
-        events: 0,
-        main: 0,
-        user_turns: 0,
-        wrote_memory: false,
-    };
-    if let Some(c) = a.common.cwd.as_deref() {
-        st.start(Some(c));
-    }
+    });
     stream::for_each_event(&a.files, |ev| st.push(ev))?;
-    if st.disabled {
-        warn(
-            NAME,
-            "memory is disabled (MEM_DISABLE / CLAUDE_CODE_DISABLE_AUTO_MEMORY); nothing extracted",
-        );
-        return Ok(Exit::Success);
+    match st.finish() {
+        Outcome::Extracted(result) => emit(&a, &result),
+        o @ Outcome::Disabled => {
+            warn(NAME, o);
+            Ok(Exit::Success)
+        }
+        o => {
+            eprintln!("{NAME}: {o}");
+            Ok(Exit::Success)
+        }
     }
-    if let Some(n) = a.every.filter(|&n| n > 1)
-        && !st.user_turns.is_multiple_of(n)
-    {
-        eprintln!(
-            "{NAME}: skipped: turn {} is not a multiple of --every {n}",
-            st.user_turns
-        );
-        return Ok(Exit::Success);
-    }
-    if st.events > 0 && st.main == 0 {
-        eprintln!("{NAME}: skipped: only side-chain events (main agent only)");
-        return Ok(Exit::Success);
-    }
-    if st.wrote_memory {
-        eprintln!("{NAME}: skipped: the last turn already wrote into the memory directory");
-        return Ok(Exit::Success);
-    }
-    st.start(None);
-    let result = st.x.take().expect("started").finish();
-    emit(&a, &result)
 }
 
 /// `--model-cmd`: the events are read whole (the model sees them all).
@@ -453,11 +544,15 @@ fn run_model(a: &ExtractArgs, rules: Rules, cmd: &str) -> anyhow::Result<Exit> {
         eprintln!("{NAME}: skipped: only side-chain events (main agent only)");
         return Ok(Exit::Success);
     }
-    if last_turn_wrote_memory(&events, a.common.memory_dir.as_deref()) {
+    if last_turn_wrote_memory(&events, a.common.place.memory_dir.as_deref()) {
         eprintln!("{NAME}: skipped: the last turn already wrote into the memory directory");
         return Ok(Exit::Success);
     }
-    let root = project_root_for(a.common.cwd.as_deref(), &events, a.common.per_worktree);
+    let root = project_root_for(
+        a.common.place.cwd.as_deref(),
+        &events,
+        a.common.place.per_worktree,
+    );
     let opts = ExtractOptions {
         rules,
         project_id: root.as_deref().map(memdir::project_id),
@@ -479,12 +574,8 @@ fn emit(a: &ExtractArgs, result: &Extraction) -> anyhow::Result<Exit> {
     for d in &result.sensitive_drops {
         eprintln!("{NAME}: dropped a candidate that still carries sensitive text: {d}");
     }
-    let format = match a.format {
-        Some(FormatArg::Text) => Format::Text,
-        Some(FormatArg::Jsonl) => Format::Jsonl,
-        None => Format::auto(),
-    };
-    let mut out = Output::stdout(a.common.line_buffered);
+    let format = a.common.output.format();
+    let mut out = Output::stdout(a.common.output.line_buffered);
     for m in &result.memories {
         match format {
             Format::Jsonl => out.record(m)?,

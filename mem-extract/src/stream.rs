@@ -279,6 +279,29 @@ pub fn for_each_event(files: &[PathBuf], mut f: impl FnMut(EventView<'_>)) -> Re
     }
 }
 
+/// Read event records from one stream (`name` labels its errors) and pass
+/// each, in order, to `f`, as [`for_each_event`] does for files.
+///
+/// Errors: as [`for_each_event`].
+pub fn for_each_event_in(
+    input: impl Read,
+    name: &str,
+    mut f: impl FnMut(EventView<'_>),
+) -> Result<(), Error> {
+    let mut errs = Vec::new();
+    read_one(input, name, &mut errs, &mut f);
+    let mut it = errs.into_iter();
+    match it.next() {
+        None => Ok(()),
+        Some(first) => {
+            for e in it {
+                eprintln!("mem-extract: {e}");
+            }
+            Err(first)
+        }
+    }
+}
+
 /// One line as an event: by the [`crate::scan`] fast path when it is sure,
 /// else parsed by serde with the text read raw (from a `&str` when the line
 /// is valid UTF-8, checked in one pass); a line that fails is parsed again

@@ -92,11 +92,11 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
         ));
     }
     let idx_path = dir.join(store::INDEX_FILE);
-    let text = match std::fs::read(&idx_path) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(mem_core::Error::io(&idx_path, e)),
-    };
+    // A regular file only, and no more of it than a reader takes.
+    let text =
+        mem_core::confine::read_text_prefix(&idx_path, mem_core::confine::INDEX_READ_BYTES, false)?
+            .map(|(t, _)| t)
+            .unwrap_or_default();
     let loaded = index_md::load(&text);
     let idx = store::INDEX_FILE;
     // Lines of the whole file (not only the part within limits).

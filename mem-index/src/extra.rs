@@ -23,7 +23,7 @@ use serde_json::json;
 
 use mem_core::error::{Error, Result};
 use mem_core::records::Memory;
-use mem_core::{atomic, frontmatter, store};
+use mem_core::{confine, frontmatter, store};
 
 /// The marker of the record line of a daily-log entry.
 pub const LOG_MARKER: &str = "<!-- mem-record ";
@@ -93,19 +93,17 @@ pub fn append_logs(
     for m in records {
         let day = m.verified_at.unwrap_or(today);
         let path = log_path(dir, day);
-        let parent = path.parent().expect("log path has a parent");
-        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
+        // Never through a link: `logs/`, its folders and the file itself
+        // stay inside the memory directory (docs/security.md).
+        let mut f = confine::open_append(dir, &path)?;
         // A torn tail (no final newline) is ended before appending.
         let len = f.metadata().map(|m| m.len()).unwrap_or(0);
         let mut entry = log_entry(m);
         if len > 0 {
-            let last = std::fs::read(&path).ok().and_then(|b| b.last().copied());
-            if last != Some(b'\n') {
+            use std::os::unix::fs::FileExt;
+            let mut last = [0u8; 1];
+            let got = f.read_at(&mut last, len - 1).unwrap_or(0);
+            if got == 1 && last[0] != b'\n' {
                 entry.insert(0, '\n');
             }
         }
@@ -139,22 +137,22 @@ pub fn copy_dir(from: &Path, to: &Path, mirror: bool) -> Result<usize> {
     let mut names = Vec::new();
     for p in topic_files(from)? {
         let name = p.file_name().expect("file name").to_owned();
-        let bytes = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
-        if atomic::write_if_changed(&to.join(&name), &bytes)? {
+        let bytes = confine::read_capped(&p, confine::MAX_TOPIC_BYTES, false)?;
+        if confine::write_if_changed(to, &to.join(&name), &bytes)? {
             n += 1;
         }
         names.push(name);
     }
     let idx = from.join(store::INDEX_FILE);
-    if let Ok(bytes) = std::fs::read(&idx)
-        && atomic::write_if_changed(&to.join(store::INDEX_FILE), &bytes)?
+    if let Ok(bytes) = confine::read_capped(&idx, confine::MAX_TOPIC_BYTES, false)
+        && confine::write_if_changed(to, &to.join(store::INDEX_FILE), &bytes)?
     {
         n += 1;
     }
     if mirror {
         for p in topic_files(to)? {
             if !names.iter().any(|n| Some(n.as_os_str()) == p.file_name()) {
-                std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+                confine::remove_file(to, &p)?;
                 n += 1;
             }
         }
@@ -178,7 +176,8 @@ pub fn snapshot_save(scope_dir: &Path, now: &str) -> Result<(PathBuf, usize)> {
     std::fs::create_dir_all(&snap).map_err(|e| Error::io(&snap, e))?;
     let n = copy_dir(scope_dir, &snap, true)?;
     let meta = json!({ "updatedAt": now });
-    atomic::write_atomic(
+    confine::write_atomic(
+        &snap,
         &snap.join("snapshot.json"),
         format!("{}\n", serde_json::to_string_pretty(&meta).expect("json")).as_bytes(),
     )?;

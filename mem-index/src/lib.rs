@@ -13,10 +13,9 @@ pub mod ops;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use mem_core::cli::{Format, Output, warn};
+use mem_core::cli::{Format, GlobalArgs, Output, warn};
 use mem_core::error::{Error, Exit};
 use mem_core::memdir::{self, AgentScope, MemdirOptions};
 use mem_core::records::{Kind, Memory, MemoryType};
@@ -24,15 +23,6 @@ use mem_core::store;
 use mem_core::time::Clock;
 
 const NAME: &str = "mem-index";
-
-/// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// For people.
-    Text,
-    /// One JSON object per line.
-    Jsonl,
-}
 
 /// Agent-memory scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -93,23 +83,11 @@ pub enum Strategy {
 }
 
 /// Options every subcommand takes.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct Global {
-    /// The memory directory (else the priority chain of `mem-index path`).
-    #[arg(
-        long,
-        env = "MEM_MEMORY_DIR",
-        global = true,
-        value_name = "DIR",
-        help_heading = "Where"
-    )]
-    pub memory_dir: Option<PathBuf>,
-    /// The project to act for (default: the working directory).
-    #[arg(long, global = true, value_name = "DIR", help_heading = "Where")]
-    pub cwd: Option<PathBuf>,
-    /// Do not share memory across linked worktrees (env MEM_PER_WORKTREE=1).
-    #[arg(long, global = true, help_heading = "Where")]
-    pub per_worktree: bool,
+    /// Where, when, how to print.
+    #[command(flatten)]
+    pub args: GlobalArgs,
     /// Agent memory: the agent's name (with --scope).
     #[arg(long, global = true, value_name = "NAME", help_heading = "Where")]
     pub agent: Option<String>,
@@ -122,32 +100,6 @@ pub struct Global {
         help_heading = "Where"
     )]
     pub scope: ScopeArg,
-    /// Today's date (YYYY-MM-DD), for expiry and the index order.
-    #[arg(
-        long,
-        global = true,
-        env = "MEM_TODAY",
-        value_name = "DAY",
-        value_parser = mem_core::time::day_arg,
-        help_heading = "Time"
-    )]
-    pub today: Option<String>,
-    /// The current time (RFC 3339).
-    #[arg(
-        long,
-        global = true,
-        env = "MEM_NOW",
-        value_name = "TS",
-        value_parser = mem_core::time::ts_arg,
-        help_heading = "Time"
-    )]
-    pub now: Option<String>,
-    /// Output format (default: text on a terminal, jsonl otherwise).
-    #[arg(long, global = true, value_enum, help_heading = "Output")]
-    pub format: Option<FormatArg>,
-    /// Flush every output line (for `tail -f` pipelines).
-    #[arg(long, global = true, help_heading = "Output")]
-    pub line_buffered: bool,
 }
 
 /// Keep the memory directory: topic files and the MEMORY.md index.
@@ -215,7 +167,8 @@ pub enum Cmd {
         after_long_help = "Example:\n  echo '{\"name\":\"Use pnpm\",\"description\":\"pnpm, not npm\",\"type\":\"feedback\"}' | mem-index write\n  mem-index list | mem-index write --memory-dir /tmp/copy"
     )]
     Write(WriteArgs),
-    /// The memories on disk as records (JSONL, or a table on a terminal).
+    /// The memories on disk as records (JSONL, or a table on a terminal);
+    /// each says its `source` and `trust` (absent in the file: manual, normal).
     #[command(after_long_help = "Example:\n  mem-index list --type feedback --since 2026-07-01")]
     List(ListArgs),
     /// One memory.
@@ -303,18 +256,14 @@ pub fn run() -> anyhow::Result<Exit> {
 }
 
 fn format_of(g: &Global) -> Format {
-    match g.format {
-        Some(FormatArg::Text) => Format::Text,
-        Some(FormatArg::Jsonl) => Format::Jsonl,
-        None => Format::auto(),
-    }
+    g.args.output.format()
 }
 
 fn memdir_opts(g: &Global, scope: Option<AgentScope>) -> MemdirOptions {
     MemdirOptions {
-        memory_dir: g.memory_dir.clone(),
-        cwd: g.cwd.clone(),
-        per_worktree: g.per_worktree,
+        memory_dir: g.args.place.memory_dir.clone(),
+        cwd: g.args.place.cwd.clone(),
+        per_worktree: g.args.place.per_worktree,
         agent: g
             .agent
             .clone()
@@ -407,22 +356,34 @@ pub fn write_summary(results: &[ops::WriteResult], dir: &Path) -> String {
 /// column as wide as its widest cell in terminal columns (wide characters
 /// count two), descriptions cut to 60 characters.
 pub fn list_table(rows: &[&Memory]) -> Vec<String> {
-    let cells: Vec<[String; 6]> = rows
+    let cells: Vec<[String; 8]> = rows
         .iter()
         .map(|m| {
             [
                 m.id.clone().unwrap_or_default(),
                 m.mem_type.as_str().to_string(),
                 m.effective_kind().as_str().to_string(),
+                m.effective_source().as_str().to_string(),
+                m.effective_trust().as_str().to_string(),
                 m.verified_at.map_or_else(|| "-".into(), |d| d.to_string()),
                 m.expires.map_or_else(|| "-".into(), |d| d.to_string()),
                 mem_core::truncate::floor_to_chars(&m.description, 60).to_string(),
             ]
         })
         .collect();
-    let head = ["ID", "TYPE", "KIND", "VERIFIED", "EXPIRES", "DESCRIPTION"].map(String::from);
-    let all: Vec<&[String; 6]> = std::iter::once(&head).chain(cells.iter()).collect();
-    let mut width = [0usize; 6];
+    let head = [
+        "ID",
+        "TYPE",
+        "KIND",
+        "SOURCE",
+        "TRUST",
+        "VERIFIED",
+        "EXPIRES",
+        "DESCRIPTION",
+    ]
+    .map(String::from);
+    let all: Vec<&[String; 8]> = std::iter::once(&head).chain(cells.iter()).collect();
+    let mut width = [0usize; 8];
     for row in &all {
         for (w, c) in width.iter_mut().zip(row.iter()) {
             *w = (*w).max(unicode_width::UnicodeWidthStr::width(c.as_str()));
@@ -500,7 +461,7 @@ fn report_index(r: &mem_core::index_md::Rendered) {
 /// Errors: anything that stops the command.
 pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
     let g = &cli.global;
-    let clock = Clock::from_args(g.now.as_deref(), g.today.as_deref())?;
+    let clock = Clock::from_args(g.args.time.now.as_deref(), g.args.time.today.as_deref())?;
     let today = clock.today;
     let fmt = format_of(g);
     match &cli.cmd {
@@ -548,7 +509,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             for e in &rep.errors {
                 eprintln!("{NAME}: {e}");
             }
-            let mut out = Output::stdout(g.line_buffered);
+            let mut out = Output::stdout(g.args.output.line_buffered);
             for r in &rep.evicted {
                 warn(
                     NAME,
@@ -598,7 +559,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             for w in ops::store_warnings(&st) {
                 warn(NAME, w);
             }
-            let mut out = Output::stdout(g.line_buffered);
+            let mut out = Output::stdout(g.args.output.line_buffered);
             let rows: Vec<&Memory> = st
                 .topics
                 .iter()
@@ -611,7 +572,11 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             match fmt {
                 Format::Jsonl => {
                     for m in rows {
-                        out.record(m)?;
+                        // provenance as read: absent means manual / normal
+                        let mut m = m.clone();
+                        m.source = Some(m.effective_source());
+                        m.trust = Some(m.effective_trust());
+                        out.record(&m)?;
                     }
                 }
                 Format::Text => {
@@ -629,12 +594,15 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
                 Some(t) => t,
                 None => return Err(no_such_memory(&dir, id).into()),
             };
-            let mut out = Output::stdout(g.line_buffered);
+            let mut out = Output::stdout(g.args.output.line_buffered);
             match fmt {
                 Format::Jsonl => out.record(&t.memory)?,
                 Format::Text => {
-                    let text = std::fs::read_to_string(&t.path)
-                        .with_context(|| t.path.display().to_string())?;
+                    let text = mem_core::confine::read_text_capped(
+                        &t.path,
+                        mem_core::confine::MAX_TOPIC_BYTES,
+                        false,
+                    )?;
                     out.write_all_str(&text)?;
                 }
             }
@@ -653,7 +621,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
                 warn(NAME, w);
             }
             report_index(&r);
-            let mut out = Output::stdout(g.line_buffered);
+            let mut out = Output::stdout(g.args.output.line_buffered);
             let rec = serde_json::json!({"op":"index","lines":r.lines,"bytes":r.bytes,"files":st.file_count(),"omitted":r.omitted.len()});
             match fmt {
                 Format::Jsonl => out.record(&rec)?,
@@ -671,7 +639,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
         Cmd::Check { max_files } => {
             let dir = resolve_reader_dir(g)?;
             let found = check::check(&dir, today, *max_files)?;
-            let mut out = Output::stdout(g.line_buffered);
+            let mut out = Output::stdout(g.args.output.line_buffered);
             let errors = found.iter().filter(|f| f.level == "error").count();
             for f in &found {
                 match fmt {
@@ -694,11 +662,11 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
         }
         Cmd::Path { explain } => {
             let r = memdir::resolve(&memdir_opts(g, None))?;
-            let mut out = Output::stdout(g.line_buffered);
+            let mut out = Output::stdout(g.args.output.line_buffered);
             // A plain path even into a pipe (`cat "$(mem-index path)/MEMORY.md"`);
             // JSON only when asked for.
-            let fmt = match g.format {
-                Some(FormatArg::Jsonl) => Format::Jsonl,
+            let fmt = match g.args.output.format {
+                Some(Format::Jsonl) => Format::Jsonl,
                 _ => Format::Text,
             };
             match fmt {
@@ -729,7 +697,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             let (r, idx) = ops::retire(&lock, &dir, id, reason, today, *purge)?;
             drop(lock);
             report_index(&idx);
-            let mut out = Output::stdout(g.line_buffered);
+            let mut out = Output::stdout(g.args.output.line_buffered);
             match fmt {
                 Format::Jsonl => out.record(&r)?,
                 Format::Text => {
@@ -748,7 +716,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             let (p, idx) = ops::restore(&lock, &dir, id, today)?;
             drop(lock);
             report_index(&idx);
-            let mut out = Output::stdout(g.line_buffered);
+            let mut out = Output::stdout(g.args.output.line_buffered);
             let rec = serde_json::json!({"op":"restore","id":id,"path":p.display().to_string()});
             match fmt {
                 Format::Jsonl => out.record(&rec)?,
@@ -777,7 +745,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             let lock = store::lock_index(&dir)?;
             let done = extra::append_logs(&lock, &dir, &recs, today)?;
             drop(lock);
-            let mut out = Output::stdout(g.line_buffered);
+            let mut out = Output::stdout(g.args.output.line_buffered);
             for (id, p) in done {
                 let rec = serde_json::json!({"op":"log","id":id,"path":p.display().to_string()});
                 match fmt {
@@ -799,13 +767,10 @@ fn snapshot(g: &Global, sc: &SnapshotCmd, clock: &Clock, fmt: Format) -> anyhow:
     if memdir::is_disabled() {
         return Ok(disabled_note());
     }
-    let mut g2 = Global {
-        memory_dir: None,
-        ..clone_global(g)
-    };
-    g2.memory_dir = None;
+    let mut g2 = g.clone();
+    g2.args.place.memory_dir = None;
     let project = memdir::resolve(&memdir_opts(&g2, Some(AgentScope::Project)))?.dir;
-    let mut out = Output::stdout(g.line_buffered);
+    let mut out = Output::stdout(g.args.output.line_buffered);
     let now = mem_core::time::fmt_ts(clock.now);
     match sc {
         SnapshotCmd::Save => {
@@ -821,7 +786,7 @@ fn snapshot(g: &Global, sc: &SnapshotCmd, clock: &Clock, fmt: Format) -> anyhow:
         SnapshotCmd::Sync { strategy } => {
             let snap = extra::snapshot_dir(&project)
                 .ok_or_else(|| Error::Msg(format!("{}: not an agent folder", project.display())))?;
-            let local = match &g.memory_dir {
+            let local = match &g.args.place.memory_dir {
                 Some(d) => d.clone(),
                 None => memdir::resolve(&memdir_opts(&g2, Some(AgentScope::Local)))?.dir,
             };
@@ -843,7 +808,8 @@ fn snapshot(g: &Global, sc: &SnapshotCmd, clock: &Clock, fmt: Format) -> anyhow:
                         let n = extra::copy_dir(&snap, &local, false)?;
                         let st = store::load(&local)?;
                         ops::write_index(&st, clock.today)?;
-                        mem_core::atomic::write_atomic(
+                        mem_core::confine::write_atomic(
+                            &local,
                             &extra::synced_marker(&local),
                             serde_json::json!({"updatedAt": updated})
                                 .to_string()
@@ -928,20 +894,6 @@ fn emit(out: &mut Output, fmt: Format, rec: &serde_json::Value, text: &str) -> s
     match fmt {
         Format::Jsonl => out.record(rec),
         Format::Text => out.line(text),
-    }
-}
-
-fn clone_global(g: &Global) -> Global {
-    Global {
-        memory_dir: g.memory_dir.clone(),
-        cwd: g.cwd.clone(),
-        per_worktree: g.per_worktree,
-        agent: g.agent.clone(),
-        scope: g.scope,
-        today: g.today.clone(),
-        now: g.now.clone(),
-        format: g.format,
-        line_buffered: g.line_buffered,
     }
 }
 

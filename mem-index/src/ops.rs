@@ -15,10 +15,10 @@ use serde::Serialize;
 
 use mem_core::error::{Error, Result};
 use mem_core::index_md::{self, Rendered};
-use mem_core::records::Memory;
+use mem_core::records::{Memory, Source, Trust};
 use mem_core::scrub::Scrubber;
 use mem_core::store::{self, IndexGuard, Store, Topic};
-use mem_core::{atomic, frontmatter, id};
+use mem_core::{confine, frontmatter, id};
 
 /// Default of `--max-files`.
 pub const DEFAULT_MAX_FILES: usize = 200;
@@ -138,6 +138,8 @@ fn union(a: &[String], b: &[String]) -> Vec<String> {
 /// `verified_at` wins field by field (the incoming record on a tie or when
 /// neither has one); a field set on only one side is kept; triggers, paths,
 /// evidence and supersedes are unioned; unknown keys of both are kept.
+/// `trust: low` on either side stays low: a suspect record never gains trust
+/// by landing on a trusted one.
 pub fn merge(old: &Memory, new: &Memory) -> Memory {
     // Newer `verified_at` wins. On a tie the incoming record wins only when it
     // brings evidence the file lacks (or neither has any: a hand edit), so a
@@ -161,6 +163,8 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
         kind,
         scope,
         project,
+        source,
+        trust,
         verified_at,
         expires,
         superseded_by,
@@ -168,6 +172,9 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
         retired_reason,
         confidence
     );
+    if old.trust == Some(Trust::Low) || new.trust == Some(Trust::Low) {
+        m.trust = Some(Trust::Low);
+    }
     m.triggers = union(&old.triggers, &new.triggers);
     m.paths = union(&old.paths, &new.paths);
     m.evidence = union(&old.evidence, &new.evidence);
@@ -189,6 +196,14 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
     }
     m.extra = extra;
     m.hash = None;
+    m
+}
+
+/// Every memory mem writes says who it came from: a record (or merged file)
+/// without `source` is `manual`, without `trust` is `normal`.
+fn with_provenance(mut m: Memory) -> Memory {
+    m.source.get_or_insert(Source::Manual);
+    m.trust.get_or_insert(Trust::Normal);
     m
 }
 
@@ -350,7 +365,7 @@ pub fn write_batch(
     let mut creates = 0usize;
     for (rid, rec) in planned {
         if let Some(t) = st.get(&rid) {
-            let mut merged = merge(&t.memory, &rec);
+            let mut merged = with_provenance(merge(&t.memory, &rec));
             merged.id = Some(rid.clone());
             let mut old = t.memory.clone();
             old.hash = None;
@@ -380,7 +395,7 @@ pub fn write_batch(
             fact_owner.insert(k, rid.clone());
         }
         creates += 1;
-        let mut m = rec;
+        let mut m = with_provenance(rec);
         m.id = Some(rid.clone());
         plans.push(Plan {
             id: rid,
@@ -477,7 +492,7 @@ pub fn write_batch(
             }
         }
     }
-    write_files(&to_write)?;
+    write_files(dir, &to_write)?;
     let sorted_len = st.topics.len();
     for (id, path, memory, text) in to_write {
         put_topic(&mut st, sorted_len, &id, &path, memory, text.as_bytes());
@@ -528,10 +543,10 @@ const WRITERS: usize = 16;
 
 /// Write the files of a batch atomically, several at a time (each file is
 /// atomic; the batch is not). Errors: the first write error.
-fn write_files(files: &[(String, PathBuf, Memory, String)]) -> Result<()> {
+fn write_files(dir: &Path, files: &[(String, PathBuf, Memory, String)]) -> Result<()> {
     if files.len() < 4 {
         for (_, path, _, text) in files {
-            atomic::write_if_changed(path, text.as_bytes())?;
+            confine::write_if_changed(dir, path, text.as_bytes())?;
         }
         return Ok(());
     }
@@ -542,7 +557,7 @@ fn write_files(files: &[(String, PathBuf, Memory, String)]) -> Result<()> {
             .map(|part| {
                 s.spawn(move || -> Result<()> {
                     for (_, path, _, text) in part {
-                        atomic::write_if_changed(path, text.as_bytes())?;
+                        confine::write_if_changed(dir, path, text.as_bytes())?;
                     }
                     Ok(())
                 })
@@ -620,10 +635,14 @@ pub fn store_warnings(st: &Store) -> Vec<String> {
 /// Errors: [`Error::Io`] when it cannot be written.
 pub fn write_index(st: &Store, today: NaiveDate) -> Result<Rendered> {
     let path = st.dir.join(store::INDEX_FILE);
-    let old = std::fs::read_to_string(&path).ok();
+    let old =
+        mem_core::confine::read_text_prefix(&path, mem_core::confine::INDEX_READ_BYTES, false)
+            .ok()
+            .flatten()
+            .map(|(t, _)| t);
     let entries = index_md::entries_for(st, old.as_deref());
     let r = index_md::render(&entries, today);
-    atomic::write_if_changed(&path, r.text.as_bytes())?;
+    confine::write_if_changed(&st.dir, &path, r.text.as_bytes())?;
     Ok(r)
 }
 
@@ -662,7 +681,7 @@ fn retire_in(
     let dir = st.dir.clone();
     let src = id::safe_join(&dir, id, ".md")?;
     if purge {
-        std::fs::remove_file(&src).map_err(|e| Error::io(&src, e))?;
+        confine::remove_file(&dir, &src)?;
         st.topics.retain(|t| t.id != id);
         st.broken.retain(|b| b.id != id);
         return Ok(Retired {
@@ -673,24 +692,24 @@ fn retire_in(
         });
     }
     let dest = retired_path(&dir, id);
-    // `retired/` may be a symlink (or hold one) leading out of the memory dir
+    // `retired/` may be a symlink (or hold one) leading out of the memory
+    // dir: refused, never followed.
     if let Some(rdir) = dest.parent() {
-        std::fs::create_dir_all(rdir).map_err(|e| Error::io(rdir, e))?;
+        confine::create_dirs(&dir, rdir)?;
     }
+    confine::check_below(&dir, &dest)?;
     id::contained(&dir, &dest)?;
     if let Some(i) = st.topics.iter().position(|t| t.id == id) {
         let mut m = st.topics[i].memory.clone();
         m.hash = None;
         m.retired_at = Some(today);
         m.retired_reason = Some(reason.to_string());
-        atomic::write_atomic(&dest, frontmatter::render(&m).as_bytes())?;
-        std::fs::remove_file(&src).map_err(|e| Error::io(&src, e))?;
+        confine::write_atomic(&dir, &dest, frontmatter::render(&m).as_bytes())?;
+        confine::remove_file(&dir, &src)?;
         st.topics.remove(i);
     } else if st.broken.iter().any(|b| b.id == id) {
         // Unparsable: moved as it is, byte for byte.
-        let rdir = dir.join(store::RETIRED_DIR);
-        std::fs::create_dir_all(&rdir).map_err(|e| Error::io(&rdir, e))?;
-        std::fs::rename(&src, &dest).map_err(|e| Error::io(&dest, e))?;
+        confine::rename(&dir, &src, &dest)?;
         st.broken.retain(|b| b.id != id);
     } else {
         return Err(Error::Msg(format!("{}: no such topic file", src.display())));
@@ -751,17 +770,18 @@ pub fn restore(
             dest.display()
         )));
     }
-    let text = std::fs::read_to_string(&src).map_err(|e| Error::io(&src, e))?;
+    let text =
+        mem_core::confine::read_text_capped(&src, mem_core::confine::MAX_TOPIC_BYTES, false)?;
     let label = format!("{}/{id}.md", store::RETIRED_DIR);
     match frontmatter::parse(&label, &text) {
         Ok(mut m) => {
             m.retired_at = None;
             m.retired_reason = None;
-            atomic::write_atomic(&dest, frontmatter::render(&m).as_bytes())?;
-            std::fs::remove_file(&src).map_err(|e| Error::io(&src, e))?;
+            confine::write_atomic(dir, &dest, frontmatter::render(&m).as_bytes())?;
+            confine::remove_file(dir, &src)?;
         }
         Err(_) => {
-            std::fs::rename(&src, &dest).map_err(|e| Error::io(&dest, e))?;
+            confine::rename(dir, &src, &dest)?;
         }
     }
     let st = store::load(dir)?;

@@ -1147,7 +1147,7 @@ fn list_table_is_aligned_with_wide_characters() {
     assert_eq!(col(lines[2], "用 pnpm"), c0, "{out}");
     assert_eq!(
         lines[0],
-        "ID          TYPE     KIND           VERIFIED   EXPIRES DESCRIPTION"
+        "ID          TYPE     KIND           SOURCE TRUST  VERIFIED   EXPIRES DESCRIPTION"
     );
 }
 
@@ -1192,5 +1192,80 @@ fn a_name_with_a_slash_gets_a_safe_id() {
             "run-scripts-setup-sh-before-tests.md",
             "use-pnpm.md"
         ]
+    );
+}
+
+/// Every file `write` makes says who it came from: a record without `source`
+/// is `manual`, without `trust` is `normal`; the keys follow `project`; a
+/// suspect record stays low when merged into a trusted one; `list` and
+/// `show` print both.
+#[test]
+fn write_keeps_source_and_trust_and_list_shows_them() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("mem");
+    let d = dir.to_str().unwrap();
+    let recs = concat!(
+        r#"{"id":"hand","name":"Hand","description":"by hand","type":"user","scope":"this-repo","project":"3b1f0c9a2d4e","triggers":["x"]}"#,
+        "\n",
+        r#"{"id":"lesson","name":"Lesson","description":"from a tool","type":"feedback","source":"tool","trust":"low","fact":"f"}"#,
+        "\n",
+    );
+    let o = run(t.path(), &["--memory-dir", d, "write"], recs);
+    assert!(o.status.success(), "{}", show(&o));
+    let hand = std::fs::read_to_string(dir.join("hand.md")).unwrap();
+    assert!(
+        hand.contains(
+            "scope: this-repo\nproject: \"3b1f0c9a2d4e\"\nsource: manual\ntrust: normal\ntriggers: [\"x\"]\n"
+        ),
+        "{hand}"
+    );
+    // a trusted record landing on the low one: still low, source kept
+    let o = run(
+        t.path(),
+        &["--memory-dir", d, "write"],
+        concat!(
+            r#"{"id":"lesson","name":"Lesson","description":"from a tool","type":"feedback","trust":"normal","verified_at":"2026-07-12","fact":"f"}"#,
+            "\n"
+        ),
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    let lesson = std::fs::read_to_string(dir.join("lesson.md")).unwrap();
+    assert!(lesson.contains("source: tool\ntrust: low\n"), "{lesson}");
+
+    let o = run(
+        t.path(),
+        &["--memory-dir", d, "--format", "text", "list"],
+        "",
+    );
+    let out = text(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].contains(" SOURCE    TRUST  VERIFIED"), "{out}");
+    let row = |id: &str| -> Vec<&str> {
+        lines
+            .iter()
+            .find(|l| l.starts_with(id))
+            .unwrap()
+            .split_whitespace()
+            .collect()
+    };
+    assert_eq!(row("hand")[3..5], ["manual", "normal"], "{out}");
+    assert_eq!(row("lesson")[3..5], ["tool", "low"], "{out}");
+    let o = run(
+        t.path(),
+        &["--memory-dir", d, "--format", "jsonl", "list"],
+        "",
+    );
+    let recs = jsonl(&o);
+    let l = recs.iter().find(|r| r["id"] == "lesson").unwrap();
+    assert_eq!((&l["source"], &l["trust"]), (&"tool".into(), &"low".into()));
+    let o = run(
+        t.path(),
+        &["--memory-dir", d, "--format", "text", "show", "lesson"],
+        "",
+    );
+    assert!(
+        text(&o.stdout).contains("source: tool\ntrust: low\n"),
+        "{}",
+        show(&o)
     );
 }

@@ -29,9 +29,9 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::Context;
 use chrono::{DateTime, Utc};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use mem_core::Exit;
-use mem_core::cli::{Format, Output, warn};
+use mem_core::cli::{Format, Output, OutputArgs, warn};
 use mem_core::lock::{
     Acquired, Content, DEFAULT_STALE_AFTER, Finish, Finished, LOCK_FILE, Lock, LockState, Released,
 };
@@ -74,24 +74,12 @@ pub struct Global {
         global = true,
         env = "MEM_MEMORY_DIR",
         value_name = "DIR",
-        help_heading = "Lock"
+        help_heading = "Where"
     )]
     pub memory_dir: Option<PathBuf>,
-    /// Output format (default: text on a terminal, jsonl otherwise).
-    #[arg(long, value_enum, global = true, help_heading = "Output")]
-    pub format: Option<FormatArg>,
-    /// Flush every line.
-    #[arg(long, global = true, help_heading = "Output")]
-    pub line_buffered: bool,
-}
-
-/// `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// For people (acquire prints the previous mtime or `never`).
-    Text,
-    /// One JSON object per line.
-    Jsonl,
+    /// `--format`, `--line-buffered`.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `--stale-after`.
@@ -390,13 +378,9 @@ pub fn run(status: &mut Option<u8>) -> anyhow::Result<Exit> {
 ///
 /// Errors: [`mem_core::Error`] variants (exit 1, or 75 when busy).
 pub fn run_cli(cli: Cli, status: &mut Option<u8>) -> anyhow::Result<Exit> {
-    let format = match cli.global.format {
-        Some(FormatArg::Text) => Format::Text,
-        Some(FormatArg::Jsonl) => Format::Jsonl,
-        None => Format::auto(),
-    };
+    let format = cli.global.output.format();
     let mut ctx = Ctx {
-        out: Output::stdout(cli.global.line_buffered),
+        out: cli.global.output.stdout(),
         format,
         memory_dir: cli.global.memory_dir,
     };

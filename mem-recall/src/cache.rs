@@ -12,9 +12,11 @@
 //! entry = file mtime_ns; size; change; body  (sorted by file, unique)
 //! body  = "0;" doc | "1;" error              (as one string)
 //! doc   = type; kind; scope; project? triggers trigger_stems paths
-//!         expires superseded_by? supersedes retired; terms len; tokens;
-//!         (the id is the file name without `.md`; type, kind and scope are
-//!         the index of the variant, in declaration order)
+//!         expires superseded_by? supersedes retired; source; trust;
+//!         terms len; tokens;
+//!         (the id is the file name without `.md`; type, kind, scope,
+//!         source and trust are the index of the variant, in declaration
+//!         order)
 //! x?    = "0;" | "1;" string                 list = count; string*count
 //! expires = "0;" (none) | "1;" (never) | "2;" zigzag(days since 0001-01-01);
 //! ```
@@ -26,12 +28,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use chrono::{Datelike, NaiveDate};
-use mem_core::records::{Expires, Kind, MemoryType, Scope};
+use mem_core::records::{Expires, Kind, MemoryType, Scope, Source, Trust};
 
 use crate::gate::{Doc, Text};
 
 /// Version of the layout; a cache of another version is ignored.
-pub const CACHE_VERSION: u64 = 3;
+pub const CACHE_VERSION: u64 = 4;
 
 /// The cache file's name inside the memory dir's cache folder.
 pub const CACHE_FILE: &str = "recall-v2.cache";
@@ -68,10 +70,14 @@ pub struct Cache {
     pub entries: Vec<Cached>,
 }
 
+/// Largest cache file read (a larger one is ignored and rebuilt): 256 MiB.
+pub const CACHE_READ_BYTES: u64 = 256 << 20;
+
 /// Read the cache at `path`; `None` when it is missing, unreadable, of
 /// another version or malformed.
 pub fn read(path: &Path) -> Option<Cache> {
-    let bytes = std::fs::read(path).ok()?;
+    let f = mem_core::confine::open_regular(path, false).ok()?;
+    let bytes = mem_core::confine::read_all(f, path, CACHE_READ_BYTES).ok()?;
     // The docs borrow from these bytes for the rest of the process.
     let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
     parse(simdutf8::basic::from_utf8(bytes).ok()?)
@@ -245,6 +251,20 @@ fn encode_doc(out: &mut String, d: &Doc) {
     opt(out, d.superseded_by.as_deref());
     list(out, &d.supersedes);
     num(out, u64::from(d.retired));
+    num(
+        out,
+        Source::ALL
+            .iter()
+            .position(|s| *s == d.source)
+            .unwrap_or(Source::ALL.len()) as u64,
+    );
+    num(
+        out,
+        match d.trust {
+            Trust::Low => 0,
+            Trust::Normal => 1,
+        },
+    );
     string(out, &d.terms);
     num(out, u64::from(d.len));
     num(out, d.tokens as u64);
@@ -357,6 +377,12 @@ impl Reader {
             1 => true,
             _ => return None,
         };
+        let source = *Source::ALL.get(self.small()?)?;
+        let trust = match self.num()? {
+            0 => Trust::Low,
+            1 => Trust::Normal,
+            _ => return None,
+        };
         let terms = Text::Borrowed(self.str()?);
         let len = u32::try_from(self.num()?).ok()?;
         let tokens = self.small()?;
@@ -373,6 +399,8 @@ impl Reader {
             superseded_by,
             supersedes,
             retired,
+            source,
+            trust,
             terms,
             len,
             tokens,
@@ -403,6 +431,8 @@ mod tests {
             superseded_by: None,
             supersedes: vec![t("old-one"), t("12:3;")],
             retired: true,
+            source: Source::Tool,
+            trust: Trust::Low,
             terms: t(" build:2 token:1 "),
             len: 3,
             tokens: 42,

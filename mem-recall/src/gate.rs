@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::NaiveDate;
 use globset::{GlobBuilder, GlobMatcher};
-use mem_core::records::{Expires, Kind, Memory, MemoryType, Scope};
+use mem_core::records::{Expires, Kind, Memory, MemoryType, Scope, Source, Trust};
 
 use crate::text::{Stems, is_cjk};
 
@@ -63,6 +63,10 @@ pub struct Doc {
     pub supersedes: Vec<Text>,
     /// True when `retired_at` is set.
     pub retired: bool,
+    /// Who said it (absent in the file: `manual`).
+    pub source: Source,
+    /// `low`: injected only when the query allows it ([`Query::low_trust`]).
+    pub trust: Trust,
     /// Term frequencies: ` stem:tf stem:tf … ` (leading and trailing space,
     /// stems sorted).
     pub terms: Text,
@@ -127,6 +131,8 @@ impl Doc {
             superseded_by: m.superseded_by.clone().map(Text::Owned),
             supersedes: supersedes.into_iter().map(Text::Owned).collect(),
             retired: m.retired_at.is_some(),
+            source: m.effective_source(),
+            trust: m.effective_trust(),
             terms: Text::Owned(terms),
             len,
             tokens: mem_core::truncate::estimate_tokens(&crate::render::memory_md(id, m)),
@@ -207,6 +213,10 @@ pub struct Query {
     /// When set (a project folder shared by several cwds): the current
     /// project id; memories of other projects are skipped.
     pub guard: Option<String>,
+    /// When true, `trust: low` memories are recalled like others
+    /// (`--trust low`); else they are skipped as `low-trust`. Hooks never
+    /// set it.
+    pub low_trust: bool,
 }
 
 /// Why a memory was found relevant (or not).
@@ -247,7 +257,8 @@ pub struct Decision {
     pub doc: usize,
     /// The action.
     pub action: Action,
-    /// `expired`, `budget`, `no-match`, `other-project`, `retired`, `superseded`.
+    /// `expired`, `budget`, `no-match`, `other-project`, `retired`,
+    /// `superseded`, `low-trust`.
     pub reason: Option<&'static str>,
     /// What matched.
     pub why: Vec<Why>,
@@ -511,6 +522,10 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
                 skips.push(Decision::new(i, Action::Skip, Some("other-project")));
                 continue;
             }
+        }
+        if d.trust == Trust::Low && !q.low_trust {
+            skips.push(Decision::new(i, Action::Skip, Some("low-trust")));
+            continue;
         }
         if d.expires.is_some_and(|e| e.is_expired(q.today)) {
             evicts.push(Decision::new(i, Action::Evict, Some("expired")));

@@ -13,13 +13,9 @@
 //! name next to the recall cache.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
-/// Bytes read from the start of a session file to find its `cwd`.
-pub const HEAD_BYTES: u64 = 256 * 1024;
+pub use mem_core::session::HEAD_BYTES;
 
 /// What the guard found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,38 +28,11 @@ pub struct Shared {
     pub foreign: Vec<String>,
 }
 
-#[derive(Deserialize)]
-struct CwdOnly {
-    #[serde(default)]
-    cwd: Option<String>,
-    #[serde(default)]
-    payload: Option<Payload>,
-}
-
-#[derive(Deserialize)]
-struct Payload {
-    #[serde(default)]
-    cwd: Option<String>,
-}
-
 /// The first recorded `cwd` of a session file (Claude entries' `cwd`, or a
-/// Codex `session_meta` payload's), read from its first [`HEAD_BYTES`].
+/// Codex `session_meta` payload's), read from its first [`HEAD_BYTES`]
+/// ([`mem_core::session::head`]).
 pub fn session_cwd(path: &Path) -> Option<String> {
-    let f = std::fs::File::open(path).ok()?;
-    let rd = BufReader::new(f.take(HEAD_BYTES));
-    for line in rd.split(b'\n') {
-        let line = line.ok()?;
-        if memchr::memmem::find(&line, b"\"cwd\"").is_none() {
-            continue;
-        }
-        if let Ok(c) = serde_json::from_slice::<CwdOnly>(&line)
-            && let Some(cwd) = c.cwd.or(c.payload.and_then(|p| p.cwd))
-            && !cwd.is_empty()
-        {
-            return Some(cwd);
-        }
-    }
-    None
+    mem_core::session::head(path).cwd
 }
 
 /// The guard's cache file, in the memory dir's cache folder.

@@ -11,9 +11,13 @@
 //!   paths) and MEMORY.md's WARNING line when the index is cut.
 //!
 //! Nothing to add → nothing printed. It never blocks the agent: any error
-//! (and any panic) prints nothing on stdout, exits 0 and says why on stderr.
+//! (and any panic) prints nothing on stdout, exits 0 and says why on stderr;
+//! past its time budget ([`DEFAULT_BUDGET`], 2 s; env [`BUDGET_ENV`]) it
+//! prints nothing and exits 0 as well.
 
 use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -49,9 +53,60 @@ pub struct HookInput {
     pub source: Option<String>,
 }
 
+/// The hook's default time budget: 2 seconds.
+pub const DEFAULT_BUDGET: Duration = Duration::from_millis(2000);
+
+/// The variable that sets the time budget, in milliseconds.
+pub const BUDGET_ENV: &str = "MEM_HOOK_BUDGET_MS";
+
+/// The time budget: [`BUDGET_ENV`] when it is a number of milliseconds,
+/// else [`DEFAULT_BUDGET`] (a bad value is reported on stderr).
+pub fn budget() -> Duration {
+    match std::env::var(BUDGET_ENV) {
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(ms) => Duration::from_millis(ms),
+            Err(_) => {
+                eprintln!(
+                    "{NAME}: hook: {BUDGET_ENV}={v:?} is not a number of milliseconds; using {} ms",
+                    DEFAULT_BUDGET.as_millis()
+                );
+                DEFAULT_BUDGET
+            }
+        },
+        Err(_) => DEFAULT_BUDGET,
+    }
+}
+
 /// Run the hook; whatever happens, exit 0. Errors and panics are reported
 /// on stderr and nothing is printed on stdout.
+///
+/// A watchdog thread waits [`budget`]; when the work (reading stdin,
+/// loading the memory directory, recall — on the calling thread) has not
+/// answered by then, the watchdog says so on stderr and ends the process
+/// with status 0 and nothing on stdout (a stdin that never ends, a slow or
+/// hostile file system never block the agent). Whichever comes first, the
+/// answer or the watchdog, decides; the other does nothing.
 pub fn run_guarded(common: &Common) -> Exit {
+    let limit = budget();
+    let decided = Arc::new(Mutex::new(false));
+    let watch = Arc::clone(&decided);
+    let spawned = std::thread::Builder::new()
+        .name("hook-watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(limit);
+            let mut d = watch.lock().unwrap_or_else(|e| e.into_inner());
+            if !*d {
+                *d = true;
+                eprintln!(
+                    "{NAME}: hook: past its time budget of {} ms ({BUDGET_ENV}); nothing added to the context",
+                    limit.as_millis()
+                );
+                std::process::exit(0);
+            }
+        });
+    if let Err(e) = spawned {
+        eprintln!("{NAME}: hook: cannot start its watchdog: {e}");
+    }
     let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut input = Vec::new();
         std::io::stdin()
@@ -60,6 +115,15 @@ pub fn run_guarded(common: &Common) -> Exit {
             .map_err(|e| anyhow::anyhow!("cannot read stdin: {e}"))?;
         respond(common, &input)
     }));
+    // Held until the process ends: the watchdog can no longer decide.
+    let mut d = decided.lock().unwrap_or_else(|e| e.into_inner());
+    if *d {
+        // The watchdog is ending the process.
+        loop {
+            std::thread::park();
+        }
+    }
+    *d = true;
     match res {
         Ok(Ok(Some(json))) => {
             let mut out = std::io::stdout().lock();
@@ -102,6 +166,8 @@ pub fn respond(common: &Common, input: &[u8]) -> anyhow::Result<Option<String>> 
         max_tokens: 2000,
         min_score: crate::gate::DEFAULT_MIN_SCORE,
         records: None,
+        // the hook never injects a suspect memory
+        trust: crate::TrustArg::Normal,
     };
     let q = s.query(&args);
     let ds = crate::decide(&s.items, &q, &stems);

@@ -24,7 +24,7 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mem_core::cli::{Output, warn};
+use mem_core::cli::{Output, PlaceArgs, TimeArgs, warn};
 use mem_core::time::Clock;
 use mem_core::{Error, Exit};
 
@@ -112,7 +112,10 @@ pub enum Command {
     /// The instruction files (~/.claude/CLAUDE.md; then from the root-most
     /// directory down to the cwd, in each CLAUDE.md, .claude/CLAUDE.md,
     /// CLAUDE.local.md) with their @path imports (up to 5 hops, not inside
-    /// code spans or fences; cycles reported on stderr), then MEMORY.md
+    /// code spans or fences; cycles reported on stderr; a project file's
+    /// imports from outside the project root are refused and named on
+    /// stderr, and nothing from outside the project root or the user's
+    /// Claude folder is written into a file; every text is scrubbed), then MEMORY.md
     /// within 200 lines / 25,000 bytes (a WARNING line names what was cut),
     /// then the memories recalled for --task. For agents that do not load
     /// memory themselves; `--format agents-md` renders it as a marked section
@@ -138,6 +141,18 @@ pub struct ContextArgs {
     /// instead of printing it. Implies --format agents-md.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub update: Option<PathBuf>,
+
+    /// Copy the instruction files (CLAUDE.md and its imports) into the
+    /// agents-md section too. Without it the section holds only MEMORY.md
+    /// and the recalled memories: Codex reads its own instruction files.
+    #[arg(long, help_heading = "Output")]
+    pub include_claude_md: bool,
+
+    /// Codex's `project_doc_max_bytes`: AGENTS.md is read only this far.
+    /// A new section goes first when appended it would end past it, and a
+    /// warning says when the section still ends past it.
+    #[arg(long, value_name = "BYTES", default_value_t = context::CODEX_DOC_MAX_BYTES, help_heading = "Output")]
+    pub codex_max_bytes: usize,
 
     /// Where and when.
     #[command(flatten)]
@@ -177,35 +192,34 @@ pub struct RecallArgs {
     /// instead of the memory directory. Only `-` is accepted.
     #[arg(long, value_name = "-", help_heading = "Input")]
     pub records: Option<String>,
+
+    /// The lowest trust recalled: `normal` leaves `trust: low` memories out
+    /// (a `skip` line, reason `low-trust`); `low` recalls them too. The hook
+    /// always uses `normal`.
+    #[arg(long, value_enum, default_value_t = TrustArg::Normal, help_heading = "Budget")]
+    pub trust: TrustArg,
+}
+
+/// The lowest trust recalled (`--trust`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum TrustArg {
+    /// Only `trust: normal` memories.
+    #[default]
+    Normal,
+    /// `trust: low` memories too.
+    Low,
 }
 
 /// Options every command shares.
 #[derive(Debug, Args, Clone)]
 pub struct Common {
-    /// The memory directory (default: resolved as `mem-index path` does).
-    #[arg(
-        long,
-        env = "MEM_MEMORY_DIR",
-        value_name = "DIR",
-        help_heading = "Where"
-    )]
-    pub memory_dir: Option<PathBuf>,
+    /// `--memory-dir`, `--cwd`, `--per-worktree`.
+    #[command(flatten)]
+    pub place: PlaceArgs,
 
-    /// The project to act for (default: the working directory).
-    #[arg(long, value_name = "DIR", help_heading = "Where")]
-    pub cwd: Option<PathBuf>,
-
-    /// Do not share memory across linked worktrees (env MEM_PER_WORKTREE=1).
-    #[arg(long, help_heading = "Where")]
-    pub per_worktree: bool,
-
-    /// Today's date, YYYY-MM-DD (env MEM_TODAY).
-    #[arg(long, value_name = "YYYY-MM-DD", value_parser = mem_core::time::day_arg, help_heading = "When")]
-    pub today: Option<String>,
-
-    /// The current time, RFC 3339 (env MEM_NOW).
-    #[arg(long, value_name = "RFC3339", value_parser = mem_core::time::ts_arg, help_heading = "When")]
-    pub now: Option<String>,
+    /// `--today`, `--now`.
+    #[command(flatten)]
+    pub time: TimeArgs,
 
     /// Say why: the trigger, path and score behind each decision, and the
     /// memories left out (`skip` lines).
@@ -284,12 +298,12 @@ impl Session {
         records: Option<&str>,
         stems: &Stems,
     ) -> anyhow::Result<Session> {
-        let clock = Clock::from_args(common.now.as_deref(), common.today.as_deref())?;
-        let cwd = match cwd_override.or(common.cwd.as_deref()) {
+        let clock = common.time.clock()?;
+        let cwd = match cwd_override.or(common.place.cwd.as_deref()) {
             Some(c) => c.to_path_buf(),
             None => std::env::current_dir().context("cannot read the working directory")?,
         };
-        let per_worktree = common.per_worktree || mem_core::memdir::env_flag("MEM_PER_WORKTREE");
+        let per_worktree = common.place.per_worktree;
         let root = mem_core::memdir::project_root(&cwd, per_worktree);
         // The memory dir's cache folder (recall cache, guard cache).
         let mut cache_dir: Option<PathBuf> = None;
@@ -317,7 +331,7 @@ impl Session {
             }
             None => {
                 let resolved = mem_core::memdir::resolve(&mem_core::memdir::MemdirOptions {
-                    memory_dir: common.memory_dir.clone(),
+                    memory_dir: common.place.memory_dir.clone(),
                     cwd: Some(cwd.clone()),
                     per_worktree,
                     agent: None,
@@ -379,6 +393,7 @@ impl Session {
             max_tokens: args.max_tokens,
             min_score: args.min_score,
             guard: self.guard.as_ref().map(|g| g.project.clone()),
+            low_trust: args.trust == TrustArg::Low,
         }
     }
 
@@ -547,25 +562,75 @@ fn run_recall(cli: &Cli) -> anyhow::Result<Exit> {
 
 use std::io::Write as _;
 
+/// How an instruction file is named in the document: relative to the
+/// project root when inside it, `~/…` when under the home, else absolute.
+fn label(p: &Path, root: &Path) -> String {
+    if let Ok(r) = p.strip_prefix(mem_core::memdir::real_path(root)) {
+        return slashes(r);
+    }
+    if let Ok(h) = mem_core::memdir::home()
+        && let Ok(r) = p.strip_prefix(mem_core::memdir::real_path(&h))
+    {
+        return format!("~/{}", slashes(r));
+    }
+    p.display().to_string()
+}
+
 /// Build the `context` document for a session (Markdown, without markers).
-pub fn context_text(args: &ContextArgs, exclude: Option<&Path>) -> anyhow::Result<String> {
+///
+/// `for_file`: the document goes into a file (`--update`, agents-md, or a
+/// stdout redirected to a file): instruction files outside the project root
+/// and the user's Claude folder are left out (named on stderr). Every
+/// instruction text passes the scrubber (secrets redacted, absolute paths
+/// made relative or removed) before it is written anywhere; refused imports
+/// are named on stderr with the reason (see [`context`]).
+pub fn context_text(
+    args: &ContextArgs,
+    exclude: Option<&Path>,
+    for_file: bool,
+    instructions: bool,
+) -> anyhow::Result<String> {
     let stems = Stems::default();
     let s = Session::open(&args.common, None, args.recall.records.as_deref(), &stems)?;
     let claude = mem_core::memdir::claude_dir().ok();
-    let chain = context::instruction_chain(&s.cwd, claude.as_deref(), exclude);
+    let chain = context::instruction_chain(&s.cwd, &s.root, claude.as_deref(), exclude);
     for p in &chain.problems {
         warn(NAME, p);
     }
+    let files: Vec<&context::Instruction> = if !instructions {
+        Vec::new()
+    } else if for_file {
+        let (keep, left) = chain.for_file();
+        for l in left {
+            warn(NAME, l);
+        }
+        keep
+    } else {
+        chain.files.iter().collect()
+    };
+    let scrubber = mem_core::scrub::Scrubber::new(Some(&s.root));
     let mut doc = String::new();
-    if !chain.files.is_empty() {
+    if !files.is_empty() {
         doc.push_str("# Instructions\n");
-        for f in &chain.files {
-            doc.push_str(&format!("\n## {}", f.path.display()));
+        for f in files {
+            doc.push_str(&format!("\n## {}", label(&f.path, &s.root)));
             if let Some(from) = &f.imported_from {
-                doc.push_str(&format!(" (imported from {})", from.display()));
+                doc.push_str(&format!(" (imported from {})", label(from, &s.root)));
             }
             doc.push_str("\n\n");
-            doc.push_str(f.text.trim_end());
+            let clean = scrubber.scrub(f.text.trim_end());
+            let secrets = clean
+                .findings
+                .iter()
+                .filter(|x| matches!(x.kind, mem_core::scrub::FindingKind::Secret { .. }))
+                .count();
+            if secrets > 0 {
+                warn(
+                    NAME,
+                    format!("{}: {secrets} secret(s) redacted", f.path.display()),
+                );
+            }
+            doc.push_str(&clean.text);
             doc.push('\n');
         }
     }
@@ -606,22 +671,64 @@ pub fn context_text(args: &ContextArgs, exclude: Option<&Path>) -> anyhow::Resul
     Ok(doc)
 }
 
+/// True when stdout is a regular file (`> AGENTS.md`).
+fn stdout_is_file() -> bool {
+    use std::os::fd::AsFd;
+    std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .and_then(|f| f.metadata())
+        .is_ok_and(|m| m.is_file())
+}
+
 fn run_context(args: &ContextArgs) -> anyhow::Result<Exit> {
     let agents = args.update.is_some() || args.format == ContextFormat::AgentsMd;
-    let doc = context_text(args, args.update.as_deref())?;
+    // AGENTS.md gets CLAUDE.md's text only when asked.
+    let instructions = !agents || args.include_claude_md;
+    let doc = context_text(
+        args,
+        args.update.as_deref(),
+        agents || stdout_is_file(),
+        instructions,
+    )?;
     let text = if agents {
         format!("{}\n{}{}\n", context::BEGIN, doc, context::END)
     } else {
         doc
     };
+    let budget = args.codex_max_bytes;
+    let over = |end: usize, what: &str| {
+        warn(
+            NAME,
+            format!(
+                "{what}: the mem section ends at byte {end}, past Codex's project_doc_max_bytes ({budget}): Codex will not read all of it; shorten the file or the section (--max-tokens), or raise project_doc_max_bytes and --codex-max-bytes"
+            ),
+        );
+    };
     if let Some(path) = &args.update {
-        let changed = context::update_agents_md(path, &text)?;
+        let u = context::update_agents_md(path, &text, budget)?;
+        if u.placed_first {
+            warn(
+                NAME,
+                format!(
+                    "{}: the mem section was put first: appended it would have ended past Codex's project_doc_max_bytes ({budget})",
+                    path.display()
+                ),
+            );
+        }
+        if u.section_end > budget {
+            over(u.section_end, &path.display().to_string());
+        }
         eprintln!(
             "{NAME}: {} {}",
             path.display(),
-            if changed { "updated" } else { "unchanged" }
+            if u.changed { "updated" } else { "unchanged" }
         );
         return Ok(Exit::Success);
+    }
+    if agents && text.len() > budget {
+        over(text.len(), "<stdout>");
     }
     let mut out = Output::stdout(args.common.line_buffered);
     out.write_all(text.as_bytes())?;

@@ -52,7 +52,11 @@ impl Item {
             Source::Record(m) => Ok((**m).clone()),
             Source::File(dir, file) => {
                 let p = dir.join(&**file);
-                let text = std::fs::read_to_string(&p).map_err(|e| mem_core::Error::io(&p, e))?;
+                let text = mem_core::confine::read_text_capped(
+                    &p,
+                    mem_core::confine::MAX_TOPIC_BYTES,
+                    false,
+                )?;
                 mem_core::frontmatter::parse(file, &text)
             }
         }
@@ -361,19 +365,21 @@ fn parse_file(dir: &Path, name: &str, key: (u128, u64, u64), stems: &Stems) -> F
     let (mtime_ns, size, change) = key;
     let path = dir.join(name);
     let stem = name.strip_suffix(".md").unwrap_or(name);
-    let (mtime_ns, doc) = match std::fs::read(&path) {
-        Ok(bytes) => (
-            mtime_ns,
-            match String::from_utf8(bytes) {
-                Ok(text) => mem_core::frontmatter::parse(name, &text)
-                    .map(|m| Doc::from_memory(stem, &m, stems))
-                    .map_err(|e| e.to_string()),
-                Err(_) => Err(format!("{name}:1: not valid UTF-8")),
-            },
-        ),
-        // Vanished or unreadable: reported, never cached.
-        Err(e) => (0, Err(format!("{}: {e}", path.display()))),
-    };
+    // Regular files only, never through a link, at most MAX_TOPIC_BYTES.
+    let (mtime_ns, doc) =
+        match mem_core::confine::read_capped(&path, mem_core::confine::MAX_TOPIC_BYTES, false) {
+            Ok(bytes) => (
+                mtime_ns,
+                match String::from_utf8(bytes) {
+                    Ok(text) => mem_core::frontmatter::parse(name, &text)
+                        .map(|m| Doc::from_memory(stem, &m, stems))
+                        .map_err(|e| e.to_string()),
+                    Err(_) => Err(format!("{name}:1: not valid UTF-8")),
+                },
+            ),
+            // Vanished or unreadable: reported, never cached.
+            Err(e) => (0, Err(e.to_string())),
+        };
     Fresh {
         file: name.to_string(),
         mtime_ns,

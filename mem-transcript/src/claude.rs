@@ -289,7 +289,7 @@ pub fn index(input: &Input) -> Result<Index, Error> {
     if input.size < 2 * PART_MIN {
         return index_parts(input, 1, 1);
     }
-    index_with(input, crate::threads())
+    index_with(input, crate::default_threads())
 }
 
 /// Files smaller than this are indexed by one thread.
@@ -311,7 +311,7 @@ pub fn index_with(input: &Input, threads: usize) -> Result<Index, Error> {
 /// (fewer when lines are long); the result is the same for any count.
 /// Errors: as [`index`].
 pub fn index_in(input: &Input, parts: usize) -> Result<Index, Error> {
-    index_parts(input, parts, parts.min(crate::threads()))
+    index_parts(input, parts, parts.min(crate::default_threads()))
 }
 
 /// Index `parts` ranges with `threads` threads, each taking the next range
@@ -1356,7 +1356,7 @@ pub struct Replayed {
 /// Emit the branch (pass 2): events, or the original lines with `raw`.
 ///
 /// Large branches written as JSON lines to a buffered sink are read,
-/// parsed and rendered by [`crate::threads`] workers, a region each in
+/// parsed and rendered by `threads` workers, a region each in
 /// turn, and stitched in order here (`seq`, `parent` and an assistant
 /// turn's block numbers depend on what came before); other branches are
 /// read one region ahead. The output is the same byte for byte.
@@ -1368,6 +1368,7 @@ pub fn emit(
     br: &Branch,
     raw: bool,
     sink: &mut Sink<'_>,
+    threads: usize,
 ) -> Result<Replayed, Error> {
     // The lines pass 2 reads: all of the branch for raw, else its
     // conversation entries (the others are walked through unread).
@@ -1388,7 +1389,7 @@ pub fn emit(
         .collect();
     let bytes: u64 = spans.iter().map(|s| s.1 as u64).sum();
     let threads = if bytes >= AHEAD_MIN {
-        crate::threads()
+        threads.max(1)
     } else {
         1
     };

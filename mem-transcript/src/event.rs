@@ -140,6 +140,8 @@ pub struct Sink<'w> {
     buf: Vec<u8>,
     /// Events written so far (for `seq`).
     pub seq: u64,
+    /// Every event is written as a side chain (a sub-agent's file).
+    side: bool,
 }
 
 /// Bytes collected before the sink writes them out.
@@ -154,6 +156,7 @@ impl<'w> Sink<'w> {
             buffered: false,
             buf: Vec::new(),
             seq: 0,
+            side: false,
         }
     }
 
@@ -166,6 +169,7 @@ impl<'w> Sink<'w> {
             buffered: true,
             buf: Vec::with_capacity(FLUSH_AT + (FLUSH_AT >> 2)),
             seq: 0,
+            side: false,
         }
     }
 
@@ -174,8 +178,17 @@ impl<'w> Sink<'w> {
         self.seq = 0;
     }
 
+    /// From now on write every event with `sidechain: true` (`on`), or as
+    /// the transcript says: for a file that is a sub-agent's
+    /// ([`crate::is_subagent_path`]), whose entries are never the user's
+    /// voice even where a line lacks `isSidechain`.
+    pub fn set_sidechain(&mut self, on: bool) {
+        self.side = on;
+    }
+
     /// Write one event (its `seq` is set here).
     pub fn emit(&mut self, mut ev: EventOut<'_>) -> std::io::Result<()> {
+        ev.sidechain |= self.side;
         ev.seq = self.seq;
         self.seq += 1;
         if self.text {
@@ -189,7 +202,7 @@ impl<'w> Sink<'w> {
     /// True when events may be rendered elsewhere and stitched in with
     /// [`Sink::stitch`]: JSON lines collected in large pieces.
     pub fn stitches(&self) -> bool {
-        self.buffered && !self.text
+        self.buffered && !self.text && !self.side
     }
 
     /// Write the event rendered at `cut` of `buf` ([`write_event_cut`])

@@ -45,18 +45,15 @@ pub struct Cli {
 /// Options every subcommand takes.
 #[derive(Debug, Args)]
 pub struct Global {
-    /// Output format (default: text on a terminal, jsonl otherwise).
-    #[arg(long, value_enum, global = true, help_heading = "Output")]
-    pub format: Option<FormatArg>,
-    /// Flush every line (for `tail -f` pipelines).
-    #[arg(long, global = true, help_heading = "Output")]
-    pub line_buffered: bool,
+    /// `--format`, `--line-buffered`.
+    #[command(flatten)]
+    pub output: mem_core::cli::OutputArgs,
     /// Turn transcript warnings (torn or malformed lines, bridged parents,
     /// invalid UTF-8 read as U+FFFD) into errors.
     #[arg(long, global = true, help_heading = "Input")]
     pub strict: bool,
     /// The project to act for (ls, locate). Default: the working directory.
-    #[arg(long, global = true, value_name = "DIR", help_heading = "Input")]
+    #[arg(long, global = true, value_name = "DIR", help_heading = "Where")]
     pub cwd: Option<PathBuf>,
     /// Threads that index a large session (files of 32 MB and more are read
     /// in ranges of whole lines at once). Default: the number of CPUs, at most 4.
@@ -65,27 +62,18 @@ pub struct Global {
     pub threads: Option<u16>,
 }
 
-static THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// Threads for indexing a session: `--threads`, else the CPUs (at most 4;
-/// counted once a process: on Linux it reads the cgroup's CPU quota).
-pub fn threads() -> usize {
+/// Threads for indexing a session when none are asked for: the CPUs, at
+/// most 4 (counted once a process: on Linux it reads the cgroup's CPU quota).
+pub fn default_threads() -> usize {
     static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    match THREADS.load(std::sync::atomic::Ordering::Relaxed) {
-        0 => {
-            *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
-        }
-        n => n,
-    }
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
 }
 
-/// `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// For people.
-    Text,
-    /// One JSON object per line.
-    Jsonl,
+impl Global {
+    /// `--threads`, else [`default_threads`].
+    pub fn threads(&self) -> usize {
+        self.threads.map_or_else(default_threads, usize::from)
+    }
 }
 
 /// `--from`.
@@ -270,15 +258,8 @@ pub struct AppendArgs {
 ///
 /// Errors: [`Error`] variants (exit 1), I/O on the output.
 pub fn run_cli(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let text = match cli.global.format {
-        Some(FormatArg::Text) => true,
-        Some(FormatArg::Jsonl) => false,
-        None => mem_core::cli::Format::auto() == mem_core::cli::Format::Text,
-    };
+    let text = cli.global.output.format() == mem_core::cli::Format::Text;
     let g = &cli.global;
-    if let Some(n) = g.threads {
-        THREADS.store(usize::from(n), std::sync::atomic::Ordering::Relaxed);
-    }
     let code = match cli.cmd {
         Cmd::Replay(a) => replay(&a, g, text, out)?,
         Cmd::Tree(a) => report::tree(&a, g, text, out)?,
@@ -295,7 +276,7 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
 /// The binary's entry: parse `std::env::args`, run, write to stdout.
 pub fn run() -> anyhow::Result<Exit> {
     let cli = Cli::parse();
-    let mut out = mem_core::cli::Output::stdout(cli.global.line_buffered);
+    let mut out = cli.global.output.stdout();
     run_cli(cli, &mut out)
 }
 
@@ -309,13 +290,18 @@ pub(crate) fn set_progress(bar: Option<indicatif::ProgressBar>) {
     }
 }
 
-/// Print `mem-transcript: MSG` on stderr (above the progress bar, if any).
-pub fn note(msg: &str) {
+/// Print a line on stderr (above the progress bar, if any).
+fn eprint_line(line: &str) {
     let bar = PROGRESS.lock().ok().and_then(|p| p.clone());
     match bar {
-        Some(b) => b.suspend(|| eprintln!("mem-transcript: {msg}")),
-        None => eprintln!("mem-transcript: {msg}"),
+        Some(b) => b.suspend(|| eprintln!("{line}")),
+        None => eprintln!("{line}"),
     }
+}
+
+/// Print `mem-transcript: MSG` on stderr (above the progress bar, if any).
+pub fn note(msg: &str) {
+    eprint_line(&format!("mem-transcript: {msg}"));
 }
 
 /// True for an error writing the output (`<stdout>`), not reading input.
@@ -342,11 +328,21 @@ pub fn report_warnings(ws: &[Warning], strict: bool) -> Result<(), Error> {
 
 /// Which reader a file takes.
 pub fn source_of(input: &Input, from: FromArg) -> Result<Source, Error> {
-    Ok(match from {
-        FromArg::Claude => Source::Claude,
-        FromArg::Codex => Source::Codex,
-        FromArg::Auto => input::sniff(input)?,
-    })
+    match from.source() {
+        Some(s) => Ok(s),
+        None => input::sniff(input),
+    }
+}
+
+impl FromArg {
+    /// The reader chosen (`None`: guess).
+    pub fn source(self) -> Option<Source> {
+        match self {
+            FromArg::Auto => None,
+            FromArg::Claude => Some(Source::Claude),
+            FromArg::Codex => Some(Source::Codex),
+        }
+    }
 }
 
 /// `transcript_path` from a Claude Code hook object on stdin.
@@ -374,26 +370,23 @@ fn expand_tilde(p: &str) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// What became of one session file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// Its events were written.
-    Read,
-    /// The file is empty (0 bytes).
-    Empty,
-    /// No user/assistant entry to start a branch from.
-    NoConversation,
-}
-
 fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
     // Events collect in large pieces unless every line must show at once.
-    let mut sink = if g.line_buffered || std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+    let mut sink = if g.output.line_buffered || std::io::IsTerminal::is_terminal(&std::io::stdout())
+    {
         Sink::new(out, text)
     } else {
         Sink::buffered(out, text)
     };
+    let opts = ReplayOptions {
+        from: a.from.source(),
+        resume: a.resume,
+        leaf: a.leaf.clone(),
+        raw: a.raw,
+        threads: g.threads(),
+    };
     if let Some(dir) = &a.project {
-        return project::replay_project(dir, a, g, &mut sink);
+        return project::replay_project(dir, a, g, &opts, &mut sink);
     }
     let files = if a.hook {
         vec![hook_path(std::io::stdin().lock())?]
@@ -401,66 +394,140 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
         a.files.clone()
     };
     for f in &files {
-        sink.reset();
-        match replay_file(f, a, g, &mut sink)? {
-            Outcome::Read => {}
-            Outcome::Empty => note(&format!(
-                "{}: empty session (0 bytes): no events",
-                f.display()
-            )),
-            Outcome::NoConversation => note(&format!(
-                "{}: no conversation entries: no events",
-                f.display()
-            )),
-        }
+        replay_file(f, &opts, &mut sink, &mut |n| match n {
+            Notice::Warnings(ws) => report_warnings(ws, g.strict),
+            Notice::LeafIgnored(_) => {
+                eprint_line(&n.to_string());
+                Ok(())
+            }
+            other => {
+                note(&other.to_string());
+                Ok(())
+            }
+        })?;
     }
     sink.flush().map_err(|e| Error::io("<stdout>", e))?;
     Ok(Exit::Success)
 }
 
-/// Replay one transcript file into `sink`, its warnings on stderr.
-///
-/// Errors: the file's (missing, not a transcript, `--strict` warnings) and
-/// output errors (`<stdout>`).
-pub(crate) fn replay_file(
-    f: &Path,
-    a: &ReplayArgs,
-    g: &Global,
-    sink: &mut Sink<'_>,
-) -> Result<Outcome, Error> {
-    let inp = Input::open(f)?;
-    if inp.size == 0 {
-        return Ok(Outcome::Empty);
+/// Options of a replay for callers of the library (mem-dream): plain
+/// values, the command line's `--from`, `--resume`, `--leaf`, `--raw`, `-j`.
+#[derive(Debug, Clone)]
+pub struct ReplayOptions {
+    /// The reader (`None`: guessed from the file name and first lines).
+    pub from: Option<Source>,
+    /// The branch resume would continue instead of the newest leaf.
+    pub resume: bool,
+    /// The branch ending at this entry uuid.
+    pub leaf: Option<String>,
+    /// The branch's original lines instead of events.
+    pub raw: bool,
+    /// Threads that index and render a large session (at least 1).
+    pub threads: usize,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions {
+            from: None,
+            resume: false,
+            leaf: None,
+            raw: false,
+            threads: default_threads(),
+        }
     }
-    match source_of(&inp, a.from)? {
+}
+
+/// What a replay tells its caller besides the events.
+#[derive(Debug)]
+pub enum Notice<'a> {
+    /// Lines that could not be read as they are (`FILE:LINE: reason`).
+    Warnings(&'a [Warning]),
+    /// A 0-byte file (the label): no events.
+    Empty(&'a str),
+    /// A file without conversation entries (the label): no events.
+    NoConversation(&'a str),
+    /// `--leaf` given for a Codex rollout (the label), which has one branch.
+    LeafIgnored(&'a str),
+}
+
+impl std::fmt::Display for Notice<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::Warnings(ws) => {
+                for (i, w) in ws.iter().enumerate() {
+                    if i > 0 {
+                        writeln!(f)?;
+                    }
+                    write!(f, "{w}")?;
+                }
+                Ok(())
+            }
+            Notice::Empty(l) => write!(f, "{l}: empty session (0 bytes): no events"),
+            Notice::NoConversation(l) => write!(f, "{l}: no conversation entries: no events"),
+            Notice::LeafIgnored(l) => write!(
+                f,
+                "mem-transcript: warning: {l}: --leaf ignored for a Codex rollout (it has one branch)"
+            ),
+        }
+    }
+}
+
+/// Replay one transcript into `sink`: the events of the chosen branch
+/// (DESIGN.md "Transcripts"), with the branch walk and the recovery rules of
+/// `mem-transcript replay`. Each warning batch and note goes to `notice`
+/// first; an error it returns stops the replay (`--strict`).
+///
+/// Errors: [`Error::Io`] (the file, the output), [`Error::Input`] (not a
+/// transcript, an unknown `--leaf`), or what `notice` returns.
+pub fn replay_file(
+    path: &Path,
+    opts: &ReplayOptions,
+    sink: &mut Sink<'_>,
+    notice: &mut dyn FnMut(Notice<'_>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    sink.reset();
+    sink.set_sidechain(is_subagent_path(path));
+    let inp = Input::open(path)?;
+    if inp.size == 0 {
+        return notice(Notice::Empty(&inp.label));
+    }
+    let source = match opts.from {
+        Some(s) => s,
+        None => input::sniff(&inp)?,
+    };
+    match source {
         Source::Claude => {
-            let ix = claude::index(&inp)?;
+            let ix = claude::index_with(&inp, opts.threads)?;
             let walk = claude::WalkOpts {
-                resume: a.resume,
-                leaf: a.leaf.clone(),
+                resume: opts.resume,
+                leaf: opts.leaf.clone(),
             };
             let br = ix.walk(&walk)?;
             let mut ws = ix.warnings.clone();
             ws.extend(ix.walk_warnings(&br));
-            report_warnings(&ws, g.strict)?;
-            if br.leaf.is_none() {
-                return Ok(Outcome::NoConversation);
+            if !ws.is_empty() {
+                notice(Notice::Warnings(&ws))?;
             }
-            let done = claude::emit(&inp, &ix, &br, a.raw, sink)?;
-            report_warnings(&done.warnings, g.strict)?;
+            if br.leaf.is_none() {
+                return notice(Notice::NoConversation(&inp.label));
+            }
+            let done = claude::emit(&inp, &ix, &br, opts.raw, sink, opts.threads)?;
+            if !done.warnings.is_empty() {
+                notice(Notice::Warnings(&done.warnings))?;
+            }
         }
         Source::Codex => {
             let r = codex::read(&inp)?;
-            report_warnings(&r.warnings, g.strict)?;
-            if a.leaf.is_some() {
-                note(&format!(
-                    "warning: {}: --leaf ignored for a Codex rollout (it has one branch)",
-                    inp.label
-                ));
+            if !r.warnings.is_empty() {
+                notice(Notice::Warnings(&r.warnings))?;
             }
-            if a.raw {
+            if opts.leaf.is_some() {
+                notice(Notice::LeafIgnored(&inp.label))?;
+            }
+            if opts.raw {
                 let mut win = input::Window::new(&inp.file);
-                for it in r.raw_items(a.resume) {
+                for it in r.raw_items(opts.resume) {
                     let b = win
                         .get(it.offset, it.len as usize)
                         .map_err(|e| Error::io(&inp.label, e))?;
@@ -471,17 +538,66 @@ pub(crate) fn replay_file(
                     }
                 }
             } else {
-                r.emit(a.resume, sink)?;
+                r.emit(opts.resume, sink)?;
             }
         }
     }
-    Ok(Outcome::Read)
+    Ok(())
+}
+
+/// Replay one transcript into its event lines (JSONL, as `mem-transcript
+/// replay` prints them). Warnings are returned, not printed.
+///
+/// Errors: as [`replay_file`].
+pub fn replay_to_vec(path: &Path, opts: &ReplayOptions) -> Result<(Vec<u8>, Vec<Warning>), Error> {
+    let mut buf = Vec::new();
+    let mut warnings = Vec::new();
+    {
+        let mut sink = Sink::buffered(&mut buf, false);
+        replay_file(path, opts, &mut sink, &mut |n| {
+            if let Notice::Warnings(ws) = n {
+                warnings.extend_from_slice(ws);
+            }
+            Ok(())
+        })?;
+        sink.flush().map_err(|e| Error::io("<memory>", e))?;
+    }
+    Ok((buf, warnings))
+}
+
+/// True when `path` is a sub-agent's transcript: a file inside a
+/// `subagents` folder, or named `agent-*.jsonl`. Its entries are side
+/// chains whatever their lines say (`replay` marks every event
+/// `sidechain: true`), so nothing in it is read as the user's words.
+pub fn is_subagent_path(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy());
+    if name.is_some_and(|n| n.starts_with("agent-") && n.ends_with(".jsonl")) {
+        return true;
+    }
+    path.parent()
+        .is_some_and(|d| d.components().any(|c| c.as_os_str() == "subagents"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn subagent_paths_are_known_by_folder_or_name() {
+        for (p, want) in [
+            ("/p/6f1c/subagents/agent-a1.jsonl", true),
+            ("/p/6f1c/subagents/x.jsonl", true),
+            ("subagents/deep/x.jsonl", true),
+            ("/p/agent-a1b2.jsonl", true),
+            ("/p/6f1c.jsonl", false),
+            ("/p/subagents.jsonl", false),
+            ("/p/my-agent-notes.jsonl", false),
+            ("-", false),
+        ] {
+            assert_eq!(is_subagent_path(Path::new(p)), want, "{p}");
+        }
+    }
 
     #[test]
     fn cli_definition_is_valid() {

@@ -60,7 +60,7 @@ pub fn session_files(dir: &Path, recursive: bool) -> Vec<PathBuf> {
                 if recursive && name != "subagents" && name != "memory" {
                     stack.push(p);
                 }
-            } else if name.ends_with(".jsonl") && !name.starts_with("agent-") {
+            } else if mem_core::session::is_session_name(&name) {
                 out.push(p);
             }
         }
@@ -381,11 +381,7 @@ pub fn ls(a: &LsArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exi
     Ok(Exit::Success)
 }
 
-/// The digest of a session id used in evidence pointers: the first 12 hex
-/// digits of BLAKE3.
-pub fn digest(session: &str) -> String {
-    blake3::hash(session.as_bytes()).to_hex()[..12].to_string()
-}
+pub use mem_core::session::digest;
 
 /// Parse `transcript:<12 hex>#<line>`. Errors: [`Error::Input`].
 pub fn parse_pointer(p: &str) -> Result<(String, usize), Error> {

@@ -28,7 +28,43 @@ use serde::{Deserialize, Serialize};
 
 use crate::event::Sink;
 use crate::ls::{Session, session_files, summarize};
-use crate::{Global, Outcome, ReplayArgs, replay_file};
+use crate::{Global, Notice, ReplayArgs, ReplayOptions, replay_file, report_warnings};
+
+/// What became of one session file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Its events were written.
+    Read,
+    /// The file is empty (0 bytes).
+    Empty,
+    /// No user/assistant entry to start a branch from.
+    NoConversation,
+}
+
+/// Replay one session into `sink`, its warnings on stderr; what became of it.
+///
+/// Errors: as [`replay_file`].
+fn replay_one(
+    path: &Path,
+    opts: &ReplayOptions,
+    strict: bool,
+    sink: &mut Sink<'_>,
+) -> Result<Outcome, Error> {
+    let mut outcome = Outcome::Read;
+    replay_file(path, opts, sink, &mut |n| match n {
+        Notice::Warnings(ws) => report_warnings(ws, strict),
+        Notice::Empty(_) => {
+            outcome = Outcome::Empty;
+            Ok(())
+        }
+        Notice::NoConversation(_) => {
+            outcome = Outcome::NoConversation;
+            Ok(())
+        }
+        Notice::LeafIgnored(_) => Ok(()),
+    })?;
+    Ok(outcome)
+}
 
 /// The state file's name in the cache directory.
 pub const STATE_FILE: &str = "replay-state.json";
@@ -236,6 +272,7 @@ pub fn replay_project(
     dir: &Path,
     a: &ReplayArgs,
     g: &Global,
+    opts: &ReplayOptions,
     sink: &mut Sink<'_>,
 ) -> Result<Exit, Error> {
     if !dir.is_dir() {
@@ -307,8 +344,7 @@ pub fn replay_project(
                         .unwrap_or_default(),
                 );
             }
-            sink.reset();
-            match replay_file(&s.path, a, g, sink) {
+            match replay_one(&s.path, opts, g.strict, sink) {
                 Ok(Outcome::Read) => sum.read += 1,
                 Ok(Outcome::Empty) => sum.skip("empty (0 bytes)", &s.path),
                 Ok(Outcome::NoConversation) => sum.skip("without conversation entries", &s.path),

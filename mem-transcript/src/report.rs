@@ -36,14 +36,14 @@ pub enum Loaded {
 }
 
 /// Open and index one file. Errors: as [`Input::open`], [`claude::index`], [`codex::read`].
-pub fn load(path: &Path, from: crate::FromArg) -> Result<Loaded, Error> {
+pub fn load(path: &Path, from: crate::FromArg, threads: usize) -> Result<Loaded, Error> {
     let inp = Input::open(path)?;
     if inp.size == 0 {
         return Ok(Loaded::Empty(inp));
     }
     Ok(match source_of(&inp, from)? {
         Source::Claude => {
-            let ix = claude::index(&inp)?;
+            let ix = claude::index_with(&inp, threads)?;
             Loaded::Claude(inp, ix)
         }
         Source::Codex => {
@@ -224,7 +224,7 @@ fn short_list(v: &[u32], max: usize) -> String {
 /// Errors: as [`load`]; `--strict` on any warning.
 pub fn tree(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
     for f in &a.files {
-        let v = match load(f, a.from)? {
+        let v = match load(f, a.from, g.threads())? {
             Loaded::Empty(inp) => {
                 json!({"file": inp.label, "source": null, "empty": true, "nodes": {}})
             }
@@ -427,7 +427,7 @@ pub fn verify(a: &VerifyArgs, g: &Global, text: bool, out: &mut dyn Write) -> Re
     }
     let mut broken = false;
     for f in &a.files.files {
-        let (v, warnings) = match load(f, a.files.from)? {
+        let (v, warnings) = match load(f, a.files.from, g.threads())? {
             Loaded::Empty(inp) => (
                 json!({"file": inp.label, "ok": true, "empty": true, "lines": 0}),
                 0,
@@ -966,7 +966,7 @@ fn stats_json(label: &str, source: &str, session: Option<&str>, types: Value, ac
 /// Errors: as [`load`]; `--strict` on any warning.
 pub fn stats(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
     for f in &a.files {
-        let v = match load(f, a.from)? {
+        let v = match load(f, a.from, g.threads())? {
             Loaded::Empty(inp) => stats_json(&inp.label, "", None, json!({}), &Acc::default()),
             Loaded::Claude(inp, ix) => {
                 report_warnings(&ix.warnings, g.strict)?;
