@@ -1239,7 +1239,20 @@ fn write_keeps_source_and_trust_and_list_shows_them() {
     );
     let out = text(&o.stdout);
     let lines: Vec<&str> = out.lines().collect();
-    assert!(lines[0].contains(" SOURCE    TRUST  VERIFIED"), "{out}");
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        [
+            "ID",
+            "TYPE",
+            "KIND",
+            "SOURCE",
+            "TRUST",
+            "VERIFIED",
+            "EXPIRES",
+            "DESCRIPTION"
+        ],
+        "{out}"
+    );
     let row = |id: &str| -> Vec<&str> {
         lines
             .iter()
