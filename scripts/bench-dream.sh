@@ -6,6 +6,9 @@
 # a full run, --dry-run and real, and prints the growth between sizes.
 #
 # Usage: scripts/bench-dream.sh [N...]      (env BIN=path/to/mem-dream to skip the build)
+#        BASE=path/to/old/mem-dream scripts/bench-dream.sh 10000
+#   With BASE, the same generated directories are also consolidated by the
+#   baseline binary (each run on a fresh copy), and the ratio new/base printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000)
@@ -62,24 +65,35 @@ measure() { # measure ARGS... → "secs peakKB"
   echo "$secs $kb"
 }
 
-printf '%-8s %-8s %10s %12s %8s %8s\n' memories mode seconds peak_MiB merges supersedes
+printf '%-8s %-8s %-8s %10s %12s %8s %8s\n' memories binary mode seconds peak_MiB merges supersedes
 declare -A T
+bins=(new); [ -n "${BASE:-}" ] && bins=(base new)
 for n in "${sizes[@]}"; do
-  dir="$work/m$n"; gen "$dir" "$n"
-  plan=$("$BIN" --memory-dir "$dir" --force --dry-run --max-files 0 --format jsonl 2>/dev/null)
+  src="$work/src$n"; gen "$src" "$n"
+  plan=$("$BIN" --memory-dir "$src" --force --dry-run --max-files 0 --format jsonl 2>/dev/null)
   merges=$(grep -c '"op":"merge"' <<<"$plan" || true)
   sup=$(grep -c '"op":"supersede"' <<<"$plan" || true)
-  for mode in dry-run real; do
-    extra=(--dry-run); [ "$mode" = real ] && extra=()
-    read -r secs kb < <(measure --memory-dir "$dir" --force --max-files 0 --format jsonl "${extra[@]}")
-    T[$n,$mode]=$secs
-    printf '%-8s %-8s %10s %12.1f %8s %8s\n' "$n" "$mode" "$secs" "$(echo "$kb/1024" | bc -l)" "$merges" "$sup"
+  for which in "${bins[@]}"; do
+    dir="$work/m$n-$which"; rm -rf "$dir"; cp -a "$src" "$dir"
+    for mode in dry-run real; do
+      extra=(--dry-run); [ "$mode" = real ] && extra=()
+      B=$BIN; [ "$which" = base ] && B=$BASE
+      read -r secs kb < <(BIN=$B measure --memory-dir "$dir" --force --max-files 0 --format jsonl "${extra[@]}")
+      T[$n,$which,$mode]=$secs
+      printf '%-8s %-8s %-8s %10s %12.1f %8s %8s\n' "$n" "$which" "$mode" "$secs" "$(echo "$kb/1024" | bc -l)" "$merges" "$sup"
+    done
   done
+  if [ -n "${BASE:-}" ]; then
+    for mode in dry-run real; do
+      printf 'ratio %s %s: new/base = %s\n' "$n" "$mode" \
+        "$(echo "scale=2; ${T[$n,new,$mode]} / ${T[$n,base,$mode]}" | bc -l)"
+    done
+  fi
 done
 if [ ${#sizes[@]} -ge 2 ]; then
   a=${sizes[0]}; b=${sizes[-1]}
   for mode in dry-run real; do
     printf 'growth %s: %sx time for %sx memories\n' "$mode" \
-      "$(echo "scale=1; ${T[$b,$mode]} / ${T[$a,$mode]}" | bc -l)" "$((b / a))"
+      "$(echo "scale=1; ${T[$b,new,$mode]} / ${T[$a,new,$mode]}" | bc -l)" "$((b / a))"
   done
 fi

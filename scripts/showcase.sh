@@ -8,7 +8,9 @@
 #      (mem-transcript replay | mem-extract | mem-index write), next to a
 #      one-time-state note with an expiry date said in the second session;
 #   3. a fresh run recalls before acting, follows the lesson, and passes;
-#   4. with --today past the expiry, the note is evicted and the lesson stays;
+#   4. with --today past the expiry, the note is evicted (never injected;
+#      --all reports it although this task does not bear on it) and the
+#      lesson stays;
 #   5. a run that has the memory on disk but skips recall fails again.
 #
 # Usage: scripts/showcase.sh [WORKDIR]
@@ -138,7 +140,7 @@ rc3=0; run_agent 3 recall 2026-07-11 || rc3=$?
 echo "result: exit=$rc3"
 
 echo "== phase 4: past the expiry (today 2026-07-13)"
-mem mem-recall --memory-dir "$memdir" --task "run the build-token verification" --today 2026-07-13 --no-cache --format text
+mem mem-recall --memory-dir "$memdir" --task "run the build-token verification" --today 2026-07-13 --no-cache --format text --all
 rc4=0; run_agent 4 recall 2026-07-13 || rc4=$?
 echo "result: exit=$rc4"
 

@@ -4,7 +4,7 @@
 //! error the temp file is removed and the target is untouched.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
@@ -33,6 +33,82 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Write `bytes` to `path` through a temp file and a rename, **without**
+/// fsync: a reader (and a process killed at any moment) sees the old or the
+/// new bytes, never half; durability comes from one later [`sync_batch`] of the
+/// whole batch (the consolidation journal's grouped flush). Creates missing
+/// parent directories and keeps the mode of an existing file.
+///
+/// Errors: [`Error::Io`] naming `path`; no temp file is left behind.
+pub fn write_unsynced(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".mem-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
+    tmp.write_all(bytes).map_err(|e| Error::io(path, e))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = tmp.as_file().set_permissions(meta.permissions());
+    }
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    Ok(())
+}
+
+/// fsync the directory `dir` itself (its entries: creations, renames,
+/// removals). Errors: [`Error::Io`] naming `dir`.
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    let d = std::fs::File::open(dir).map_err(|e| Error::io(dir, e))?;
+    d.sync_all().map_err(|e| Error::io(dir, e))
+}
+
+/// Threads that flush the files of one batch ([`sync_batch`]).
+const SYNC_THREADS: usize = 16;
+
+/// The grouped flush of a batch written with [`write_unsynced`] and file
+/// removals: fsync every file of `files` (those that still exist) from a few
+/// threads at once, so that the file system commits them together, then
+/// fsync each folder of `dirs` once (their renames and removals). Unlike
+/// `syncfs(2)`, it waits only for this batch, not for every other writer of
+/// the file system.
+///
+/// Errors: [`Error::Io`] naming the first file or folder that fails.
+pub fn sync_batch(files: &[PathBuf], dirs: &[PathBuf]) -> Result<()> {
+    let sync = |p: &PathBuf| -> Result<()> {
+        match std::fs::File::open(p) {
+            Ok(f) => f.sync_all().map_err(|e| Error::io(p, e)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(Error::io(p, e)),
+        }
+    };
+    if files.len() < 8 {
+        files.iter().try_for_each(sync)?;
+    } else {
+        let chunk = files.len().div_ceil(SYNC_THREADS);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = files
+                .chunks(chunk)
+                .map(|part| s.spawn(move || part.iter().try_for_each(sync)))
+                .collect();
+            for h in handles {
+                h.join()
+                    .map_err(|_| Error::Msg("a sync thread panicked".into()))??;
+            }
+            Ok::<(), Error>(())
+        })?;
+    }
+    for d in dirs {
+        if d.is_dir() {
+            sync_dir(d)?;
+        }
     }
     Ok(())
 }

@@ -141,6 +141,19 @@ pub fn create_dirs(root: &Path, dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// [`check_below`], and `path` itself, when it exists, is a regular file
+/// (a FIFO would block the read of [`write_if_changed`]).
+fn check_target(root: &Path, path: &Path) -> Result<()> {
+    check_below(root, path)?;
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if !m.is_file() => Err(refused(
+            path,
+            format!("is {}, not a regular file", kind_of(&m.file_type())),
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn parent_of(path: &Path) -> &Path {
     match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -155,7 +168,7 @@ fn parent_of(path: &Path) -> &Path {
 /// written then.
 pub fn write_atomic(root: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
     create_dirs(root, parent_of(path))?;
-    check_below(root, path)?;
+    check_target(root, path)?;
     crate::atomic::write_atomic(path, bytes)
 }
 
@@ -165,7 +178,7 @@ pub fn write_atomic(root: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
 /// Errors: as [`write_atomic`].
 pub fn write_if_changed(root: &Path, path: &Path, bytes: &[u8]) -> Result<bool> {
     create_dirs(root, parent_of(path))?;
-    check_below(root, path)?;
+    check_target(root, path)?;
     crate::atomic::write_if_changed(path, bytes)
 }
 
@@ -369,6 +382,14 @@ mod tests {
             .to_string();
         assert!(err.contains("symbolic link"), "{err}");
         assert_eq!(std::fs::read(outside.join("x.md")).unwrap(), b"keep");
+        // a FIFO where a file goes: refused, not waited on
+        let fifo = root.join("f.md");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::from(0o600)).unwrap();
+        let err = write_if_changed(&root, &fifo, b"x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is a FIFO, not a regular file"), "{err}");
+        assert!(open_append(&root, &fifo).is_err());
         // outside the root, or through `..`
         assert!(write_atomic(&root, &outside.join("z"), b"z").is_err());
         assert!(write_atomic(&root, &root.join("../z"), b"z").is_err());

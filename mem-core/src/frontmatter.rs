@@ -218,13 +218,13 @@ pub fn parse(label: &str, text: &str) -> Result<Memory> {
     {
         type_str = meta.get("type").and_then(Value::as_str).map(str::to_string);
     }
+    // Read leniently what people and Claude Code write (docs/records.md
+    // "Reading hand-written memories"): an unknown kind or scope is kept as
+    // written, a missing type is inferred ([`lenient_notes`] says so).
+    let kind_str = take_str(&mut fields, "kind")?;
+    let kind = kind_str.as_deref().and_then(Kind::parse);
     let mem_type = match type_str {
-        None => {
-            return Err(yaml_err(
-                parts.yaml_line,
-                "missing `type` (user, feedback, project or reference)".into(),
-            ));
-        }
+        None => infer_type(kind, parts.body),
         Some(t) => MemoryType::parse(&t).ok_or_else(|| {
             bad(
                 "type",
@@ -235,22 +235,17 @@ pub fn parse(label: &str, text: &str) -> Result<Memory> {
     let name = take_str(&mut fields, "name")?.unwrap_or_default();
     let description = take_str(&mut fields, "description")?.unwrap_or_default();
     let mut m = Memory::new(name, description, mem_type);
-    if let Some(k) = take_str(&mut fields, "kind")? {
-        m.kind = Some(
-            Kind::parse(&k).ok_or_else(|| bad("kind", &format!("{k:?} is not a known kind")))?,
-        );
+    m.kind = kind;
+    let mut unknown = Vec::new();
+    if let (Some(k), None) = (kind_str, kind) {
+        unknown.push(("kind", k));
     }
     if let Some(s) = take_str(&mut fields, "scope")? {
-        m.scope = Some(match s.as_str() {
-            "this-repo" => Scope::ThisRepo,
-            "all-repos" => Scope::AllRepos,
-            _ => {
-                return Err(bad(
-                    "scope",
-                    &format!("{s:?} is not this-repo or all-repos"),
-                ));
-            }
-        });
+        match s.as_str() {
+            "this-repo" => m.scope = Some(Scope::ThisRepo),
+            "all-repos" => m.scope = Some(Scope::AllRepos),
+            _ => unknown.push(("scope", s)),
+        }
     }
     m.project = take_str(&mut fields, "project")?;
     if let Some(s) = take_str(&mut fields, "source")? {
@@ -306,13 +301,104 @@ pub fn parse(label: &str, text: &str) -> Result<Memory> {
     }
     // `id` is the file stem, never a key: drop one that was written by hand.
     fields.shift_remove("id");
+    for (k, v) in unknown {
+        fields.insert(k.into(), Value::String(v));
+    }
     m.extra = fields;
     let (fact, why, how) = parse_body_sections(parts.body);
     m.fact = fact;
     m.why = why;
     m.how = how;
+    if m.evidence.is_empty() {
+        m.evidence = body_evidence(parts.body);
+    }
     m.body = Some(parts.body.to_string());
     Ok(m)
+}
+
+/// Body labels of the fact, in English and Chinese (full-width or ASCII colon).
+const FACT_LABELS: &[&str] = &["Fact:", "事实：", "事实:"];
+/// Body labels of the reason.
+const WHY_LABELS: &[&str] = &["Why:", "为什么：", "为什么:"];
+/// Body labels of how to apply it.
+const HOW_LABELS: &[&str] = &["How to use:", "How to apply:", "怎么用：", "怎么用:"];
+/// Body labels of evidence pointers written by hand.
+const EVIDENCE_LABELS: &[&str] = &["Evidence:", "证据指针：", "证据指针:"];
+
+/// Evidence pointers written in the body (`证据指针：a, b` / `Evidence: a`),
+/// split on commas (ASCII or full-width), `、` and white space.
+fn body_evidence(body: &str) -> Vec<String> {
+    body.lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            EVIDENCE_LABELS.iter().find_map(|p| l.strip_prefix(p))
+        })
+        .flat_map(|rest| {
+            rest.split(|c: char| c == ',' || c == '，' || c == '、' || c.is_whitespace())
+                .map(|t| t.trim_matches('`'))
+                .filter(|t| !t.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The type of a memory written without one: from its kind (a lesson or a
+/// preference is feedback, a one-time state project, a reference
+/// reference), else feedback when the body has the lesson labels, else
+/// project.
+pub fn infer_type(kind: Option<Kind>, body: &str) -> MemoryType {
+    match kind {
+        Some(Kind::DurableLesson | Kind::Preference) => MemoryType::Feedback,
+        Some(Kind::OneTimeState) => MemoryType::Project,
+        Some(Kind::Reference) => MemoryType::Reference,
+        None => {
+            let (f, w, h) = parse_body_sections(body);
+            if f.is_some() && (w.is_some() || h.is_some()) {
+                MemoryType::Feedback
+            } else {
+                MemoryType::Project
+            }
+        }
+    }
+}
+
+/// What [`parse`] read leniently in a topic file's frontmatter, one note
+/// each, for `mem-index check` warnings: a missing `type` (and what it was
+/// read as), an unknown `kind` or `scope` value (kept as written). Empty
+/// when the file is strict or does not parse.
+pub fn lenient_notes(text: &str) -> Vec<String> {
+    let Some(parts) = split(text) else {
+        return Vec::new();
+    };
+    let Ok(serde_norway::Value::Mapping(map)) =
+        serde_norway::from_str::<serde_norway::Value>(parts.yaml)
+    else {
+        return Vec::new();
+    };
+    let get = |k: &str| map.get(k).and_then(serde_norway::Value::as_str);
+    let has_meta_type = map
+        .get("metadata")
+        .and_then(|m| m.get("type"))
+        .is_some_and(|t| t.as_str().is_some());
+    let mut out = Vec::new();
+    let kind = get("kind").and_then(Kind::parse);
+    if let Some(k) = get("kind").filter(|_| kind.is_none()) {
+        out.push(format!(
+            "unknown kind {k:?}: kept as written, read with the type's default"
+        ));
+    }
+    if let Some(s) = get("scope").filter(|s| !matches!(*s, "this-repo" | "all-repos")) {
+        out.push(format!("unknown scope {s:?}: kept as written"));
+    }
+    if map.get("type").is_none() && !has_meta_type {
+        let t = infer_type(kind, parts.body);
+        out.push(format!(
+            "missing `type`: read as {} (write it to make it explicit)",
+            t.as_str()
+        ));
+    }
+    out
 }
 
 /// Read `fact`, `why`, `how` from a body in the `Fact:` / `Why:` /
@@ -337,13 +423,13 @@ pub fn parse_body_sections(body: &str) -> (Option<String>, Option<String>, Optio
             }
             false
         };
-        if take(&["Fact:"], &mut fact) {
+        if take(FACT_LABELS, &mut fact) {
             continue;
         }
-        if take(&["Why:"], &mut why) {
+        if take(WHY_LABELS, &mut why) {
             continue;
         }
-        if take(&["How to use:"], &mut how) {
+        if take(HOW_LABELS, &mut how) {
             continue;
         }
         if take(&["**Why:**"], &mut why) || take(&["**How to apply:**"], &mut how) {
@@ -390,11 +476,21 @@ pub fn render(m: &Memory) -> String {
     kv("name", quote(&m.name));
     kv("description", quote(&m.description));
     kv("type", m.mem_type.as_str().to_string());
-    if let Some(k) = m.kind {
-        kv("kind", k.as_str().to_string());
+    // an unknown kind or scope read leniently is written back as it was
+    let kept = |k: &str| m.extra.get(k).and_then(Value::as_str).map(quote);
+    if let Some(k) = m
+        .kind
+        .map(|k| k.as_str().to_string())
+        .or_else(|| kept("kind"))
+    {
+        kv("kind", k);
     }
-    if let Some(s) = m.scope {
-        kv("scope", s.as_str().to_string());
+    if let Some(s) = m
+        .scope
+        .map(|s| s.as_str().to_string())
+        .or_else(|| kept("scope"))
+    {
+        kv("scope", s);
     }
     if let Some(p) = &m.project {
         kv("project", quote(p));
@@ -798,10 +894,88 @@ mod tests {
             parse("n.md", "no frontmatter\n"),
             Err(Error::Frontmatter { line: 1, .. })
         ));
-        assert!(matches!(
-            parse("n.md", "---\nname: n\ndescription: d\n---\n"),
-            Err(Error::Frontmatter { .. })
-        ));
+        // a missing type is inferred, not refused
+        let m = parse("n.md", "---\nname: n\ndescription: d\n---\n").unwrap();
+        assert_eq!(m.mem_type, MemoryType::Project);
+    }
+
+    /// Regression: a file with an unknown `kind` was left out of recall.
+    #[test]
+    fn an_unknown_kind_is_kept_as_written_and_read_with_the_default() {
+        let text = "---\nname: n\ndescription: d\ntype: feedback\nkind: habit\n---\nbody\n";
+        let m = parse("k.md", text).unwrap();
+        assert_eq!(m.kind, None);
+        assert_eq!(m.effective_kind(), Kind::DurableLesson);
+        assert_eq!(m.extra["kind"], "habit");
+        assert!(render(&m).contains("kind: \"habit\"\n"), "{}", render(&m));
+        assert_eq!(parse("k.md", &render(&m)).unwrap().extra["kind"], "habit");
+        assert_eq!(
+            lenient_notes(text),
+            ["unknown kind \"habit\": kept as written, read with the type's default"]
+        );
+    }
+
+    /// Regression: a file without `type` was left out of recall.
+    #[test]
+    fn a_missing_type_is_inferred_and_noted() {
+        let lesson = "---\nname: n\ndescription: d\nkind: durable-lesson\n---\n";
+        assert_eq!(
+            parse("a.md", lesson).unwrap().mem_type,
+            MemoryType::Feedback
+        );
+        assert_eq!(
+            lenient_notes(lesson),
+            ["missing `type`: read as feedback (write it to make it explicit)"]
+        );
+        let labelled = "---\nname: n\ndescription: d\n---\nFact: x\nWhy: y\n";
+        assert_eq!(
+            parse("b.md", labelled).unwrap().mem_type,
+            MemoryType::Feedback
+        );
+        let plain = "---\nname: n\ndescription: d\n---\nsome notes\n";
+        assert_eq!(parse("c.md", plain).unwrap().mem_type, MemoryType::Project);
+        let reference = "---\nname: n\ndescription: d\nkind: reference\n---\n";
+        assert_eq!(
+            parse("d.md", reference).unwrap().mem_type,
+            MemoryType::Reference
+        );
+        // written strictly: the type is there on the way out
+        let m = parse("a.md", lesson).unwrap();
+        assert!(render(&m).contains("type: feedback\n"));
+        assert!(lenient_notes(&render(&m)).is_empty());
+    }
+
+    /// Regression: the lesson shape people write by hand was left out.
+    #[test]
+    fn the_hand_written_lesson_shape_is_read_into_the_fields_in_both_languages() {
+        let zh = "---\nname: 先运行 setup\ndescription: build-token 需要 fixture\ntype: feedback\nscope: project\ntrigger: build-token\nexpires: \"never\"\n---\n事实：先运行 setup 再运行 build-token。\n为什么：data/fixture.json 由 setup 生成。\n怎么用：验证前运行 node src/setup.mjs。\n证据指针：transcript:3f9a0c1d2e4b#17、transcript:3f9a0c1d2e4b#20\n";
+        let m = parse("zh.md", zh).unwrap();
+        assert_eq!(m.triggers, ["build-token"]);
+        assert_eq!(m.expires, Some(Expires::Never));
+        assert_eq!(m.scope, None);
+        assert_eq!(m.extra["scope"], "project");
+        assert_eq!(m.fact.as_deref(), Some("先运行 setup 再运行 build-token。"));
+        assert_eq!(m.why.as_deref(), Some("data/fixture.json 由 setup 生成。"));
+        assert_eq!(m.how.as_deref(), Some("验证前运行 node src/setup.mjs。"));
+        assert_eq!(
+            m.evidence,
+            ["transcript:3f9a0c1d2e4b#17", "transcript:3f9a0c1d2e4b#20"]
+        );
+        assert_eq!(
+            lenient_notes(zh),
+            ["unknown scope \"project\": kept as written"]
+        );
+        let en = "---\nname: n\ndescription: d\ntype: feedback\ntrigger: [deploy]\nexpires: never\n---\nFact: Deploy from main.\nWhy: CI only builds main.\nHow to apply: git switch main first.\n";
+        let m = parse("en.md", en).unwrap();
+        assert_eq!(m.triggers, ["deploy"]);
+        assert_eq!(m.fact.as_deref(), Some("Deploy from main."));
+        assert_eq!(m.why.as_deref(), Some("CI only builds main."));
+        assert_eq!(m.how.as_deref(), Some("git switch main first."));
+        let claude = "---\nname: n\ndescription: d\ntype: feedback\n---\nDeploy from main.\n\n**Why:** CI only builds main.\n**How to apply:** git switch main first.\n";
+        let m = parse("c.md", claude).unwrap();
+        assert_eq!(m.fact.as_deref(), Some("Deploy from main."));
+        assert_eq!(m.why.as_deref(), Some("CI only builds main."));
+        assert_eq!(m.how.as_deref(), Some("git switch main first."));
     }
 
     fn any_memory() -> impl Strategy<Value = Memory> {

@@ -6,6 +6,7 @@
 //! - [`frontmatter`]: topic files (YAML frontmatter + Markdown body);
 //! - [`id`]: ids from names, path containment;
 //! - [`atomic`]: atomic writes;
+//! - [`journal`]: the consolidation journal, crash recovery;
 //! - [`confine`]: no write through a link below the memory directory,
 //!   reads of regular files only, with size caps;
 //! - [`time`]: the pinned clock, local days;
@@ -26,6 +27,7 @@ pub mod error;
 pub mod frontmatter;
 pub mod id;
 pub mod index_md;
+pub mod journal;
 pub mod jsonl;
 pub mod lock;
 pub mod memdir;

@@ -52,6 +52,17 @@ pub fn env_flag(var: &str) -> bool {
     })
 }
 
+/// The environment marker mem sets for the agent CLI it runs as
+/// `mem-extract --model-cmd`: while it is set (`1`, `true`, `yes`, `on`),
+/// mem's hooks (`mem-recall --hook`, `mem-transcript replay --hook`) do
+/// nothing, so that agent's own hooks cannot start another write path.
+pub const HOOK_GUARD_ENV: &str = "MEM_HOOK_GUARD";
+
+/// True when [`HOOK_GUARD_ENV`] is set: a hook must print nothing and exit 0.
+pub fn hook_guarded() -> bool {
+    env_flag(HOOK_GUARD_ENV)
+}
+
 /// True when memory writing is turned off: `MEM_DISABLE=1` or
 /// `CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`.
 pub fn is_disabled() -> bool {

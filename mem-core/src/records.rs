@@ -299,6 +299,18 @@ impl<'de> Deserialize<'de> for Expires {
 }
 
 /// A list that may also be written as one string (`trigger: deploy`).
+/// An optional enum read leniently: a value it does not know (or not a
+/// string) is none rather than an error (docs/records.md "Reading
+/// hand-written memories").
+fn lenient<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let v = Option::<serde_json::Value>::deserialize(d)?;
+    Ok(v.and_then(|v| serde_json::from_value(v).ok()))
+}
+
 fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
@@ -331,10 +343,19 @@ pub struct Memory {
     #[serde(rename = "type")]
     pub mem_type: MemoryType,
     /// Lifecycle kind; default from the type ([`Memory::effective_kind`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// An unknown value is read as none (a topic file keeps it in `extra`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
     pub kind: Option<Kind>,
-    /// `this-repo` (default) or `all-repos`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `this-repo` (default) or `all-repos`; an unknown value is read as none.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
     pub scope: Option<Scope>,
     /// First 12 hex of BLAKE3 of the canonical main-worktree root.
     #[serde(default, skip_serializing_if = "Option::is_none")]

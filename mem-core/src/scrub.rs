@@ -49,9 +49,14 @@ pub struct RuleSpec {
     /// Minimum Shannon entropy (bits per byte) of the redacted value.
     #[serde(default)]
     pub min_entropy: f64,
-    /// The match must not follow `[A-Za-z0-9_]`.
+    /// The match must not follow `[A-Za-z0-9_]` (a URL-encoded byte such as
+    /// `%3D` right before it counts as a boundary).
     #[serde(default = "yes")]
     pub boundary: bool,
+    /// How many character classes (upper case, lower case, digit, other) the
+    /// redacted value must mix (0: any).
+    #[serde(default)]
+    pub min_classes: usize,
 }
 
 fn yes() -> bool {
@@ -230,11 +235,11 @@ impl Scrubber {
                 let (Some(whole), Some(m)) = (caps.get(0), caps.get(r.spec.group)) else {
                     continue;
                 };
-                if r.spec.boundary && whole.start() > 0 {
-                    let b = text.as_bytes()[whole.start() - 1];
-                    if b.is_ascii_alphanumeric() || b == b'_' {
-                        continue;
-                    }
+                if r.spec.boundary && !at_boundary(text.as_bytes(), whole.start()) {
+                    continue;
+                }
+                if r.spec.min_classes > 0 && classes(m.as_str()) < r.spec.min_classes {
+                    continue;
                 }
                 if r.spec.min_entropy > 0.0 && entropy(m.as_str()) < r.spec.min_entropy {
                     continue;
@@ -304,6 +309,30 @@ impl Scrubber {
         }
     }
 
+    /// `text` with every **secret** replaced by `[REDACTED]`; session ids and
+    /// paths are kept. For what is shown to the person running a tool
+    /// (`--explain` notes on stderr) and for the consolidation journal, where
+    /// a path is useful and a secret never is.
+    pub fn redact_secrets(&self, text: &str) -> String {
+        let found: Vec<Finding> = self
+            .find(text)
+            .into_iter()
+            .filter(|f| matches!(f.kind, FindingKind::Secret { .. }))
+            .collect();
+        if found.is_empty() {
+            return text.to_string();
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut pos = 0;
+        for f in &found {
+            out.push_str(&text[pos..f.start]);
+            out.push_str(REDACTED);
+            pos = f.end;
+        }
+        out.push_str(&text[pos..]);
+        out
+    }
+
     /// True when `text` carries nothing sensitive.
     pub fn is_clean(&self, text: &str) -> bool {
         self.find(text).is_empty()
@@ -313,6 +342,15 @@ impl Scrubber {
     /// outside the project (or there is no project root).
     fn relativize(&self, path: &str) -> Option<String> {
         let root = self.root.as_deref()?;
+        let path = match path.get(..7) {
+            Some(p) if p.eq_ignore_ascii_case("file://") => &path[7..],
+            _ => path,
+        };
+        // `user@host:/…` lies on another machine: never inside the project
+        let head = path.split(['/', '\\']).next().unwrap_or("");
+        if head.contains(':') && !(head.len() == 2 && head.as_bytes()[0].is_ascii_alphabetic()) {
+            return None;
+        }
         let expanded;
         let p = match (path.strip_prefix("~/"), &self.home) {
             (Some(rest), Some(home)) => {
@@ -426,6 +464,33 @@ fn compile(r: &RuleSpec) -> Result<Rule> {
     })
 }
 
+/// True when a match may start at byte `i`: at the start, after a byte that
+/// is not `[A-Za-z0-9_]`, or right after a URL-encoded byte (`%3D`).
+fn at_boundary(b: &[u8], i: usize) -> bool {
+    if i == 0 {
+        return true;
+    }
+    let p = b[i - 1];
+    if !(p.is_ascii_alphanumeric() || p == b'_') {
+        return true;
+    }
+    i >= 3 && b[i - 3] == b'%' && b[i - 2].is_ascii_hexdigit() && b[i - 1].is_ascii_hexdigit()
+}
+
+/// How many of the classes upper case, lower case, digit, other `s` mixes.
+fn classes(s: &str) -> usize {
+    let b = s.as_bytes();
+    [
+        b.iter().any(u8::is_ascii_uppercase),
+        b.iter().any(u8::is_ascii_lowercase),
+        b.iter().any(u8::is_ascii_digit),
+        b.iter().any(|c| !c.is_ascii_alphanumeric()),
+    ]
+    .iter()
+    .filter(|&&x| x)
+    .count()
+}
+
 /// Shannon entropy of `s` in bits per byte.
 pub fn entropy(s: &str) -> f64 {
     if s.is_empty() {
@@ -465,17 +530,44 @@ fn in_url(text: &[u8], i: usize) -> bool {
     memchr::memmem::find(&text[s..i], b"://").is_some()
 }
 
+/// The start of `file://` when the `/` at `p` is the third slash of
+/// `file:///…` (any case), else `None`.
+fn file_url_start(b: &[u8], p: usize) -> Option<usize> {
+    let s = p.checked_sub(7)?;
+    b[s..p].eq_ignore_ascii_case(b"file://").then_some(s)
+}
+
+/// The start of the `user@host:` / `host:` token that ends with the `:` at
+/// `colon` (scp and rsync remote paths): back over host-name bytes.
+fn remote_start(b: &[u8], colon: usize) -> usize {
+    let mut s = colon;
+    while s > 0 && (b[s - 1].is_ascii_alphanumeric() || b"._@-".contains(&b[s - 1])) {
+        s -= 1;
+    }
+    s
+}
+
 fn find_paths(text: &str, out: &mut Vec<Finding>) {
     let b = text.as_bytes();
     let mut i = 0;
     while let Some(off) = memchr::memchr3(b'/', b'~', b'\\', &b[i..]) {
         let p = i + off;
         i = p + 1;
-        // the start of the token: `/`, `~/`, or `X:\`
+        // the start of the token: `/`, `~/`, `X:\`, `X:/`, `file:///`, or
+        // the `/` of `user@host:/…` / `host:/…` (scp, rsync)
+        let drive = p >= 2
+            && b[p - 1] == b':'
+            && b[p - 2].is_ascii_alphabetic()
+            && (p == 2 || path_lead(b[p - 3]));
         let (start, body) = match b[p] {
+            b'/' if drive => (p - 2, p + 1),
+            b'/' if file_url_start(b, p).is_some() => (file_url_start(b, p).unwrap_or(p), p + 1),
+            b'/' if p >= 1 && b[p - 1] == b':' && b.get(p + 1) != Some(&b'/') => {
+                (remote_start(b, p - 1), p + 1)
+            }
             b'/' => (p, p + 1),
             b'~' if b.get(p + 1) == Some(&b'/') => (p, p + 2),
-            b'\\' if p >= 2 && b[p - 1] == b':' && b[p - 2].is_ascii_alphabetic() => (p - 2, p + 1),
+            b'\\' if drive => (p - 2, p + 1),
             _ => continue,
         };
         if start > 0 && !path_lead(b[start - 1]) {
@@ -736,6 +828,174 @@ mod tests {
         );
     }
 
+    /// One row per kind the scrubber missed before (issue list of gaps):
+    /// the input, the part that must go, and what must find it. Prints the
+    /// per-kind table to stderr.
+    #[test]
+    fn gap_kinds_table() {
+        let aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+        assert_eq!(aws.len(), 40);
+        let cases: &[(&str, String, &str, &str)] = &[
+            (
+                "--password X",
+                "mysqladmin --password Tr0ub4dor3x status".into(),
+                "Tr0ub4dor3x",
+                "cli-password-flag",
+            ),
+            (
+                "--password=X",
+                "psql --password=Tr0ub4dor3x -h db".into(),
+                "Tr0ub4dor3x",
+                "password-assignment",
+            ),
+            (
+                "-pX (mysql)",
+                "mysql -u root -pTr0ub4dor3x appdb".into(),
+                "Tr0ub4dor3x",
+                "mysql-password-flag",
+            ),
+            (
+                "sshpass -p X",
+                "sshpass -p 'Tr0ub4dor3x' ssh deploy@web1".into(),
+                "Tr0ub4dor3x",
+                "sshpass-password",
+            ),
+            (
+                "Authorization: Basic",
+                "curl -H 'Authorization: Basic ZGVwbG95OlRyMHViNGRvcjN4' https://api.example.com"
+                    .into(),
+                "ZGVwbG95OlRyMHViNGRvcjN4",
+                "basic-auth-header",
+            ),
+            (
+                "Cookie: session=",
+                "Cookie: session=9f8e7d6c5b4a39281706; theme=dark".into(),
+                "9f8e7d6c5b4a39281706",
+                "cookie-header",
+            ),
+            (
+                "docker \"auth\"",
+                r#"{"auths": {"ghcr.io": {"auth": "ZGVwbG95OlRyMHViNGRvcjN4"}}}"#.into(),
+                "ZGVwbG95OlRyMHViNGRvcjN4",
+                "docker-config-auth",
+            ),
+            (
+                "user:p@ss@host",
+                "postgres://app:Tr0ub@4dor3x@db.internal:5432/app".into(),
+                "4dor3x",
+                "url-password",
+            ),
+            (
+                "user:pa/ss@host",
+                "https://app:Tr0ub/4dor3x@git.example.com/r.git".into(),
+                "4dor3x",
+                "url-password-slash",
+            ),
+            (
+                "token glued to a letter",
+                "exportedghp_Zx81kq0PmW4nB7tY2vLsQQa8f3K29xPq0Lm7 done".into(),
+                "Zx81kq0PmW4nB7tY2vLsQQ",
+                "github-token",
+            ),
+            (
+                "token after %3D",
+                "https://x.example.com/cb?token%3Dghp_Zx81kq0PmW4nB7tY2vLsQQa8f3K29xPq0Lm7".into(),
+                "Zx81kq0PmW4nB7tY2vLsQQ",
+                "github-token",
+            ),
+            (
+                "bare AWS secret",
+                format!("the key is {aws} for prod"),
+                aws,
+                "aws-secret-bare",
+            ),
+            (
+                "alice@host:/home/alice/…",
+                "scp alice@build1:/home/alice/keys/id.pem .".into(),
+                "alice",
+                "abs-path",
+            ),
+            (
+                "file:///home/alice/…",
+                "open file:///home/alice/notes/todo.md now".into(),
+                "alice",
+                "abs-path",
+            ),
+            (
+                "C:/Users/alice/…",
+                "saved to C:/Users/alice/Desktop/x.txt today".into(),
+                "alice",
+                "abs-path",
+            ),
+        ];
+        let sc = s();
+        let mut failed = Vec::new();
+        eprintln!("{:<26} {:<22} {:<6} result", "kind", "found by", "gone");
+        for (kind, text, secret, want) in cases {
+            let out = sc.scrub(text);
+            let rules: Vec<String> = out
+                .findings
+                .iter()
+                .map(|f| match &f.kind {
+                    FindingKind::Secret { rule } => rule.clone(),
+                    k => k.label().to_string(),
+                })
+                .collect();
+            let gone = !out.text.contains(secret);
+            let ok = gone && rules.iter().any(|r| r == want);
+            eprintln!(
+                "{kind:<26} {:<22} {:<6} {}",
+                rules.join(","),
+                gone,
+                if ok { "ok" } else { "MISSED" }
+            );
+            if !ok {
+                failed.push(format!("{kind}: {:?} -> {:?} {rules:?}", text, out.text));
+            }
+        }
+        assert!(failed.is_empty(), "{failed:#?}");
+        // exact results of some of them
+        assert_eq!(
+            sc.scrub("postgres://app:Tr0ub@4dor3x@db.internal:5432/app")
+                .text,
+            "postgres://app:[REDACTED]@db.internal:5432/app"
+        );
+        assert_eq!(
+            sc.scrub("mysql -u root -pTr0ub4dor3x appdb").text,
+            "mysql -u root -p[REDACTED] appdb"
+        );
+        assert_eq!(
+            sc.scrub("scp alice@build1:/home/alice/keys/id.pem .").text,
+            "scp ."
+        );
+        assert_eq!(
+            sc.scrub("see file:///home/user/proj/docs/a.md").text,
+            "see docs/a.md"
+        );
+    }
+
+    /// What the new kinds must leave alone.
+    #[test]
+    fn gap_kinds_spare_lookalikes() {
+        for t in [
+            // git SHAs (40 hex) and other 40-character runs
+            "commit 3f786850e387550fdab836ed7e6dc881de23001b fixed it",
+            "commit 3F786850E387550FDAB836ED7E6DC881DE23001B fixed it",
+            "path src/components/HeaderNavigationSettings.tsx",
+            "docker login --password-stdin ghcr.io",
+            "psql --password $DB_PASSWORD",
+            "mysql -p appdb",
+            "mysql -u root -p",
+            "see https://example.com:8443/api/v2/users and http://localhost:3000/a/b",
+            "the Cookie header is stripped by the proxy",
+            "Authorization: Basic auth is disabled",
+            "the time was 12:30/45 on the chart",
+        ] {
+            let out = s().scrub(t);
+            assert_eq!(out.text, t, "{:?}", out.findings);
+        }
+    }
+
     #[test]
     fn harmless_values_stay() {
         for t in [
@@ -839,7 +1099,7 @@ mod tests {
     fn rules_file_errors_name_the_rule() {
         let err = Scrubber::parse_rules("secrets:\n  - name: bad\n    pattern: '('\n").unwrap_err();
         assert!(err.to_string().contains("bad"), "{err}");
-        assert_eq!(Scrubber::default_rules().secrets.len(), 24);
+        assert_eq!(Scrubber::default_rules().secrets.len(), 33);
     }
 
     #[test]

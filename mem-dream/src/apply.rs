@@ -1,103 +1,31 @@
 //! Applying a plan's file changes with an undo journal, undoing the last run,
 //! and the unified diff of `--diff`.
 //!
-//! Journal layout (`.mem/journal/<UTC stamp>-<pid>/` in the memory dir):
-//! - `manifest.jsonl`: one `{"rel", "before", "after"}` line per change
-//!   (`before`: the file's text before the run — `{"hex": …}` when it is not
-//!   UTF-8 — or null when the file did not exist; `after`: the 16-hex hash of
-//!   the bytes written, or null when the file was removed). One file, so the
-//!   journal costs one fsync however many files change;
-//! - `plan.jsonl`: the plan as applied;
-//! - `meta.json`: `{"started", "lock_mtime"}` (the lock's mtime before the
-//!   run, RFC 3339, or null when there was no lock);
-//! - `done` once every change is written; `undone` once undone.
+//! The journal (its layout, order and recovery rule) lives in
+//! [`mem_core::journal`], so that every writer can recover a run that was
+//! killed.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
 
-use mem_core::atomic::write_atomic;
+use mem_core::Result;
+use mem_core::journal::{self, FileChange};
 use mem_core::records::PlanOp;
-use mem_core::store;
-use mem_core::{Error, Result};
-use serde::{Deserialize, Serialize};
 
 use crate::consolidate::Change;
 
-/// The journal folder, relative to the memory directory.
-pub const JOURNAL_DIR: &str = ".mem/journal";
-/// Journals kept; older ones are removed after a successful run.
-pub const KEEP_JOURNALS: usize = 10;
+pub use mem_core::journal::{JOURNAL_DIR, KEEP_JOURNALS, Undone};
 
-#[derive(Debug, Serialize, Deserialize)]
-struct Entry {
-    rel: String,
-    before: Option<Saved>,
-    after: Option<String>,
-}
-
-/// Saved bytes: text, or hex for bytes that are not UTF-8.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(untagged)]
-enum Saved {
-    Text(String),
-    Hex { hex: String },
-}
-
-impl Saved {
-    fn of(b: &[u8]) -> Saved {
-        match std::str::from_utf8(b) {
-            Ok(t) => Saved::Text(t.to_string()),
-            Err(_) => Saved::Hex {
-                hex: b.iter().map(|x| format!("{x:02x}")).collect(),
-            },
-        }
-    }
-    fn bytes(&self) -> Vec<u8> {
-        match self {
-            Saved::Text(t) => t.as_bytes().to_vec(),
-            Saved::Hex { hex } => (0..hex.len() / 2)
-                .filter_map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok())
-                .collect(),
-        }
-    }
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct Meta {
-    started: String,
-    lock_mtime: Option<String>,
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |e| Error::io(path, e)
-}
-
-/// `dir/rel` for a relative path of plain components, its parent folder
-/// created, checked to stay inside `dir` (symlinks included).
-fn target(dir: &Path, rel: &str) -> Result<PathBuf> {
-    let r = Path::new(rel);
-    if r.components()
-        .any(|c| !matches!(c, std::path::Component::Normal(_)))
-    {
-        return Err(mem_core::IdError::Escapes(dir.join(rel)).into());
-    }
-    let p = dir.join(r);
-    // No link below the memory directory, the file itself included.
-    if let Some(parent) = p.parent() {
-        mem_core::confine::create_dirs(dir, parent)?;
-    }
-    mem_core::confine::check_below(dir, &p)?;
-    mem_core::id::contained(dir, &p)?;
-    Ok(p)
-}
-
-/// Apply `changes` in `dir` (the caller holds the index lock), journaling
-/// each one first. When `stop` is set between two files, or a write fails,
-/// the changes made so far are restored and the error returned.
+/// Apply `changes` in `dir` (the caller holds the index lock) with the
+/// durable journal of [`mem_core::journal`]: journal first, then new and
+/// retired copies, then deletions, one flush, `MEMORY.md` last, `done`.
+/// When `stop` is set between two files, or a write fails, the changes made
+/// so far are rolled back and the error returned.
 ///
-/// Returns the journal folder. Errors: [`Error::Io`]; [`Error::Msg`] when a
-/// file changed since it was read (another writer), or on interruption.
+/// Returns the journal folder. Errors: [`mem_core::Error::Io`];
+/// [`mem_core::Error::Msg`] when a file changed since it was read (another
+/// writer), or on interruption.
 pub fn apply(
     dir: &Path,
     changes: &[Change],
@@ -105,192 +33,28 @@ pub fn apply(
     lock_mtime: Option<SystemTime>,
     stop: &AtomicBool,
 ) -> Result<PathBuf> {
-    // Nothing changed since orient?
-    for c in changes {
-        let p = target(dir, &c.rel)?;
-        let now = match std::fs::read(&p) {
-            Ok(b) => Some(b),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(Error::io(&p, e)),
-        };
-        if now != c.before {
-            return Err(Error::Msg(format!(
-                "{}: changed while consolidating; nothing written",
-                p.display()
-            )));
-        }
-    }
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ").to_string();
-    let jdir = dir
-        .join(JOURNAL_DIR)
-        .join(format!("{stamp}-{}", std::process::id()));
-    mem_core::confine::create_dirs(dir, &jdir)?;
-    let meta = Meta {
-        started: stamp,
-        lock_mtime: lock_mtime.map(|t| mem_core::time::fmt_ts(t.into())),
-    };
-    write_atomic(
-        &jdir.join("meta.json"),
-        serde_json::to_string(&meta).unwrap_or_default().as_bytes(),
-    )?;
-    let mut manifest = String::new();
-    for c in changes {
-        let e = Entry {
-            rel: c.rel.clone(),
-            before: c.before.as_deref().map(Saved::of),
-            after: c.after.as_deref().map(store::hash_bytes),
-        };
-        manifest.push_str(&serde_json::to_string(&e).unwrap_or_default());
-        manifest.push('\n');
-    }
-    write_atomic(&jdir.join("manifest.jsonl"), manifest.as_bytes())?;
     let mut plan = String::new();
     for o in ops {
         plan.push_str(&serde_json::to_string(o).unwrap_or_default());
         plan.push('\n');
     }
-    write_atomic(&jdir.join("plan.jsonl"), plan.as_bytes())?;
-
-    let mut done = 0;
-    let mut result = Ok(());
-    for c in changes {
-        if stop.load(Ordering::SeqCst) {
-            result = Err(Error::Msg("interrupted".into()));
-            break;
-        }
-        let r = (|| -> Result<()> {
-            let p = target(dir, &c.rel)?;
-            match &c.after {
-                Some(b) => write_atomic(&p, b),
-                None => match std::fs::remove_file(&p) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&p, e)),
-                    _ => Ok(()),
-                },
-            }
-        })();
-        if let Err(e) = r {
-            result = Err(e);
-            break;
-        }
-        done += 1;
-    }
-    if let Err(e) = result {
-        // Put back what was changed, newest first; the journal goes.
-        for c in changes[..done].iter().rev() {
-            if let Ok(p) = target(dir, &c.rel) {
-                let _ = match &c.before {
-                    Some(b) => write_atomic(&p, b),
-                    None => std::fs::remove_file(&p).map_err(|e| Error::io(&p, e)),
-                };
-            }
-        }
-        let _ = std::fs::remove_dir_all(&jdir);
-        return Err(e);
-    }
-    write_atomic(&jdir.join("done"), b"")?;
-    prune_journals(dir);
-    Ok(jdir)
-}
-
-fn journals(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir.join(JOURNAL_DIR))
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.is_dir())
-                .collect()
+    let fc: Vec<FileChange> = changes
+        .iter()
+        .map(|c| FileChange {
+            rel: &c.rel,
+            before: c.before.as_deref(),
+            after: c.after.as_deref(),
         })
-        .unwrap_or_default();
-    v.sort();
-    v
+        .collect();
+    journal::apply(dir, &fc, &plan, lock_mtime, stop)
 }
 
-fn prune_journals(dir: &Path) {
-    let v = journals(dir);
-    if v.len() > KEEP_JOURNALS {
-        for p in &v[..v.len() - KEEP_JOURNALS] {
-            let _ = std::fs::remove_dir_all(p);
-        }
-    }
-}
-
-/// What [`undo`] restored.
-#[derive(Debug)]
-pub struct Undone {
-    /// The journal used.
-    pub journal: PathBuf,
-    /// Files restored (relative paths).
-    pub files: Vec<String>,
-    /// The lock's mtime before the undone run (restored when the lock is free).
-    pub lock_mtime: Option<SystemTime>,
-}
-
-/// Restore the state before the last run (the newest journal that is done
-/// and not undone). The caller holds the index lock. Every file must still
-/// have the bytes the run wrote, unless `force`.
+/// Restore the state before the last complete run; see
+/// [`mem_core::journal::undo`].
 ///
-/// Errors: [`Error::Msg`] when there is nothing to undo or a file changed
-/// since the run (nothing is restored then); [`Error::Io`].
+/// Errors: as [`mem_core::journal::undo`].
 pub fn undo(dir: &Path, force: bool) -> Result<Undone> {
-    let Some(j) = journals(dir)
-        .into_iter()
-        .rev()
-        .find(|j| j.join("done").exists() && !j.join("undone").exists())
-    else {
-        return Err(Error::Msg(format!(
-            "{}: no consolidation to undo",
-            dir.join(JOURNAL_DIR).display()
-        )));
-    };
-    let mpath = j.join("manifest.jsonl");
-    let text = std::fs::read_to_string(&mpath).map_err(io(&mpath))?;
-    let mut entries = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let e: Entry = serde_json::from_str(line)
-            .map_err(|e| Error::input(mpath.display().to_string(), n + 1, e.to_string()))?;
-        entries.push(e);
-    }
-    let mut changed = Vec::new();
-    for e in &entries {
-        let p = target(dir, &e.rel)?;
-        let now = std::fs::read(&p).ok().map(|b| store::hash_bytes(&b));
-        if now != e.after {
-            changed.push(e.rel.clone());
-        }
-    }
-    if !changed.is_empty() && !force {
-        return Err(Error::Msg(format!(
-            "changed since the last consolidation (use --force to restore anyway): {}",
-            changed.join(", ")
-        )));
-    }
-    let mut files = Vec::new();
-    for e in entries.iter().rev() {
-        let p = target(dir, &e.rel)?;
-        match &e.before {
-            Some(b) => write_atomic(&p, &b.bytes())?,
-            None => match std::fs::remove_file(&p) {
-                Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(Error::io(&p, err));
-                }
-                _ => {}
-            },
-        }
-        files.push(e.rel.clone());
-    }
-    files.reverse();
-    let meta: Option<Meta> = std::fs::read_to_string(j.join("meta.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok());
-    write_atomic(&j.join("undone"), b"")?;
-    Ok(Undone {
-        journal: j,
-        files,
-        lock_mtime: meta
-            .and_then(|m| m.lock_mtime)
-            .and_then(|t| mem_core::time::parse_ts(&t))
-            .map(SystemTime::from),
-    })
+    journal::undo(dir, force)
 }
 
 /// A unified diff of one change, with `# reason: …` before every hunk.

@@ -245,7 +245,9 @@ static CHOICE: LazyLock<Regex> = LazyLock::new(|| {
 fn stance(m: &Memory) -> Option<([u8; 16], String)> {
     let text = format!("{} {}", m.description, m.fact.as_deref().unwrap_or(""));
     if let Some(c) = CHOICE.captures(&text) {
-        let (x, y) = (c[1].to_lowercase(), c[2].to_lowercase());
+        // a sentence's full stop is not part of the tool's name
+        let name = |s: &str| s.trim_end_matches(['.', '/', '-', '+']).to_lowercase();
+        let (x, y) = (name(&c[1]), name(&c[2]));
         let mut pair = [x.clone(), y];
         pair.sort();
         let key = set_key(&format!("choice:{}", m.mem_type.as_str()), &pair)?;
@@ -404,7 +406,11 @@ pub fn plan(
             if it.retired.is_some() {
                 continue;
             }
-            let ty = it.mem.mem_type.as_str();
+            // The direction of a preference is part of the fact: "use npm
+            // instead of pnpm" and "use pnpm instead of npm" share their
+            // words but never merge (the newer supersedes the older below).
+            let direction = stance(&it.mem).map(|(_, s)| s).unwrap_or_default();
+            let ty = &format!("{}\0{direction}", it.mem.mem_type.as_str());
             let bw = words(&body_text(&it.mem));
             let bk = set_key(ty, &bw);
             if let Some(dk) = set_key(ty, &words(&it.mem.description)) {
@@ -875,6 +881,66 @@ mod tests {
             .collect();
         assert!(sup.contains(&("old".into(), json!("new"))), "{sup:?}");
         assert!(sup.contains(&("npm".into(), json!("pnpm"))), "{sup:?}");
+    }
+
+    /// Regression: "use npm instead of pnpm" and the later "use pnpm
+    /// instead of npm" share every word; they were merged as the same fact
+    /// into the older one, retiring the newer correction.
+    #[test]
+    fn the_newer_direction_of_a_preference_supersedes_the_older_in_both_orders() {
+        let dir = tempfile::tempdir().unwrap();
+        let pref = |id: &str, x: &str, y: &str, day: &str| {
+            let text = format!("Use {x} instead of {y}.");
+            let mut it = item(id, &text, &text, day);
+            it.mem.fact = Some(text);
+            it
+        };
+        for (npm_day, pnpm_day, winner, loser) in [
+            ("2026-07-01", "2026-07-05", "use-pnpm", "use-npm"),
+            ("2026-07-05", "2026-07-01", "use-npm", "use-pnpm"),
+        ] {
+            for flip in [false, true] {
+                let mut items = vec![
+                    pref("use-npm", "npm", "pnpm", npm_day),
+                    pref("use-pnpm", "pnpm", "npm", pnpm_day),
+                ];
+                if flip {
+                    items.reverse();
+                }
+                let p = plan(
+                    dir.path(),
+                    items,
+                    vec![],
+                    None,
+                    &Scrubber::new(None),
+                    &opts(),
+                );
+                let ops: Vec<(String, Option<String>, String)> = p
+                    .ops
+                    .iter()
+                    .filter(|o| o.op == "merge" || o.op == "supersede")
+                    .map(|o| {
+                        (
+                            o.op.clone(),
+                            o.id.clone(),
+                            o.fields
+                                .get("superseded_by")
+                                .map(ToString::to_string)
+                                .unwrap_or_default(),
+                        )
+                    })
+                    .collect();
+                assert_eq!(
+                    ops,
+                    [(
+                        "supersede".to_string(),
+                        Some(loser.to_string()),
+                        format!("\"{winner}\"")
+                    )],
+                    "npm {npm_day}, pnpm {pnpm_day}, flipped {flip}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -164,12 +164,56 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
     let resolved = memdir::resolve(&g.memdir_options())?;
     let format = g.output.format();
     let mut out = g.output.stdout();
+    let recovered = recover(
+        &resolved.dir,
+        clock.today,
+        cli.run.dry_run && cli.command.is_none(),
+    )?;
     let code = match &cli.command {
+        Some(Command::Undo { .. }) if recovered > 0 => {
+            // The unfinished run was the last one: rolling it back undid it.
+            eprintln!(
+                "{NAME}: undone: the unfinished last run was rolled back; nothing older undone"
+            );
+            Exit::Success
+        }
         Some(Command::Undo { force }) => undo(&resolved.dir, *force, &mut out)?,
         None => dream(&cli, &clock, &resolved, format, &mut out)?,
     };
     out.flush().map_err(|e| Error::io("<stdout>", e))?;
     Ok(code)
+}
+
+/// Before anything else: roll back a consolidation (or roll forward a
+/// `mem-index write` batch) that a killed process left unfinished, saying so
+/// on stderr. A dry run changes nothing: it only says what the next run
+/// will recover.
+///
+/// Returns how many unfinished consolidations were rolled back.
+fn recover(
+    dir: &std::path::Path,
+    today: chrono::NaiveDate,
+    dry_run: bool,
+) -> anyhow::Result<usize> {
+    if !mem_core::journal::needs_recovery(dir) {
+        return Ok(0);
+    }
+    if dry_run {
+        warn(
+            NAME,
+            format!(
+                "{}: an unfinished run is left; the next real run recovers it first (dry run: nothing recovered)",
+                dir.display()
+            ),
+        );
+        return Ok(0);
+    }
+    let guard = store::lock_index(dir)?;
+    let r = mem_core::journal::recover(&guard, dir, today)?;
+    for s in &r.said {
+        eprintln!("{NAME}: recovered: {s}");
+    }
+    Ok(r.rolled_back)
 }
 
 fn undo(dir: &std::path::Path, force: bool, out: &mut Output) -> anyhow::Result<Exit> {

@@ -479,6 +479,115 @@ const STOP: &[&str] = &[
     "things",
     "live",
     "lives",
+    // generic verbs and adjectives: a trigger names the subject, never these
+    "add",
+    "adds",
+    "added",
+    "new",
+    "main",
+    "first",
+    "create",
+    "creates",
+    "created",
+    "makes",
+    "made",
+    "work",
+    "works",
+    "worked",
+    "done",
+    "real",
+    "actually",
+    "love",
+    "i'd",
+    "find",
+    "finds",
+    "found",
+    "hard",
+    "easy",
+    "someone",
+    "somebody",
+    "writes",
+    "write",
+    "wrote",
+    "through",
+    "reporting",
+    "finishing",
+    "kept",
+    "saved",
+    "existing",
+    "good",
+    "bad",
+    "fine",
+    "lot",
+    "little",
+    "bit",
+    "try",
+    "tried",
+    "seems",
+    "look",
+    "looks",
+    "think",
+    "know",
+    "going",
+    "come",
+    "still",
+    "even",
+    "well",
+    "back",
+    "put",
+    "set",
+    "part",
+    "change",
+    "changes",
+    "changed",
+    "update",
+    "updated",
+    "fix",
+    "fixed",
+    "help",
+    "start",
+    "end",
+    "last",
+    "next",
+    "right",
+    "show",
+    "give",
+    "take",
+    "able",
+    "everything",
+    "something",
+    "nothing",
+    "anything",
+    "maybe",
+    "probably",
+    "already",
+    "ever",
+    "rather",
+    "whole",
+    "thanks",
+    "thank",
+    "okay",
+    "yes",
+    "wait",
+    "sec",
+    "else",
+    "both",
+    "either",
+    "needed",
+    "wants",
+    "wanted",
+    "asked",
+    "ask",
+    "tell",
+    "said",
+    "says",
+    "say",
+    "call",
+    "called",
+    "getting",
+    "went",
+    "goes",
+    "gets",
 ];
 
 /// True for a stop word ([`STOP`]).
@@ -593,11 +702,15 @@ fn triggers_with(text: &str, words: Vec<String>, n: usize) -> Vec<String> {
             out.push(p);
         }
     }
-    for w in words {
+    // names first (`session_nav.html`, `pre-commit`, `ty`), then the other
+    // words in order: a trigger says what the memory is about
+    let named = |w: &String| w.contains(['.', '_', '-']) || w.bytes().any(|b| b.is_ascii_digit());
+    let (names, plain): (Vec<String>, Vec<String>) = words.into_iter().partition(named);
+    for w in names.into_iter().chain(plain) {
         if out.len() >= n {
             break;
         }
-        if w.contains('/') || !seen.insert(w.clone()) {
+        if w.contains('/') || w.ends_with('.') || !seen.insert(w.clone()) {
             continue;
         }
         out.push(w);
@@ -817,18 +930,55 @@ fn normalize_quotes(s: &str) -> Cow<'_, str> {
 struct Notes {
     off: bool,
     v: Vec<Note>,
+    /// The secrets of the message being read, line by line: a note quotes
+    /// one sentence, which may be one line of a secret (a private-key body)
+    /// that the scrubber cannot recognise on its own.
+    secrets: Vec<String>,
+}
+
+impl Notes {
+    /// Remember the secrets of `text` (the message whose sentences the next
+    /// notes quote).
+    fn message(&mut self, scrubber: &Scrubber, text: &str) {
+        if self.off {
+            return;
+        }
+        self.secrets.clear();
+        for f in scrubber.find(text) {
+            if matches!(f.kind, mem_core::scrub::FindingKind::Secret { .. }) {
+                self.secrets.extend(
+                    text[f.start..f.end]
+                        .lines()
+                        .map(str::trim)
+                        .filter(|l| l.len() >= 8)
+                        .map(str::to_string),
+                );
+            }
+        }
+    }
 }
 
 fn note(notes: &mut Notes, kept: bool, bucket: Bucket, rule: &str, line: u64, text: &str) {
     if notes.off {
         return;
     }
+    let mut text = text.to_string();
+    for sec in &notes.secrets {
+        let t = text.trim();
+        if t.len() >= 8 && sec.contains(t) {
+            text = mem_core::scrub::REDACTED.to_string();
+            break;
+        }
+        if text.contains(sec.as_str()) {
+            text = text.replace(sec.as_str(), mem_core::scrub::REDACTED);
+        }
+    }
     notes.v.push(Note {
         kept,
         bucket,
         rule: rule.to_string(),
         line,
-        text: cut(text, 120),
+        text: cut(&text, 120),
     });
 }
 
@@ -1006,6 +1156,7 @@ fn from_message(
 ) {
     let rules = &opts.rules;
     let base = at.day();
+    notes.message(scrubber, text);
     let t = text.trim_start();
     // `text` may be a window: the length that counts is the whole text's
     let trimmed_len = text_len - (text.len() - t.len());
@@ -1064,6 +1215,8 @@ fn from_message(
                     opts,
                 );
                 m.fact = Some(desc.clone());
+                m.source = Some(Source::User);
+                m.trust = Some(Trust::Normal);
                 m.evidence.push(format!("url:{url}"));
                 m.triggers = triggers_of(&desc.replace(url, ""), 4);
                 m.confidence = Some(0.8);
@@ -1137,11 +1290,17 @@ fn from_message(
                 if cat == Cat::Dated {
                     how.extend(instruction_clause(rules, s));
                 }
+                let fact = match rule {
+                    "feedback/correction-question" => {
+                        rule_of_question(s).unwrap_or_else(|| clean_sentence(s))
+                    }
+                    _ => clean_sentence(s),
+                };
                 finish(current.take(), out);
                 current = Some(Draft {
                     cat,
                     rule,
-                    fact: clean_sentence(s),
+                    fact,
                     why,
                     how,
                     date,
@@ -1150,6 +1309,43 @@ fn from_message(
         }
     }
     finish(current.take(), out);
+}
+
+/// The rule a correction asked as a question stands for: "shouldn't this
+/// live in utils?" → "This should live in utils", "why not reuse the client?"
+/// → "Reuse the client", "did you run the linter?" → "Run the linter before
+/// finishing", "I don't think we need to X" → "Don't X". `None`
+/// when the question has none of those shapes.
+pub fn rule_of_question(s: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)(?:^|[^a-z'])(?:(?P<sn>shouldn't|should not) (?P<subj>this|that|it|these|those|we|you|the [\w-]+) (?P<pred>.+)|why (?:not|don't (?:we|you)|aren't (?:we|you)|didn't you) (?P<why>.+)|(?:wouldn't|won't) it be (?:better|simpler|cleaner|easier|nicer) (?:to )?(?P<better>.+)|(?:could|can|couldn't|can't) (?:we|you) (?:just |simply )?(?P<could>(?:reuse|re-use|keep|share) .+)|(?:did|have) you (?P<did>.+)|(?:i think|maybe|perhaps) (?:we|you) should (?P<should>.+)|i don't think (?:we|you) (?:need|should|want)(?: to)? (?P<dont>.+))$",
+        )
+        .expect("question regex")
+    });
+    let c = re.captures(s.trim())?;
+    let tail = |name: &str| {
+        c.name(name).map(|m| {
+            m.as_str()
+                .trim()
+                .trim_end_matches(['?', '.', '!', ' '])
+                .trim_end_matches(" then")
+                .to_string()
+        })
+    };
+    let out = if let Some(p) = tail("pred") {
+        format!("{} should {p}", c.name("subj").map_or("", |m| m.as_str()))
+    } else if let Some(p) = tail("did") {
+        format!("{p} before finishing")
+    } else if let Some(p) = tail("dont") {
+        format!("Don't {p}")
+    } else {
+        ["why", "better", "could", "should"]
+            .iter()
+            .find_map(|n| tail(n))?
+    };
+    (!out.trim().is_empty()).then(|| clean_sentence(&out))
 }
 
 /// A message with pasted output (three or more log-like lines: timestamps,
@@ -1401,6 +1597,8 @@ fn named_in_output(out_l: &str, cmd: &str) -> bool {
 #[derive(Default)]
 struct Lessons {
     calls: FxMap<String, Call>,
+    /// File edits (write tools) so far.
+    edits: u64,
     // successful commands since the oldest open failure, in order
     ok: Vec<(String, At)>,
     failed: Vec<(String, Fail)>,
@@ -1410,6 +1608,8 @@ struct Lessons {
 
 struct Call {
     cmd: String,
+    /// The command as run (a leading `cd DIR &&` kept), display form.
+    raw: String,
     at: At,
 }
 
@@ -1418,6 +1618,11 @@ struct Fail {
     result: At,
     output: String,
     since: usize,
+    /// The command as run, display form.
+    raw: String,
+    /// Files edited before this failure (a change after it, not a command,
+    /// may be what fixed it).
+    edits: u64,
 }
 
 impl Lessons {
@@ -1435,9 +1640,12 @@ impl Lessons {
                         id.to_string(),
                         Call {
                             cmd: norm_cmd(cmd),
+                            raw: short_cmd(cmd),
                             at: at(),
                         },
                     );
+                } else if ev.path.is_some() && !self.failed.is_empty() {
+                    self.edits += 1;
                 }
             }
             "tool_result" => {
@@ -1456,24 +1664,33 @@ impl Lessons {
                     None => looks_failed(window.insert(decode())),
                 };
                 if bad {
-                    if !self.failed.iter().any(|(c, _)| *c == call.cmd) {
-                        let window = window.unwrap_or_else(decode);
-                        let keep = opts.max_quote_bytes * 4 + 1024;
-                        self.failed.push((
-                            call.cmd,
-                            Fail {
-                                call: call.at,
-                                result: at(),
-                                output: floor_to_bytes(&window, keep).to_string(),
-                                since: self.ok.len(),
-                            },
-                        ));
+                    let window = window.unwrap_or_else(decode);
+                    let keep = opts.max_quote_bytes * 4 + 1024;
+                    let fail = Fail {
+                        call: call.at,
+                        result: at(),
+                        output: floor_to_bytes(&window, keep).to_string(),
+                        since: self.ok.len(),
+                        raw: call.raw,
+                        edits: self.edits,
+                    };
+                    match self.failed.iter_mut().find(|(c, _)| *c == call.cmd) {
+                        // failed again: what ran before did not fix it
+                        Some((_, f)) => *f = fail,
+                        None => self.failed.push((call.cmd, fail)),
                     }
                     return;
                 }
                 if let Some(pos) = self.failed.iter().position(|(c, _)| *c == call.cmd) {
                     let (a, f) = self.failed.remove(pos);
                     self.fixed(&a, f, &call, &at(), opts, scrubber);
+                } else if let Some(pos) = self.failed.iter().rposition(|(_, f)| {
+                    // a retry comes soon after the failure
+                    self.ok.len() - f.since <= MAX_RETRY_GAP
+                        && retry_of(&f.raw, &call.raw).is_some()
+                }) {
+                    let (_, f) = self.failed.remove(pos);
+                    self.retried(f, &call, &at(), opts);
                 }
                 if self.failed.is_empty() {
                     // no open failure looks back at these
@@ -1513,7 +1730,22 @@ impl Lessons {
                     .rev()
                     .find(|(c, _)| program(c) == program(a) && !program(a).starts_with('('))
             })
+            // else the last command between that changes something (reads
+            // and listings were left out above), when no file was edited:
+            // an edit after the failure is the likelier fix
+            .or_else(|| between.last().filter(|_| self.edits == f.edits))
             .copied();
+        if fix.is_some() && self.edits != f.edits {
+            note(
+                &mut self.notes,
+                false,
+                Bucket::RawEvidence,
+                "lesson/edited-between",
+                ev.line,
+                a,
+            );
+            return;
+        }
         let Some((b, b_at)) = fix else {
             note(
                 &mut self.notes,
@@ -1525,7 +1757,7 @@ impl Lessons {
             );
             return;
         };
-        let (sa, sb) = (short_cmd(a), short_cmd(b));
+        let (sa, sb) = (general_cmd(&short_cmd(a)), general_cmd(&short_cmd(b)));
         // The error told the agent to run the fix: whoever wrote that output
         // chose the command, so the lesson is the tool's, and suspect.
         let suggested = named_in_output(&out_l, b);
@@ -1547,6 +1779,7 @@ impl Lessons {
             }
         }
         trig.dedup();
+        trig.retain(|t| !is_stop(t) && t != "git");
         let output_at = f.result.evidence();
         let mut evidence = vec![output_at.clone(), b_at.evidence(), ev.evidence()];
         evidence.dedup();
@@ -1658,6 +1891,363 @@ impl Lessons {
     }
 }
 
+impl Lessons {
+    /// Command `f.raw` failed, then a modified form of it (`call`) passed:
+    /// "use X′ instead of X", written for the general case.
+    fn retried(&mut self, f: Fail, call: &Call, ev: &At, opts: &ExtractOptions) {
+        let Some(how) = retry_of(&f.raw, &call.raw) else {
+            return;
+        };
+        // the lesson names the retried command only (what ran after it on
+        // the same line is not part of it), the failing one by its head
+        let (sa, sb) = (
+            general_cmd(&lesson_form(&f.raw)),
+            general_cmd(&lesson_form(&call.raw)),
+        );
+        if sa == sb || sa.is_empty() || sb.is_empty() {
+            return;
+        }
+        let ha = head_of(&sa);
+        let name = title_of(&format!("Use `{sb}` instead of `{ha}`"));
+        note(
+            &mut self.notes,
+            true,
+            Bucket::AutomaticMemory,
+            "lesson/modified-retry",
+            ev.line,
+            &name,
+        );
+        // triggers: the command family (`git push`, `pytest`), the programs
+        // and the names the commands carry, never `cd`/`git` alone
+        let mut trig: Vec<String> = Vec::new();
+        let mut add = |t: String| {
+            if t.len() >= 2 && !t.starts_with('<') && !is_stop(&t) && !trig.contains(&t) {
+                trig.push(t);
+            }
+        };
+        for c in [&sb, &sa] {
+            let segs = segments(c);
+            let Some(core) = core_of(&segs) else {
+                continue;
+            };
+            let words: Vec<&str> = core
+                .iter()
+                .copied()
+                .filter(|w| !w.starts_with(['-', '<']))
+                .collect();
+            add(words.iter().take(2).copied().collect::<Vec<_>>().join(" "));
+            for w in words.iter().take(2) {
+                if !matches!(*w, "git" | "sh" | "bash" | "env" | "sudo" | "run" | "exec")
+                    && !w.contains('/')
+                {
+                    add(w.to_string());
+                }
+            }
+            for s in &segs {
+                if matches!(s[0], "source" | ".") {
+                    add("activate".into());
+                }
+            }
+            for k in command_keywords(&core.join(" ")) {
+                if !matches!(k.as_str(), "git" | "sudo") {
+                    add(k);
+                }
+            }
+        }
+        trig.truncate(6);
+        let evidence = vec![f.result.evidence(), ev.evidence()];
+        let key = format!("retry:{sb}\u{0}{ha}");
+        let verified_at = [f.result.ts, call.at.ts, ev.ts]
+            .into_iter()
+            .flatten()
+            .max()
+            .map(local_day)
+            .or(ev.day());
+        let empty = BTreeSet::new();
+        if let Some(i) = self.cands.hit(MemoryType::Feedback, Some(&key), &empty) {
+            self.cands.note_merge(|| name.clone());
+            merge_parts(
+                &mut self.cands.v[i].mem,
+                Parts {
+                    confidence: Some(0.7),
+                    evidence,
+                    triggers: trig,
+                    verified_at,
+                },
+                || None,
+                || None,
+            );
+            return;
+        }
+        let mut m = base_memory(
+            name,
+            cut(&format!("`{sa}` fails here; `{sb}` ({how}) works"), 150),
+            MemoryType::Feedback,
+            Kind::DurableLesson,
+            ev,
+            opts,
+        );
+        m.verified_at = verified_at;
+        m.fact = Some(format!("Run `{sb}`, not `{sa}`."));
+        m.why = Some(format!("`{sa}` failed and passed when run again {how}."));
+        m.how = Some(format!("Where you would run `{sa}`, run `{sb}`."));
+        // The failing output told the agent how to run it: whoever wrote
+        // that output chose the command, so the lesson is the tool's, and
+        // suspect (the same rule as a fix named by the output).
+        let suggested = named_in_output(&lower(floor_to_bytes(&f.output, 4096)), &call.raw);
+        m.source = Some(if suggested {
+            Source::Tool
+        } else {
+            Source::Assistant
+        });
+        m.trust = Some(if suggested { Trust::Low } else { Trust::Normal });
+        m.triggers = trig;
+        m.evidence = evidence;
+        m.confidence = Some(if suggested { 0.3 } else { 0.7 });
+        m.extra
+            .insert("rule".into(), "lesson/modified-retry".into());
+        self.cands.v.push(Cand {
+            key: Some(key),
+            mem: m,
+            tokens: empty,
+        });
+    }
+}
+
+/// A command line up to its core command (see [`core_of`]): the `cd`,
+/// `source` and env segments before it kept, the segments after it dropped.
+fn lesson_form(c: &str) -> String {
+    let segs = segments(c);
+    let mut out = Vec::new();
+    for s in &segs {
+        out.push(s.join(" "));
+        let i = s
+            .iter()
+            .position(|w| !w.contains('=') || w.starts_with('-'));
+        if i.is_some_and(|i| !matches!(s[i], "cd" | "source" | "." | "export" | "set" | "pushd")) {
+            break;
+        }
+    }
+    out.join(" && ")
+}
+
+/// The program and subcommand of a general command (`git push`, `pytest`,
+/// `node assets/build.js`): the words before the first flag or placeholder,
+/// at most three.
+fn head_of(c: &str) -> String {
+    c.split_whitespace()
+        .take_while(|w| !w.starts_with(['-', '<']) && *w != "&&")
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Successful commands at most between a failure and its modified retry.
+const MAX_RETRY_GAP: usize = 8;
+
+/// The simple commands of a command line: split on `&&`, `||`, `;` and `|`,
+/// parentheses and a leading `time`/`exec` dropped.
+fn segments(c: &str) -> Vec<Vec<&str>> {
+    let mut out = vec![Vec::new()];
+    for w in c.split_whitespace() {
+        let w = w.trim_matches(|ch| ch == '(' || ch == ')');
+        if matches!(w, "&&" | "||" | ";" | "|") {
+            out.push(Vec::new());
+            continue;
+        }
+        if w.is_empty() {
+            continue;
+        }
+        let cur = out.last_mut().expect("one");
+        if cur.is_empty() && matches!(w, "time" | "exec" | "command") {
+            continue;
+        }
+        cur.push(w);
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// The command a line runs for its effect: the first segment that is not a
+/// `cd`, `source`/`.`, `export` or env assignment (leading `VAR=x` words
+/// dropped from it).
+fn core_of<'a>(segs: &'a [Vec<&'a str>]) -> Option<&'a [&'a str]> {
+    segs.iter().find_map(|s| {
+        let i = s
+            .iter()
+            .position(|w| !w.contains('=') || w.starts_with('-'))?;
+        let s = &s[i..];
+        (!matches!(s[0], "cd" | "source" | "." | "export" | "set" | "pushd")).then_some(s)
+    })
+}
+
+/// How `b` (which passed) is a modified retry of `a` (which failed), in
+/// words, or `None`: the same command wrapped (`poetry run pytest`), with an
+/// activated environment or an env prefix, with flags added (`git push
+/// --set-upstream …`), from another directory (`cd assets && node build.js`,
+/// `make -C backend test`), or with a versioned program (`python3`).
+pub fn retry_of(a: &str, b: &str) -> Option<&'static str> {
+    if a == b || is_script(a) || is_script(b) || is_inspection(a) {
+        return None;
+    }
+    let (sa, sb) = (segments(a), segments(b));
+    let (ca, cb) = (core_of(&sa)?, core_of(&sb)?);
+    let flags = |c: &[&str]| c.iter().filter(|w| w.starts_with('-')).count();
+    let plain = |c: &[&str]| -> Vec<String> {
+        c.iter()
+            .filter(|w| !w.starts_with('-'))
+            .map(|w| w.rsplit('/').next().unwrap_or(w).to_string())
+            .collect()
+    };
+    let has = |segs: &[Vec<&str>], first: &[&str]| {
+        segs.iter()
+            .any(|s| s.first().is_some_and(|w| first.contains(w)))
+    };
+    // wrapped: a's whole core appears inside b's, after a runner
+    if cb.len() > ca.len() && cb.windows(ca.len()).skip(1).any(|w| w == ca) {
+        return Some("through a wrapper");
+    }
+    if ca == cb {
+        if has(&sb, &["source", "."]) && !has(&sa, &["source", "."]) {
+            return Some("with the environment activated");
+        }
+        if has(&sb, &["cd", "pushd"]) && !has(&sa, &["cd", "pushd"]) {
+            return Some("from another directory");
+        }
+        let env = |segs: &[Vec<&str>]| {
+            segs.iter()
+                .flatten()
+                .filter(|w| w.contains('=') && !w.starts_with('-'))
+                .count()
+        };
+        if env(&sb) > env(&sa) {
+            return Some("with an environment variable set");
+        }
+        return None;
+    }
+    let (pa, pb) = (ca[0].rsplit('/').next()?, cb[0].rsplit('/').next()?);
+    // a versioned program: python → python3, pip → pip3
+    if pb != pa
+        && pb.starts_with(pa)
+        && pb[pa.len()..]
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.')
+        && ca[1..] == cb[1..]
+    {
+        return Some("with the versioned program");
+    }
+    if pa != pb {
+        return None;
+    }
+    // another directory: `node assets/build.js` → `cd assets && node build.js`
+    if has(&sb, &["cd", "pushd"]) && plain(ca).len() == plain(cb).len() && plain(ca) == plain(cb) {
+        return Some("from another directory");
+    }
+    if cb
+        .iter()
+        .any(|w| *w == "-C" || *w == "--directory" || w.starts_with("--manifest-path"))
+    {
+        return Some("from another directory");
+    }
+    // flags added to the same program and subcommand (not ones that only
+    // print help or change nothing)
+    let sub = |c: &[&str]| {
+        c.get(1)
+            .filter(|w| !w.starts_with('-'))
+            .map(|w| w.to_string())
+    };
+    let idle = [
+        "--help",
+        "-h",
+        "--version",
+        "-V",
+        "--dry-run",
+        "-n",
+        "--check",
+        "--list",
+    ];
+    if cb.iter().any(|w| idle.contains(w)) && !ca.iter().any(|w| idle.contains(w)) {
+        return None;
+    }
+    if sub(ca) == sub(cb) && flags(cb) > flags(ca) {
+        return Some("with a flag added");
+    }
+    None
+}
+
+/// A command written for the general case: commit messages, branch names,
+/// ticket-like ids and file lists become placeholders; a `cd` into an
+/// absolute directory keeps the directory's last name.
+pub fn general_cmd(c: &str) -> String {
+    static ID: OnceLock<Regex> = OnceLock::new();
+    let id = ID.get_or_init(|| {
+        Regex::new(r"^(?:[A-Za-z]+-\d+|[a-z]+-[a-z0-9]{2,4}(?:\.\d+)+)$").expect("id regex")
+    });
+    let mut out: Vec<String> = Vec::new();
+    for seg in segments(c) {
+        if !out.is_empty() {
+            out.push("&&".into());
+        }
+        let prog = seg[0].rsplit('/').next().unwrap_or(seg[0]);
+        let sub = seg.get(1).copied().unwrap_or("");
+        let branchy = prog == "git"
+            && matches!(
+                sub,
+                "push" | "pull" | "checkout" | "switch" | "merge" | "rebase" | "branch"
+            );
+        let fileish = prog == "git" && matches!(sub, "add" | "rm" | "restore" | "stage");
+        let mut files = 0;
+        let mut prev = "";
+        for (i, w) in seg.iter().enumerate() {
+            if matches!(*w, "-m" | "--message" | "-F") {
+                // a lesson never needs the message: the flag and it go
+                prev = w;
+                continue;
+            }
+            let word = if matches!(prev, "-m" | "--message" | "-F") {
+                prev = "";
+                if w.starts_with('"') && !w.ends_with('"') {
+                    break;
+                }
+                continue;
+            } else if i == 1 && prog == "cd" && w.starts_with('/') {
+                w.rsplit('/').next().unwrap_or(w).to_string()
+            } else if id.is_match(w.trim_matches(['"', '\''])) {
+                "<id>".to_string()
+            } else if branchy && i >= 2 && !w.starts_with('-') && prev != "--set-upstream-to" {
+                if matches!(*w, "origin" | "upstream") {
+                    w.to_string()
+                } else {
+                    "<branch>".to_string()
+                }
+            } else if fileish && i >= 2 && !w.starts_with('-') {
+                files += 1;
+                if files > 1 {
+                    prev = w;
+                    continue;
+                }
+                w.to_string()
+            } else {
+                w.to_string()
+            };
+            if word.starts_with('"') && !word.ends_with('"') {
+                // a quoted message cut at the first line
+                out.push("<message>".into());
+                break;
+            }
+            out.push(word);
+            prev = w;
+        }
+        if files > 1
+            && let Some(last) = out.iter().rposition(|w| !w.starts_with('-') && w != "&&")
+        {
+            out[last] = "<files>".into();
+        }
+    }
+    let s = out.join(" ");
+    floor_to_bytes(&s, 80).trim().to_string()
+}
+
 fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     if a.is_empty() || b.is_empty() {
         return 0.0;
@@ -1758,7 +2348,27 @@ pub struct Extractor {
     seen: FxMap<String, FxSet<(String, u32)>>,
     digest: Option<(String, Rc<str>)>,
     lessons: Lessons,
+    /// Open tool calls whose result may hold the user's decision: the
+    /// question tool's calls, and every call's command (a rejection's reason
+    /// names what to do instead of it).
+    decisions: FxMap<String, Pending>,
+    /// The user interrupted the agent: their next message corrects it.
+    after_interrupt: bool,
 }
+
+/// A tool call whose result may carry the user's words.
+struct Pending {
+    ask: bool,
+    cmd: Option<String>,
+}
+
+/// The question tool's result: `User has answered your questions: "Q"="A", …`.
+const ANSWERED: &str = "User has answered your questions:";
+/// A rejected tool call's result, and the phrase before the user's reason.
+const REJECTED: &str = "The user doesn't want to proceed with this tool use.";
+const REASON: &str = "The user provided the following reason for the rejection:";
+/// The user text that marks an interrupt.
+const INTERRUPTED: &str = "[Request interrupted by user";
 
 impl Extractor {
     /// A new extraction with `opts`.
@@ -1772,6 +2382,8 @@ impl Extractor {
             seen: FxMap::default(),
             digest: None,
             lessons: Lessons::default(),
+            decisions: FxMap::default(),
+            after_interrupt: false,
         }
     }
 
@@ -1814,7 +2426,12 @@ impl Extractor {
                 }
                 if let Some(text) = ev.text.as_ref() {
                     let text = text.whole();
+                    let t = text.trim_start();
+                    if t.starts_with(INTERRUPTED) {
+                        self.after_interrupt = true;
+                    }
                     let at = self.at(ev);
+                    let before = self.cands.v.len();
                     from_message(
                         &at,
                         &text,
@@ -1824,9 +2441,18 @@ impl Extractor {
                         &mut self.cands,
                         &mut self.notes,
                     );
+                    // wrappers (`<ide_opened_file>`, the interrupt marker) do
+                    // not end the wait for the correction
+                    if self.after_interrupt && !t.starts_with(['<', '[']) && !t.is_empty() {
+                        self.after_interrupt = false;
+                        if self.cands.v.len() == before {
+                            self.correction_after_interrupt(&at, t);
+                        }
+                    }
                 }
             }
             "tool_use" | "tool_result" => {
+                self.decision_in(ev);
                 // the origin is made only when a call or a failure is kept
                 let digest = &mut self.digest;
                 self.lessons
@@ -1834,6 +2460,259 @@ impl Extractor {
             }
             _ => {}
         }
+    }
+
+    /// Remember the calls whose results may carry a decision; read the
+    /// user's words out of those results (the question tool's answers, a
+    /// rejection's reason).
+    fn decision_in(&mut self, ev: &EventView<'_>) {
+        let Some(id) = ev.tool_id.as_deref() else {
+            return;
+        };
+        if ev.kind == "tool_use" {
+            let ask = ev.tool.as_deref() == Some("AskUserQuestion");
+            self.decisions.insert(
+                id.to_string(),
+                Pending {
+                    ask,
+                    cmd: ev.command.as_deref().map(short_cmd),
+                },
+            );
+            return;
+        }
+        let Some(call) = self.decisions.remove(id) else {
+            return;
+        };
+        let Some(text) = ev.text.as_ref() else {
+            return;
+        };
+        let text = text.prefix(MAX_MESSAGE_BYTES);
+        let t = text.trim_start();
+        if call.ask && ev.is_error != Some(true) {
+            if let Some(rest) = t.strip_prefix(ANSWERED) {
+                let at = self.at(ev);
+                for (q, a) in answers(rest) {
+                    self.answer(&at, &q, &a);
+                }
+            }
+            return;
+        }
+        if let Some(rest) = t.strip_prefix(REJECTED) {
+            self.after_interrupt = true;
+            if let Some(i) = rest.find(REASON) {
+                let reason = rest[i + REASON.len()..].trim();
+                if !reason.is_empty() {
+                    let at = self.at(ev);
+                    self.rejection(&at, reason, call.cmd.as_deref());
+                }
+            }
+        }
+    }
+
+    /// One answer to the agent's question: a decision in the user's words.
+    fn answer(&mut self, at: &At, q: &str, a: &str) {
+        let a = a.trim();
+        let q = q.trim();
+        if a.is_empty() || a.len() > 400 || q.len() > 400 {
+            return;
+        }
+        let scrub = |s: &str| self.scrubber.scrub(s).text;
+        let (q, a) = (scrub(q), scrub(a));
+        // a short answer says little alone: the question names the subject
+        let bare = {
+            let l = lower(&a);
+            [
+                "yes", "no", "option", "ok", "sure", "both", "neither", "all", "none",
+            ]
+            .iter()
+            .any(|w| l.starts_with(w))
+        };
+        let name = if a.split_whitespace().count() >= 4 && !bare {
+            title_of(&clean_sentence(&a))
+        } else {
+            // the question's first clause, short, then the answer
+            let full = q.split(['?', '(']).next().unwrap_or(&q).trim();
+            let mut q = floor_to_chars(full, 40);
+            if q.len() < full.len() {
+                q = q.rfind(' ').map_or(q, |i| &q[..i]);
+            }
+            title_of(&format!("{q}: {a}"))
+        };
+        let fact = format!("Asked \"{q}\", the user answered \"{a}\".");
+        let words = content_words(&format!("{q} {a}"));
+        let mut m = base_memory(
+            name,
+            cut(&fact, 150),
+            MemoryType::Feedback,
+            Kind::Preference,
+            at,
+            &self.opts,
+        );
+        m.triggers = triggers_with(&a, content_words(&a), 5);
+        if m.triggers.len() < 3 {
+            let more = triggers_with(q.as_str(), content_words(&q), 5 - m.triggers.len());
+            for w in more {
+                if !m.triggers.contains(&w) {
+                    m.triggers.push(w);
+                }
+            }
+        }
+        m.fact = Some(fact);
+        m.source = Some(Source::User);
+        m.trust = Some(Trust::Normal);
+        m.confidence = Some(0.8);
+        m.extra.insert("rule".into(), "decision/answer".into());
+        note(
+            &mut self.notes,
+            true,
+            Bucket::DurableInstruction,
+            "decision/answer",
+            at.line,
+            &a,
+        );
+        self.cands.add(Cand {
+            mem: m,
+            tokens: words.into_iter().collect(),
+            key: None,
+        });
+    }
+
+    /// The reason the user gave when rejecting a tool call: read like a
+    /// message; a bare imperative ("use pnpm") becomes "use X instead of the
+    /// rejected command".
+    fn rejection(&mut self, at: &At, reason: &str, cmd: Option<&str>) {
+        let before = self.cands.v.len();
+        from_message(
+            at,
+            reason,
+            reason.len(),
+            &self.opts,
+            &self.scrubber,
+            &mut self.cands,
+            &mut self.notes,
+        );
+        if self.cands.v.len() > before {
+            return;
+        }
+        static RE: OnceLock<Regex> = OnceLock::new();
+        let re = RE.get_or_init(|| {
+            Regex::new(r"(?i)^(?:let'?s |please |just )?(use|keep|prefer|stick (?:to|with)|run|switch to|go with)\s+\S")
+                .expect("rejection regex")
+        });
+        let first = sentences(reason).into_iter().next().unwrap_or("").trim();
+        let Some(c) = re.captures(first) else {
+            note(
+                &mut self.notes,
+                false,
+                Bucket::CurrentContext,
+                "decision/rejection-unclassified",
+                at.line,
+                reason,
+            );
+            return;
+        };
+        let rule = clean_sentence(&first[c.get(1).map_or(0, |m| m.start())..]);
+        let rule = rule.trim_end_matches(['.', '!']).to_string();
+        let fact = match cmd {
+            Some(c) if !rule.contains(" instead") && first.len() < 80 => {
+                format!("{rule} instead of `{c}`")
+            }
+            _ => rule.clone(),
+        };
+        let fact = self.scrubber.scrub(&fact).text;
+        let words = content_words(&fact);
+        let mut m = base_memory(
+            title_of(&fact),
+            cut(&fact, 150),
+            MemoryType::Feedback,
+            Kind::Preference,
+            at,
+            &self.opts,
+        );
+        let mut trig = triggers_with(&rule, content_words(&rule), 4);
+        if let Some(c) = cmd {
+            for k in command_keywords(c)
+                .into_iter()
+                .chain(c.split_whitespace().next().map(String::from))
+            {
+                if !trig.contains(&k) && k.len() >= 2 {
+                    trig.push(k);
+                }
+            }
+        }
+        m.triggers = trig;
+        m.why = Some("The user rejected the tool call and said so.".into());
+        m.fact = Some(fact);
+        m.source = Some(Source::User);
+        m.trust = Some(Trust::Normal);
+        m.confidence = Some(0.8);
+        m.extra.insert("rule".into(), "decision/rejection".into());
+        note(
+            &mut self.notes,
+            true,
+            Bucket::DurableInstruction,
+            "decision/rejection",
+            at.line,
+            reason,
+        );
+        self.cands.add(Cand {
+            mem: m,
+            tokens: words.into_iter().collect(),
+            key: None,
+        });
+    }
+
+    /// The user's message right after an interrupt that no rule kept: a
+    /// sentence saying what to do instead ("you can set group.visible, which
+    /// is less work") is a correction.
+    fn correction_after_interrupt(&mut self, at: &At, text: &str) {
+        static RE: OnceLock<Regex> = OnceLock::new();
+        let re = RE.get_or_init(|| {
+            Regex::new(r"(?i)(?:^|[^a-z])(?:you|we) (?:can|could) (?:just |simply )?(?:use|set|call|reuse|pass|import|do it with)\s|less work|(?:is|are|would be) (?:simpler|easier|cleaner|enough)(?:[^a-z]|$)|(?:^|[^a-z])(?:no need|don't need|not needed)(?:[^a-z]|$)")
+                .expect("interrupt regex")
+        });
+        if text.len() > MAX_MESSAGE_BYTES {
+            return;
+        }
+        let norm = normalize_quotes(text);
+        let Some(s) = sentences(&norm)
+            .into_iter()
+            .find(|s| s.len() <= 400 && re.is_match(s))
+        else {
+            return;
+        };
+        let fact = self.scrubber.scrub(&clean_sentence(s)).text;
+        let fact = fact.trim_end_matches(['.', '!']).to_string();
+        let words = content_words(&fact);
+        let mut m = base_memory(
+            title_of(&fact),
+            cut(&fact, 150),
+            MemoryType::Feedback,
+            Kind::Preference,
+            at,
+            &self.opts,
+        );
+        m.triggers = triggers_with(&fact, words.clone(), 5);
+        m.why = Some("The user interrupted the agent to say so.".into());
+        m.fact = Some(fact);
+        m.source = Some(Source::User);
+        m.trust = Some(Trust::Normal);
+        m.confidence = Some(0.7);
+        m.extra
+            .insert("rule".into(), "decision/after-interrupt".into());
+        note(
+            &mut self.notes,
+            true,
+            Bucket::DurableInstruction,
+            "decision/after-interrupt",
+            at.line,
+            s,
+        );
+        self.cands.add(Cand {
+            mem: m,
+            tokens: words.into_iter().collect(),
+            key: None,
+        });
     }
 
     /// The candidates: merged, scrubbed, limited.
@@ -1849,7 +2728,7 @@ impl Extractor {
         } = self;
         let mut notes = Notes {
             off: msg_notes.off,
-            v: Vec::new(),
+            ..Notes::default()
         };
         if skipped > 0 {
             note(
@@ -1870,6 +2749,18 @@ impl Extractor {
         merged.extend(lessons.cands.v);
         finish_candidates(merged, notes, &opts, &scrubber)
     }
+}
+
+/// The `"question"="answer"` pairs of the question tool's result (the text
+/// after [`ANSWERED`]); a quote inside is written `\"`.
+fn answers(rest: &str) -> Vec<(String, String)> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r#""((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)""#).expect("answers regex")
+    });
+    re.captures_iter(rest)
+        .map(|c| (c[1].replace("\\\"", "\""), c[2].replace("\\\"", "\"")))
+        .collect()
 }
 
 /// Extract candidate memories from the events of one (or more) sessions.

@@ -40,7 +40,7 @@ const NAME: &str = "mem-extract";
 #[derive(Debug, Parser)]
 #[command(name = "mem-extract", version, args_conflicts_with_subcommands = true)]
 #[command(
-    after_long_help = "Examples:\n  mem-transcript replay SESSION.jsonl | mem-extract | mem-index write\n  mem-extract --explain events.jsonl\n  mem-extract scrub < notes.txt\n  mem-extract session --out summary.md events.jsonl"
+    after_long_help = "Examples:\n  mem-transcript replay SESSION.jsonl | mem-extract | mem-index write\n  mem-extract --explain events.jsonl\n  mem-extract scrub < notes.txt\n  mem-extract session --out summary.md events.jsonl\n  mem-transcript replay S.jsonl | mem-extract --model-cmd 'claude -p --model haiku'\n  mem-transcript replay S.jsonl | mem-extract --model-cmd 'codex exec --skip-git-repo-check -'\n  mem-extract --print-prompt"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -91,10 +91,24 @@ struct ExtractArgs {
     /// Print the built-in rules and exit.
     #[arg(long, help_heading = "Rules")]
     print_rules: bool,
-    /// Model-backed extraction: send the documented prompt and the events to
-    /// CMD's stdin (`sh -c CMD`) and read memory records from its stdout.
+    /// Model-backed extraction beside the rules: send the documented prompt
+    /// (`--print-prompt`) and a digest of the session to CMD's stdin (`sh -c
+    /// CMD`, with MEM_HOOK_GUARD=1 so mem's hooks do nothing inside it) and
+    /// read memory records (JSON lines, fenced or in prose) from its stdout.
+    /// Recipes: --model-cmd 'claude -p --model haiku'
+    ///          --model-cmd 'codex exec --skip-git-repo-check -'
     #[arg(long, value_name = "CMD", help_heading = "Rules")]
     model_cmd: Option<String>,
+    /// Seconds one run of --model-cmd may take; then it is killed.
+    #[arg(long, value_name = "SECS", default_value_t = model::DEFAULT_TIMEOUT_SECS, help_heading = "Rules")]
+    model_timeout: u64,
+    /// Digest budget per run of --model-cmd, in tokens (4 bytes each); a
+    /// longer session is sent in chunks.
+    #[arg(long, value_name = "TOKENS", default_value_t = model::DEFAULT_BUDGET_TOKENS, help_heading = "Rules")]
+    model_budget: usize,
+    /// Print the prompt sent to --model-cmd and exit.
+    #[arg(long, help_heading = "Rules")]
+    print_prompt: bool,
     /// Only run every N user turns (a hook may call it on each turn).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Throttles")]
     every: Option<u64>,
@@ -481,6 +495,12 @@ pub fn extract_jsonl(events: impl Read, name: &str, opts: StreamOptions) -> Resu
 }
 
 fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
+    if a.print_prompt {
+        let mut out = Output::stdout(a.common.output.line_buffered);
+        out.line(model::PROMPT.trim_end())?;
+        out.flush()?;
+        return Ok(Exit::Success);
+    }
     if a.print_rules {
         let mut out = Output::stdout(a.common.output.line_buffered);
         out.line(rules::DEFAULT_RULES_YAML.trim_end())?;
@@ -560,19 +580,38 @@ fn run_model(a: &ExtractArgs, rules: Rules, cmd: &str) -> anyhow::Result<Exit> {
         max_candidates: a.max_candidates,
         max_quote_bytes: a.max_quote_bytes,
     };
-    let result = model::extract_with_model(&events, &opts, cmd)?;
+    let rules_result = extract::extract(&events, &opts);
+    let mopts = model::ModelOptions {
+        cmd: cmd.to_string(),
+        timeout: std::time::Duration::from_secs(a.model_timeout.max(1)),
+        budget_tokens: a.model_budget.max(250),
+    };
+    let (model_result, warnings) = model::extract_with_model(&events, &opts, &mopts)?;
+    for w in &warnings {
+        warn(NAME, w);
+    }
+    let mut result = model::merge(rules_result, model_result);
+    if let Some(n) = opts.max_candidates {
+        result.memories.truncate(n);
+    }
     emit(a, &result)
 }
 
 /// Print the notes (`--explain`), the sensitive drops and the memories.
 fn emit(a: &ExtractArgs, result: &Extraction) -> anyhow::Result<Exit> {
+    // What goes to stderr is scrubbed of secrets too: a note quotes the
+    // transcript's own words.
+    let scrubber = Scrubber::new(None);
     if a.common.explain {
         for n in &result.notes {
-            eprintln!("{NAME}: {n}");
+            eprintln!("{NAME}: {}", scrubber.redact_secrets(&n.to_string()));
         }
     }
     for d in &result.sensitive_drops {
-        eprintln!("{NAME}: dropped a candidate that still carries sensitive text: {d}");
+        eprintln!(
+            "{NAME}: dropped a candidate that still carries sensitive text: {}",
+            scrubber.redact_secrets(d)
+        );
     }
     let format = a.common.output.format();
     let mut out = Output::stdout(a.common.output.line_buffered);

@@ -267,16 +267,7 @@ pub fn for_each_event(files: &[PathBuf], mut f: impl FnMut(EventView<'_>)) -> Re
             read_one(file, &p.display().to_string(), &mut errs, &mut f);
         }
     }
-    let mut it = errs.into_iter();
-    match it.next() {
-        None => Ok(()),
-        Some(first) => {
-            for e in it {
-                eprintln!("mem-extract: {e}");
-            }
-            Err(first)
-        }
-    }
+    first_error(errs)
 }
 
 /// Read event records from one stream (`name` labels its errors) and pass
@@ -290,6 +281,11 @@ pub fn for_each_event_in(
 ) -> Result<(), Error> {
     let mut errs = Vec::new();
     read_one(input, name, &mut errs, &mut f);
+    first_error(errs)
+}
+
+/// Every error after the first on stderr; the first returned.
+fn first_error(errs: Vec<Error>) -> Result<(), Error> {
     let mut it = errs.into_iter();
     match it.next() {
         None => Ok(()),

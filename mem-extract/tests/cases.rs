@@ -500,7 +500,7 @@ fn model_cmd_output_is_validated_and_scrubbed() {
     let script = dir.path().join("model.sh");
     std::fs::write(
         &script,
-        "#!/bin/sh\ngrep -q -- '---EVENTS---' || exit 3\necho '{\"name\":\"Deploy key\",\"description\":\"uses AKIAPLACEHOLDER00000 from /home/user/proj/ops/env\",\"type\":\"project\"}'\n",
+        "#!/bin/sh\ngrep -q -- '---SESSION---' || exit 3\necho '{\"name\":\"Deploy key\",\"description\":\"uses AKIAPLACEHOLDER00000 from /home/user/proj/ops/env\",\"type\":\"project\"}'\n",
     )
     .unwrap();
     let evs = jsonl(&fail_fix_succeed("error: x"));
@@ -508,14 +508,15 @@ fn model_cmd_output_is_validated_and_scrubbed() {
     let (code, out, _) = run_bin(&["--model-cmd", &cmd], &evs, &[]);
     assert_eq!(code, 0);
     let recs = records(&out);
-    assert_eq!(recs.len(), 1);
-    assert_eq!(recs[0].description, "uses [REDACTED] from ops/env");
-    assert!(recs[0].project.is_some());
-    // a line that is not a record is an error naming it
+    // the rules' lesson, then the model's memory
+    assert_eq!(recs.len(), 2);
+    assert_eq!(recs[1].description, "uses [REDACTED] from ops/env");
+    assert!(recs[1].project.is_some());
+    // a prose line is not a record: nothing from the model, the rules' lesson stays
     std::fs::write(&script, "#!/bin/sh\ncat >/dev/null\necho 'nope'\n").unwrap();
-    let (code, out, err) = run_bin(&["--model-cmd", &cmd], &evs, &[]);
-    assert_eq!(code, 1);
-    assert!(out.is_empty() && err.contains("<model-cmd>:1"), "{err}");
+    let (code, out, _) = run_bin(&["--model-cmd", &cmd], &evs, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(records(&out).len(), 1);
 }
 
 #[test]
@@ -615,4 +616,35 @@ fn throttles() {
     e2.line = 2;
     let (_, out, _) = run_bin(&["--max-candidates", "1"], &jsonl(&[e, e2]), &[]);
     assert_eq!(records(&out).len(), 1);
+}
+
+/// Every record mem-extract emits says who said it: the person's words are
+/// `source: user`, a lesson from the agent's commands `source: assistant`,
+/// all of normal trust.
+#[test]
+fn every_record_carries_source_and_trust() {
+    let mut evs = fail_fix_succeed("error: data/x.json missing");
+    let mut msg = ev(6, "user", "text");
+    msg.text = Some(
+        "The deploy runbook is at https://wiki.example.com/runbook for on-call. Always use pnpm, not npm."
+            .into(),
+    );
+    evs.push(msg);
+    let r = extract(&evs, &ExtractOptions::default());
+    let mut got: Vec<(&str, Option<Source>, Option<Trust>)> = r
+        .memories
+        .iter()
+        .map(|m| (m.mem_type.as_str(), m.source, m.trust))
+        .collect();
+    got.sort_by_key(|g| (g.0, g.1));
+    assert_eq!(
+        got,
+        [
+            ("feedback", Some(Source::User), Some(Trust::Normal)),
+            ("feedback", Some(Source::Assistant), Some(Trust::Normal)),
+            ("reference", Some(Source::User), Some(Trust::Normal)),
+        ],
+        "{:?}",
+        r.memories
+    );
 }

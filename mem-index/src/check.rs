@@ -7,7 +7,10 @@
 //! index names it as cut), `long-line`, `not-an-entry`, `limit-lines`,
 //! `limit-bytes`, `limit-files` (over a limit: error), `limits` (info: how
 //! close), `sensitive` (a secret, session id or absolute path),
-//! `expired-indexed` (warning). Errors make the run exit 1.
+//! `expired-indexed` (warning), `lenient` (warning: a missing `type` read
+//! as inferred, an unknown `kind` or `scope` kept as written), `unfinished`
+//! (a consolidation or `write` batch killed before it finished;
+//! `check --repair` recovers it). Errors make the run exit 1.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -17,6 +20,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use mem_core::error::Result;
+use mem_core::frontmatter;
 use mem_core::index_md::{self, MAX_BYTES, MAX_LINE_CHARS, MAX_LINES};
 use mem_core::scrub::Scrubber;
 use mem_core::store;
@@ -63,6 +67,15 @@ fn f(
 pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Finding>> {
     let st = store::load(dir)?;
     let mut out = Vec::new();
+    if mem_core::journal::needs_recovery(dir) {
+        out.push(f(
+            "error",
+            "unfinished",
+            mem_core::journal::JOURNAL_DIR,
+            None,
+            "a consolidation or `mem-index write` batch was killed before it finished (run `mem-index check --repair`; the next `mem-dream` or `mem-index write` also recovers it)".into(),
+        ));
+    }
     for b in &st.broken {
         out.push(f(
             "error",
@@ -76,6 +89,15 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
                 e => format!("{e} (left unchanged)"),
             },
         ));
+    }
+    // What was read leniently (docs/records.md "Reading hand-written memories").
+    for t in &st.topics {
+        let Ok(text) = std::fs::read_to_string(&t.path) else {
+            continue;
+        };
+        for note in frontmatter::lenient_notes(&text) {
+            out.push(f("warning", "lenient", &format!("{}.md", t.id), None, note));
+        }
     }
     for b in &st.bad_names {
         let name = b

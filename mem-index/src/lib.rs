@@ -188,6 +188,10 @@ pub enum Cmd {
         /// The file limit to check against (0 = unlimited).
         #[arg(long, value_name = "N", default_value_t = ops::DEFAULT_MAX_FILES)]
         max_files: usize,
+        /// First recover what a killed run left: roll back an unfinished
+        /// consolidation, roll forward an unfinished `write` batch.
+        #[arg(long)]
+        repair: bool,
     },
     /// The resolved memory directory.
     #[command(after_long_help = "Example:\n  mem-index path --explain --cwd ~/src/proj")]
@@ -441,6 +445,15 @@ pub fn nearest_ids<'a>(id: &str, ids: impl Iterator<Item = &'a str>) -> Vec<Stri
         .collect()
 }
 
+/// Before anything else: finish what a killed writer left (see
+/// [`mem_core::journal::recover`]), saying so on stderr.
+fn recover(lock: &store::IndexGuard, dir: &Path, today: chrono::NaiveDate) -> mem_core::Result<()> {
+    for s in mem_core::journal::recover(lock, dir, today)?.said {
+        eprintln!("{NAME}: recovered: {s}");
+    }
+    Ok(())
+}
+
 fn report_index(r: &mem_core::index_md::Rendered) {
     if let Some(w) = &r.warning {
         warn(
@@ -501,6 +514,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
                 }
             }
             let lock = store::lock_index(&dir)?;
+            recover(&lock, &dir, today)?;
             let rep = ops::write_batch(&lock, &dir, batch, &label, errs, &opts)?;
             drop(lock);
             for w in &rep.warnings {
@@ -636,8 +650,12 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             out.flush()?;
             Ok(Exit::Success)
         }
-        Cmd::Check { max_files } => {
+        Cmd::Check { max_files, repair } => {
             let dir = resolve_reader_dir(g)?;
+            if *repair && mem_core::journal::needs_recovery(&dir) {
+                let lock = store::lock_index(&dir)?;
+                recover(&lock, &dir, today)?;
+            }
             let found = check::check(&dir, today, *max_files)?;
             let mut out = Output::stdout(g.args.output.line_buffered);
             let errors = found.iter().filter(|f| f.level == "error").count();

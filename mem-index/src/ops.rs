@@ -172,6 +172,24 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
         retired_reason,
         confidence
     );
+    // The same memory learned again in another session (evidence from a
+    // transcript the file has none from) is surer: confidence + 0.1, at most
+    // 0.95. A rerun over the same sessions brings no new transcript.
+    let sessions = |x: &Memory| -> Vec<String> {
+        x.evidence
+            .iter()
+            .filter_map(|e| e.strip_prefix("transcript:")?.split('#').next())
+            .map(str::to_string)
+            .collect()
+    };
+    let (was, now) = (sessions(old), sessions(new));
+    if !was.is_empty() && now.iter().any(|d| !was.contains(d)) {
+        let c = old
+            .confidence
+            .unwrap_or(0.7)
+            .max(new.confidence.unwrap_or(0.7));
+        m.confidence = Some(((c + 0.1) * 100.0).round().min(95.0) / 100.0);
+    }
     if old.trust == Some(Trust::Low) || new.trust == Some(Trust::Low) {
         m.trust = Some(Trust::Low);
     }
@@ -458,8 +476,10 @@ pub fn write_batch(
         });
     }
 
-    // 4. Write.
+    // 4. Write, marked as unfinished until the index is written (a killed
+    // batch is rolled forward by the next writer: see mem_core::journal).
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    mem_core::journal::begin_write(dir)?;
     let mut evicted = Vec::new();
     for (eid, reason) in evict_ids {
         evicted.push(retire_in(&mut st, &eid, &reason, opts.today, false)?);
@@ -498,7 +518,9 @@ pub fn write_batch(
         put_topic(&mut st, sorted_len, &id, &path, memory, text.as_bytes());
     }
     st.topics.sort_by(|a, b| a.id.cmp(&b.id));
+    mem_core::journal::crash_point();
     let index = Some(write_index(&st, opts.today)?);
+    mem_core::journal::end_write(dir)?;
     Ok(WriteReport {
         results,
         errors,
@@ -546,6 +568,7 @@ const WRITERS: usize = 16;
 fn write_files(dir: &Path, files: &[(String, PathBuf, Memory, String)]) -> Result<()> {
     if files.len() < 4 {
         for (_, path, _, text) in files {
+            mem_core::journal::crash_point();
             confine::write_if_changed(dir, path, text.as_bytes())?;
         }
         return Ok(());
@@ -557,6 +580,7 @@ fn write_files(dir: &Path, files: &[(String, PathBuf, Memory, String)]) -> Resul
             .map(|part| {
                 s.spawn(move || -> Result<()> {
                     for (_, path, _, text) in part {
+                        mem_core::journal::crash_point();
                         confine::write_if_changed(dir, path, text.as_bytes())?;
                     }
                     Ok(())
@@ -791,6 +815,27 @@ pub fn restore(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_memory_learned_again_in_another_session_is_surer() {
+        let mut a = Memory::new("n", "d", mem_core::records::MemoryType::Feedback);
+        a.confidence = Some(0.7);
+        a.evidence = vec!["transcript:aaaaaaaaaaaa#3".into()];
+        let mut b = a.clone();
+        assert_eq!(
+            merge(&a, &b).confidence,
+            Some(0.7),
+            "a rerun changes nothing"
+        );
+        b.evidence = vec!["transcript:bbbbbbbbbbbb#9".into()];
+        let m = merge(&a, &b);
+        assert_eq!(m.confidence, Some(0.8));
+        assert_eq!(
+            merge(&m, &b).confidence,
+            Some(0.8),
+            "the same second session again"
+        );
+    }
+
     use super::merge;
     use mem_core::{Memory, MemoryType};
 

@@ -21,14 +21,28 @@ use crate::text::{Stems, is_cjk};
 pub const BM25_K1: f64 = 1.2;
 /// BM25 length normalisation.
 pub const BM25_B: f64 = 0.75;
-/// Distinct matched stems the lexical score needs before it counts.
+/// Distinct matched task terms (a word of the task with its synonyms counts
+/// once) the lexical score needs before it counts.
 pub const MIN_MATCHED_STEMS: usize = 2;
-/// Default `--min-score`: the lowest BM25 score that makes a memory relevant
-/// on its own. Set from the labelled recall set (16 memories): memories
-/// that only their text ties to a task ("install the protobuf compiler" →
-/// proto-gen) score 6.6–12, chance overlaps of two common words ("run" +
-/// "test", "fresh" + "lack") 3.1–3.9.
+/// Default `--min-score`: the lowest lexical score that makes a memory
+/// relevant on its own (docs/recall.md "The gate" tells how it was set).
 pub const DEFAULT_MIN_SCORE: f64 = 5.0;
+/// Weight of a stem in a memory's name, in its term frequencies.
+pub const NAME_WEIGHT: u32 = 3;
+/// Weight of a stem in a memory's description.
+pub const DESCRIPTION_WEIGHT: u32 = 2;
+/// Weight of a stem of a memory's triggers (not `re:` ones).
+pub const TRIGGER_WEIGHT: u32 = 2;
+/// Weight of a stem in a memory's body (Fact / Why / How to use).
+pub const BODY_WEIGHT: u32 = 1;
+/// Factor on the score of a term the vocabulary brought in (a synonym or a
+/// translation of a task word), next to the task's own word (1.0).
+pub const EXPANSION_WEIGHT: f64 = 0.7;
+/// The idf of a stem is computed as if the memory directory held at least
+/// this many memories, so that a small directory's scores are on the same
+/// scale as a larger one's (with 3 memories, BM25's idf of a word found in
+/// one of them would be 0.85; with this floor it is 2.6).
+pub const MIN_IDF_DOCS: f64 = 20.0;
 
 /// Text held by a [`Doc`]: borrowed from the loaded cache (which lives for
 /// the rest of the process) or owned (a file parsed now, a record).
@@ -68,9 +82,12 @@ pub struct Doc {
     /// `low`: injected only when the query allows it ([`Query::low_trust`]).
     pub trust: Trust,
     /// Term frequencies: ` stem:tf stem:tf … ` (leading and trailing space,
-    /// stems sorted).
+    /// stems sorted); each occurrence counts by its field's weight
+    /// ([`NAME_WEIGHT`], [`DESCRIPTION_WEIGHT`], [`TRIGGER_WEIGHT`],
+    /// [`BODY_WEIGHT`]).
     pub terms: Text,
-    /// Document length in stems (stop words left out).
+    /// Document length in stems of name, description and body (stop words
+    /// left out; unweighted).
     pub len: u32,
     /// Estimated tokens of its injected markdown (ceil(bytes / 4)).
     pub tokens: usize,
@@ -86,10 +103,19 @@ impl Doc {
         let mut tf: HashMap<String, u32> = HashMap::new();
         let mut len = 0u32;
         let body = body_text(m);
-        for text in [m.name.as_str(), m.description.as_str(), body.as_str()] {
+        for (text, w) in [
+            (m.name.as_str(), NAME_WEIGHT),
+            (m.description.as_str(), DESCRIPTION_WEIGHT),
+            (body.as_str(), BODY_WEIGHT),
+        ] {
             for s in stems.content(text) {
-                *tf.entry(s).or_default() += 1;
+                *tf.entry(s).or_default() += w;
                 len += 1;
+            }
+        }
+        for t in m.triggers.iter().filter(|t| !t.starts_with("re:")) {
+            for s in stems.content(t) {
+                *tf.entry(s).or_default() += TRIGGER_WEIGHT;
             }
         }
         let mut tfv: Vec<_> = tf.into_iter().collect();
@@ -213,6 +239,12 @@ pub struct Query {
     /// When set (a project folder shared by several cwds): the current
     /// project id; memories of other projects are skipped.
     pub guard: Option<String>,
+    /// The expansion vocabulary applied to the task (`None`: none).
+    pub vocabulary: Option<std::sync::Arc<crate::vocab::Vocabulary>>,
+    /// Report every expired memory as `evict`, relevant to the task or not
+    /// (otherwise an expired memory the task does not bear on is a `skip`
+    /// with reason `expired`).
+    pub all_expired: bool,
     /// When true, `trust: low` memories are recalled like others
     /// (`--trust low`); else they are skipped as `low-trust`. Hooks never
     /// set it.
@@ -231,7 +263,9 @@ pub enum Why {
         /// The path it matched.
         path: String,
     },
-    /// The lexical score passed (score, matched stems).
+    /// The lexical score passed (score, what matched: a stem of the task, or
+    /// `TERM (via WORD)` for a term the vocabulary brought in for a word of
+    /// the task).
     Score(f64, Vec<String>),
     /// A `type: user` memory without triggers or paths.
     Always,
@@ -257,7 +291,8 @@ pub struct Decision {
     pub doc: usize,
     /// The action.
     pub action: Action,
-    /// `expired`, `budget`, `no-match`, `other-project`, `retired`,
+    /// `expired` (an evict, or a skip of an expired memory the task does
+    /// not bear on), `budget`, `no-match`, `other-project`, `retired`,
     /// `superseded`, `low-trust`.
     pub reason: Option<&'static str>,
     /// What matched.
@@ -314,7 +349,12 @@ impl Decision {
 struct Prepared {
     lower: String,
     content_stems: Vec<String>,
-    query_stems: Vec<String>,
+    /// The task's terms, each with its alternatives.
+    concepts: Vec<Concept>,
+    /// English translations of the task's Chinese terms (content stems
+    /// joined by spaces): a trigger equal to one matches, as if the task
+    /// had said it in English. Synonyms never match triggers.
+    translated: Vec<String>,
     paths: Vec<String>,
     /// File names of `paths`.
     names: Vec<String>,
@@ -330,9 +370,7 @@ impl Prepared {
     fn new(q: &Query, stems: &Stems) -> Prepared {
         let content_stems = stems.content(&q.task);
         let lower = q.task.to_lowercase();
-        let mut query_stems = content_stems.clone();
-        query_stems.sort();
-        query_stems.dedup();
+        let (concepts, translated) = concepts(&q.task, q.vocabulary.as_deref(), stems);
         let names = q
             .paths
             .iter()
@@ -342,7 +380,8 @@ impl Prepared {
             pairs: byte_pairs(&lower),
             lower,
             content_stems,
-            query_stems,
+            concepts,
+            translated,
             paths: q.paths.clone(),
             names,
             globs: HashMap::new(),
@@ -394,6 +433,9 @@ impl Prepared {
         if trigger_stems.is_empty() {
             return false;
         }
+        if self.translated.iter().any(|t| t == trigger_stems) {
+            return true;
+        }
         if !trigger_stems.contains(' ') {
             return self.content_stems.iter().any(|s| s == trigger_stems);
         }
@@ -435,6 +477,117 @@ impl Prepared {
             .position(|p| m.is_match(p))
             .map(|i| self.paths[i].clone())
     }
+}
+
+/// One term of the task for the lexical score: its own stems and what the
+/// vocabulary brings in. A memory matches it once, by its best alternative.
+#[derive(Debug, Clone)]
+struct Concept {
+    alts: Vec<Alt>,
+}
+
+/// One way a [`Concept`] can occur in a memory: all of `stems` present.
+#[derive(Debug, Clone)]
+struct Alt {
+    stems: Vec<String>,
+    weight: f64,
+    /// How it shows in `matched`.
+    show: String,
+}
+
+/// The task's concepts: each vocabulary term found in it (its own content
+/// stems, then every term it brings in at [`EXPANSION_WEIGHT`]), and each
+/// other word that is not a stop word (its stem; with the next such word,
+/// also the two joined, so "test suite" meets "testsuite"). Concepts whose
+/// own stems repeat an earlier one's are left out. Also returns the
+/// English translations of the task's Chinese terms (see
+/// [`crate::vocab::Vocabulary::translations`]), stems joined by spaces.
+fn concepts(
+    task: &str,
+    vocab: Option<&crate::vocab::Vocabulary>,
+    stems: &Stems,
+) -> (Vec<Concept>, Vec<String>) {
+    let ws = crate::text::words(task);
+    let all: Vec<String> = ws.iter().map(|w| stems.stem(w)).collect();
+    let found = vocab.map(|v| v.find(&ws, &all, stems)).unwrap_or_default();
+    let mut covered = vec![false; ws.len()];
+    let mut out: Vec<Concept> = Vec::new();
+    let mut translated: Vec<String> = Vec::new();
+    let mut seen: HashSet<Vec<String>> = HashSet::new();
+    let content = |i: usize| !crate::text::is_stop_word(&ws[i]);
+    let mut by_start: HashMap<usize, crate::vocab::Found> = HashMap::new();
+    for f in &found {
+        covered[f.start..f.end].iter_mut().for_each(|c| *c = true);
+        by_start.insert(f.start, *f);
+    }
+    for i in 0..ws.len() {
+        if let (Some(f), Some(v)) = (by_start.get(&i), vocab) {
+            let own: Vec<String> = (f.start..f.end)
+                .filter(|&j| content(j))
+                .map(|j| all[j].clone())
+                .collect();
+            let label = ws[f.start..f.end].join(if v.terms[f.term].cjk { "" } else { " " });
+            translated.extend(
+                v.translations(f.term)
+                    .into_iter()
+                    .map(|t| v.terms[t].content(stems).join(" ")),
+            );
+            let mut alts = Vec::new();
+            if !own.is_empty() {
+                if !seen.insert(own.clone()) {
+                    continue;
+                }
+                alts.push(Alt {
+                    show: own.join(" "),
+                    stems: own,
+                    weight: 1.0,
+                });
+            }
+            for t in v.alternatives(f.term) {
+                let term = &v.terms[t];
+                let content = term.content(stems);
+                if content.is_empty() || alts.iter().any(|a| a.stems == content) {
+                    continue;
+                }
+                alts.push(Alt {
+                    stems: content.to_vec(),
+                    weight: EXPANSION_WEIGHT,
+                    show: format!("{} (via {label})", term.text),
+                });
+            }
+            if !alts.is_empty() {
+                out.push(Concept { alts });
+            }
+            continue;
+        }
+        if covered[i] || !content(i) {
+            continue;
+        }
+        if !seen.insert(vec![all[i].clone()]) {
+            continue;
+        }
+        let mut alts = vec![Alt {
+            stems: vec![all[i].clone()],
+            weight: 1.0,
+            show: all[i].clone(),
+        }];
+        let next = i + 1;
+        if next < ws.len()
+            && !covered[next]
+            && content(next)
+            && !ws[i].chars().any(is_cjk)
+            && !ws[next].chars().any(is_cjk)
+        {
+            let joined = stems.stem(&format!("{}{}", ws[i], ws[next]));
+            alts.push(Alt {
+                stems: vec![joined.clone()],
+                weight: 1.0,
+                show: joined,
+            });
+        }
+        out.push(Concept { alts });
+    }
+    (out, translated)
 }
 
 /// The set of adjacent byte pairs of `s`, as 65,536 bits.
@@ -486,20 +639,45 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
             superseded.extend(d.supersedes.iter().map(|s| &**s));
         }
     }
-    // BM25 statistics over every doc: for each query stem, its idf and its
-    // term frequency in every doc (one scan of the terms per stem).
+    // BM25 statistics over every doc: the term frequency of every stem of
+    // the task's concepts in every doc (one scan of the terms per stem),
+    // then per alternative its frequency (the least of its stems'), idf and
+    // weight; alternatives found in no doc are left out.
     let n = docs.len().max(1) as f64;
     let avgdl = (docs.iter().map(|d| d.len as f64).sum::<f64>() / n).max(1.0);
-    let query_stems = std::mem::take(&mut p.query_stems);
-    let mut idf: Vec<(&str, f64, Vec<u32>)> = Vec::with_capacity(query_stems.len());
-    for s in &query_stems {
-        let pat = format!(" {s}:");
-        let finder = memchr::memmem::Finder::new(pat.as_bytes());
-        let tfs: Vec<u32> = docs.iter().map(|d| d.tf(&finder)).collect();
-        let df = tfs.iter().filter(|&&t| t > 0).count() as f64;
-        let w = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-        if w > 0.0 {
-            idf.push((s.as_str(), w, tfs));
+    let concepts = std::mem::take(&mut p.concepts);
+    let mut tf_of: HashMap<&str, Vec<u32>> = HashMap::new();
+    for s in concepts.iter().flat_map(|c| &c.alts).flat_map(|a| &a.stems) {
+        tf_of.entry(s.as_str()).or_insert_with(|| {
+            let pat = format!(" {s}:");
+            let finder = memchr::memmem::Finder::new(pat.as_bytes());
+            docs.iter().map(|d| d.tf(&finder)).collect()
+        });
+    }
+    let idf_n = n.max(MIN_IDF_DOCS);
+    // Per concept: (alternative, idf × weight, tf per doc).
+    let mut scored: Vec<Vec<(&Alt, f64, Vec<u32>)>> = Vec::with_capacity(concepts.len());
+    for c in &concepts {
+        let mut live = Vec::new();
+        for a in &c.alts {
+            let cols: Vec<&Vec<u32>> = a.stems.iter().map(|s| &tf_of[s.as_str()]).collect();
+            let tfs: Vec<u32> = match cols[..] {
+                [one] => one.clone(),
+                _ => (0..docs.len())
+                    .map(|i| cols.iter().map(|c| c[i]).min().unwrap_or(0))
+                    .collect(),
+            };
+            let df = tfs.iter().filter(|&&t| t > 0).count() as f64;
+            if df == 0.0 {
+                continue;
+            }
+            let w = (1.0 + (idf_n - df + 0.5) / (df + 0.5)).ln() * a.weight;
+            if w > 0.0 {
+                live.push((a, w, tfs));
+            }
+        }
+        if !live.is_empty() {
+            scored.push(live);
         }
     }
 
@@ -508,6 +686,7 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
     let mut evicts = Vec::new();
     let mut skips = Vec::with_capacity(docs.len());
     for (i, d) in docs.iter().enumerate() {
+        let mut expired = false;
         if d.retired {
             skips.push(Decision::new(i, Action::Skip, Some("retired")));
             continue;
@@ -528,10 +707,8 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
             continue;
         }
         if d.expires.is_some_and(|e| e.is_expired(q.today)) {
-            evicts.push(Decision::new(i, Action::Evict, Some("expired")));
-            continue;
-        }
-        if d.superseded_by.is_some() || superseded.contains(&*d.id) {
+            expired = true;
+        } else if d.superseded_by.is_some() || superseded.contains(&*d.id) {
             skips.push(Decision::new(i, Action::Skip, Some("superseded")));
             continue;
         }
@@ -551,12 +728,30 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
         }
         let mut matched = Vec::new();
         let mut score = 0.0;
-        for (s, w, tfs) in &idf {
-            let tf = f64::from(tfs[i]);
-            if tf > 0.0 {
-                matched.push((*s).to_string());
-                let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * d.len as f64 / avgdl);
-                score += w * tf * (BM25_K1 + 1.0) / (tf + norm);
+        // Length normalisation: a memory shorter than the average is
+        // scored as one of average length (short files are not punished,
+        // nor favoured by chance); a longer one as BM25 does.
+        let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * (d.len as f64).max(avgdl) / avgdl);
+        let mut hit: Vec<&Vec<String>> = Vec::new();
+        for live in &scored {
+            let mut best: Option<(f64, &Alt)> = None;
+            for (a, w, tfs) in live {
+                let tf = f64::from(tfs[i]);
+                if tf > 0.0 {
+                    let s = w * tf * (BM25_K1 + 1.0) / (tf + norm);
+                    if best.is_none_or(|(b, _)| s > b) {
+                        best = Some((s, a));
+                    }
+                }
+            }
+            // Two task words that meet the memory in the same term (both
+            // synonyms of "package") count once.
+            if let Some((s, a)) = best
+                && !hit.contains(&&a.stems)
+            {
+                hit.push(&a.stems);
+                matched.push(a.show.clone());
+                score += s;
             }
         }
         dec.score = score;
@@ -572,7 +767,17 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
         let relevant_now = dec.why.iter().any(
             |w| !matches!(w, Why::Score(s, m) if *s < q.min_score || m.len() < MIN_MATCHED_STEMS),
         );
-        if relevant_now {
+        if expired {
+            if relevant_now || q.all_expired {
+                dec.action = Action::Evict;
+                dec.reason = Some("expired");
+                evicts.push(dec);
+            } else {
+                dec.action = Action::Skip;
+                dec.reason = Some("expired");
+                skips.push(dec);
+            }
+        } else if relevant_now {
             relevant.push(dec);
         } else {
             dec.action = Action::Skip;

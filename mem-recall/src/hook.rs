@@ -166,6 +166,8 @@ pub fn respond(common: &Common, input: &[u8]) -> anyhow::Result<Option<String>> 
         max_tokens: 2000,
         min_score: crate::gate::DEFAULT_MIN_SCORE,
         records: None,
+        no_expand: false,
+        all: false,
         // the hook never injects a suspect memory
         trust: crate::TrustArg::Normal,
     };

@@ -11,6 +11,7 @@
 //!
 //! Contract: DESIGN.md "Recall", "Recall decision", "Agent hooks".
 
+pub mod backtest;
 pub mod cache;
 pub mod context;
 pub mod gate;
@@ -19,6 +20,7 @@ pub mod hook;
 pub mod load;
 pub mod render;
 pub mod text;
+pub mod vocab;
 
 use std::path::{Component, Path, PathBuf};
 
@@ -95,7 +97,9 @@ pub struct Cli {
     /// (SessionStart or UserPromptSubmit) and print
     /// {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}
     /// within 10,000 characters. Nothing recalled → nothing printed. Never
-    /// fails: on any error it prints nothing, exits 0 and says why on stderr.
+    /// fails: on any error it prints nothing, exits 0 and says why on stderr;
+    /// past its time budget (2 s; env MEM_HOOK_BUDGET_MS, in milliseconds)
+    /// likewise.
     #[arg(long, help_heading = "Hook")]
     pub hook: bool,
 
@@ -122,7 +126,24 @@ pub enum Command {
     /// of Codex's AGENTS.md.
     #[command(after_long_help = CONTEXT_EXAMPLES)]
     Context(ContextArgs),
+    /// Replay a project's sessions in time order and report each repeated
+    /// lesson and whether recall would have put it in front of the agent.
+    ///
+    /// Before each session, recall runs for its first prompts with only the
+    /// memories earlier sessions wrote (read, extracted and written through
+    /// mem-transcript's, mem-extract's and mem-index's libraries, into a
+    /// scratch memory directory). No model is needed.
+    #[command(after_long_help = BACKTEST_EXAMPLES)]
+    Backtest(backtest::BacktestArgs),
 }
+
+const BACKTEST_EXAMPLES: &str = "\
+Examples:
+  mem-recall backtest                                  # this project's sessions
+  mem-recall backtest ~/.claude/projects/-home-u-proj/ --format jsonl
+      | session | date | lesson | kind | op | learned in | recalled |
+      …
+      12 sessions, 40 memories written; 3 lessons repeated, 2 would have been recalled";
 
 /// Options of `mem-recall context`.
 #[derive(Debug, Args)]
@@ -193,6 +214,18 @@ pub struct RecallArgs {
     #[arg(long, value_name = "-", help_heading = "Input")]
     pub records: Option<String>,
 
+    /// Do not expand the task with the vocabulary of synonyms and the
+    /// Chinese-English glossary (built in, plus $MEM_VOCABULARY or
+    /// ~/.config/mem/vocabulary.txt; see docs/recall.md).
+    #[arg(long, help_heading = "Task")]
+    pub no_expand: bool,
+
+    /// Report every expired memory as EVICT. Without it an expired memory
+    /// is reported only when the task bears on it (it would have been
+    /// recalled); the others are `skip` lines (reason expired, --explain).
+    #[arg(long, help_heading = "Output")]
+    pub all: bool,
+
     /// The lowest trust recalled: `normal` leaves `trust: low` memories out
     /// (a `skip` line, reason `low-trust`); `low` recalls them too. The hook
     /// always uses `normal`.
@@ -261,10 +294,15 @@ pub enum ContextFormat {
 pub fn run() -> anyhow::Result<Exit> {
     let cli = Cli::parse();
     if cli.hook {
+        if mem_core::memdir::hook_guarded() {
+            // mem's own model command's agent: no hook work inside it
+            return Ok(Exit::Success);
+        }
         return Ok(hook::run_guarded(&cli.common));
     }
     match cli.command {
         Some(Command::Context(args)) => run_context(&args),
+        Some(Command::Backtest(args)) => backtest::run(&args),
         None => run_recall(&cli),
     }
 }
@@ -284,6 +322,8 @@ pub struct Session {
     pub items: Vec<Item>,
     /// The current project id when the project folder is shared.
     pub guard: Option<guard::Shared>,
+    /// The user's vocabulary file, checked (`(text, origin)`).
+    pub vocabulary: Option<(String, String)>,
 }
 
 impl Session {
@@ -291,7 +331,8 @@ impl Session {
     /// and run the cross-project guard. Broken topic files and the guard's
     /// finding are reported on stderr.
     ///
-    /// Errors: a bad `--today`/`--now`, an unreadable memory dir, bad records.
+    /// Errors: a bad `--today`/`--now`, an unreadable memory dir, bad records,
+    /// a bad or unreadable vocabulary file of the user's.
     pub fn open(
         common: &Common,
         cwd_override: Option<&Path>,
@@ -299,6 +340,7 @@ impl Session {
         stems: &Stems,
     ) -> anyhow::Result<Session> {
         let clock = common.time.clock()?;
+        let vocabulary = vocab::Vocabulary::user_source()?;
         let cwd = match cwd_override.or(common.place.cwd.as_deref()) {
             Some(c) => c.to_path_buf(),
             None => std::env::current_dir().context("cannot read the working directory")?,
@@ -372,6 +414,7 @@ impl Session {
             memory_dir,
             items,
             guard,
+            vocabulary,
         })
     }
 
@@ -393,6 +436,13 @@ impl Session {
             max_tokens: args.max_tokens,
             min_score: args.min_score,
             guard: self.guard.as_ref().map(|g| g.project.clone()),
+            vocabulary: (!args.no_expand).then(|| {
+                std::sync::Arc::new(vocab::Vocabulary::for_task(
+                    args.task.as_deref().unwrap_or_default(),
+                    self.vocabulary.as_ref(),
+                ))
+            }),
+            all_expired: args.all,
             low_trust: args.trust == TrustArg::Low,
         }
     }

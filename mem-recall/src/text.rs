@@ -71,9 +71,23 @@ impl Default for Stems {
 }
 
 impl Stems {
-    /// The stem of one lowercased word.
+    /// The stem of one lowercased word. A final doubled consonant that the
+    /// Snowball stemmer undoubles before a suffix (bb dd ff gg mm nn pp rr
+    /// tt) is undoubled in every stem, so "add" meets "adding" ("ad") and
+    /// "commit" meets "committed".
     pub fn stem(&self, w: &str) -> String {
-        self.stemmer.stem(w).into_owned()
+        let mut s = self.stemmer.stem(w).into_owned();
+        let b = s.as_bytes();
+        if b.len() > 2
+            && b[b.len() - 1] == b[b.len() - 2]
+            && matches!(
+                b[b.len() - 1],
+                b'b' | b'd' | b'f' | b'g' | b'm' | b'n' | b'p' | b'r' | b't'
+            )
+        {
+            s.pop();
+        }
+        s
     }
 
     /// Stems of every word of `text`, stop words included, in order.
@@ -116,6 +130,8 @@ mod tests {
         let s = Stems::default();
         assert_eq!(s.stem("tests"), s.stem("test"));
         assert_eq!(s.stem("logging"), s.stem("log"));
+        assert_eq!(s.stem("adding"), s.stem("add"));
+        assert_eq!(s.stem("committed"), s.stem("commit"));
         assert_eq!(s.content("the integration tests"), ["integr", "test"]);
     }
 }

@@ -155,6 +155,9 @@ pub struct Index {
     pub duplicates: Vec<usize>,
     /// `summary` entries: (line, leafUuid key).
     pub summaries: Vec<(usize, u128)>,
+    /// `queue-operation` entries (messages typed while the agent worked):
+    /// (line, byte offset, length), in file order.
+    pub queued: Vec<(usize, u64, usize)>,
     /// The last line has no `\n`.
     pub torn_tail: bool,
     /// File size in bytes.
@@ -420,6 +423,8 @@ fn merge(whole: &mut (Index, Option<(usize, String)>), part: Part) {
     ix.lossy.extend(p.lossy.iter().map(|l| l + base));
     ix.summaries
         .extend(p.summaries.iter().map(|&(l, k)| (l + base, k)));
+    ix.queued
+        .extend(p.queued.iter().map(|&(l, o, n)| (l + base, o, n)));
     ix.torn_tail |= p.torn_tail;
     let mut dups: Vec<usize> = p.duplicates.iter().map(|l| l + base).collect();
     for (i, mut n) in p.nodes.into_iter().enumerate() {
@@ -540,6 +545,9 @@ fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, Error> {
             && let Some(l) = &h.leaf
         {
             ix.summaries.push((line.no, key(l)));
+        }
+        if ty == "queue-operation" {
+            ix.queued.push((line.no, line.offset, line.bytes.len()));
         }
         let Some(uuid) = h.uuid.as_deref() else {
             continue;
@@ -1405,6 +1413,96 @@ pub fn emit(
         let lines = BranchLines::here(&input.file, spans);
         emit_lines(input, ix, br, raw, sink, lines)
     }
+}
+
+/// Emit the messages the user typed while the agent worked and that never
+/// became a user entry: `queue-operation` entries `enqueue` later taken off
+/// the queue by `remove` (the newest pending one) rather than `dequeue` (the
+/// oldest, replayed as the user entry it became). Each is a `user` `text` event at its own line;
+/// system notifications (`<task-notification>`) are left out. Returns the
+/// events written.
+///
+/// Errors: reading the file or writing the sink.
+pub fn emit_queued(input: &Input, ix: &Index, sink: &mut Sink<'_>) -> Result<usize, Error> {
+    if ix.queued.is_empty() {
+        return Ok(0);
+    }
+    let mut win = crate::input::Window::new(&input.file);
+    let mut pending: std::collections::VecDeque<(usize, String, Option<String>, String)> =
+        std::collections::VecDeque::new();
+    let mut out = Vec::new();
+    for &(no, off, len) in &ix.queued {
+        let bytes = win.get(off, len).map_err(|e| Error::io(&input.label, e))?;
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&sanitize(bytes)) else {
+            continue;
+        };
+        let text = match &v["content"] {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Array(a) => a
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .filter(|t| !t.trim_start().starts_with('<'))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        };
+        let session = v["sessionId"].as_str().unwrap_or("").to_string();
+        let ts = v["timestamp"]
+            .as_str()
+            .and_then(norm_ts)
+            .map(|t| t.into_owned());
+        // system notifications are queued too and often never taken off:
+        // they are not the user's and are not tracked
+        match v["operation"].as_str() {
+            Some("enqueue") if !text.trim_start().starts_with('<') => {
+                pending.push_back((no, text, ts, session));
+            }
+            Some("dequeue") => {
+                pending.pop_front();
+            }
+            Some("remove") => {
+                if let Some(p) = pending.pop_back() {
+                    out.push(p);
+                }
+            }
+            _ => {}
+        }
+    }
+    let fallback = ix.session.as_deref().unwrap_or("");
+    let mut n = 0;
+    for (no, text, ts, session) in out {
+        let t = text.trim();
+        if t.is_empty() || t.starts_with('<') {
+            continue;
+        }
+        let ev = EventOut {
+            session: if session.is_empty() {
+                fallback
+            } else {
+                &session
+            },
+            source: "claude",
+            line: no as u64,
+            seq: 0,
+            uuid: None,
+            parent: None,
+            msg_id: None,
+            block: 0,
+            ts: ts.map(Cow::Owned),
+            role: "user",
+            kind: "text",
+            tool: None,
+            tool_id: None,
+            input: None,
+            text: Some(Text::Str(Cow::Borrowed(t))),
+            is_error: None,
+            sidechain: false,
+            cwd: ix.cwd.as_deref().map(Cow::Borrowed),
+        };
+        sink.emit(ev).map_err(|e| Error::io("<stdout>", e))?;
+        n += 1;
+    }
+    Ok(n)
 }
 
 /// Branches with fewer bytes to read than this are read by one thread.

@@ -371,6 +371,10 @@ fn expand_tilde(p: &str) -> PathBuf {
 }
 
 fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
+    if a.hook && mem_core::memdir::hook_guarded() {
+        // mem's own model command's agent: no write path inside it
+        return Ok(Exit::Success);
+    }
     // Events collect in large pieces unless every line must show at once.
     let mut sink = if g.output.line_buffered || std::io::IsTerminal::is_terminal(&std::io::stdout())
     {
@@ -515,6 +519,9 @@ pub fn replay_file(
             let done = claude::emit(&inp, &ix, &br, opts.raw, sink, opts.threads)?;
             if !done.warnings.is_empty() {
                 notice(Notice::Warnings(&done.warnings))?;
+            }
+            if !opts.raw {
+                claude::emit_queued(&inp, &ix, sink)?;
             }
         }
         Source::Codex => {

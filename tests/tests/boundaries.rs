@@ -308,26 +308,6 @@ fn hook_is_not_blocked_by_a_fifo_or_dev_zero() {
     );
 }
 
-/// Past its time budget the hook prints nothing and exits 0, even while its
-/// work is still blocked (here: a budget of 0 ms).
-#[test]
-fn hook_past_its_budget_prints_nothing_and_exits() {
-    let (_t, home, dir) = traps();
-    let mut c = cmd("mem-recall", &home);
-    c.arg("--memory-dir")
-        .arg(&dir)
-        .arg("--hook")
-        .env("MEM_HOOK_BUDGET_MS", "0");
-    let o = run_within(
-        c,
-        &hook_input(&dir, "ship the hotfix now"),
-        Duration::from_secs(20),
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
-    assert!(o.stdout.is_empty(), "{}", show(&o));
-    assert!(stderr(&o).contains("time budget"), "{}", show(&o));
-}
-
 /// The exfiltration case: a cloned repository whose `CLAUDE.md` imports the
 /// user's AWS credentials, SSH key and the process environment.
 /// `context --update AGENTS.md` writes none of them, and stderr names each
@@ -547,7 +527,7 @@ fn agents_md_section_is_placed_within_codex_limit() {
 }
 
 /// The hook's work blocked for good (a stdin that never closes): past its
-/// budget the process still exits 0 with nothing on stdout.
+/// budget (here 300 ms) the process still exits 0 with nothing on stdout.
 #[test]
 fn hook_blocked_on_stdin_exits_within_its_budget() {
     let (_t, home, dir) = traps();

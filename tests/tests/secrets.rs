@@ -236,6 +236,65 @@ fn corpus() -> Vec<Secret> {
         ),
         t[..40].to_string(),
     );
+    // Kinds the scrubber once missed: command-line passwords, auth
+    // headers, cookies, docker auth, odd URL passwords, glued tokens, a bare
+    // AWS secret key.
+    let pw = r.from(ALNUM, 16);
+    add(
+        "cli-password-flag",
+        format!("mysqladmin --password {pw} status"),
+        pw,
+    );
+    let pw = r.from(ALNUM, 16);
+    add("mysql-p-flag", format!("mysql -u root -p{pw} appdb"), pw);
+    let pw = r.from(ALNUM, 16);
+    add("sshpass", format!("sshpass -p {pw} ssh deploy@web1"), pw);
+    let t = r.from(B64, 28);
+    add(
+        "basic-auth",
+        format!("curl -H 'Authorization: Basic {t}' https://api.example.com/v1"),
+        t,
+    );
+    let t = r.from(ALNUM, 32);
+    add("cookie", format!("Cookie: session={t}; theme=dark"), t);
+    let t = r.from(B64, 32);
+    add(
+        "docker-auth",
+        format!("{{\"auths\": {{\"ghcr.io\": {{\"auth\": \"{t}\"}}}}}}"),
+        t,
+    );
+    let (a, b) = (r.from(ALNUM, 8), r.from(ALNUM, 14));
+    add(
+        "url-password-at",
+        format!("postgres://app:{a}@{b}@db.internal:5432/app"),
+        format!("{a}@{b}"),
+    );
+    let (a, b) = (r.from(ALNUM, 8), r.from(ALNUM, 14));
+    add(
+        "url-password-slash",
+        format!("https://deploy:{a}/{b}@git.example.com/team/app.git"),
+        b,
+    );
+    let t = r.from(ALNUM, 36);
+    add("glued-token", format!("exportedghp_{t} to the runner"), t);
+    let t = r.from(ALNUM, 36);
+    add(
+        "token-after-%3D",
+        format!("https://ci.example.com/cb?state=1&token%3Dghp_{t}"),
+        t,
+    );
+    let t = loop {
+        let t = r.from(B64, 40);
+        let has = |f: fn(&u8) -> bool| t.as_bytes().iter().any(f);
+        if has(u8::is_ascii_uppercase) && has(u8::is_ascii_lowercase) && has(u8::is_ascii_digit) {
+            break t;
+        }
+    };
+    add(
+        "aws-secret-bare",
+        format!("the prod secret is {t} (rotate monthly)"),
+        t,
+    );
     v
 }
 
@@ -466,10 +525,15 @@ fn secrets_never_reach_memory_and_check_finds_every_one() {
         let r = run(replay, b"");
         assert!(r.status.success(), "replay session {g}: {}", show(&r));
         let mut extract = cmd("mem-extract", home.path());
-        extract.arg("--cwd").arg("/home/dev/proj");
+        extract.arg("--explain").arg("--cwd").arg("/home/dev/proj");
         let x = run(extract, &r.stdout);
         assert!(x.status.success(), "extract session {g}: {}", show(&x));
-        let xs = String::from_utf8_lossy(&x.stdout);
+        // --explain quotes the transcript on stderr: scrubbed too
+        let xs = format!(
+            "{}{}",
+            String::from_utf8_lossy(&x.stdout),
+            String::from_utf8_lossy(&x.stderr)
+        );
         for (k, s) in group.iter().enumerate() {
             leaked_in_extract[g * GROUP + k] = xs.contains(&s.mark);
         }
@@ -529,7 +593,7 @@ fn secrets_never_reach_memory_and_check_finds_every_one() {
                 if stored.contains(&s.mark) {
                     "the memory directory"
                 } else {
-                    "mem-extract's output"
+                    "mem-extract's output (stdout or --explain on stderr)"
                 },
                 leaked_in_extract[i]
             ));

@@ -49,7 +49,8 @@ impl Env {
                 c.env_remove(k);
             }
         }
-        c.env("HOME", self.path().join("home"))
+        c.env_remove("XDG_CONFIG_HOME")
+            .env("HOME", self.path().join("home"))
             .env("CLAUDE_CONFIG_DIR", self.claude())
             .env("XDG_CACHE_HOME", self.path().join("cache"))
             .env("TZ", "UTC")

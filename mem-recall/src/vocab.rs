@@ -1,0 +1,473 @@
+//! The expansion vocabulary: groups of developer synonyms and a Chinese ↔
+//! English glossary, applied to the task (never to a memory's text).
+//!
+//! File format (the built-in `data/synonyms.txt` and `data/zh-en.txt`, and a
+//! user's file): UTF-8 text, one group per line, its terms separated by
+//! commas; blank lines and lines starting with `#` are ignored. A term is a
+//! word or a phrase. A term of the task (matched on words after stemming, so
+//! "deploys" meets "deploy"; a Chinese term as a run of characters) brings in
+//! every other term of each group it is in; a Chinese term also brings in the
+//! English synonyms of those terms (one hop). The longest term wins where
+//! two overlap.
+//!
+//! A user's file is read from `$MEM_VOCABULARY`, else
+//! `$XDG_CONFIG_HOME/mem/vocabulary.txt`, else `~/.config/mem/vocabulary.txt`
+//! (a missing file is no error); its groups are added to the built-in ones.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::text::{Stems, is_cjk, is_stop_word, words};
+
+/// The built-in developer synonyms.
+pub const SYNONYMS: &str = include_str!("../data/synonyms.txt");
+/// The built-in Chinese ↔ English glossary.
+pub const ZH_EN: &str = include_str!("../data/zh-en.txt");
+
+/// One term of the vocabulary. Its stems are computed when first needed
+/// (a recall stems only the few terms that could meet its task).
+#[derive(Debug, Clone)]
+pub struct Term {
+    /// As written (lowercased).
+    pub text: String,
+    /// Its words.
+    words: Vec<String>,
+    /// True when the term has a CJK character.
+    pub cjk: bool,
+    /// Stems of every word (stop words included: what is matched in a
+    /// task), and of the words that are not stop words (what is scored).
+    stems: OnceLock<(Vec<String>, Vec<String>)>,
+}
+
+impl Term {
+    fn stems(&self, stems: &Stems) -> &(Vec<String>, Vec<String>) {
+        self.stems.get_or_init(|| {
+            let all = self.words.iter().map(|w| stems.stem(w)).collect();
+            let content = self
+                .words
+                .iter()
+                .filter(|w| !is_stop_word(w))
+                .map(|w| stems.stem(w))
+                .collect();
+            (all, content)
+        })
+    }
+
+    /// Stems of the words that are not stop words (what is scored).
+    pub fn content(&self, stems: &Stems) -> &[String] {
+        &self.stems(stems).1
+    }
+}
+
+/// The [`key`] of a term's first word (lowercased), as [`words`] would
+/// split it; `None` for a term without a letter or digit.
+fn term_key(term: &str) -> Option<std::borrow::Cow<'_, str>> {
+    let first = term
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())?;
+    let k = key(first);
+    Some(if k.chars().any(char::is_uppercase) {
+        std::borrow::Cow::Owned(k.chars().flat_map(char::to_lowercase).take(2).collect())
+    } else {
+        std::borrow::Cow::Borrowed(k)
+    })
+}
+
+/// The lookup key of a word: its first two characters (stemming only
+/// changes the end of a word, so a word and its stem share them).
+fn key(word: &str) -> &str {
+    match word.char_indices().nth(2) {
+        Some((i, _)) => &word[..i],
+        None => word,
+    }
+}
+
+/// A term found in a task: word positions `start..end` of the task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found {
+    /// First word.
+    pub start: usize,
+    /// One past the last word.
+    pub end: usize,
+    /// The term (index into [`Vocabulary::terms`]).
+    pub term: usize,
+}
+
+/// Groups of terms that mean the same for recall.
+#[derive(Debug, Clone, Default)]
+pub struct Vocabulary {
+    /// Every distinct term.
+    pub terms: Vec<Term>,
+    /// The groups, as term indexes.
+    groups: Vec<Vec<usize>>,
+    /// For each term, the groups it is in.
+    term_groups: Vec<Vec<usize>>,
+    /// Term index by its text.
+    by_text: HashMap<String, usize>,
+    /// Terms by the [`key`] of their first word.
+    by_key: HashMap<String, Vec<usize>>,
+}
+
+impl Vocabulary {
+    /// The built-in vocabulary (both data files).
+    pub fn builtin() -> Vocabulary {
+        let mut v = Vocabulary::default();
+        v.add(SYNONYMS, "data/synonyms.txt")
+            .expect("the built-in synonyms parse");
+        v.add(ZH_EN, "data/zh-en.txt")
+            .expect("the built-in glossary parses");
+        v
+    }
+
+    /// The built-in vocabulary plus the user's file ([`user_file`]), when
+    /// there is one.
+    ///
+    /// Errors: the user's file cannot be read, or a line of it is bad
+    /// (`FILE:LINE: reason`).
+    pub fn load() -> Result<Vocabulary, mem_core::Error> {
+        let mut v = Vocabulary::builtin();
+        if let Some(p) = user_file() {
+            match std::fs::read_to_string(&p) {
+                Ok(text) => v
+                    .add(&text, &p.display().to_string())
+                    .map_err(mem_core::Error::Msg)?,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(mem_core::Error::io(&p, e)),
+            }
+        }
+        Ok(v)
+    }
+
+    /// The user's vocabulary file ([`user_file`]) as `(text, origin)`,
+    /// checked line by line; `None` when there is none.
+    ///
+    /// Errors: the file cannot be read, or a line of it is bad
+    /// (`FILE:LINE: reason`).
+    pub fn user_source() -> Result<Option<(String, String)>, mem_core::Error> {
+        let Some(p) = user_file() else {
+            return Ok(None);
+        };
+        match std::fs::read_to_string(&p) {
+            Ok(text) => {
+                let origin = p.display().to_string();
+                Vocabulary::default()
+                    .add(&text, &origin)
+                    .map_err(mem_core::Error::Msg)?;
+                Ok(Some((text, origin)))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(mem_core::Error::io(&p, e)),
+        }
+    }
+
+    /// The part of the built-in vocabulary and of `user` (as
+    /// [`Vocabulary::user_source`] gives it, already checked) that can bear
+    /// on `task`: the groups with a term whose first word starts as a word
+    /// of the task does (a Chinese term: that occurs in the task), and for
+    /// a Chinese term's group the groups of its English terms. Recall with
+    /// it finds the same as with the whole vocabulary, without reading the
+    /// rest.
+    pub fn for_task(task: &str, user: Option<&(String, String)>) -> Vocabulary {
+        let lower = task.to_lowercase();
+        let ws = words(&lower);
+        let mut keys: Vec<&str> = ws.iter().map(|w| key(w)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let mut sources: Vec<(&str, &str)> =
+            vec![(SYNONYMS, "data/synonyms.txt"), (ZH_EN, "data/zh-en.txt")];
+        if let Some((t, o)) = user {
+            sources.push((t, o));
+        }
+        let lines: Vec<&str> = sources
+            .iter()
+            .flat_map(|(text, _)| text.lines())
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect();
+        let mut picked: Vec<&str> = Vec::new();
+        let mut english: Vec<String> = Vec::new();
+        for &line in &lines {
+            let mut hit = false;
+            let mut cjk_hit = false;
+            for t in line.split(',') {
+                let t = t.trim();
+                if t.chars().any(is_cjk) {
+                    if lower.contains(t) || lower.contains(&t.to_lowercase()) {
+                        hit = true;
+                        cjk_hit = true;
+                    }
+                } else if term_key(t).is_some_and(|k| keys.binary_search(&&*k).is_ok()) {
+                    hit = true;
+                }
+            }
+            if hit {
+                picked.push(line);
+            }
+            if cjk_hit {
+                english.extend(
+                    line.split(',')
+                        .map(|t| t.trim().to_lowercase())
+                        .filter(|t| !t.chars().any(is_cjk)),
+                );
+            }
+        }
+        if !english.is_empty() {
+            for &line in &lines {
+                if !picked.contains(&line)
+                    && line
+                        .split(',')
+                        .any(|t| english.iter().any(|e| *e == t.trim().to_lowercase()))
+                {
+                    picked.push(line);
+                }
+            }
+        }
+        let mut v = Vocabulary::default();
+        let text = picked.join("\n");
+        v.add(&text, "vocabulary")
+            .expect("lines of checked vocabularies parse");
+        v
+    }
+
+    /// Add the groups of `text` (the file format above); `origin` names it
+    /// in errors.
+    ///
+    /// Errors: `ORIGIN:LINE: reason` for an empty term or a group of one
+    /// term; nothing of `text` is added then.
+    pub fn add(&mut self, text: &str, origin: &str) -> Result<(), String> {
+        let mut groups: Vec<Vec<String>> = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let terms: Vec<String> = line.split(',').map(|t| t.trim().to_lowercase()).collect();
+            if terms.iter().any(|t| words(t).is_empty()) {
+                return Err(format!(
+                    "{origin}:{}: an empty term (a term needs a letter or digit): {line:?}",
+                    n + 1
+                ));
+            }
+            if terms.len() < 2 {
+                return Err(format!(
+                    "{origin}:{}: a group needs two terms or more, separated by commas: {line:?}",
+                    n + 1
+                ));
+            }
+            groups.push(terms);
+        }
+        for g in groups {
+            let gi = self.groups.len();
+            let mut ids = Vec::with_capacity(g.len());
+            for t in g {
+                let id = self.term(&t);
+                if !ids.contains(&id) {
+                    ids.push(id);
+                    self.term_groups[id].push(gi);
+                }
+            }
+            self.groups.push(ids);
+        }
+        Ok(())
+    }
+
+    fn term(&mut self, text: &str) -> usize {
+        if let Some(&i) = self.by_text.get(text) {
+            return i;
+        }
+        let ws = words(text);
+        let i = self.terms.len();
+        self.by_key
+            .entry(key(&ws[0]).to_string())
+            .or_default()
+            .push(i);
+        self.terms.push(Term {
+            text: text.to_string(),
+            words: ws,
+            cjk: text.chars().any(is_cjk),
+            stems: OnceLock::new(),
+        });
+        self.term_groups.push(Vec::new());
+        self.by_text.insert(text.to_string(), i);
+        i
+    }
+
+    /// The terms found in a task of words `ws` (as [`words`] gives them)
+    /// whose stems are `all` (every word, stop words included): longest
+    /// first, never overlapping, in task order.
+    pub fn find(&self, ws: &[String], all: &[String], stems: &Stems) -> Vec<Found> {
+        let mut found = Vec::new();
+        for (i, w) in ws.iter().enumerate() {
+            for &t in self.by_key.get(key(w)).into_iter().flatten() {
+                let term = &self.terms[t].stems(stems).0;
+                let n = term.len();
+                if all.len() >= i + n && all[i..i + n] == term[..] {
+                    found.push(Found {
+                        start: i,
+                        end: i + n,
+                        term: t,
+                    });
+                }
+            }
+        }
+        found.sort_by(|a, b| {
+            (b.end - b.start)
+                .cmp(&(a.end - a.start))
+                .then(a.start.cmp(&b.start))
+        });
+        let mut taken = vec![false; all.len()];
+        let mut out: Vec<Found> = Vec::new();
+        for f in found {
+            if taken[f.start..f.end].iter().any(|&x| x) {
+                continue;
+            }
+            taken[f.start..f.end].iter_mut().for_each(|x| *x = true);
+            out.push(f);
+        }
+        out.sort_by_key(|f| f.start);
+        out
+    }
+
+    /// The English terms of the groups of a Chinese term (its direct
+    /// translations); nothing for an English term.
+    pub fn translations(&self, term: usize) -> Vec<usize> {
+        if !self.terms[term].cjk {
+            return Vec::new();
+        }
+        let mut out: Vec<usize> = Vec::new();
+        for &g in &self.term_groups[term] {
+            for &t in &self.groups[g] {
+                if !self.terms[t].cjk && !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+        out
+    }
+
+    /// The terms that `term` brings in: every other term of its groups; for
+    /// a Chinese term, also the groups of those terms (one hop).
+    pub fn alternatives(&self, term: usize) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        let push = |t: usize, out: &mut Vec<usize>| {
+            if t != term && !out.contains(&t) {
+                out.push(t);
+            }
+        };
+        for &g in &self.term_groups[term] {
+            for &t in &self.groups[g] {
+                push(t, &mut out);
+            }
+        }
+        if self.terms[term].cjk {
+            let first: Vec<usize> = out.clone();
+            for t in first.into_iter().filter(|&t| !self.terms[t].cjk) {
+                for &g in &self.term_groups[t] {
+                    for &u in &self.groups[g] {
+                        if !self.terms[u].cjk {
+                            push(u, &mut out);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Where a user's vocabulary file is looked for: `$MEM_VOCABULARY`, else
+/// `$XDG_CONFIG_HOME/mem/vocabulary.txt`, else `$HOME/.config/mem/vocabulary.txt`.
+pub fn user_file() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(p) = var("MEM_VOCABULARY") {
+        return Some(PathBuf::from(p));
+    }
+    let base = var("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|h| Path::new(&h).join(".config")))?;
+    Some(base.join("mem").join("vocabulary.txt"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(v: &Vocabulary, ts: &[usize]) -> Vec<String> {
+        ts.iter().map(|&t| v.terms[t].text.clone()).collect()
+    }
+
+    #[test]
+    fn builtin_parses_and_finds_phrases_longest_first() {
+        let s = Stems::default();
+        let v = Vocabulary::builtin();
+        let task = "roll out the integration tests to prod";
+        let f = v.find(&words(task), &s.all(task), &s);
+        let got: Vec<&str> = f.iter().map(|f| v.terms[f.term].text.as_str()).collect();
+        assert_eq!(got, ["roll out", "integration test", "prod"]);
+        assert!(texts(&v, &v.alternatives(f[0].term)).contains(&"deploy".to_string()));
+    }
+
+    #[test]
+    fn chinese_terms_bring_in_english_synonyms() {
+        let s = Stems::default();
+        let v = Vocabulary::builtin();
+        let f = v.find(&words("部署热修复"), &s.all("部署热修复"), &s);
+        let got: Vec<&str> = f.iter().map(|f| v.terms[f.term].text.as_str()).collect();
+        assert_eq!(got, ["部署", "热修复"]);
+        let alts = texts(&v, &v.alternatives(f[0].term));
+        assert!(alts.contains(&"deploy".to_string()) && alts.contains(&"ship".to_string()));
+        assert!(alts.contains(&"上线".to_string()));
+    }
+
+    #[test]
+    fn the_part_for_a_task_finds_what_the_whole_does() {
+        let s = Stems::default();
+        let whole = Vocabulary::builtin();
+        for task in [
+            "roll out the integration tests to prod",
+            "部署热修复到生产环境",
+            "use fakes for the datastore in the order specs",
+            "rename the variable foo",
+        ] {
+            let part = Vocabulary::for_task(task, None);
+            let (ws, all) = (words(task), s.all(task));
+            let alts = |v: &Vocabulary| -> Vec<Vec<String>> {
+                v.find(&ws, &all, &s)
+                    .iter()
+                    .map(|f| {
+                        let mut a = texts(v, &v.alternatives(f.term));
+                        a.sort();
+                        a
+                    })
+                    .collect()
+            };
+            assert_eq!(alts(&part), alts(&whole), "{task}");
+            assert!(
+                part.terms.len() < whole.terms.len() / 2,
+                "{task}: {} of {}",
+                part.terms.len(),
+                whole.terms.len()
+            );
+        }
+    }
+
+    #[test]
+    fn bad_lines_name_file_and_line() {
+        let s = Stems::default();
+        let mut v = Vocabulary::default();
+        assert_eq!(
+            v.add("# mine\nship, deploy\nlonely\n", "my.txt")
+                .unwrap_err(),
+            "my.txt:3: a group needs two terms or more, separated by commas: \"lonely\""
+        );
+        assert!(v.terms.is_empty());
+        assert_eq!(
+            v.add("a, , b\n", "my.txt").unwrap_err(),
+            "my.txt:1: an empty term (a term needs a letter or digit): \"a, , b\""
+        );
+        v.add("flob, widget\n", "my.txt").unwrap();
+        let f = v.find(&words("fix the flobs"), &s.all("fix the flobs"), &s);
+        assert_eq!(texts(&v, &v.alternatives(f[0].term)), ["widget"]);
+    }
+}

@@ -1,0 +1,89 @@
+//! `mem-recall backtest` through the real binary on three small sessions:
+//! the first learns "never npm, always pnpm", the second and third repeat
+//! the correction; the second's first prompt names npm (recall finds the
+//! lesson), the third's does not.
+
+mod util;
+
+use util::*;
+
+fn fixtures() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/backtest")
+}
+
+const LESSON: &str = "no-never-use-npm-in-this-repo-always-use-pnpm-npm";
+
+#[test]
+fn sessions_replay_in_time_order_and_repeats_are_reported() {
+    let env = Env::new();
+    let f = fixtures();
+    let out = ok(&env.run(&["backtest", f.to_str().unwrap()], ""));
+    assert_eq!(
+        out,
+        format!(
+            "| session | date | lesson | kind | op | learned in | recalled |\n\
+             |---|---|---|---|---|---|---|\n\
+             | 22222222 | 2026-07-05 | {LESSON} | preference | update | 11111111 | yes |\n\
+             | 03333333 | 2026-07-09 | {LESSON} | preference | update | 11111111 | no |\n\
+             3 sessions, 1 memories written; 2 lessons repeated, 1 would have been recalled\n"
+        )
+    );
+    let out = ok(&env.run(&["backtest", f.to_str().unwrap(), "--format", "jsonl"], ""));
+    let recs: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), 3);
+    assert_eq!(recs[0]["session"], "22222222-bbbb-4bbb-8bbb-000000000002");
+    assert_eq!(
+        recs[0]["learned_in"],
+        "11111111-aaaa-4aaa-8aaa-000000000001"
+    );
+    assert_eq!(recs[0]["recalled"], true);
+    assert_eq!(recs[1]["recalled"], false);
+    assert_eq!(
+        recs[2],
+        serde_json::json!({"summary": "2 lessons repeated, 1 would have been recalled",
+            "sessions": 3, "created": 1, "repeated": 2, "recalled": 1})
+    );
+}
+
+#[test]
+fn keep_writes_the_memory_dir_and_refuses_a_full_one() {
+    let env = Env::new();
+    let f = fixtures();
+    let keep = env.path().join("kept");
+    ok(&env.run(
+        &[
+            "backtest",
+            f.to_str().unwrap(),
+            "--keep",
+            keep.to_str().unwrap(),
+        ],
+        "",
+    ));
+    assert!(keep.join(format!("{LESSON}.md")).is_file());
+    assert!(keep.join("MEMORY.md").is_file());
+    let o = env.run(
+        &[
+            "backtest",
+            f.to_str().unwrap(),
+            "--keep",
+            keep.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("the folder is not empty"),
+        "{}",
+        stderr(&o)
+    );
+    let o = env.run(&["backtest", env.path().join("none").to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no such file or folder"),
+        "{}",
+        stderr(&o)
+    );
+}

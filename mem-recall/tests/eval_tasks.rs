@@ -1,0 +1,118 @@
+//! The project's own recall tasks (tests/fixtures/recall-eval/tasks.jsonl):
+//! hit rate and false recalls per category, through the library's gate,
+//! against the Claude-Code-style memory directory beside them (no triggers)
+//! and, when `../shared` is present, the memories of ../shared/eval/recall.
+//! `scripts/eval-recall.py` prints the same numbers through the binary.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use mem_recall::gate::{Action, DEFAULT_MIN_SCORE, Query};
+use mem_recall::load::load_dir;
+use mem_recall::text::Stems;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recall-eval")
+}
+
+fn shared() -> Option<PathBuf> {
+    let p = std::env::var_os("MEM_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    p.join("eval/recall/memory").is_dir().then_some(p)
+}
+
+/// Per category: (hits, expected, false recalls, tasks).
+fn score(memory: &str) -> BTreeMap<String, (usize, usize, usize, usize)> {
+    let stems = Stems::default();
+    let dir = match memory {
+        "claude" => fixtures().join("claude-memory"),
+        _ => shared().expect("shared").join("eval/recall/memory"),
+    };
+    let items = load_dir(&dir, None, &stems).unwrap().items;
+    let vocab = std::sync::Arc::new(mem_recall::vocab::Vocabulary::builtin());
+    let text = std::fs::read_to_string(fixtures().join("tasks.jsonl")).unwrap();
+    let mut out: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
+    for line in text.lines() {
+        let t: serde_json::Value = serde_json::from_str(line).unwrap();
+        if t["memory"] != memory {
+            continue;
+        }
+        let q = Query {
+            task: t["task"].as_str().unwrap().to_string(),
+            paths: Vec::new(),
+            today: NaiveDate::parse_from_str(t["today"].as_str().unwrap(), "%Y-%m-%d").unwrap(),
+            max_items: 20,
+            max_tokens: 2000,
+            min_score: DEFAULT_MIN_SCORE,
+            guard: None,
+            vocabulary: Some(vocab.clone()),
+            all_expired: false,
+            low_trust: false,
+        };
+        let got: HashSet<String> = mem_recall::decide(&items, &q, &stems)
+            .iter()
+            .filter(|d| d.action == Action::Recall)
+            .map(|d| items[d.doc].doc.id.to_string())
+            .collect();
+        let ids = |k: &str| -> HashSet<String> {
+            t[k].as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().to_string())
+                .collect()
+        };
+        let (e, f) = (ids("expect"), ids("forbid"));
+        let s = out
+            .entry(t["category"].as_str().unwrap().to_string())
+            .or_default();
+        s.0 += e.intersection(&got).count();
+        s.1 += e.len();
+        s.2 += f.intersection(&got).count();
+        s.3 += 1;
+    }
+    out
+}
+
+fn check(memory: &str, floors: &[(&str, usize, usize)]) {
+    let got = score(memory);
+    eprintln!("{memory}: {got:?}");
+    for (cat, min_hits, max_false) in floors {
+        let (h, n, fr, _) = got[*cat];
+        assert!(
+            h >= *min_hits && fr <= *max_false,
+            "{memory} {cat}: hits {h}/{n} (floor {min_hits}), false recalls {fr} (ceiling {max_false})"
+        );
+    }
+}
+
+#[test]
+fn claude_style_memories_meet_the_floors() {
+    check(
+        "claude",
+        &[
+            ("paraphrase", 8, 0),
+            ("partial", 9, 1),
+            ("zh", 6, 0),
+            ("unrelated", 0, 0),
+        ],
+    );
+}
+
+#[test]
+fn shared_eval_memories_meet_the_floors() {
+    if shared().is_none() {
+        eprintln!("SKIPPED shared_eval_memories_meet_the_floors: ../shared is not present");
+        return;
+    }
+    check(
+        "eval",
+        &[
+            ("paraphrase", 5, 0),
+            ("partial", 3, 0),
+            ("zh", 6, 0),
+            ("unrelated", 0, 0),
+        ],
+    );
+}
