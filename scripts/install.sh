@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Install the mem tools from this clone, with their man pages and shell
 # completions (generated from the tools' own clap definitions by mem-docs).
+# The workspace is built once (`cargo build --release --workspace --locked`);
+# the six binaries are then copied into place.
 #
-# Usage: scripts/install.sh [--no-docs | --docs-only]
-#   --no-docs    only `cargo install` the six tools
-#   --docs-only  only generate the man pages and completions (uses mem-docs
-#                from $MEM_BIN_DIR when set, else builds it)
+# Usage: scripts/install.sh [--prefix DIR] [--no-docs | --docs-only]
+#   --prefix DIR  install the tools into DIR/bin (default: cargo's bin
+#                 directory, $CARGO_INSTALL_ROOT/bin or ~/.cargo/bin)
+#   --no-docs     only the six tools
+#   --docs-only   only the man pages and completions
+# With $MEM_BIN_DIR set (a directory of already built binaries) nothing is
+# built: the tools and mem-docs are taken from there.
 #
 # Where (override with the environment variables named):
-#   tools        cargo's bin directory (~/.cargo/bin; CARGO_INSTALL_ROOT)
+#   tools        see --prefix
 #   man pages    ~/.local/share/man/man1                      (MEM_MAN_DIR)
 #   bash         ~/.local/share/bash-completion/completions  (MEM_BASH_DIR)
 #   zsh          ~/.local/share/zsh/site-functions            (MEM_ZSH_DIR; add it to fpath)
@@ -17,33 +22,59 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tools=(mem-transcript mem-extract mem-index mem-recall mem-dream mem-lock)
-do_tools=1 do_docs=1
-for a in "$@"; do
-  case $a in
+do_tools=1 do_docs=1 prefix=
+while [ $# -gt 0 ]; do
+  case $1 in
     --no-docs) do_docs=0 ;;
     --docs-only) do_tools=0 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "install: unknown argument: $a (see --help)" >&2; exit 2 ;;
+    --prefix)
+      [ $# -ge 2 ] || { echo "install: --prefix needs a directory" >&2; exit 2; }
+      prefix=$2; shift ;;
+    --prefix=*) prefix=${1#--prefix=} ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
+  shift
 done
 
-if [ $do_tools = 1 ]; then
+target=${CARGO_TARGET_DIR:-target}
+built=0
+build() {
   command -v cargo >/dev/null || { echo "install: cargo is required (https://rustup.rs)" >&2; exit 1; }
+  echo "== cargo build --release --workspace --locked"
+  cargo build --release --workspace --locked
+  built=1
+}
+
+from=$target/release
+if [ -n "${MEM_BIN_DIR:-}" ]; then
+  from=$MEM_BIN_DIR
+fi
+
+if [ $do_tools = 1 ]; then
+  [ -n "${MEM_BIN_DIR:-}" ] || build
+  if [ -n "$prefix" ]; then
+    bin_dir=$prefix/bin
+  else
+    bin_dir=${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin
+  fi
+  mkdir -p "$bin_dir"
   for t in "${tools[@]}"; do
-    echo "== cargo install --locked --path $t"
-    cargo install --locked --path "$t"
+    # Copy to a temporary name, then rename: a running tool is never
+    # overwritten in place ("Text file busy") and never seen half-copied.
+    install -m 0755 "$from/$t" "$bin_dir/.$t.new"
+    mv -f "$bin_dir/.$t.new" "$bin_dir/$t"
   done
-  echo "tools: $(dirname "$(command -v mem-recall 2>/dev/null || echo "${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin/mem-recall")")"
+  echo "tools: ${tools[*]} in $bin_dir"
+  case ":$PATH:" in
+    *":$bin_dir:"*) ;;
+    *) echo "note: $bin_dir is not on PATH" >&2 ;;
+  esac
 fi
 
 if [ $do_docs = 1 ]; then
-  if [ -n "${MEM_BIN_DIR:-}" ] && [ -x "$MEM_BIN_DIR/mem-docs" ]; then
-    docs=$MEM_BIN_DIR/mem-docs
-  else
-    echo "== building mem-docs"
-    cargo build --locked --release -p mem-docs
-    docs=${CARGO_TARGET_DIR:-target}/release/mem-docs
-  fi
+  [ -n "${MEM_BIN_DIR:-}" ] || [ $built = 1 ] || build
+  docs=$from/mem-docs
   data=${XDG_DATA_HOME:-$HOME/.local/share}
   man_dir=${MEM_MAN_DIR:-$data/man/man1}
   bash_dir=${MEM_BASH_DIR:-$data/bash-completion/completions}

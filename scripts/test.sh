@@ -2,21 +2,46 @@
 # Run every test of the workspace: build the binaries (the end-to-end tests
 # run them), then the unit, integration and end-to-end tests, then doc tests.
 # Tests that need ../shared (the corpus, cases and eval sets beside the
-# project) print "SKIPPED <test>" when it is missing.
+# project) print "SKIPPED <test>" when it is missing; the run then shows
+# those lines and ends with how many tests skipped, and why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 locked=()
 [ -f Cargo.lock ] && locked=(--locked)
 
+shared_missing=0
+[ -d "${MEM_SHARED_DIR:-../shared}" ] || shared_missing=1
+log=$(mktemp "${TMPDIR:-/tmp}/mem-test.XXXXXX")
+trap 'rm -f "$log"' EXIT
+
 cargo build --workspace --bins "${locked[@]}"
+status=0
 if cargo nextest --version >/dev/null 2>&1; then
-  cargo nextest run --workspace "${locked[@]}" --no-fail-fast "$@"
+  show=()
+  # Passing tests' output is hidden unless asked for: show it at the end
+  # when tests skip, so the SKIPPED lines are where people look.
+  [ $shared_missing = 1 ] && show=(--success-output final)
+  cargo nextest run --workspace "${locked[@]}" --no-fail-fast "${show[@]}" "$@" 2>&1 \
+    | tee "$log" || status=$?
 else
   echo "cargo-nextest not found: running cargo test" >&2
-  cargo test --workspace "${locked[@]}" --no-fail-fast "$@"
+  cargo test --workspace "${locked[@]}" --no-fail-fast "$@" -- --show-output 2>&1 \
+    | tee "$log" || status=$?
 fi
-cargo test --workspace --doc "${locked[@]}"
-if [ ! -d ../shared ] && [ -z "${MEM_SHARED_DIR:-}" ]; then
-  echo "NOTE: ../shared is not present: the corpus, case and eval tests were SKIPPED (see the SKIPPED lines above)." >&2
+cargo test --workspace --doc "${locked[@]}" || status=$?
+
+# One count per skipped test (each prints its line on stdout and stderr).
+# skipped GREP-FLAGS: the tests whose SKIPPED line does (-e) or does not (-v)
+# name ../shared.
+skipped() {
+  { grep -E '^[[:space:]]*SKIPPED ' "$log" || true; } | { grep "$1" '\.\./shared' || true; } |
+    sed -E 's/^[[:space:]]*SKIPPED ([^ :]+).*/\1/' | sort -u | wc -l | tr -d ' '
+}
+n_shared=$(skipped -e)
+n_other=$(skipped -v)
+if [ "$n_shared" -gt 0 ] || [ "$n_other" -gt 0 ]; then
+  echo "SKIPPED: $n_shared skipped (../shared missing), $n_other skipped (a tool missing: python3, git or make)" >&2
+  [ $shared_missing = 1 ] && echo "  put the shared corpus beside the project as ../shared (or set MEM_SHARED_DIR) to run them" >&2
 fi
+exit $status

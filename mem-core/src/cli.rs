@@ -81,6 +81,7 @@ pub struct TimeArgs {
         env = "MEM_TODAY",
         global = true,
         value_name = "YYYY-MM-DD",
+        value_parser = crate::time::day_arg,
         help_heading = "Time"
     )]
     pub today: Option<String>,
@@ -90,6 +91,7 @@ pub struct TimeArgs {
         env = "MEM_NOW",
         global = true,
         value_name = "RFC3339",
+        value_parser = crate::time::ts_arg,
         help_heading = "Time"
     )]
     pub now: Option<String>,
@@ -280,6 +282,15 @@ pub fn catch_file_size_signal() {
         signal_hook::consts::SIGXFSZ,
         std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
     );
+}
+
+/// When stdin is a terminal, say on stderr what the tool reads there, so
+/// it does not wait silently: `NAME: reading WHAT from stdin (end with
+/// Ctrl-D), e.g. EXAMPLE`. Nothing when stdin is a pipe or a file.
+pub fn stdin_hint(name: &str, what: &str, example: &str) {
+    if std::io::stdin().is_terminal() {
+        eprintln!("{name}: reading {what} from stdin (end with Ctrl-D), e.g.: {example}");
+    }
 }
 
 /// Print a warning on stderr as `NAME: warning: MSG`.

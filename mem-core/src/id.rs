@@ -1,12 +1,15 @@
 //! Memory ids: deriving one from a name, validating existing file stems, and
 //! keeping every path made from an id inside its directory (cases B25, B17).
 //!
-//! Rules (DESIGN.md "Memory"): a name that is empty, or contains `/`, `\`,
-//! `..`, `%`, NUL or a control character, or starts with `~`, is refused;
+//! Rules (DESIGN.md "Memory", as amended): a name that looks like a path or
+//! smuggles one — empty, starting with `/` or `~`, containing `..`, `\`,
+//! a percent-encoded byte (`%2e`), NUL or a control character — is refused;
 //! otherwise it is lowercased, each run of characters outside `[a-z0-9]`
-//! becomes `-`, dashes are trimmed and the result is cut to 64 bytes. An empty
-//! result, a Windows device name or `memory` in any case (the index
-//! `MEMORY.md` on a case-insensitive file system) is refused. Ids mem creates match
+//! (a `/` or `%` used as ordinary text included: `"Run scripts/setup.sh
+//! before tests"` → `run-scripts-setup-sh-before-tests`) becomes `-`, dashes
+//! are trimmed and the result is cut to 64 bytes. An empty result, a Windows
+//! device name or `memory` in any case (the index `MEMORY.md` on a
+//! case-insensitive file system) is refused. Ids mem creates match
 //! `[a-z0-9][a-z0-9-]{0,63}`; existing files are read with ids
 //! `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` without `..`.
 
@@ -52,12 +55,50 @@ pub fn check_name(name: &str) -> Result<(), IdError> {
     Ok(())
 }
 
+/// True when `s` holds a percent-encoded byte (`%` and two hex digits).
+fn has_percent_escape(s: &str) -> bool {
+    s.as_bytes()
+        .windows(3)
+        .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
+}
+
+/// Check a name a new id is derived from: refused when it looks like a
+/// path or smuggles one (a leading `/` or `~`, `..`, `\`, a percent-encoded
+/// byte, a control character); a `/` or `%` inside ordinary text is slugged
+/// away by [`derive_id`]. One error per rule, checked in a fixed order.
+pub fn check_name_for_id(name: &str) -> Result<(), IdError> {
+    if name.trim().is_empty() {
+        return Err(IdError::Empty);
+    }
+    if name.starts_with('~') {
+        return Err(IdError::Tilde(name.into()));
+    }
+    if name.contains("..") {
+        return Err(IdError::DotDot(name.into()));
+    }
+    if name.trim_start().starts_with('/') {
+        return Err(IdError::Slash(name.into()));
+    }
+    if name.contains('\\') {
+        return Err(IdError::Backslash(name.into()));
+    }
+    if has_percent_escape(name) {
+        return Err(IdError::Percent(name.into()));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(IdError::Control(name.into()));
+    }
+    Ok(())
+}
+
 /// Derive the id of a new memory from its `name`.
 ///
-/// `"Build: release profile"` → `"build-release-profile"`.
-/// Errors: one [`IdError`] variant per refused rule (see module docs).
+/// `"Build: release profile"` → `"build-release-profile"`; `"Run
+/// scripts/setup.sh before tests"` → `"run-scripts-setup-sh-before-tests"`.
+/// Errors: one [`IdError`] variant per refused rule (see module docs and
+/// [`check_name_for_id`]).
 pub fn derive_id(name: &str) -> Result<String, IdError> {
-    check_name(name)?;
+    check_name_for_id(name)?;
     let mut out = String::with_capacity(name.len());
     let mut dash = false;
     for c in name.chars().flat_map(char::to_lowercase) {
@@ -218,6 +259,26 @@ mod tests {
         assert!(matches!(derive_id("a\0b"), Err(IdError::Control(_))));
         assert!(matches!(derive_id("a\nb"), Err(IdError::Control(_))));
         assert!(matches!(derive_id("!!!"), Err(IdError::NoSlug(_))));
+    }
+
+    /// A `/` or `%` inside ordinary text gets a safe id (it refused the
+    /// whole batch); what looks like a path or an encoding stays refused.
+    #[test]
+    fn slash_and_percent_in_text_get_a_safe_id() {
+        assert_eq!(
+            derive_id("Run scripts/setup.sh before tests").unwrap(),
+            "run-scripts-setup-sh-before-tests"
+        );
+        assert_eq!(
+            derive_id("100% coverage for src/lib.rs").unwrap(),
+            "100-coverage-for-src-lib-rs"
+        );
+        assert_eq!(derive_id("and/or").unwrap(), "and-or");
+        assert!(matches!(derive_id(" /etc/passwd"), Err(IdError::Slash(_))));
+        assert!(matches!(derive_id("a%2Fb"), Err(IdError::Percent(_))));
+        // explicit ids stay strict
+        assert!(matches!(validate_id("a/b"), Err(IdError::Slash(_))));
+        assert!(matches!(validate_id("a%b"), Err(IdError::Percent(_))));
     }
 
     /// B17: a name with `: ` becomes a safe slug.

@@ -627,6 +627,28 @@ pub fn resolve(opts: &MemdirOptions) -> Result<Resolved> {
     })
 }
 
+/// For commands that only read the memory directory: one given explicitly
+/// (`--memory-dir`, `MEM_MEMORY_DIR`) that does not exist is an error, not
+/// an empty directory (a mistyped path would read as "no memories"). A
+/// directory found by the other rules may not exist yet.
+///
+/// Errors: [`Error::Env`] naming the directory and the flag or variable.
+pub fn require_given_dir(r: &Resolved) -> Result<()> {
+    let from = match r.rule {
+        Rule::Flag => "--memory-dir",
+        Rule::Env => "MEM_MEMORY_DIR",
+        _ => return Ok(()),
+    };
+    if r.dir.is_dir() {
+        Ok(())
+    } else {
+        Err(Error::Env(format!(
+            "{from} {}: no such directory",
+            r.dir.display()
+        )))
+    }
+}
+
 /// Read the user-level settings file (`~/.claude/settings.json`) as JSON;
 /// `None` when it does not exist. Errors: [`Error::Input`] naming the file
 /// when it is not a JSON object.

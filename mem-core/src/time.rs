@@ -60,6 +60,38 @@ fn bad(what: &str, value: &str) -> Error {
     ))
 }
 
+/// clap value parser of a day flag (`--today`, `--since`): the value as
+/// given once it parses as `YYYY-MM-DD`, so a bad one is a usage error
+/// (exit 2) naming the flag.
+///
+/// Errors: the message clap prints after "invalid value".
+pub fn day_arg(s: &str) -> std::result::Result<String, String> {
+    parse_day(s)
+        .map(|_| s.to_string())
+        .ok_or_else(|| "not a date (YYYY-MM-DD)".to_string())
+}
+
+/// clap value parser of a time flag (`--now`): the value as given once it
+/// parses as RFC 3339 (a usage error, exit 2, otherwise).
+///
+/// Errors: the message clap prints after "invalid value".
+pub fn ts_arg(s: &str) -> std::result::Result<String, String> {
+    parse_ts(s)
+        .map(|_| s.to_string())
+        .ok_or_else(|| "not a timestamp (RFC 3339, e.g. 2026-07-11T10:00:00Z)".to_string())
+}
+
+/// clap value parser of a duration in hours or minutes given as a number
+/// (`--min-hours 1.5`): finite and not negative, else a usage error (exit 2).
+///
+/// Errors: the message clap prints after "invalid value".
+pub fn non_negative_arg(s: &str) -> std::result::Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err("not a number of 0 or more".to_string()),
+    }
+}
+
 /// Parse an ISO 8601 day (`YYYY-MM-DD`).
 pub fn parse_day(s: &str) -> Option<NaiveDate> {
     NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d").ok()

@@ -96,7 +96,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", help_heading = "Gates")]
     pub transcripts: Vec<PathBuf>,
     /// Hours since the last consolidation before a run is due.
-    #[arg(long, default_value_t = 24.0, value_name = "H", help_heading = "Gates")]
+    #[arg(long, default_value_t = 24.0, value_name = "H", value_parser = mem_core::time::non_negative_arg, help_heading = "Gates")]
     pub min_hours: f64,
     /// Sessions since the last consolidation before a run is due.
     #[arg(long, default_value_t = 5, value_name = "N", help_heading = "Gates")]
@@ -114,6 +114,7 @@ pub struct RunArgs {
         long,
         default_value_t = 10.0,
         value_name = "MIN",
+        value_parser = mem_core::time::non_negative_arg,
         help_heading = "Gates"
     )]
     pub scan_interval: f64,

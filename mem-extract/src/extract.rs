@@ -2891,8 +2891,9 @@ fn finish_candidates(
 }
 
 /// Give a candidate an explicit `id` when its name cannot make one (a name
-/// quoting a URL or a path holds `/`, which `mem-index write` refuses for a
-/// derived id and would refuse the whole batch for): the id is derived from
+/// that starts with a path, `~/.ssh/…` or `/etc/…`, or holds `..`, `\` or a
+/// percent-encoded byte, which `mem-index write` refuses for a derived id
+/// and would refuse the whole batch for): the id is derived from
 /// the name with the refused characters turned into spaces, else from the
 /// description, else `<type>-<8 hex of BLAKE3 of the name>` (a name with no
 /// ASCII letters or digits, e.g. Chinese, slugs to nothing).
@@ -2936,10 +2937,21 @@ mod tests {
             MemoryType::Feedback,
         );
         super::ensure_id(&mut m);
+        // A `/` inside the text makes an id by itself now.
+        let id =
+            m.id.clone()
+                .or_else(|| mem_core::id::derive_id(&m.name).ok());
         assert_eq!(
-            m.id.as_deref(),
+            id.as_deref(),
             Some("never-paste-postgres-db-internal-5432-app-into-the-chat-logs")
         );
+        let mut home = Memory::new(
+            "~/.ssh/config holds the deploy key",
+            "d",
+            MemoryType::Reference,
+        );
+        super::ensure_id(&mut home);
+        assert_eq!(home.id.as_deref(), Some("ssh-config-holds-the-deploy-key"));
         let mut ok = Memory::new("Use pnpm", "d", MemoryType::Feedback);
         super::ensure_id(&mut ok);
         assert_eq!(ok.id, None, "a name that makes an id is left alone");

@@ -110,7 +110,7 @@ struct ExtractArgs {
     #[arg(long, help_heading = "Rules")]
     print_prompt: bool,
     /// Only run every N user turns (a hook may call it on each turn).
-    #[arg(long, value_name = "N", help_heading = "Throttles")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Throttles")]
     every: Option<u64>,
     /// Keep at most N candidates (highest confidence first).
     #[arg(long, value_name = "N", help_heading = "Throttles")]
@@ -160,6 +160,15 @@ pub fn run_with(cli: Cli) -> anyhow::Result<Exit> {
     }
 }
 
+/// On a terminal stdin, say what is expected there.
+pub(crate) fn stdin_hint() {
+    mem_core::cli::stdin_hint(
+        NAME,
+        "events (JSONL from mem-transcript replay)",
+        "mem-transcript replay SESSION.jsonl | mem-extract | mem-index write",
+    );
+}
+
 /// Read event records from files (or stdin when empty). Every bad line is
 /// reported on stderr; the first is returned as the error.
 ///
@@ -168,6 +177,7 @@ pub fn read_events(files: &[PathBuf]) -> Result<Vec<Event>, Error> {
     let mut all = Vec::new();
     let mut errs = Vec::new();
     if files.is_empty() {
+        stdin_hint();
         let (ok, e) = mem_core::jsonl::read_records::<Event>(std::io::stdin().lock(), "<stdin>");
         all.extend(ok.into_iter().map(|(_, e)| e));
         errs.extend(e);

@@ -259,6 +259,7 @@ impl<'a> RawEvent<'a, RawText<'a>> {
 pub fn for_each_event(files: &[PathBuf], mut f: impl FnMut(EventView<'_>)) -> Result<(), Error> {
     let mut errs = Vec::new();
     if files.is_empty() {
+        crate::stdin_hint();
         read_one(std::io::stdin().lock(), "<stdin>", &mut errs, &mut f);
     } else {
         for p in files {

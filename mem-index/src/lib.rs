@@ -157,7 +157,7 @@ pub struct ListArgs {
     #[arg(long)]
     pub expired: bool,
     /// Only memories verified on or after this day.
-    #[arg(long, value_name = "DAY")]
+    #[arg(long, value_name = "DAY", value_parser = mem_core::time::day_arg)]
     pub since: Option<String>,
 }
 
@@ -285,6 +285,16 @@ pub fn resolve_dir(g: &Global) -> mem_core::Result<PathBuf> {
     Ok(memdir::resolve(&memdir_opts(g, None))?.dir)
 }
 
+/// The memory directory for a command that only reads it: one given with
+/// `--memory-dir` / `MEM_MEMORY_DIR` must exist.
+///
+/// Errors: see [`memdir::resolve`] and [`memdir::require_given_dir`].
+pub fn resolve_reader_dir(g: &Global) -> mem_core::Result<PathBuf> {
+    let r = memdir::resolve(&memdir_opts(g, None))?;
+    memdir::require_given_dir(&r)?;
+    Ok(r.dir)
+}
+
 /// Why memory is off for the project of these options (see
 /// [`memdir::memory_off`]), or `None`.
 fn memory_off(g: &Global) -> mem_core::Result<Option<String>> {
@@ -304,6 +314,11 @@ fn read_input<T: serde::de::DeserializeOwned>(
     files: &[PathBuf],
 ) -> (Vec<(usize, T)>, Vec<Error>, String) {
     if files.is_empty() {
+        mem_core::cli::stdin_hint(
+            NAME,
+            "memory records (JSONL)",
+            "mem-transcript replay SESSION.jsonl | mem-extract | mem-index write",
+        );
         let (ok, errs) = mem_core::jsonl::read_records(std::io::stdin().lock(), "<stdin>");
         return (ok, errs, "<stdin>".into());
     }
@@ -326,6 +341,119 @@ fn read_input<T: serde::de::DeserializeOwned>(
         "<input>".into()
     };
     (ok, errs, label)
+}
+
+/// The summary line of `write` on stderr: `write: 3 created, 1 updated,
+/// 40 unchanged, 2 duplicates (in DIR)`; counts of zero are left out.
+pub fn write_summary(results: &[ops::WriteResult], dir: &Path) -> String {
+    let count = |op: &str| results.iter().filter(|r| r.op == op).count();
+    let parts: Vec<String> = [
+        ("create", "created"),
+        ("update", "updated"),
+        ("unchanged", "unchanged"),
+        ("duplicate", "duplicates of a memory already there"),
+    ]
+    .iter()
+    .filter_map(|(op, word)| {
+        let n = count(op);
+        (n > 0).then(|| format!("{n} {word}"))
+    })
+    .collect();
+    let what = if parts.is_empty() {
+        "no memories in the input".to_string()
+    } else {
+        parts.join(", ")
+    };
+    format!("write: {what} (in {})", dir.display())
+}
+
+/// `list` as a table for people: one row per memory under a header, each
+/// column as wide as its widest cell in terminal columns (wide characters
+/// count two), descriptions cut to 60 characters.
+pub fn list_table(rows: &[&Memory]) -> Vec<String> {
+    let cells: Vec<[String; 8]> = rows
+        .iter()
+        .map(|m| {
+            [
+                m.id.clone().unwrap_or_default(),
+                m.mem_type.as_str().to_string(),
+                m.effective_kind().as_str().to_string(),
+                m.effective_source().as_str().to_string(),
+                m.effective_trust().as_str().to_string(),
+                m.verified_at.map_or_else(|| "-".into(), |d| d.to_string()),
+                m.expires.map_or_else(|| "-".into(), |d| d.to_string()),
+                mem_core::truncate::floor_to_chars(&m.description, 60).to_string(),
+            ]
+        })
+        .collect();
+    let head = [
+        "ID",
+        "TYPE",
+        "KIND",
+        "SOURCE",
+        "TRUST",
+        "VERIFIED",
+        "EXPIRES",
+        "DESCRIPTION",
+    ]
+    .map(String::from);
+    let all: Vec<&[String; 8]> = std::iter::once(&head).chain(cells.iter()).collect();
+    let mut width = [0usize; 8];
+    for row in &all {
+        for (w, c) in width.iter_mut().zip(row.iter()) {
+            *w = (*w).max(unicode_width::UnicodeWidthStr::width(c.as_str()));
+        }
+    }
+    all.iter()
+        .map(|row| {
+            let mut line = String::new();
+            for (i, c) in row.iter().enumerate() {
+                line.push_str(c);
+                if i + 1 < row.len() {
+                    let w = unicode_width::UnicodeWidthStr::width(c.as_str());
+                    line.push_str(&" ".repeat(width[i] - w + 1));
+                }
+            }
+            line
+        })
+        .collect()
+}
+
+/// "no such memory" for `show ID`, with the nearest ids on disk (edit
+/// distance, at most three, closest first): `did you mean: a, b?`.
+fn no_such_memory(dir: &Path, id: &str) -> Error {
+    let near = store::load(dir)
+        .map(|st| nearest_ids(id, st.topics.iter().map(|t| t.id.as_str())))
+        .unwrap_or_default();
+    let hint = if near.is_empty() {
+        String::new()
+    } else {
+        format!(" (did you mean: {}?)", near.join(", "))
+    };
+    Error::Msg(format!(
+        "{}: no such memory{hint}",
+        dir.join(format!("{id}.md")).display()
+    ))
+}
+
+/// The ids closest to `id` (Levenshtein distance within a third of the
+/// longer id, at least 2; or one contains the other), at most three,
+/// closest first.
+pub fn nearest_ids<'a>(id: &str, ids: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut scored: Vec<(usize, &str)> = ids
+        .filter_map(|cand| {
+            let d = strsim::levenshtein(id, cand);
+            let limit = (id.len().max(cand.len()) / 3).max(2);
+            let contains = id.len() >= 3 && (cand.contains(id) || id.contains(cand));
+            (d <= limit || contains).then_some((d, cand))
+        })
+        .collect();
+    scored.sort();
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, c)| c.to_string())
+        .collect()
 }
 
 /// Before anything else: finish what a killed writer left (see
@@ -437,6 +565,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             out.flush()?;
             if let Some(idx) = &rep.index {
                 report_index(idx);
+                eprintln!("{NAME}: {}", write_summary(&rep.results, &dir));
             }
             if !rep.errors.is_empty() {
                 if rep.index.is_none() {
@@ -450,7 +579,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Cmd::List(a) => {
-            let dir = resolve_dir(g)?;
+            let dir = resolve_reader_dir(g)?;
             let since = match &a.since {
                 Some(s) => Some(mem_core::time::parse_day(s).ok_or_else(|| {
                     Error::Env(format!("--since: {s:?} is not a date (YYYY-MM-DD)"))
@@ -482,27 +611,8 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
                     }
                 }
                 Format::Text => {
-                    out.line(&format!(
-                        "{:<32} {:<9} {:<14} {:<9} {:<6} {:<10} {:<10} DESCRIPTION",
-                        "ID", "TYPE", "KIND", "SOURCE", "TRUST", "VERIFIED", "EXPIRES"
-                    ))?;
-                    for m in rows {
-                        let desc = mem_core::truncate::floor_to_chars(&m.description, 60);
-                        out.line(&format!(
-                            "{:<32} {:<9} {:<14} {:<9} {:<6} {:<10} {:<10} {}",
-                            m.id.as_deref().unwrap_or(""),
-                            m.mem_type.as_str(),
-                            m.effective_kind().as_str(),
-                            m.effective_source().as_str(),
-                            m.effective_trust().as_str(),
-                            m.verified_at
-                                .map(|d| d.to_string())
-                                .unwrap_or_else(|| "-".into()),
-                            m.expires
-                                .map(|d| d.to_string())
-                                .unwrap_or_else(|| "-".into()),
-                            desc
-                        ))?;
+                    for line in list_table(&rows) {
+                        out.line(&line)?;
                     }
                 }
             }
@@ -510,13 +620,11 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Cmd::Show { id } => {
-            let dir = resolve_dir(g)?;
-            let t = store::read_one(&dir, id)?.ok_or_else(|| {
-                Error::Msg(format!(
-                    "{}: no such memory",
-                    dir.join(format!("{id}.md")).display()
-                ))
-            })?;
+            let dir = resolve_reader_dir(g)?;
+            let t = match store::read_one(&dir, id)? {
+                Some(t) => t,
+                None => return Err(no_such_memory(&dir, id).into()),
+            };
             let mut out = Output::stdout(g.args.output.line_buffered);
             match fmt {
                 Format::Jsonl => out.record(&t.memory)?,
@@ -569,7 +677,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Cmd::Check { max_files, repair } => {
-            let dir = resolve_dir(g)?;
+            let dir = resolve_reader_dir(g)?;
             if *repair && mem_core::journal::needs_recovery(&dir) {
                 let lock = store::lock_index(&dir)?;
                 recover(&lock, &dir, today)?;
@@ -599,6 +707,12 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
         Cmd::Path { explain } => {
             let r = memdir::resolve(&memdir_opts(g, None))?;
             let mut out = Output::stdout(g.args.output.line_buffered);
+            // A plain path even into a pipe (`cat "$(mem-index path)/MEMORY.md"`);
+            // JSON only when asked for.
+            let fmt = match g.args.output.format {
+                Some(Format::Jsonl) => Format::Jsonl,
+                _ => Format::Text,
+            };
             match fmt {
                 Format::Jsonl => {
                     let mut rec = serde_json::json!({"dir": r.dir.display().to_string()});

@@ -1035,6 +1035,164 @@ fn check_accepts_the_warning_line_write_makes() {
     );
 }
 
+/// `mem-index path` into a pipe is the plain path (`cat "$(mem-index
+/// path)/MEMORY.md"`); JSON only with `--format jsonl`.
+#[test]
+fn path_is_plain_when_piped() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("mem");
+    let d = d.to_str().unwrap();
+    let o = run(t.path(), &["--memory-dir", d, "path"], "");
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(text(&o.stdout), format!("{d}\n"));
+    let o = run(
+        t.path(),
+        &["--memory-dir", d, "path", "--format", "jsonl"],
+        "",
+    );
+    assert_eq!(jsonl(&o), [serde_json::json!({"dir": d})]);
+}
+
+/// A `--memory-dir` that does not exist is an error for the readers (a
+/// typo read as "no memories" before), named, exit 1; `write` creates it.
+#[test]
+fn a_missing_memory_dir_is_an_error_for_readers() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("no-such-dir");
+    let ds = d.to_str().unwrap();
+    for args in [&["list"][..], &["show", "x"], &["check"]] {
+        let mut a = vec!["--memory-dir", ds];
+        a.extend_from_slice(args);
+        let o = run(t.path(), &a, "");
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", show(&o));
+        assert_eq!(
+            text(&o.stderr),
+            format!("mem-index: --memory-dir {ds}: no such directory\n"),
+            "{args:?}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+    assert!(!d.exists());
+}
+
+/// `show` of an unknown id names the nearest ids.
+#[test]
+fn show_of_an_unknown_id_suggests_the_nearest() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("mem");
+    let d = dir.to_str().unwrap();
+    let recs = [
+        r#"{"name":"Don't overcomplicate","description":"keep it simple","type":"feedback"}"#,
+        r#"{"name":"Use pnpm","description":"pnpm, not npm","type":"feedback"}"#,
+    ];
+    let o = run(
+        t.path(),
+        &["--memory-dir", d, "write"],
+        &(recs.join("\n") + "\n"),
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(md_files(&dir), ["don-t-overcomplicate.md", "use-pnpm.md"]);
+    let o = run(
+        t.path(),
+        &["--memory-dir", d, "show", "dont-overcomplicate"],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "mem-index: {}: no such memory (did you mean: don-t-overcomplicate?)\n",
+            dir.join("dont-overcomplicate.md").display()
+        )
+    );
+    let o = run(t.path(), &["--memory-dir", d, "show", "zzzzzzzz"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!text(&o.stderr).contains("did you mean"), "{}", show(&o));
+}
+
+/// The `list` table keeps its columns aligned with wide characters.
+#[test]
+fn list_table_is_aligned_with_wide_characters() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("mem");
+    let d = dir.to_str().unwrap();
+    let recs = [
+        r#"{"id":"build-cache","name":"Build cache","description":"the cache lives in target/","type":"project","verified_at":"2026-07-01"}"#,
+        r#"{"id":"zh-note","name":"中文说明","description":"用 pnpm 而不是 npm","type":"feedback"}"#,
+    ];
+    let o = run(
+        t.path(),
+        &["--memory-dir", d, "write"],
+        &(recs.join("\n") + "\n"),
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    let o = run(
+        t.path(),
+        &["--memory-dir", d, "list", "--format", "text"],
+        "",
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    let out = text(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    // DESCRIPTION starts in the same terminal column on every line.
+    let col = |l: &str, needle: &str| {
+        let i = l.find(needle).unwrap_or_else(|| panic!("{needle} in {l}"));
+        unicode_width::UnicodeWidthStr::width(&l[..i])
+    };
+    let c0 = col(lines[0], "DESCRIPTION");
+    assert_eq!(col(lines[1], "the cache"), c0, "{out}");
+    assert_eq!(col(lines[2], "用 pnpm"), c0, "{out}");
+    assert_eq!(
+        lines[0],
+        "ID          TYPE     KIND           SOURCE TRUST  VERIFIED   EXPIRES DESCRIPTION"
+    );
+}
+
+/// A bad flag value is a usage error (2) naming the flag.
+#[test]
+fn a_bad_flag_value_is_a_usage_error() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().to_str().unwrap();
+    for args in [
+        &["--memory-dir", d, "list", "--since", "last week"][..],
+        &["--memory-dir", d, "--today", "2026-13-01", "list"],
+        &["--memory-dir", d, "--now", "noon", "list"],
+    ] {
+        let o = run(t.path(), args, "");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", show(&o));
+        assert!(text(&o.stderr).contains("invalid value"), "{}", show(&o));
+    }
+}
+
+/// A name with `/` or `%` as ordinary text gets a safe id; the rest of the
+/// batch is written (the whole batch was refused).
+#[test]
+fn a_name_with_a_slash_gets_a_safe_id() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("mem");
+    let d = dir.to_str().unwrap();
+    let recs = [
+        r#"{"name":"Run scripts/setup.sh before tests","description":"setup creates the fixture","type":"feedback"}"#,
+        r#"{"name":"100% of CI runs use the cache","description":"CI restores target/","type":"project"}"#,
+        r#"{"name":"Use pnpm","description":"pnpm, not npm","type":"feedback"}"#,
+    ];
+    let o = run(
+        t.path(),
+        &["--memory-dir", d, "write"],
+        &(recs.join("\n") + "\n"),
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(
+        md_files(&dir),
+        [
+            "100-of-ci-runs-use-the-cache.md",
+            "run-scripts-setup-sh-before-tests.md",
+            "use-pnpm.md"
+        ]
+    );
+}
+
 /// Every file `write` makes says who it came from: a record without `source`
 /// is `manual`, without `trust` is `normal`; the keys follow `project`; a
 /// suspect record stays low when merged into a trusted one; `list` and
@@ -1079,7 +1237,20 @@ fn write_keeps_source_and_trust_and_list_shows_them() {
     );
     let out = text(&o.stdout);
     let lines: Vec<&str> = out.lines().collect();
-    assert!(lines[0].contains(" SOURCE    TRUST  VERIFIED"), "{out}");
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        [
+            "ID",
+            "TYPE",
+            "KIND",
+            "SOURCE",
+            "TRUST",
+            "VERIFIED",
+            "EXPIRES",
+            "DESCRIPTION"
+        ],
+        "{out}"
+    );
     let row = |id: &str| -> Vec<&str> {
         lines
             .iter()

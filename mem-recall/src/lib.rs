@@ -378,6 +378,7 @@ impl Session {
                     per_worktree,
                     agent: None,
                 })?;
+                mem_core::memdir::require_given_dir(&resolved)?;
                 if !common.no_cache {
                     cache_dir = mem_core::memdir::cache_dir_for(&resolved.dir).ok();
                 }

@@ -763,25 +763,12 @@ impl Index {
             .count()
     }
 
-    /// The warnings of a walk: each bridge, a cycle, and the B06 summary
-    /// ("1 dangling parent at line 8 bridged to line 7").
+    /// The warnings of a walk: one for the bridged dangling parents (B06:
+    /// "1 dangling parent at line 8 bridged to line 7"; "none" for one that
+    /// became a root) and one for a cycle.
     pub fn walk_warnings(&self, br: &Branch) -> Vec<Warning> {
+        // One warning names every bridge (B06), so each is reported once.
         let mut w = Vec::new();
-        for b in &br.bridges {
-            let from = self.nodes[b.from as usize].line as usize;
-            let reason = match b.to {
-                Some(t) => format!(
-                    "dangling parent bridged to line {}",
-                    self.nodes[t as usize].line
-                ),
-                None => "dangling parent and no earlier entry: treated as a root".to_string(),
-            };
-            w.push(Warning {
-                file: self.label.clone(),
-                line: from,
-                reason,
-            });
-        }
         if !br.bridges.is_empty() {
             let n = br.bridges.len();
             let froms: Vec<String> = br

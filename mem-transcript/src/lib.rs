@@ -17,6 +17,7 @@ pub mod codex;
 pub mod event;
 pub mod input;
 pub mod ls;
+pub mod project;
 pub mod report;
 
 use std::io::Write;
@@ -100,7 +101,8 @@ pub enum Cmd {
     #[command(after_long_help = "Examples:\n  \
         mem-transcript replay ~/.claude/projects/-home-u-proj/6f1c….jsonl | mem-extract\n  \
         mem-transcript replay --resume --format text SESSION.jsonl\n  \
-        mem-transcript replay --hook   # reads Claude Code's hook JSON on stdin")]
+        mem-transcript replay --hook   # reads Claude Code's hook JSON on stdin\n  \
+        mem-transcript replay --project . --since-last | mem-extract | mem-index write")]
     Replay(ReplayArgs),
     /// The structure of a session: roots, forks, leaves, dangling parents,
     /// compaction boundaries, side chains and sub-agent files.
@@ -149,8 +151,37 @@ pub enum Cmd {
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// Transcript files (`-` for stdin).
-    #[arg(value_name = "FILE", required_unless_present = "hook")]
+    #[arg(value_name = "FILE", required_unless_present_any = ["hook", "project"])]
     pub files: Vec<PathBuf>,
+    /// Every session of the project at DIR instead of FILEs: Claude Code's
+    /// and Codex's, of every worktree (the sessions `ls --cwd DIR` lists),
+    /// oldest first; a summary line on stderr at the end, a progress bar
+    /// while reading when stderr is a terminal.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["files", "hook", "leaf"], help_heading = "Project")]
+    pub project: Option<PathBuf>,
+    /// With --project: read only the sessions that are new or changed since
+    /// the last --since-last run, and record what was read once every event
+    /// is written.
+    #[arg(long, requires = "project", help_heading = "Project")]
+    pub since_last: bool,
+    /// The state file of --since-last (default:
+    /// `$XDG_CACHE_HOME/mem/<digest of the memory dir>/replay-state.json`).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "since_last",
+        help_heading = "Project"
+    )]
+    pub state: Option<PathBuf>,
+    /// The memory directory the events are for: it keys the default state
+    /// file (default: as `mem-index path` resolves it; env MEM_MEMORY_DIR).
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "project",
+        help_heading = "Project"
+    )]
+    pub memory_dir: Option<PathBuf>,
     /// Start at the last compaction boundary: exactly the context resume loads.
     #[arg(long, help_heading = "Branch")]
     pub resume: bool,
@@ -249,11 +280,41 @@ pub fn run() -> anyhow::Result<Exit> {
     run_cli(cli, &mut out)
 }
 
-/// Print warnings on stderr (`FILE:LINE: reason`); with `strict`, fail on
+static PROGRESS: std::sync::Mutex<Option<indicatif::ProgressBar>> = std::sync::Mutex::new(None);
+
+/// The progress bar stderr lines must not tear (set while `replay
+/// --project` draws one).
+pub(crate) fn set_progress(bar: Option<indicatif::ProgressBar>) {
+    if let Ok(mut p) = PROGRESS.lock() {
+        *p = bar;
+    }
+}
+
+/// Print a line on stderr (above the progress bar, if any).
+fn eprint_line(line: &str) {
+    let bar = PROGRESS.lock().ok().and_then(|p| p.clone());
+    match bar {
+        Some(b) => b.suspend(|| eprintln!("{line}")),
+        None => eprintln!("{line}"),
+    }
+}
+
+/// Print `mem-transcript: MSG` on stderr (above the progress bar, if any).
+pub fn note(msg: &str) {
+    eprint_line(&format!("mem-transcript: {msg}"));
+}
+
+/// True for an error writing the output (`<stdout>`), not reading input.
+pub(crate) fn is_output_error(e: &Error) -> bool {
+    matches!(e, Error::Io { path, .. } if path.as_os_str() == "<stdout>")
+}
+
+/// Print warnings on stderr (`mem-transcript: warning: FILE:LINE: reason`),
+/// each once; with `strict`, fail on
 /// the first. Errors: [`Error::Input`] naming the first warning.
 pub fn report_warnings(ws: &[Warning], strict: bool) -> Result<(), Error> {
     for w in ws {
-        eprintln!("{w}");
+        note(&format!("warning: {w}"));
     }
     if strict && let Some(w) = ws.first() {
         return Err(Error::input(
@@ -314,11 +375,6 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
         // mem's own model command's agent: no write path inside it
         return Ok(Exit::Success);
     }
-    let files = if a.hook {
-        vec![hook_path(std::io::stdin().lock())?]
-    } else {
-        a.files.clone()
-    };
     // Events collect in large pieces unless every line must show at once.
     let mut sink = if g.output.line_buffered || std::io::IsTerminal::is_terminal(&std::io::stdout())
     {
@@ -333,11 +389,23 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
         raw: a.raw,
         threads: g.threads(),
     };
+    if let Some(dir) = &a.project {
+        return project::replay_project(dir, a, g, &opts, &mut sink);
+    }
+    let files = if a.hook {
+        vec![hook_path(std::io::stdin().lock())?]
+    } else {
+        a.files.clone()
+    };
     for f in &files {
         replay_file(f, &opts, &mut sink, &mut |n| match n {
             Notice::Warnings(ws) => report_warnings(ws, g.strict),
+            Notice::LeafIgnored(_) => {
+                eprint_line(&n.to_string());
+                Ok(())
+            }
             other => {
-                eprintln!("{other}");
+                note(&other.to_string());
                 Ok(())
             }
         })?;

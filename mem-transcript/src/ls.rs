@@ -404,6 +404,59 @@ pub fn parse_pointer(p: &str) -> Result<(String, usize), Error> {
     Ok((d.to_ascii_lowercase(), line))
 }
 
+/// The text of one content block: a text block's text, a tool call as
+/// `NAME: input` (its `command` when it has one), a tool result's output,
+/// a thinking block's thinking.
+fn block_text(b: &Value) -> Option<String> {
+    if let Some(t) = b.as_str() {
+        return Some(t.to_string());
+    }
+    match b["type"].as_str().unwrap_or("") {
+        "tool_use" => {
+            let input = &b["input"];
+            let what = input["command"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| input.to_string());
+            Some(format!("{}: {what}", b["name"].as_str().unwrap_or("tool")))
+        }
+        "tool_result" => content_text(&b["content"]),
+        "thinking" => b["thinking"].as_str().map(str::to_string),
+        _ => b["text"].as_str().map(str::to_string),
+    }
+}
+
+/// The text of a message's content: a string, or its blocks' texts joined
+/// by newlines.
+fn content_text(c: &Value) -> Option<String> {
+    match c {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(a) => {
+            let parts: Vec<String> = a.iter().filter_map(block_text).collect();
+            (!parts.is_empty()).then(|| parts.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+/// The text an evidence pointer's entry holds, for people: a Claude Code
+/// message's content (text, tool call, tool result), a compaction summary,
+/// a Codex item's content, arguments or output, or an event message.
+pub fn entry_text(e: &Value) -> Option<String> {
+    let p = &e["payload"];
+    content_text(&e["message"]["content"])
+        .or_else(|| e["summary"].as_str().map(str::to_string))
+        .or_else(|| content_text(&p["content"]))
+        .or_else(|| p["message"].as_str().map(str::to_string))
+        .or_else(|| {
+            p["arguments"]
+                .as_str()
+                .map(|a| format!("{}: {a}", p["name"].as_str().unwrap_or("tool")))
+        })
+        .or_else(|| p["output"].as_str().map(str::to_string))
+        .or_else(|| e["content"].as_str().map(str::to_string))
+}
+
 /// `locate POINTER [DIR]`.
 ///
 /// Errors: [`Error::Input`] for a bad pointer, [`Error::Msg`] when no
@@ -473,19 +526,8 @@ pub fn locate(a: &LocateArgs, _g: &Global, text: bool, out: &mut dyn Write) -> R
     };
     let ty = e["type"].as_str().unwrap_or("").to_string();
     let ts = e["timestamp"].as_str().map(str::to_string);
-    let text_of = |c: &Value| -> Option<String> {
-        match c {
-            Value::String(s) => Some(s.clone()),
-            Value::Array(a) => a
-                .iter()
-                .find_map(|b| b["text"].as_str().map(str::to_string)),
-            _ => None,
-        }
-    };
-    let snippet = text_of(&e["message"]["content"])
-        .or_else(|| text_of(&e["payload"]["content"]))
-        .or_else(|| e["payload"]["message"].as_str().map(str::to_string))
-        .map(|t| mem_core::truncate::floor_to_chars(t.trim(), 300).to_string());
+    let snippet =
+        entry_text(&e).map(|t| mem_core::truncate::floor_to_chars(t.trim(), 300).to_string());
     let v = json!({
         "pointer": a.pointer, "file": file.display().to_string(), "line": line_no,
         "session": session, "type": ty, "ts": ts, "text": snippet,
@@ -512,6 +554,37 @@ pub fn locate(a: &LocateArgs, _g: &Global, text: bool, out: &mut dyn Write) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: tool calls and results located as `null`.
+    #[test]
+    fn every_kind_of_entry_has_its_text() {
+        let t = |v: Value| entry_text(&v);
+        assert_eq!(
+            t(json!({"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"make test"}}]}})).as_deref(),
+            Some("Bash: make test")
+        );
+        assert_eq!(
+            t(json!({"type":"user","message":{"content":[{"type":"tool_result","content":[{"type":"text","text":"12 passing"}]}]}})).as_deref(),
+            Some("12 passing")
+        );
+        assert_eq!(
+            t(json!({"type":"user","message":{"content":[{"type":"tool_result","content":"error: no db"}]}})).as_deref(),
+            Some("error: no db")
+        );
+        assert_eq!(
+            t(json!({"type":"user","message":{"content":"use pnpm"}})).as_deref(),
+            Some("use pnpm")
+        );
+        assert_eq!(
+            t(json!({"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}"}})).as_deref(),
+            Some("shell: {\"command\":[\"ls\"]}")
+        );
+        assert_eq!(
+            t(json!({"type":"response_item","payload":{"type":"function_call_output","output":"ok"}})).as_deref(),
+            Some("ok")
+        );
+        assert_eq!(t(json!({"type":"file-history-snapshot"})), None);
+    }
 
     #[test]
     fn pointers_parse() {

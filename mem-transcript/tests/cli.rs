@@ -753,7 +753,8 @@ fn invalid_utf8_is_read_as_replacement_characters() {
     let label = s(&f);
     assert_eq!(
         lines,
-        [1, 2, 3].map(|l| format!("{label}:{l}: invalid UTF-8 read as U+FFFD")),
+        [1, 2, 3]
+            .map(|l| format!("mem-transcript: warning: {label}:{l}: invalid UTF-8 read as U+FFFD")),
         "{err}"
     );
     let evs: Vec<Value> = json_lines(&o.stdout);
@@ -810,7 +811,10 @@ fn codex_invalid_utf8_is_read_as_replacement_characters() {
     let err = String::from_utf8(o.stderr).unwrap();
     assert_eq!(
         err.trim_end(),
-        format!("{}:2: invalid UTF-8 read as U+FFFD", s(&f))
+        format!(
+            "mem-transcript: warning: {}:2: invalid UTF-8 read as U+FFFD",
+            s(&f)
+        )
     );
     let evs: Vec<Value> = json_lines(&o.stdout);
     assert_eq!(evs.len(), 1, "{evs:?}");
@@ -819,6 +823,49 @@ fn codex_invalid_utf8_is_read_as_replacement_characters() {
     assert_eq!(v["invalid_utf8"], serde_json::json!([2]));
     let o = run(&["verify", "--strict", s(&f)], None);
     assert_eq!(o.status.code(), Some(1), "{}", show(&["verify"], &o));
+}
+
+/// A bridged dangling parent is one warning, with the tool's prefix (it was
+/// reported twice, once per bridge and once in the summary, without one).
+#[test]
+fn each_warning_is_printed_once_with_the_tools_prefix() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/hostile/transcripts/t19-compact-dangling.jsonl");
+    let o = ok(&["replay", "--format", "jsonl", s(&f)]);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [format!(
+            "mem-transcript: warning: {}:2: 1 dangling parent at line 2 bridged to line 1",
+            s(&f)
+        )]
+    );
+}
+
+/// `locate` gives the entry's text for a tool call and its result (both
+/// were `null`), from a session written here.
+#[test]
+fn locate_gives_the_text_of_tool_calls_and_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path().join("projects/-home-user-proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let sid = "00000000-0000-4000-8000-000000000002";
+    let lines = [
+        serde_json::json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":sid,"message":{"role":"user","content":"run the tests"}}),
+        serde_json::json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":sid,"message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"npm test"}}]}}),
+        serde_json::json!({"type":"user","uuid":"u2","parentUuid":"a1","sessionId":sid,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"12 passing"}]}]}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(proj.join(format!("{sid}.jsonl")), text).unwrap();
+    let digest = &blake3::hash(sid.as_bytes()).to_hex()[..12];
+    let texts: Vec<Value> = (1..=3)
+        .map(|n| {
+            let ptr = format!("transcript:{digest}#{n}");
+            let o = ok(&["locate", "--format", "jsonl", &ptr, s(dir.path())]);
+            serde_json::from_slice::<Value>(&o.stdout).unwrap()["text"].clone()
+        })
+        .collect();
+    assert_eq!(texts, ["run the tests", "Bash: npm test", "12 passing"]);
 }
 
 /// A sub-agent's file (under `subagents/`, or `agent-*.jsonl`) is never the

@@ -84,6 +84,30 @@ pub fn run(mut c: Command, stdin: &[u8]) -> Output {
     out
 }
 
+/// Run `c` with a terminal (a pseudo-terminal's far end) as stdin, which
+/// sees end of input (Ctrl-D) at once; stdout and stderr are captured.
+pub fn run_on_terminal(mut c: Command) -> Output {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
+    grantpt(&master).expect("grantpt");
+    unlockpt(&master).expect("unlockpt");
+    let name = ptsname(&master, Vec::new()).expect("ptsname");
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_str().expect("pty name"))
+        .expect("open pty");
+    c.stdin(Stdio::from(tty))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = c.spawn().expect("spawn");
+    // Ctrl-D at the start of a line: end of input for the reader.
+    rustix::io::write(&master, b"\x04").expect("write to pty");
+    let out = child.wait_with_output().expect("wait");
+    drop(master);
+    out
+}
+
 /// Format an output for an assertion message.
 pub fn show(out: &Output) -> String {
     format!(

@@ -745,3 +745,174 @@ fn mem_docs_generates_man_pages_and_completions() {
     assert!(h.join(".config/fish/completions/mem-recall.fish").is_file());
     assert!(String::from_utf8_lossy(&out.stdout).contains("man pages: "));
 }
+
+/// `scripts/install.sh --prefix DIR` puts the six tools (already built
+/// ones here, from `MEM_BIN_DIR`) in DIR/bin, runnable; a flag without its
+/// value is a usage error (2).
+#[test]
+fn install_script_copies_the_six_tools_into_the_prefix() {
+    let home = tempfile::tempdir().unwrap();
+    let prefix = home.path().join("opt");
+    let out = shell(
+        "bash",
+        &[
+            &script("scripts/install.sh"),
+            "--no-docs",
+            "--prefix",
+            &prefix.display().to_string(),
+        ],
+        home.path(),
+        &workspace_root(),
+        &[("MEM_BIN_DIR", &bindir())],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let tools = [
+        "mem-transcript",
+        "mem-extract",
+        "mem-index",
+        "mem-recall",
+        "mem-dream",
+        "mem-lock",
+    ];
+    let mut names: Vec<String> = std::fs::read_dir(prefix.join("bin"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut want: Vec<String> = tools.iter().map(|t| t.to_string()).collect();
+    want.sort();
+    assert_eq!(names, want, "only the six tools, no temporary files");
+    for t in tools {
+        let v = Command::new(prefix.join("bin").join(t))
+            .arg("--version")
+            .output()
+            .unwrap();
+        assert!(v.status.success(), "{t}: {}", show(&v));
+        assert!(String::from_utf8_lossy(&v.stdout).starts_with(t), "{t}");
+    }
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains(&format!("in {}", prefix.join("bin").display())),
+        "{}",
+        show(&out)
+    );
+
+    let out = shell(
+        "bash",
+        &[&script("scripts/install.sh"), "--prefix"],
+        home.path(),
+        &workspace_root(),
+        &[],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
+
+/// The first command of the README: every session of the project through
+/// the write path, a summary from each end, and a second run that reads only
+/// what is new.
+#[test]
+fn learning_from_every_past_session_is_incremental() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path().canonicalize().unwrap();
+    let project = home.join("orders");
+    std::fs::create_dir_all(&project).unwrap();
+    let folder = home.join(".claude/projects").join(slug(&project));
+    std::fs::create_dir_all(&folder).unwrap();
+    let sid = "0a0b0c0d-1111-4222-8333-444455556666";
+    write_session(&folder.join(format!("{sid}.jsonl")), sid, &project);
+    std::fs::write(folder.join("empty.jsonl"), b"").unwrap();
+    // Codex keeps every project's rollouts in one tree: another project's is
+    // left alone.
+    let codex = home.join(".codex/sessions/2026/07/11");
+    std::fs::create_dir_all(&codex).unwrap();
+    std::fs::write(
+        codex.join("rollout-2026-07-11T10-00-00-0199a0b0-0000-7000-8000-000000000009.jsonl"),
+        concat!(
+            r#"{"timestamp":"2026-07-11T10:00:00Z","type":"session_meta","payload":{"id":"0199a0b0-0000-7000-8000-000000000009","cwd":"/elsewhere"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-07-11T10:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"never use yarn"}]}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let memdir = home
+        .join(".claude/projects")
+        .join(slug(&project))
+        .join("memory");
+    let learn = || {
+        shell(
+            "bash",
+            &[
+                "-o",
+                "pipefail",
+                "-c",
+                "mem-transcript replay --project . --since-last | mem-extract | mem-index write --today 2026-07-12",
+            ],
+            &home,
+            &project,
+            &[],
+        )
+        .output()
+        .unwrap()
+    };
+
+    let out = learn();
+    assert!(out.status.success(), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "mem-transcript: 1 session read, 1 skipped (1 empty (0 bytes)); 1 session file(s) of other projects left alone"
+        ),
+        "{}",
+        show(&out)
+    );
+    let n = topics(&memdir).len();
+    assert!(n >= 2, "{}", show(&out));
+    assert!(
+        err.contains(&format!(
+            "mem-index: write: {n} created (in {})",
+            memdir.display()
+        )),
+        "{}",
+        show(&out)
+    );
+    let state = files_under(&home.join(".cache/mem"));
+    assert_eq!(state.len(), 1, "{state:?}");
+    assert!(state[0].ends_with("replay-state.json"), "{state:?}");
+    let before = snapshot(&memdir);
+
+    // Nothing new: nothing read, nothing written.
+    let out = learn();
+    assert!(out.status.success(), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("mem-transcript: 0 sessions read, 2 unchanged since the last run, 0 skipped"),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        err.contains("mem-index: write: no memories in the input"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(snapshot(&memdir), before);
+
+    // A new session: only it is read.
+    let sid2 = "0a0b0c0d-1111-4222-8333-444455556667";
+    write_session(&folder.join(format!("{sid2}.jsonl")), sid2, &project);
+    let out = learn();
+    assert!(out.status.success(), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("mem-transcript: 1 session read, 2 unchanged since the last run, 0 skipped"),
+        "{}",
+        show(&out)
+    );
+    // The same lessons again: the memories are there already.
+    assert!(!err.contains(" created"), "{}", show(&out));
+    assert_eq!(topics(&memdir).len(), n);
+}
