@@ -494,12 +494,14 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
                 return Ok(disabled_note(&why));
             }
             let (batch, errs, label) = read_input::<Memory>(&a.files);
-            if batch.is_empty() && errs.is_empty() {
-                // Nothing to write: nothing is created, not even the lock.
+            let dir = resolve_dir(g)?;
+            if batch.is_empty() && errs.is_empty() && !dir.exists() {
+                // Nothing to write and no directory: nothing is created,
+                // not even the lock. (In an existing directory the run
+                // still recovers an interrupted batch.)
                 eprintln!("{NAME}: no records; nothing written");
                 return Ok(Exit::Success);
             }
-            let dir = resolve_dir(g)?;
             let opts = ops::WriteOptions {
                 skip_invalid: a.skip_invalid,
                 allow_sensitive: a.allow_sensitive,

@@ -1,7 +1,7 @@
 //! Consolidation and `mem-index write` batches survive a kill at any step
 //! (docs/consolidation.md "Journal and recovery").
 //!
-//! A directory of 168 memories is built with every kind of change planned:
+//! A directory of 168 memories (mem's own: they carry `kind`) is built with every kind of change planned:
 //! merges (the same fact worded differently), supersessions (the opposite
 //! instruction, newer), expiries, contaminated memories, and redactions
 //! (secrets in bodies). A reference run of `mem-dream` says how many
@@ -49,7 +49,7 @@ fn topic(dir: &Path, id: &str, desc: &str, body: &str, day: u32, trigger: &str, 
     std::fs::write(
         dir.join(format!("{id}.md")),
         format!(
-            "---\nname: \"{id}\"\ndescription: \"{desc}\"\ntype: feedback\ntriggers: [\"{trigger}\"]\nverified_at: 2026-06-{day:02}\n{extra}---\n{body}\n"
+            "---\nname: \"{id}\"\ndescription: \"{desc}\"\ntype: feedback\nkind: durable-lesson\ntriggers: [\"{trigger}\"]\nverified_at: 2026-06-{day:02}\n{extra}---\n{body}\n"
         ),
     )
     .unwrap();
