@@ -436,13 +436,18 @@ pub struct Memory {
 
 impl Memory {
     /// True when mem wrote this memory: its frontmatter carries one of the
-    /// keys only mem's writers set — `kind`, `source`, or a non-empty
-    /// `evidence`. Anything else (Claude Code's own topic files with
+    /// keys only mem's writers (or a person writing mem's shape) set —
+    /// `kind`, `source`, or a non-empty `evidence` or `triggers`, or
+    /// `verified_at`. Anything else (Claude Code's own topic files with
     /// `name`/`description`/`type` and perhaps `created:`, files written by
     /// hand) is *foreign*: its index line is kept as written and
     /// `--max-files` never retires it without `--include-foreign`.
     pub fn written_by_mem(&self) -> bool {
-        self.kind.is_some() || self.source.is_some() || !self.evidence.is_empty()
+        self.kind.is_some()
+            || self.source.is_some()
+            || !self.evidence.is_empty()
+            || !self.triggers.is_empty()
+            || self.verified_at.is_some()
     }
 
     /// A memory with the three required fields and nothing else.

@@ -292,7 +292,18 @@ pub enum ContextFormat {
 ///
 /// Errors: bad input or environment ([`Error`], exit 1).
 pub fn run() -> anyhow::Result<Exit> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // The hook never blocks the agent: a bad option or environment value
+        // (`MEM_TODAY=13/07`) prints nothing and exits 0, saying why.
+        Err(e) if std::env::args_os().any(|a| a == "--hook") && e.use_stderr() => {
+            let first = e.to_string();
+            let first = first.lines().next().unwrap_or_default();
+            eprintln!("mem-recall: hook: {first}; nothing injected");
+            return Ok(Exit::Success);
+        }
+        Err(e) => e.exit(),
+    };
     if cli.hook {
         if mem_core::memdir::hook_guarded() {
             // mem's own model command's agent: no hook work inside it

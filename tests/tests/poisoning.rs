@@ -108,6 +108,8 @@ fn run_case(dir: &Path) -> Vec<String> {
     let home = tmp.path().join("home");
     let proj = tmp.path().join("proj");
     let mem = tmp.path().join("memory");
+    // An attack may leave nothing to write; recall still reads the directory.
+    std::fs::create_dir_all(&mem).unwrap();
     let sessions = tmp.path().join("sessions");
     std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(&proj).unwrap();
