@@ -57,18 +57,20 @@ pub fn undo(dir: &Path, force: bool) -> Result<Undone> {
     journal::undo(dir, force)
 }
 
-/// A unified diff of one change, with `# reason: …` before every hunk.
+/// A unified diff of one change, with `# reason: …` before every hunk;
+/// secrets on either side are shown as `[REDACTED]`.
 pub fn diff(c: &Change) -> String {
-    let old = c
-        .before
-        .as_deref()
-        .map(String::from_utf8_lossy)
-        .unwrap_or_default();
-    let new = c
-        .after
-        .as_deref()
-        .map(String::from_utf8_lossy)
-        .unwrap_or_default();
+    // A redaction's old text holds the secret: the diff shows both sides
+    // with secrets already replaced, so it never prints one.
+    static SCRUBBER: std::sync::OnceLock<mem_core::scrub::Scrubber> = std::sync::OnceLock::new();
+    let scrubber = SCRUBBER.get_or_init(|| mem_core::scrub::Scrubber::new(None));
+    let text = |b: &Option<Vec<u8>>| {
+        b.as_deref()
+            .map(|b| scrubber.redact_secrets(&String::from_utf8_lossy(b)))
+            .unwrap_or_default()
+    };
+    let old = text(&c.before);
+    let new = text(&c.after);
     let a: Vec<&str> = old.split_inclusive('\n').collect();
     let b: Vec<&str> = new.split_inclusive('\n').collect();
     let mut out = String::new();
@@ -81,7 +83,14 @@ pub fn diff(c: &Change) -> String {
         None => "+++ /dev/null\n".into(),
     });
     let reason = c.reasons.join("; ");
-    for h in hunks(&a, &b, 3) {
+    let hs = hunks(&a, &b, 3);
+    if hs.is_empty() && c.before != c.after {
+        // Only a secret differed: say so without showing it.
+        out.push_str(&format!(
+            "# reason: {reason}\n# (only redacted text changed; the old text is not shown)\n"
+        ));
+    }
+    for h in hs {
         out.push_str(&format!("# reason: {reason}\n"));
         out.push_str(&h);
     }
@@ -177,6 +186,20 @@ fn hunks(a: &[&str], b: &[&str], ctx: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn diff_of_a_redaction_never_prints_the_secret() {
+        let token = format!("ghp_{}", "a1B2c3D4e5F6".repeat(3));
+        let c = Change {
+            rel: "deploy-notes.md".into(),
+            before: Some(format!("Fact: deploy with token {token}\n").into_bytes()),
+            after: Some(b"Fact: deploy with token [REDACTED]\n".to_vec()),
+            reasons: vec!["redact: secret".into()],
+        };
+        let d = diff(&c);
+        assert!(!d.contains(&token), "{d}");
+        assert!(d.contains("# reason: redact: secret"), "{d}");
+    }
 
     #[test]
     fn diff_has_reason_per_hunk() {
