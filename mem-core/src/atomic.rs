@@ -14,23 +14,7 @@ use crate::error::{Error, Result};
 /// Errors: [`Error::Io`] naming `path` (or its directory); the target keeps
 /// its old content and no temp file is left behind.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".mem-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(dir, e))?;
-    tmp.write_all(bytes).map_err(|e| Error::io(path, e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
-    // Keep the mode of an existing file.
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = tmp.as_file().set_permissions(meta.permissions());
-    }
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    let dir = write_via_temp(path, bytes, true)?;
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
     }
@@ -45,6 +29,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 ///
 /// Errors: [`Error::Io`] naming `path`; no temp file is left behind.
 pub fn write_unsynced(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_via_temp(path, bytes, false).map(|_| ())
+}
+
+/// The temp file and rename behind [`write_atomic`] and [`write_unsynced`]:
+/// fsync of the data before the rename when `sync`. Returns the directory.
+fn write_via_temp<'a>(path: &'a Path, bytes: &[u8], sync: bool) -> Result<&'a Path> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -56,11 +46,15 @@ pub fn write_unsynced(path: &Path, bytes: &[u8]) -> Result<()> {
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
     tmp.write_all(bytes).map_err(|e| Error::io(path, e))?;
+    if sync {
+        tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
+    }
+    // Keep the mode of an existing file.
     if let Ok(meta) = std::fs::metadata(path) {
         let _ = tmp.as_file().set_permissions(meta.permissions());
     }
     tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
+    Ok(dir)
 }
 
 /// fsync the directory `dir` itself (its entries: creations, renames,
