@@ -257,6 +257,11 @@ pub fn entries_for(store: &Store, old_index: Option<&str>) -> Vec<IndexEntry> {
         .unwrap_or_default();
     let mut out = Vec::with_capacity(store.topics.len() + store.broken.len());
     for t in &store.topics {
+        if t.memory.trust == Some(crate::records::Trust::Low) {
+            // Quarantined: Claude Code loads MEMORY.md every session, so a
+            // low-trust memory has no line there (`mem-index show` reads it).
+            continue;
+        }
         let mut e = IndexEntry::from_topic(t);
         if e.superseded_by.is_none() {
             e.superseded_by = by.get(&t.id).cloned();

@@ -855,6 +855,18 @@ mod tests {
                 "mysql-password-flag",
             ),
             (
+                "curl -u user:pass",
+                "curl -u admin:Tr0ub4dor3x https://host/api".into(),
+                "Tr0ub4dor3x",
+                "curl-user-password",
+            ),
+            (
+                "docker login -p X",
+                "docker login -u me -p Tr0ub4dor3x registry.example.com".into(),
+                "Tr0ub4dor3x",
+                "login-password-flag",
+            ),
+            (
                 "sshpass -p X",
                 "sshpass -p 'Tr0ub4dor3x' ssh deploy@web1".into(),
                 "Tr0ub4dor3x",
@@ -990,6 +1002,10 @@ mod tests {
             "the Cookie header is stripped by the proxy",
             "Authorization: Basic auth is disabled",
             "the time was 12:30/45 on the chart",
+            "git push -u origin main",
+            "curl -u admin https://host/api",
+            "docker login -u me registry.example.com",
+            "git log -p --since=2.weeks",
         ] {
             let out = s().scrub(t);
             assert_eq!(out.text, t, "{:?}", out.findings);
@@ -1099,7 +1115,7 @@ mod tests {
     fn rules_file_errors_name_the_rule() {
         let err = Scrubber::parse_rules("secrets:\n  - name: bad\n    pattern: '('\n").unwrap_err();
         assert!(err.to_string().contains("bad"), "{err}");
-        assert_eq!(Scrubber::default_rules().secrets.len(), 33);
+        assert_eq!(Scrubber::default_rules().secrets.len(), 35);
     }
 
     #[test]

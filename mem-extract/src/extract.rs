@@ -2354,6 +2354,11 @@ pub struct Extractor {
     decisions: FxMap<String, Pending>,
     /// The user interrupted the agent: their next message corrects it.
     after_interrupt: bool,
+    /// Secret values seen in the user's text and the agent's commands: a
+    /// rule may carry a piece of one into a trigger or a sentence the
+    /// scrubber cannot recognise on its own (`hunter2xyz` split off
+    /// `--password hunter2xyz`), so every field is cleared of them.
+    secrets: SecretValues,
 }
 
 /// A tool call whose result may carry the user's words.
@@ -2384,6 +2389,7 @@ impl Extractor {
             lessons: Lessons::default(),
             decisions: FxMap::default(),
             after_interrupt: false,
+            secrets: SecretValues::default(),
         }
     }
 
@@ -2426,6 +2432,7 @@ impl Extractor {
                 }
                 if let Some(text) = ev.text.as_ref() {
                     let text = text.whole();
+                    self.secrets.learn(&self.scrubber, &text);
                     let t = text.trim_start();
                     if t.starts_with(INTERRUPTED) {
                         self.after_interrupt = true;
@@ -2452,6 +2459,11 @@ impl Extractor {
                 }
             }
             "tool_use" | "tool_result" => {
+                if ev.kind == "tool_use"
+                    && let Some(cmd) = ev.command.as_deref()
+                {
+                    self.secrets.learn(&self.scrubber, cmd);
+                }
                 self.decision_in(ev);
                 // the origin is made only when a call or a failure is kept
                 let digest = &mut self.digest;
@@ -2724,6 +2736,7 @@ impl Extractor {
             cands,
             skipped,
             lessons,
+            secrets,
             ..
         } = self;
         let mut notes = Notes {
@@ -2747,7 +2760,115 @@ impl Extractor {
         notes.v.extend(lessons.cands.notes.v);
         let mut merged = cands.v;
         merged.extend(lessons.cands.v);
+        for c in &mut merged {
+            secrets.clear(&mut c.mem);
+            // Text the person pasted (a log, a page) that poses as an
+            // instruction to an AI is not theirs to vouch for.
+            let m = &mut c.mem;
+            if m.source == Some(Source::User) && m.trust != Some(Trust::Low) {
+                let texts = [
+                    Some(&m.name),
+                    Some(&m.description),
+                    m.fact.as_ref(),
+                    m.how.as_ref(),
+                ];
+                if let Some(why) = texts
+                    .into_iter()
+                    .flatten()
+                    .find_map(|t| crate::instruction::pasted_instruction(t))
+                {
+                    m.trust = Some(Trust::Low);
+                    note(
+                        &mut notes,
+                        true,
+                        Bucket::DurableInstruction,
+                        &format!("trust/low: pasted {why}"),
+                        0,
+                        &m.name,
+                    );
+                }
+            }
+        }
         finish_candidates(merged, notes, &opts, &scrubber)
+    }
+}
+
+/// Secret values seen in the source text, and the pieces of each that can
+/// travel alone (a value split off its flag or label).
+#[derive(Default)]
+struct SecretValues {
+    pieces: FxSet<String>,
+}
+
+impl SecretValues {
+    /// Words that label a secret rather than hold it.
+    const LABELS: [&'static str; 12] = [
+        "password",
+        "passwd",
+        "authorization",
+        "basic",
+        "bearer",
+        "cookie",
+        "token",
+        "secret",
+        "auth",
+        "session",
+        "apikey",
+        "api_key",
+    ];
+
+    /// Remember the secret values of `text`.
+    fn learn(&mut self, scrubber: &Scrubber, text: &str) {
+        for f in scrubber.find(text) {
+            if !matches!(f.kind, mem_core::scrub::FindingKind::Secret { .. }) {
+                continue;
+            }
+            let span = &text[f.start..f.end];
+            self.pieces.insert(span.to_string());
+            for p in span.split(|c: char| c.is_whitespace() || "=:\"'`,;".contains(c)) {
+                let p = p.trim_matches(|c: char| !c.is_alphanumeric());
+                if p.len() >= 6
+                    && !p.starts_with('-')
+                    && !Self::LABELS.contains(&p.to_ascii_lowercase().as_str())
+                {
+                    self.pieces.insert(p.to_string());
+                }
+            }
+        }
+    }
+
+    /// Clear `m` of every known value: `[REDACTED]` in its text fields, and
+    /// triggers or paths that held one dropped (a trigger of `[REDACTED]`
+    /// matches nothing useful).
+    fn clear(&self, m: &mut Memory) {
+        if self.pieces.is_empty() {
+            return;
+        }
+        let held = |t: &str| self.pieces.iter().any(|p| t.contains(p.as_str()));
+        let redact = |t: &mut String| {
+            if held(t) {
+                let mut pieces: Vec<&String> = self.pieces.iter().collect();
+                // the longest first, so a span goes whole before its pieces
+                pieces.sort_by_key(|p| std::cmp::Reverse(p.len()));
+                for p in pieces {
+                    *t = t.replace(p.as_str(), mem_core::scrub::REDACTED);
+                }
+            }
+        };
+        redact(&mut m.name);
+        redact(&mut m.description);
+        for f in [&mut m.fact, &mut m.why, &mut m.how, &mut m.body]
+            .into_iter()
+            .flatten()
+        {
+            redact(f);
+        }
+        m.triggers
+            .retain(|t| !held(t) && !t.contains(mem_core::scrub::REDACTED));
+        m.paths.retain(|t| !held(t));
+        if m.id.as_deref().is_some_and(held) {
+            m.id = None;
+        }
     }
 }
 

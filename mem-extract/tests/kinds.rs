@@ -453,3 +453,43 @@ fn a_compaction_summary_is_never_the_users_voice() {
     ]);
     assert!(ms.is_empty(), "{:?}", names(&ms));
 }
+
+/// Every field of every memory, as one string.
+fn all_text(ms: &[Memory]) -> String {
+    ms.iter()
+        .map(|m| serde_json::to_string(m).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_secret_never_travels_in_a_trigger_or_a_sentence() {
+    // A retry that added a password flag: its value must not become a trigger.
+    let retry = [
+        bash(0, "t1", "./deploy.sh"),
+        result(1, "t1", "error: authentication required", true),
+        bash(2, "t2", "./deploy.sh --password hunter2xyz"),
+        result(3, "t2", "deployed", false),
+    ];
+    // A rule whose label and value the sentence splitter may part.
+    let rule = [user(
+        0,
+        "always send Authorization: Basic dXNlcjpwYXNz to the api",
+    )];
+    let curl = [user(0, "always use curl -u admin:hunter2xyz for the api")];
+    for events in [&retry[..], &rule[..], &curl[..]] {
+        let ms = run(events);
+        assert!(!ms.is_empty(), "the lesson or rule is still learned");
+        let text = all_text(&ms);
+        for secret in ["hunter2xyz", "dXNlcjpwYXNz"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        for m in &ms {
+            assert!(
+                m.triggers.iter().all(|t| !t.contains("[REDACTED]")),
+                "{:?}",
+                m.triggers
+            );
+        }
+    }
+}
