@@ -269,6 +269,11 @@ pub fn entries_for(store: &Store, old_index: Option<&str>) -> Vec<IndexEntry> {
         out.push(e);
     }
     for b in &store.broken {
+        if !matches!(b.error, crate::error::Error::Frontmatter { .. }) {
+            // Not a file Claude Code can read either (a FIFO, a device, a
+            // link, over the size cap): no line points it at one.
+            continue;
+        }
         let file = format!("{}.md", b.id);
         let old = old_lines.get(&file).map(|d| strip_flags(d));
         out.push(IndexEntry::from_broken(b, old.as_deref()));

@@ -150,13 +150,19 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
             // links elsewhere (URLs, other folders) are the person's
             Some(p) if !index_md::bare_md(&p.file) => {}
             Some(p) => {
-                if !dir.join(&p.file).is_file() {
+                let target = dir.join(&p.file);
+                let regular = std::fs::symlink_metadata(&target).map(|m| m.is_file());
+                if !matches!(regular, Ok(true)) {
+                    let what = match regular {
+                        Ok(_) => "which is not a regular file (a link, FIFO or device)",
+                        Err(_) => "which does not exist",
+                    };
                     out.push(f(
                         "error",
                         "missing-file",
                         idx,
                         Some(no),
-                        format!("index line points to {}, which does not exist", p.file),
+                        format!("index line points to {}, {what}", p.file),
                     ));
                 }
                 indexed.insert(p.id().to_string());
@@ -172,7 +178,12 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
         // a low-trust memory is kept out of the index on purpose
         .filter(|t| t.memory.trust != Some(mem_core::records::Trust::Low))
         .map(|t| &t.id)
-        .chain(st.broken.iter().map(|b| &b.id));
+        .chain(
+            st.broken
+                .iter()
+                .filter(|b| matches!(b.error, mem_core::Error::Frontmatter { .. }))
+                .map(|b| &b.id),
+        );
     for id in all_ids {
         if indexed.contains(id.as_str()) {
             continue;

@@ -562,3 +562,36 @@ fn hook_blocked_on_stdin_exits_within_its_budget() {
         show(&o)
     );
 }
+
+#[test]
+fn files_readers_skip_get_no_index_line() {
+    let (_t, home, dir) = traps();
+    // MEMORY.md is a regular file here; a big file and a link beside the FIFO.
+    std::fs::remove_file(dir.join("MEMORY.md")).unwrap();
+    std::fs::write(dir.join("big.md"), "x".repeat(2 << 20)).unwrap();
+    let rec = r#"{"name":"Use pnpm","description":"pnpm, not npm","type":"feedback"}"#;
+    let mut c = cmd("mem-index", &home);
+    c.arg("--memory-dir").arg(&dir).arg("write");
+    let o = run_within(c, format!("{rec}\n").as_bytes(), Duration::from_secs(20));
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    let index = std::fs::read_to_string(dir.join("MEMORY.md")).unwrap();
+    for name in ["fifo.md", "zero.md", "big.md"] {
+        assert!(!index.contains(name), "{name} in\n{index}");
+    }
+    assert!(index.contains("(use-pnpm.md)"), "{index}");
+    // A line someone wrote for the FIFO is named for what it is.
+    std::fs::write(
+        dir.join("MEMORY.md"),
+        format!("{index}- [fifo](fifo.md) - a pipe\n"),
+    )
+    .unwrap();
+    let mut c = cmd("mem-index", &home);
+    c.arg("--memory-dir").arg(&dir).arg("check");
+    let o = run_within(c, b"", Duration::from_secs(20));
+    let out = String::from_utf8_lossy(&o.stdout).to_string() + &stderr(&o);
+    assert!(
+        out.contains("fifo.md, which is not a regular file"),
+        "{out}"
+    );
+    assert!(!out.contains("not-indexed"), "{out}");
+}
