@@ -2569,24 +2569,7 @@ impl Extractor {
                 }
             }
         }
-        m.fact = Some(fact);
-        m.source = Some(Source::User);
-        m.trust = Some(Trust::Normal);
-        m.confidence = Some(0.8);
-        m.extra.insert("rule".into(), "decision/answer".into());
-        note(
-            &mut self.notes,
-            true,
-            Bucket::DurableInstruction,
-            "decision/answer",
-            at.line,
-            &a,
-        );
-        self.cands.add(Cand {
-            mem: m,
-            tokens: words.into_iter().collect(),
-            key: None,
-        });
+        self.add_decision(m, fact, "decision/answer", at, &a, words);
     }
 
     /// The reason the user gave when rejecting a tool call: read like a
@@ -2654,18 +2637,33 @@ impl Extractor {
         }
         m.triggers = trig;
         m.why = Some("The user rejected the tool call and said so.".into());
+        self.add_decision(m, fact, "decision/rejection", at, reason, words);
+    }
+
+    /// Keep a decision the user stated inside a tool result: the user's
+    /// words, normal trust, confidence 0.8, noted with `rule` (the quoted
+    /// text is `quoted`).
+    fn add_decision(
+        &mut self,
+        mut m: Memory,
+        fact: String,
+        rule: &str,
+        at: &At,
+        quoted: &str,
+        words: impl IntoIterator<Item = String>,
+    ) {
         m.fact = Some(fact);
         m.source = Some(Source::User);
         m.trust = Some(Trust::Normal);
         m.confidence = Some(0.8);
-        m.extra.insert("rule".into(), "decision/rejection".into());
+        m.extra.insert("rule".into(), rule.into());
         note(
             &mut self.notes,
             true,
             Bucket::DurableInstruction,
-            "decision/rejection",
+            rule,
             at.line,
-            reason,
+            quoted,
         );
         self.cands.add(Cand {
             mem: m,
