@@ -712,11 +712,64 @@ pub fn cache_dir_for(memory_dir: &Path) -> Result<PathBuf> {
     Ok(base.join("mem").join(&digest[..16]))
 }
 
+/// The team tier's folder inside a repository, relative to its root:
+/// `.claude/team-memory` (topic files + `MEMORY.md`, committed like code).
+pub const TEAM_DIR: &str = ".claude/team-memory";
+
+/// The team memory directory of the project whose root is `root`
+/// (see [`project_root`]): `<root>/.claude/team-memory`. The folder may not
+/// exist; nothing is created.
+pub fn team_dir(root: &Path) -> PathBuf {
+    root.join(TEAM_DIR)
+}
+
+/// The folder for one session's hook state (watermarks, what was injected):
+/// `<cache_dir_for(memory_dir)>/sessions/<session id>/`. A session id that is
+/// not a plain name (empty, `.`/`..`, a `/`, a NUL, over 128 bytes) is
+/// replaced by the 16 hex of its BLAKE3 digest, so the path never leaves the
+/// cache folder. Nothing is created.
+///
+/// Errors: [`Error::Env`] when the home directory cannot be found.
+pub fn session_state_dir(memory_dir: &Path, session_id: &str) -> Result<PathBuf> {
+    let plain = !session_id.is_empty()
+        && session_id.len() <= 128
+        && session_id != "."
+        && session_id != ".."
+        && session_id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.');
+    let name = if plain {
+        session_id.to_string()
+    } else {
+        blake3::hash(session_id.as_bytes()).to_hex()[..16].to_string()
+    };
+    Ok(cache_dir_for(memory_dir)?.join("sessions").join(name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// B23: Claude Code's mapping is kept, collisions included.
+    #[test]
+    fn session_state_dir_stays_inside_the_cache() {
+        let m = Path::new("/tmp/mem-x");
+        let base = cache_dir_for(m).unwrap().join("sessions");
+        assert_eq!(
+            session_state_dir(m, "abc-123").unwrap(),
+            base.join("abc-123")
+        );
+        for bad in ["", "..", "a/../../b", "x\0y", &"a".repeat(200)] {
+            let p = session_state_dir(m, bad).unwrap();
+            assert_eq!(p.parent().unwrap(), base, "{bad:?}");
+            assert_eq!(p.file_name().unwrap().len(), 16, "{bad:?}");
+        }
+        assert_eq!(
+            team_dir(Path::new("/r")),
+            Path::new("/r/.claude/team-memory")
+        );
+    }
+
     #[test]
     fn b23_slug_collisions() {
         assert_eq!(
