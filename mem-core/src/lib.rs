@@ -6,6 +6,7 @@
 //! - [`frontmatter`]: topic files (YAML frontmatter + Markdown body);
 //! - [`id`]: ids from names, path containment;
 //! - [`atomic`]: atomic writes;
+//! - [`hooks`]: the agent hooks mem installs (events, commands, timeouts);
 //! - [`journal`]: the consolidation journal, crash recovery;
 //! - [`confine`]: no write through a link below the memory directory,
 //!   reads of regular files only, with size caps;
@@ -25,6 +26,7 @@ pub mod cli;
 pub mod confine;
 pub mod error;
 pub mod frontmatter;
+pub mod hooks;
 pub mod id;
 pub mod index_md;
 pub mod journal;
