@@ -285,6 +285,18 @@ pub fn for_team(
     m: &Memory,
     root: &Path,
 ) -> std::result::Result<(Memory, Vec<String>), Vec<Refusal>> {
+    for_team_with(m, &Scrubber::new(None), &Scrubber::new(Some(root)))
+}
+
+/// [`for_team`] with the scrubbers built once by the caller: `plain`
+/// (no project root) and `local` (the repository's root).
+///
+/// Errors: the refusals, one per field.
+pub fn for_team_with(
+    m: &Memory,
+    plain: &Scrubber,
+    local: &Scrubber,
+) -> std::result::Result<(Memory, Vec<String>), Vec<Refusal>> {
     let mut out = m.clone();
     let mut notes = Vec::new();
     out.hash = None;
@@ -312,7 +324,6 @@ pub fn for_team(
         out.evidence = kept;
         notes.push(format!("evidence: {NOT_SHARED}"));
     }
-    let plain = Scrubber::new(None);
     if let Some(body) = &out.body {
         let mut changed = false;
         let lines: Vec<String> = body
@@ -342,7 +353,6 @@ pub fn for_team(
         }
     }
     // absolute paths inside the repository become relative
-    let local = Scrubber::new(Some(root));
     let mut generalised = 0usize;
     scrub::for_each_field(&mut out, &mut |name, s| {
         if name == "id" {
@@ -379,7 +389,7 @@ pub fn for_team(
             "{generalised} absolute path(s) made repository-relative"
         ));
     }
-    let refusals = hard_scan(&plain, &out);
+    let refusals = hard_scan(plain, &out);
     if !refusals.is_empty() {
         return Err(refusals);
     }
@@ -428,6 +438,7 @@ pub fn promote(
 ) -> Result<std::result::Result<Vec<Moved>, Vec<Refused>>> {
     let mut ready = Vec::new();
     let mut refused = Vec::new();
+    let (plain, local) = (Scrubber::new(None), Scrubber::new(Some(root)));
     for id in ids {
         let t = store::read_one(personal, id)?.ok_or_else(|| {
             Error::Msg(format!(
@@ -435,7 +446,7 @@ pub fn promote(
                 personal.join(format!("{id}.md")).display()
             ))
         })?;
-        match for_team(&t.memory, root) {
+        match for_team_with(&t.memory, &plain, &local) {
             Ok((m, notes)) => ready.push((id.clone(), m, notes)),
             Err(refusals) => refused.push(Refused {
                 id: id.clone(),
