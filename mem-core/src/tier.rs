@@ -90,12 +90,12 @@ impl Conflict {
 }
 
 /// What [`conflicts`] needs of one personal memory.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct PersonalEntry<'a> {
     /// Its id.
     pub id: &'a str,
     /// The ids it supersedes (field and text, see [`supersedes_of`]).
-    pub supersedes: &'a [String],
+    pub supersedes: Vec<&'a str>,
     /// False when it is retired or expired: it then still shadows the team
     /// memory of the same id, but supersedes nothing.
     pub live: bool,
@@ -127,8 +127,8 @@ pub fn conflicts(personal: &[PersonalEntry<'_>], team: &[&str]) -> Vec<Conflict>
     let mut live: Vec<&PersonalEntry<'_>> = personal.iter().filter(|p| p.live).collect();
     live.sort_by_key(|p| p.id);
     for p in live {
-        for s in p.supersedes {
-            by.entry(s.as_str()).or_insert(p.id);
+        for s in &p.supersedes {
+            by.entry(s).or_insert(p.id);
         }
     }
     team.iter()
@@ -173,18 +173,18 @@ pub fn same_content(a: &Memory, b: &Memory) -> bool {
 mod tests {
     use super::*;
 
-    fn entry<'a>(id: &'a str, sup: &'a [String], live: bool) -> PersonalEntry<'a> {
+    fn entry<'a>(id: &'a str, sup: &'a [&'a str], live: bool) -> PersonalEntry<'a> {
         PersonalEntry {
             id,
-            supersedes: sup,
+            supersedes: sup.to_vec(),
             live,
         }
     }
 
     #[test]
     fn same_id_and_supersedes_are_conflicts() {
-        let sup = vec!["use-npm".to_string()];
-        let none: Vec<String> = Vec::new();
+        let sup = ["use-npm"];
+        let none: [&str; 0] = [];
         let personal = [
             entry("use-pnpm", &sup, true),
             entry("deploy-friday", &none, false),
@@ -209,7 +209,7 @@ mod tests {
 
     #[test]
     fn a_retired_personal_memory_supersedes_nothing() {
-        let sup = vec!["use-npm".to_string()];
+        let sup = ["use-npm"];
         assert!(conflicts(&[entry("use-pnpm", &sup, false)], &["use-npm"]).is_empty());
     }
 
