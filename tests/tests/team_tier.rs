@@ -118,8 +118,11 @@ fn both_tiers_are_recalled_and_each_memory_names_its_tier() {
     );
     assert_eq!(sup["conflict"], "supersedes");
     assert_eq!(find(&rs, "lint-before-push", "team")["conflict"], "same-id");
+    // a team memory's `supersedes` never hides a personal memory
+    assert_eq!(find(&rs, "commit-style", "personal")["action"], "recall");
+    assert_eq!(find(&rs, "commit-style-v2", "team")["action"], "recall");
     let summary = rs.last().unwrap();
-    assert_eq!(summary["recalled"], 4, "{rs:#?}");
+    assert_eq!(summary["recalled"], 6, "{rs:#?}");
 
     let text = s.recall(&["--task", TASK, "--format", "text", "--explain"]);
     assert!(
@@ -180,7 +183,7 @@ fn tier_option_picks_one_tier() {
     let personal = s.recall(&["--task", TASK, "--format", "jsonl", "--tier", "personal"]);
     let rs = records(&personal);
     assert!(rs.iter().all(|r| r["tier"] != "team"), "{personal}");
-    assert_eq!(rs.last().unwrap()["recalled"], 2, "{personal}");
+    assert_eq!(rs.last().unwrap()["recalled"], 3, "{personal}");
     // and without a team folder, nothing changes: no tier words in text
     std::fs::remove_dir_all(s.team()).unwrap();
     let text = s.recall(&["--task", TASK, "--format", "text", "--explain"]);
