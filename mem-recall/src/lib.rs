@@ -19,6 +19,7 @@ pub mod guard;
 pub mod hook;
 pub mod load;
 pub mod render;
+pub mod session_memory;
 pub mod text;
 pub mod vocab;
 
