@@ -104,6 +104,34 @@ impl Env {
         );
     }
 
+    /// A turn of Bash calls: `(command, output, is_error)` each.
+    fn bash_turn(&mut self, words: &str, calls: &[(&str, &str, bool)]) {
+        self.entry("user", json!(words), false, None);
+        for (cmd, output, bad) in calls {
+            let id = format!("toolu_{}", self.n);
+            let msg = format!("msg_{}", self.n);
+            self.entry(
+                "assistant",
+                json!([{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": cmd}}]),
+                false,
+                Some(&msg),
+            );
+            self.entry(
+                "user",
+                json!([{"type": "tool_result", "tool_use_id": id, "content": output, "is_error": bad}]),
+                false,
+                None,
+            );
+        }
+        let msg = format!("msg_{}", self.n);
+        self.entry(
+            "assistant",
+            json!([{"type": "text", "text": "Done."}]),
+            false,
+            Some(&msg),
+        );
+    }
+
     /// Run the installed command of `event` with the hook JSON.
     fn hook(&self, event: &str, extra: Value) -> Output {
         let spec = HOOKS.iter().find(|h| h.event == event).unwrap();
@@ -246,6 +274,31 @@ fn stop_captures_each_turn_once() {
     assert_eq!(w["reads"], 4);
     assert_eq!(w["turns"], 4);
     assert_eq!(w["captured"], 3);
+}
+
+/// A command fails in one turn and passes in the next after a fix: the
+/// lesson needs both turns, and the carried tool events give it.
+#[test]
+fn a_lesson_across_two_turns_is_captured() {
+    let mut s = Env::new();
+    s.bash_turn(
+        "Run the checks.",
+        &[("make verify", "error: data/x.json missing", true)],
+    );
+    s.hook("Stop", json!({}));
+    assert!(!s.memories().contains("make verify"), "{}", s.memories());
+    s.bash_turn(
+        "Yes, go on.",
+        &[
+            ("make gen", "generated", false),
+            ("make verify", "42 checks passed", false),
+        ],
+    );
+    s.hook("Stop", json!({}));
+    let m = s.memories();
+    assert!(m.contains("make verify") && m.contains("make gen"), "{m}");
+    // the carried events were read from the watermark, not the file
+    assert_eq!(s.watermark()["bytes_read"], s.size());
 }
 
 #[test]
