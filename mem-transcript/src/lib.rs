@@ -9,6 +9,7 @@
 //! Exit codes: 0 success; 1 bad input (missing file, a directory, a file
 //! with no JSON object, `--strict` warnings, `verify` of a broken chain);
 //! 2 usage; 75 when `append` cannot take the file's lock (never: it waits).
+//! `replay --hook` always exits 0 (a hook never fails the agent's turn).
 
 pub mod ahead;
 pub mod append;
@@ -200,6 +201,7 @@ pub struct ReplayArgs {
     /// ended since the last run, on `SessionEnd` the rest, on `PreCompact`
     /// what the session summary has not read (docs/hooks.md); a watermark
     /// per session keeps the place. Branch and output options do not apply.
+    /// Always exits 0: an error is said on stderr and nothing is captured.
     #[arg(long, conflicts_with = "files", help_heading = "Input")]
     pub hook: bool,
 }
@@ -366,8 +368,13 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
             // mem's own model command's agent: no write path inside it
             return Ok(Exit::Success);
         }
-        let stdin = input::read_small(std::io::stdin().lock(), "<stdin>")?;
-        capture::run_hook(&stdin, out, g.threads())?;
+        // A hook never fails the agent's turn: what went wrong goes to
+        // stderr, nothing was captured, the watermark did not move.
+        let r = input::read_small(std::io::stdin().lock(), "<stdin>")
+            .and_then(|stdin| capture::run_hook(&stdin, out, g.threads()));
+        if let Err(e) = r {
+            note(&format!("capture: {e} (nothing captured)"));
+        }
         return Ok(Exit::Success);
     }
     // Events collect in large pieces unless every line must show at once.

@@ -182,3 +182,32 @@ fn a_compaction_in_the_new_lines_stops_the_walk_and_precompact_has_its_own_water
     assert!(t.hook("SubagentStop").0.is_empty());
     assert_eq!(watermark(&t.root, "capture.json")["reads"], 2);
 }
+
+#[test]
+fn bad_hook_input_is_said_on_stderr_and_exits_0() {
+    let t = T::new();
+    for input in ["not json", r#"{"hook_event_name":"Stop"}"#] {
+        let out = Command::new(env!("CARGO_BIN_EXE_mem-transcript"))
+            .env("XDG_CACHE_HOME", t.root.join("cache"))
+            .env("MEM_MEMORY_DIR", t.root.join("mem"))
+            .args(["replay", "--hook"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(input.as_bytes())?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert!(out.stdout.is_empty());
+        assert!(err.contains("nothing captured"), "{err}");
+        assert!(
+            err.contains("not JSON") || err.contains("transcript_path"),
+            "{err}"
+        );
+    }
+}
