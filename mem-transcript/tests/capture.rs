@@ -211,3 +211,43 @@ fn bad_hook_input_is_said_on_stderr_and_exits_0() {
         );
     }
 }
+
+#[test]
+fn a_codex_rollout_emits_only_the_items_past_the_watermark() {
+    let mut t = T::new();
+    let file = t
+        .root
+        .join("rollout-2026-07-11T10-00-00-0199a0b0-0000-7000-8000-00000000c0de.jsonl");
+    std::fs::write(&file, "").unwrap();
+    t.file = file;
+    let msg = |role: &str, kind: &str, text: &str| {
+        json!({"timestamp": "2026-07-11T10:00:01Z", "type": "response_item",
+            "payload": {"type": "message", "role": role,
+                "content": [{"type": kind, "text": text}]}})
+        .to_string()
+            + "\n"
+    };
+    t.append(
+        &(json!({"timestamp": "2026-07-11T10:00:00Z", "type": "session_meta",
+            "payload": {"id": "c1", "cwd": "/p"}})
+        .to_string()
+            + "\n"),
+    );
+    t.append(&msg("user", "input_text", "first"));
+    t.append(&msg("assistant", "output_text", "one"));
+    let (evs, err) = t.hook("Stop");
+    assert_eq!(
+        texts(&evs),
+        vec![(2, "first".into()), (3, "one".into())],
+        "{err}"
+    );
+    t.append(&msg("user", "input_text", "second"));
+    t.append(&msg("assistant", "output_text", "two"));
+    let (evs, err) = t.hook("Stop");
+    assert_eq!(
+        texts(&evs),
+        vec![(4, "second".into()), (5, "two".into())],
+        "{err}"
+    );
+    assert_eq!(watermark(&t.root, "capture.json")["source"], "codex");
+}
