@@ -188,6 +188,10 @@ pub fn run_hook(stdin: &[u8], out: &mut dyn Write, threads: usize) -> Result<(),
         .ok_or_else(|| {
             Error::input("<stdin>", 1, "hook input has no \"transcript_path\" string")
         })?;
+    if crate::is_subagent_path(&path) {
+        // a sub-agent's own transcript: never the main agent
+        return Ok(());
+    }
     let cwd = match h.cwd.as_deref().filter(|c| !c.is_empty()) {
         Some(c) => PathBuf::from(c),
         None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
