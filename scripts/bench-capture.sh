@@ -11,8 +11,10 @@
 #   - first: the first Stop hook on the session (no watermark yet: reads all);
 #   - turn:  TURNS (100) turns appended one at a time, the Stop hook
 #            (`replay --hook | mem-extract | mem-index write`) after each;
-#            the 100th and the median.
-#   Prints seconds and the ratio full / turn.
+#            the 100th and the median;
+#   - the transcript stage alone: `replay --hook` on one more turn against a
+#     full `replay` of the file.
+#   Prints seconds and the ratios.
 # Env: PROFILE (release), CARGO_TARGET_DIR (target), RUNS, TURNS, KEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -113,6 +115,13 @@ for t in $(seq "$TURNS"); do
   s=$(now); stop_hook; e=$(now)
   secs "$s" "$e" >> "$OUT/turns.txt"
 done
+# the transcript stage alone: one more turn through `replay --hook`, and a
+# full `replay` of the same file
+append_turn "$((TURNS + 1))"
+s=$(now); hook_json | (cd "$OUT/proj" && "$BIN/mem-transcript" replay --hook > "$OUT/ev.jsonl" 2>>"$OUT/stderr"); e=$(now)
+RHOOK=$(secs "$s" "$e")
+s=$(now); "$BIN/mem-transcript" replay "$FILE" > "$OUT/ev-full.jsonl"; e=$(now)
+RFULL=$(secs "$s" "$e")
 LAST=$(tail -1 "$OUT/turns.txt")
 MED=$(median < "$OUT/turns.txt")
 CAP=$(find "$OUT/cache" -name capture.json | head -1)
@@ -122,3 +131,5 @@ for row in "full replay pipeline:$FULL" "first Stop (no watermark):$FIRST" "Stop
   k=${row%%:*}; v=${row##*:}
   awk -v k="$k" -v v="$v" -v l="$LAST" 'BEGIN { printf "%-28s %10.4f %12.1f\n", k, v, v / l }'
 done
+echo "transcript stage alone: replay --hook (one turn) $RHOOK s ($(wc -l < "$OUT/ev.jsonl") events)," \
+  "full replay $RFULL s ($(wc -l < "$OUT/ev-full.jsonl") events): $(awk -v a="$RFULL" -v b="$RHOOK" 'BEGIN { printf "%.0f", a / b }')x"
