@@ -384,20 +384,19 @@ impl Run<'_> {
                 kept.push(t);
             }
         }
-        let mut bytes = Vec::new();
-        if self.purpose != Purpose::Compact {
+        let mut write = |l: &[u8]| out.write_all(l).and_then(|()| out.write_all(b"\n"));
+        let mut written: std::io::Result<()> = Ok(());
+        if self.purpose != Purpose::Compact && !kept.is_empty() {
             for l in &wm.carry {
-                bytes.extend_from_slice(l.as_bytes());
-                bytes.push(b'\n');
+                written = written.and_then(|()| write(l.as_bytes()));
             }
         }
         for t in &kept {
             for (l, _) in t.iter() {
-                bytes.extend_from_slice(l);
-                bytes.push(b'\n');
+                written = written.and_then(|()| write(l));
             }
         }
-        out.write_all(&bytes)
+        written
             .and_then(|()| out.flush())
             .map_err(|e| Error::io("<stdout>", e))?;
         let read = end - wm.offset;
