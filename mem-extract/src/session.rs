@@ -75,8 +75,10 @@ pub struct SessionArgs {
     /// Event files (JSONL from `mem-transcript replay`); default stdin.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// Where to write the summary (default
-    /// `~/.claude/projects/<slug>/<session-id>/session-memory/summary.md`).
+    /// Where to write the summary (default: `session-memory.md` in the
+    /// session's hook-state folder, `$XDG_CACHE_HOME/mem/<digest of the
+    /// memory dir>/sessions/<session id>/`; never Claude Code's own
+    /// `<session-id>/session-memory/summary.md`).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// State file for incremental runs (created when missing).
@@ -366,11 +368,13 @@ pub fn run(a: SessionArgs) -> anyhow::Result<Exit> {
                     .ok_or_else(|| {
                         Error::Msg("no cwd in the events; give --cwd or --out".into())
                     })?;
-                memdir::projects_dir()?
-                    .join(memdir::slug(&cwd))
-                    .join(&state.session)
-                    .join("session-memory")
-                    .join("summary.md")
+                // Never Claude Code's own session-memory file: the
+                // session's hook-state folder, as `--hook` writes it.
+                let resolved = memdir::resolve(&memdir::MemdirOptions {
+                    cwd: Some(cwd),
+                    ..Default::default()
+                })?;
+                memdir::session_state_dir(&resolved.dir, &state.session)?.join(SUMMARY_FILE)
             }
         };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
