@@ -20,6 +20,7 @@ pub mod guard;
 pub mod hook;
 pub mod load;
 pub mod render;
+pub mod session_memory;
 pub mod text;
 pub mod tier;
 pub mod vocab;
