@@ -11,13 +11,16 @@
 //!
 //! Contract: DESIGN.md "Recall", "Recall decision", "Agent hooks".
 
+pub mod autodream;
 pub mod backtest;
 pub mod cache;
 pub mod context;
 pub mod gate;
 pub mod guard;
 pub mod hook;
+pub mod lessons;
 pub mod load;
+pub mod once;
 pub mod render;
 pub mod text;
 pub mod vocab;
