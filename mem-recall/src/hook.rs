@@ -220,10 +220,7 @@ pub fn respond(common: &Common, input: &[u8]) -> anyhow::Result<Option<String>> 
     let mems = match (session, s.memory_dir.as_deref()) {
         (Some(sid), Some(dir)) => {
             let reset = if start { h.source.as_deref() } else { None };
-            let mut once = crate::once::Session::open(dir, sid, reset)?;
-            let m = crate::once::select(&mut once, &s.items, &ds, HOOK_MAX_ITEMS, HOOK_MAX_TOKENS);
-            once.commit()?;
-            m
+            crate::once::memories(dir, sid, reset, &s.items, &ds)?
         }
         _ => crate::recalled_memories(&s.items, &ds),
     };

@@ -794,6 +794,9 @@ pub fn respond(
         .filter(|_| !common.no_cache)
         .map(|c| c.join(CACHE_FILE));
     let lessons = load(&resolved.dir, cache.as_deref());
+    if lessons.is_empty() {
+        return Ok(None);
+    }
     let session = h.session_id.as_deref().filter(|s| !s.is_empty());
     // What the session ran: nothing to keep without a session id.
     let state = session

@@ -211,6 +211,40 @@ impl Session {
     }
 }
 
+/// What the hook injects for session `session_id` of `memory_dir`: the
+/// list is opened (and reset by `reset_by`, see [`Session::open`]),
+/// [`select`] picks within the hook's budget
+/// ([`crate::hook::HOOK_MAX_ITEMS`], [`crate::hook::HOOK_MAX_TOKENS`]), and
+/// the list is written back. Nothing recalled and no reset due → no state
+/// is touched or created.
+///
+/// Errors: see [`Session::open`], [`Session::commit`].
+pub fn memories(
+    memory_dir: &Path,
+    session_id: &str,
+    reset_by: Option<&str>,
+    items: &[Item],
+    ds: &[Decision],
+) -> anyhow::Result<Vec<(String, Memory)>> {
+    let any = ds.iter().any(|d| d.action == Action::Recall);
+    if !any {
+        let dir = mem_core::memdir::session_state_dir(memory_dir, session_id)?;
+        if !(resets(reset_by) && dir.join(STATE_FILE).exists()) {
+            return Ok(Vec::new());
+        }
+    }
+    let mut sess = Session::open(memory_dir, session_id, reset_by)?;
+    let m = select(
+        &mut sess,
+        items,
+        ds,
+        crate::hook::HOOK_MAX_ITEMS,
+        crate::hook::HOOK_MAX_TOKENS,
+    );
+    sess.commit()?;
+    Ok(m)
+}
+
 /// The memories to inject for `ds` (decisions over `items`, ranked, made
 /// without a budget): the recalled ones in rank order, less those `sess`
 /// already injected with the same text, within `max_items` memories and

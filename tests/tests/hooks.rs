@@ -146,6 +146,22 @@ fn each_memory_is_injected_once_per_session() {
         ["reference_grafana"]
     );
     assert_eq!(ids(&e.start("s2", "clear")), ["user_role"]);
+    // duplicate hooks running at the same moment: one injects
+    for round in 0..3 {
+        let sid = format!("dup{round}");
+        let outs: Vec<String> = std::thread::scope(|sc| {
+            let hs: Vec<_> = (0..3)
+                .map(|_| sc.spawn(|| e.start(&sid, "startup")))
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let injected: Vec<Vec<String>> = outs.iter().map(|o| ids(o)).collect();
+        assert_eq!(
+            injected.iter().filter(|v| !v.is_empty()).count(),
+            1,
+            "{injected:?}"
+        );
+    }
     // the state lives in the session's hook-state folder
     let state = e
         .home
@@ -215,6 +231,22 @@ fn reminder_fires_for_a_matching_command_until_the_session_ran_x() {
     assert_eq!(e.bash("s4", &tr4, "pnpm install left-pad", false), "");
     // the low-trust lesson never fires
     assert_eq!(e.bash("s4", &tr4, "make deploy", false), "");
+    // memory off: no reminder either
+    let v = serde_json::json!({"hook_event_name":"PreToolUse","session_id":"s6",
+        "tool_name":"Bash","tool_input":{"command":"npm test"}});
+    assert_eq!(e.hook(v, &[("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")]).0, "");
+    // Codex: X found in the rollout's function calls
+    let rollout = e.proj.join("rollout.jsonl");
+    let call = serde_json::json!({"timestamp":"2026-07-11T09:00:00Z","type":"response_item",
+        "payload":{"type":"function_call","name":"shell","call_id":"c1",
+        "arguments":serde_json::json!({"command":["bash","-lc","npm run build"]}).to_string()}});
+    std::fs::write(&rollout, "").unwrap();
+    assert_eq!(
+        e.bash("cx1", &rollout, "npm test", true),
+        format!("{want}\n")
+    );
+    std::fs::write(&rollout, format!("{call}\n")).unwrap();
+    assert_eq!(e.bash("cx1", &rollout, "npm test", true), "");
     // another tool: nothing
     let v = serde_json::json!({"hook_event_name":"PreToolUse","session_id":"s4",
         "tool_name":"Write","tool_input":{"file_path":"a","content":"npm test"}});
