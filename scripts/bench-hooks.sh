@@ -13,8 +13,9 @@
 #                      run: the whole transcript is read
 #   PreToolUse-nomatch `ls -la`: no lesson bears on it
 #
-# Prints median and p95 (ms) per event and the median's excess over the
-# baseline. Needs hyperfine (else farm-bench, medians only). Every command,
+# Prints wall-time median and p95 (ms) per event, the mean CPU time (user +
+# system, less moved by other load on the machine) and the median's excess
+# over the baseline. Needs hyperfine (else farm-bench, medians only). Every command,
 # the baseline too, runs as `sh -c 'exec CMD <input.json'` (hyperfine 1.15
 # has no --input), so the shell's start-up is in both.
 #
@@ -99,7 +100,7 @@ for ev in SessionStart UserPromptSubmit PreToolUse; do
   out=$("$BIN" --hook <"$work/$ev.json" 2>"$work/err.txt")
   [ -n "$out" ] || { echo "$ev printed nothing:" >&2; cat "$work/err.txt" >&2; exit 1; }
 done
-clear_state='rm -rf '"$XDG_CACHE_HOME"'/mem/*/sessions'
+clear_state="sh -c 'rm -rf $XDG_CACHE_HOME/mem/*/sessions'"
 
 echo "mem-recall --hook latency, $n memories, $runs runs each; $(date -u +%FT%TZ), $(nproc) cores; $BIN"
 if command -v hyperfine >/dev/null; then
@@ -107,14 +108,16 @@ if command -v hyperfine >/dev/null; then
     # `sh -c 'exec CMD <file'` for the redirection, the baseline likewise:
     # the shell's start-up is in both
     hyperfine -N --style none --warmup 5 --runs "$runs" \
-      ${3:+--prepare "$3"} --export-json "$work/$1.out.json" "sh -c 'exec $4 <$work/$2.json'" >/dev/null
+      ${3:+--prepare "$3"} --export-json "$work/$1.out.json" "sh -c 'exec $4 <$work/$2.json'" >/dev/null 2>&1
     python3 - "$work/$1.out.json" "$1" <<'PY'
 import json, sys
-t = sorted(json.load(open(sys.argv[1]))["results"][0]["times"])
+r = json.load(open(sys.argv[1]))["results"][0]
+t = sorted(r["times"])
 med = t[len(t) // 2] * 1000
 p95 = t[min(len(t) - 1, int(len(t) * 0.95))] * 1000
+cpu = (r["user"] + r["system"]) * 1000
 open(sys.argv[1] + ".med", "w").write(f"{med}")
-print(f"{sys.argv[2]:<20} median {med:7.2f} ms   p95 {p95:7.2f} ms")
+print(f"{sys.argv[2]:<20} median {med:7.2f} ms   p95 {p95:7.2f} ms   cpu (user+sys, mean) {cpu:6.2f} ms")
 PY
   }
   bench baseline-cat PreToolUse "" "cat"

@@ -31,15 +31,16 @@ use crate::NAME;
 
 /// Hours since the last consolidation before a start (mem-dream's
 /// `--min-hours` default).
-pub const MIN_HOURS: f64 = 24.0;
+pub const MIN_HOURS: f64 = mem_core::lock::DEFAULT_MIN_HOURS;
 
 /// Sessions since the last consolidation before a start (mem-dream's
 /// `--min-sessions` default).
-pub const MIN_SESSIONS: usize = 5;
+pub const MIN_SESSIONS: usize = mem_core::lock::DEFAULT_MIN_SESSIONS;
 
 /// Least time between two starts from a hook (mem-dream's
 /// `--scan-interval` default).
-pub const START_INTERVAL: Duration = Duration::from_secs(600);
+pub const START_INTERVAL: Duration =
+    Duration::from_secs(mem_core::lock::DEFAULT_SCAN_INTERVAL_MIN as u64 * 60);
 
 /// The marker of the last start, in the memory dir's cache folder.
 pub const START_MARK: &str = "dream-start";
