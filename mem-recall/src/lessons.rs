@@ -145,7 +145,7 @@ fn res() -> &'static [(Regex, bool, bool)] {
     // (regex, is_before, swapped): captures 1 and 2.
     static RES: OnceLock<Vec<(Regex, bool, bool)>> = OnceLock::new();
     RES.get_or_init(|| {
-        let c = r"`([^`\n]{1,200})`";
+        let c = r"`([^`\n]+)`";
         let mk = |p: String| Regex::new(&format!("(?i){p}")).expect("lesson regex");
         vec![
             // Run `X` before `Y`  → first=1, then=2
@@ -193,7 +193,7 @@ pub fn parse_rule(text: &str) -> Option<Rule> {
         let Some(c) = re.captures(text) else { continue };
         let at = c.get(0).map_or(0, |m| m.start());
         let (a, b) = (c[1].trim().to_string(), c[2].trim().to_string());
-        if a.is_empty() || b.is_empty() || a == b {
+        if a.is_empty() || b.is_empty() || a == b || a.len() > 200 || b.len() > 200 {
             continue;
         }
         let (a, b) = if *swapped { (b, a) } else { (a, b) };
@@ -954,6 +954,52 @@ mod tests {
             commands_in(chunk),
             vec!["npm run build \"x\"", "cargo fmt --all", "make lint"]
         );
+    }
+
+    #[test]
+    fn lessons_are_cached_per_file_and_reread_when_changed() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("memory");
+        std::fs::create_dir_all(&dir).unwrap();
+        let cache = t.path().join("cache/lessons.json");
+        let old = filetime::FileTime::from_unix_time(1_700_000_000, 0);
+        let write = |name: &str, body: &str| {
+            let p = dir.join(name);
+            std::fs::write(
+                &p,
+                format!("---\nname: {name}\ndescription: d\ntype: feedback\n---\n{body}\n"),
+            )
+            .unwrap();
+            filetime::set_file_mtime(&p, old).unwrap();
+        };
+        write(
+            "a.md",
+            "How to use: Before running `npm test`, run `npm run build`.",
+        );
+        write("b.md", "Nothing to run here.");
+        write("MEMORY.md", "Run `x` before `y`.");
+        let first = load(&dir, Some(&cache));
+        assert_eq!(first.len(), 1);
+        assert_eq!(first[0].id, "a");
+        let c: serde_json::Value = serde_json::from_slice(&std::fs::read(&cache).unwrap()).unwrap();
+        assert_eq!(c["files"].as_object().unwrap().len(), 2);
+        assert_eq!(c["files"]["a.md"]["lesson"]["rule"], "before");
+        assert_eq!(load(&dir, Some(&cache)), first);
+        // an edit (new size and mtime) is read again
+        write(
+            "a.md",
+            "Fact: Use `pnpm i` instead of `npm i`.\nenforce is not here",
+        );
+        let again = load(&dir, Some(&cache));
+        assert_eq!(
+            again[0].rule,
+            Rule::Instead {
+                instead: "pnpm i".into(),
+                avoid: "npm i".into()
+            }
+        );
+        std::fs::remove_file(dir.join("a.md")).unwrap();
+        assert!(load(&dir, Some(&cache)).is_empty());
     }
 
     #[test]
