@@ -8,7 +8,13 @@
 //! - `UserPromptSubmit`: the memories recalled for the prompt;
 //! - `SessionStart`: only what Claude Code does not load itself — the
 //!   memories recalled without a task (`type: user` without triggers or
-//!   paths) and MEMORY.md's WARNING line when the index is cut.
+//!   paths) and MEMORY.md's WARNING line when the index is cut; then
+//!   `mem-dream` is started detached when a consolidation is due
+//!   ([`crate::autodream`]);
+//! - `PreToolUse` (Bash): the lessons that bear on the command about to run
+//!   ([`crate::lessons`]).
+//!
+//! Each memory is injected at most once per session ([`crate::once`]).
 //!
 //! Nothing to add → nothing printed; memory off
 //! ([`mem_core::memdir::memory_off`]) → nothing printed. It never blocks
