@@ -80,7 +80,8 @@ with open(t, "w") as f:
     while f.tell() < (1 << 20):
         cmd = f"ls -la src/{rnd.choice(nouns)}/{i}"
         f.write(json.dumps({"type": "assistant", "uuid": f"a{i}", "message": {"role": "assistant", "content": [
-            {"type": "tool_use", "id": f"toolu_{i}", "name": "Bash", "input": {"command": cmd}}]}}) + "\n")
+            {"type": "tool_use", "id": f"toolu_{i}", "name": "Bash", "input": {"command": cmd}}]}},
+            separators=(",", ":")) + "\n")
         i += 1
 proj = os.path.join(work, "proj")
 def hook(name, **kw):

@@ -374,13 +374,16 @@ pub fn pattern_parts(pattern: &str) -> Vec<Vec<String>> {
 }
 
 /// True when the pattern words `p` are a prefix of the command words `c`.
-pub fn words_match(p: &[String], c: &[String]) -> bool {
+pub fn words_match<P: AsRef<str>, C: AsRef<str>>(p: &[P], c: &[C]) -> bool {
     for (i, w) in p.iter().enumerate() {
+        let w = w.as_ref();
         let is_ph = w.starts_with('<') && w.ends_with('>') && w.len() > 2;
-        if is_ph && i + 1 == p.len() && matches!(w.as_str(), "<message>" | "<files>") {
+        if is_ph && i + 1 == p.len() && matches!(w, "<message>" | "<files>") {
             return i < c.len();
         }
-        let Some(cw) = c.get(i) else { return false };
+        let Some(cw) = c.get(i).map(AsRef::as_ref) else {
+            return false;
+        };
         let ok = if is_ph {
             true
         } else if i == 0 {
@@ -542,14 +545,21 @@ impl Seen {
         }
     }
 
-    /// True when every core part of `pattern` matches a command seen.
-    pub fn ran(&self, parts: &[Vec<String>]) -> bool {
+    /// The commands seen, each split into its words.
+    pub fn words(&self) -> Vec<Vec<&str>> {
+        self.commands
+            .iter()
+            .map(|c| c.split(' ').collect())
+            .collect()
+    }
+
+    /// True when every core part of `pattern` matches one of `words`
+    /// ([`Seen::words`]).
+    pub fn ran(words: &[Vec<&str>], parts: &[Vec<String>]) -> bool {
         !parts.is_empty()
-            && parts.iter().all(|p| {
-                self.commands
-                    .iter()
-                    .any(|c| words_match(p, &c.split(' ').map(str::to_string).collect::<Vec<_>>()))
-            })
+            && parts
+                .iter()
+                .all(|p| words.iter().any(|c| words_match(p, c)))
     }
 }
 
@@ -604,18 +614,25 @@ fn json_string(s: &[u8]) -> Option<String> {
     None
 }
 
+/// The bytes from the start of a JSON value after a key's colon (blanks
+/// other than newlines skipped).
+fn value_at(s: &[u8]) -> Option<&[u8]> {
+    let i = s.iter().position(|b| !matches!(b, b' ' | b'\t' | b'\r'))?;
+    (s[i] == b'"').then_some(&s[i..])
+}
+
 /// The shell commands a chunk of transcript lines records: Claude Code's
 /// Bash `"command":"…"` values and Codex function calls' `"arguments"`
 /// (`{"command":[…,"-lc","…"]}` or `{"cmd":"…"}`).
 pub fn commands_in(chunk: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
-    for at in memchr::memmem::find_iter(chunk, b"\"command\":\"") {
-        if let Some(s) = json_string(&chunk[at + 10..]) {
+    for at in memchr::memmem::find_iter(chunk, b"\"command\":") {
+        if let Some(s) = value_at(&chunk[at + 10..]).and_then(json_string) {
             out.push(s);
         }
     }
-    for at in memchr::memmem::find_iter(chunk, b"\"arguments\":\"") {
-        let Some(args) = json_string(&chunk[at + 12..]) else {
+    for at in memchr::memmem::find_iter(chunk, b"\"arguments\":") {
+        let Some(args) = value_at(&chunk[at + 12..]).and_then(json_string) else {
             continue;
         };
         let Ok(v) = serde_json::from_str::<serde_json::Value>(&args) else {
@@ -655,6 +672,8 @@ pub struct Fired {
 pub fn fire(lessons: &[Lesson], command: &str, seen: &Seen, today: NaiveDate) -> Vec<Fired> {
     let cmds = simple_commands(command);
     let mut out = Vec::new();
+    // split once, when a precondition needs it
+    let words = std::cell::OnceCell::new();
     for l in lessons {
         if l.expires.is_some_and(|d| d < today) {
             continue;
@@ -666,7 +685,9 @@ pub fn fire(lessons: &[Lesson], command: &str, seen: &Seen, today: NaiveDate) ->
                     continue;
                 };
                 let first_p = pattern_parts(first);
-                if find(&first_p, &cmds[..at]).is_some() || seen.ran(&first_p) {
+                if find(&first_p, &cmds[..at]).is_some()
+                    || Seen::ran(words.get_or_init(|| seen.words()), &first_p)
+                {
                     continue;
                 }
                 out.push(Fired {
@@ -953,6 +974,11 @@ mod tests {
         assert_eq!(
             commands_in(chunk),
             vec!["npm run build \"x\"", "cargo fmt --all", "make lint"]
+        );
+        // spaced JSON too; a non-string command is passed over
+        assert_eq!(
+            commands_in(b"{\"command\": \"ls -la\"}\n{\"command\": [1]}\n"),
+            vec!["ls -la"]
         );
     }
 
