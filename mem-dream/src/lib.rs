@@ -115,10 +115,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", help_heading = "Gates")]
     pub transcripts: Vec<PathBuf>,
     /// Hours since the last consolidation before a run is due.
-    #[arg(long, default_value_t = 24.0, value_name = "H", value_parser = mem_core::time::non_negative_arg, help_heading = "Gates")]
+    #[arg(long, default_value_t = mem_core::lock::DEFAULT_MIN_HOURS, value_name = "H", value_parser = mem_core::time::non_negative_arg, help_heading = "Gates")]
     pub min_hours: f64,
     /// Sessions since the last consolidation before a run is due.
-    #[arg(long, default_value_t = 5, value_name = "N", help_heading = "Gates")]
+    #[arg(long, default_value_t = mem_core::lock::DEFAULT_MIN_SESSIONS, value_name = "N", help_heading = "Gates")]
     pub min_sessions: usize,
     /// Sessions started by these entrypoints are not counted.
     #[arg(
@@ -131,7 +131,7 @@ pub struct RunArgs {
     /// Minutes between two session scans (0: scan every time).
     #[arg(
         long,
-        default_value_t = 10.0,
+        default_value_t = mem_core::lock::DEFAULT_SCAN_INTERVAL_MIN,
         value_name = "MIN",
         value_parser = mem_core::time::non_negative_arg,
         help_heading = "Gates"

@@ -7,18 +7,24 @@
 //! - [`guard`]: the cross-project guard for shared project folders;
 //! - [`render`]: text lines, JSONL decisions, injected Markdown;
 //! - [`context`]: `mem-recall context` (instruction files, imports, index);
-//! - [`hook`]: `mem-recall --hook` for Claude Code;
+//! - [`hook`]: `mem-recall --hook` for Claude Code and Codex, with
+//!   [`once`] (each memory once per session), [`lessons`] (PreToolUse),
+//!   [`autodream`] (mem-dream started from SessionStart) and
+//!   [`session_memory`] (the summary injected after a compaction);
 //! - [`tier`]: the team tier next to the personal one.
 //!
 //! Contract: DESIGN.md "Recall", "Recall decision", "Agent hooks".
 
+pub mod autodream;
 pub mod backtest;
 pub mod cache;
 pub mod context;
 pub mod gate;
 pub mod guard;
 pub mod hook;
+pub mod lessons;
 pub mod load;
+pub mod once;
 pub mod render;
 pub mod session_memory;
 pub mod text;
@@ -50,7 +56,8 @@ Examples:
   mem-recall --task \"deploy the hotfix\" --format markdown     # ready to inject
   mem-index list | mem-recall --records - --task \"add a package\" --format jsonl
 
-As a Claude Code hook (settings.json), for SessionStart and UserPromptSubmit:
+As a Claude Code hook (settings.json), for SessionStart, UserPromptSubmit and
+PreToolUse (matcher Bash):
   {\"type\":\"command\",\"command\":\"mem-recall --hook\"}";
 
 const CONTEXT_EXAMPLES: &str = "\
@@ -96,10 +103,13 @@ pub struct Cli {
     #[arg(long, value_enum, help_heading = "Output")]
     pub format: Option<RecallFormat>,
 
-    /// Run as a Claude Code hook: read the hook JSON on stdin
-    /// (SessionStart or UserPromptSubmit) and print
+    /// Run as a Claude Code or Codex hook: read the hook JSON on stdin
+    /// (SessionStart, UserPromptSubmit, or PreToolUse for Bash) and print
     /// {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}
-    /// within 10,000 characters. Nothing recalled → nothing printed. Never
+    /// within 10,000 characters; each memory once per session; on
+    /// PreToolUse the lessons that bear on the command (see docs/hooks.md);
+    /// SessionStart starts mem-dream detached when a consolidation is due.
+    /// Nothing recalled → nothing printed. Never
     /// fails: on any error it prints nothing, exits 0 and says why on stderr;
     /// past its time budget (2 s; env MEM_HOOK_BUDGET_MS, in milliseconds)
     /// likewise.
