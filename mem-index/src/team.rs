@@ -50,7 +50,8 @@ pub const ENTROPY_MIN_LEN: usize = 20;
 pub const ENTROPY_MIN_BITS: f64 = 3.5;
 
 /// The root of the repository (the git worktree containing `cwd`, or `cwd`
-/// itself outside git) whose team tier is meant; `cwd` defaults to the
+/// itself outside git: [`memdir::checkout_root`], the root recall reads the
+/// team tier under too) whose team tier is meant; `cwd` defaults to the
 /// working directory.
 ///
 /// Errors: [`Error::Io`] when the working directory cannot be read.
