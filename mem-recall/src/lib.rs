@@ -7,7 +7,8 @@
 //! - [`guard`]: the cross-project guard for shared project folders;
 //! - [`render`]: text lines, JSONL decisions, injected Markdown;
 //! - [`context`]: `mem-recall context` (instruction files, imports, index);
-//! - [`hook`]: `mem-recall --hook` for Claude Code.
+//! - [`hook`]: `mem-recall --hook` for Claude Code;
+//! - [`install`]: `mem-recall hooks install|uninstall|show`.
 //!
 //! Contract: DESIGN.md "Recall", "Recall decision", "Agent hooks".
 
@@ -17,6 +18,7 @@ pub mod context;
 pub mod gate;
 pub mod guard;
 pub mod hook;
+pub mod install;
 pub mod load;
 pub mod render;
 pub mod text;
@@ -135,7 +137,29 @@ pub enum Command {
     /// scratch memory directory). No model is needed.
     #[command(after_long_help = BACKTEST_EXAMPLES)]
     Backtest(backtest::BacktestArgs),
+    /// Install, remove or show mem's hooks in Claude Code's settings.json
+    /// or Codex's hooks.json.
+    ///
+    /// The hooks of every event mem serves, each with its timeout and the
+    /// tools' absolute paths (the directory of this mem-recall, or
+    /// --bin-dir). The file is merged, never replaced: other keys and hooks
+    /// stay in their order, installing twice changes nothing, a changed bin
+    /// dir updates mem's entries in place, and uninstall removes exactly
+    /// mem's entries. The old file is kept as FILE.bak-<timestamp>; a file
+    /// that is not a JSON object is refused (exit 1) and left untouched.
+    #[command(after_long_help = HOOKS_EXAMPLES)]
+    Hooks(install::HooksArgs),
 }
+
+const HOOKS_EXAMPLES: &str = "\
+Examples:
+  mem-recall hooks install --dry-run          # ~/.claude/settings.json, printed
+  mem-recall hooks install                    # written (backup kept)
+  mem-recall hooks install --project          # this project's .claude/settings.json
+  mem-recall hooks install --codex            # ~/.codex/hooks.json; then trust them in /hooks
+  mem-recall hooks install --model-cmd 'claude -p --model haiku'
+  mem-recall hooks show
+  mem-recall hooks uninstall";
 
 const BACKTEST_EXAMPLES: &str = "\
 Examples:
@@ -314,6 +338,7 @@ pub fn run() -> anyhow::Result<Exit> {
     match cli.command {
         Some(Command::Context(args)) => run_context(&args),
         Some(Command::Backtest(args)) => backtest::run(&args),
+        Some(Command::Hooks(args)) => install::run(&args),
         None => run_recall(&cli),
     }
 }
