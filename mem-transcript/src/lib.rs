@@ -194,7 +194,12 @@ pub struct ReplayArgs {
     /// Input format.
     #[arg(long, value_enum, default_value_t = FromArg::Auto, help_heading = "Input")]
     pub from: FromArg,
-    /// Read Claude Code's hook JSON on stdin and replay its `transcript_path`.
+    /// Read a hook's JSON on stdin (Claude Code's or Codex's: the same
+    /// shape) and replay its `transcript_path`, a Claude Code session or a
+    /// Codex rollout (told apart by name and content). A null or missing
+    /// `transcript_path` (Codex sends null when a thread has no rollout)
+    /// gives no events and exits 0 quietly; a compressed rollout
+    /// (`.jsonl.zst`, not read) likewise, saying so on stderr.
     #[arg(long, conflicts_with = "files", help_heading = "Input")]
     pub hook: bool,
 }
@@ -345,8 +350,13 @@ impl FromArg {
     }
 }
 
-/// `transcript_path` from a Claude Code hook object on stdin.
-fn hook_path(stdin: impl std::io::Read) -> Result<PathBuf, Error> {
+/// `transcript_path` from a hook object on stdin (Claude Code's or
+/// Codex's); `None` when it is null or absent (Codex: a thread without a
+/// rollout).
+///
+/// Errors: stdin is not JSON, or not an object, or `transcript_path` is
+/// neither a string nor null.
+fn hook_path(stdin: impl std::io::Read) -> Result<Option<PathBuf>, Error> {
     let bytes = input::read_small(stdin, "<stdin>")?;
     let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
         Error::input(
@@ -355,10 +365,23 @@ fn hook_path(stdin: impl std::io::Read) -> Result<PathBuf, Error> {
             format!("hook input is not JSON: {}", mem_core::jsonl::describe(&e)),
         )
     })?;
-    let p = v["transcript_path"].as_str().ok_or_else(|| {
-        Error::input("<stdin>", 1, "hook input has no \"transcript_path\" string")
-    })?;
-    Ok(expand_tilde(p))
+    if !v.is_object() {
+        return Err(Error::input(
+            "<stdin>",
+            1,
+            "hook input is not a JSON object",
+        ));
+    }
+    match &v["transcript_path"] {
+        serde_json::Value::Null => Ok(None),
+        serde_json::Value::String(p) if p.is_empty() => Ok(None),
+        serde_json::Value::String(p) => Ok(Some(expand_tilde(p))),
+        _ => Err(Error::input(
+            "<stdin>",
+            1,
+            "hook input's \"transcript_path\" is not a string",
+        )),
+    }
 }
 
 fn expand_tilde(p: &str) -> PathBuf {
@@ -393,7 +416,18 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
         return project::replay_project(dir, a, g, &opts, &mut sink);
     }
     let files = if a.hook {
-        vec![hook_path(std::io::stdin().lock())?]
+        match hook_path(std::io::stdin().lock())? {
+            // Codex sends null for a thread without a rollout: nothing to do.
+            None => return Ok(Exit::Success),
+            Some(p) if p.extension().is_some_and(|e| e == "zst") => {
+                note(&format!(
+                    "{}: compressed rollouts are not read (decompress it with `zstd -d` and replay the .jsonl): no events",
+                    p.display()
+                ));
+                return Ok(Exit::Success);
+            }
+            Some(p) => vec![p],
+        }
     } else {
         a.files.clone()
     };
@@ -618,8 +652,14 @@ mod tests {
                 [..],
         )
         .unwrap();
-        assert_eq!(p, PathBuf::from("/t/s.jsonl"));
-        assert!(hook_path(&b"{}"[..]).is_err());
+        assert_eq!(p, Some(PathBuf::from("/t/s.jsonl")));
+        assert_eq!(hook_path(&b"{}"[..]).unwrap(), None);
+        assert_eq!(
+            hook_path(&br#"{"transcript_path":null,"turn_id":"t1","model":"gpt-5"}"#[..]).unwrap(),
+            None
+        );
+        assert!(hook_path(&br#"{"transcript_path":7}"#[..]).is_err());
+        assert!(hook_path(&b"[]"[..]).is_err());
         assert!(hook_path(&b"nope"[..]).is_err());
     }
 }
