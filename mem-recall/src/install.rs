@@ -782,7 +782,7 @@ mod tests {
         let stop = es.iter().find(|e| e.spec.event == "Stop").unwrap();
         assert_eq!(
             stop.command,
-            "'/opt/my tools/bin/mem-transcript' replay --hook | '/opt/my tools/bin/mem-extract' | '/opt/my tools/bin/mem-index' write"
+            "'/opt/my tools/bin/mem-transcript' replay --hook | '/opt/my tools/bin/mem-extract' | '/opt/my tools/bin/mem-index' write >&2"
         );
         let es = entries(Path::new("/b"), &Model::default());
         assert_eq!(es[0].command, "/b/mem-recall --hook");
@@ -804,7 +804,7 @@ mod tests {
         };
         assert_eq!(
             by("Stop"),
-            "/b/mem-transcript replay --hook | /b/mem-extract --model-cmd 'claude -p --model haiku' --model-timeout 25 | /b/mem-index write"
+            "/b/mem-transcript replay --hook | /b/mem-extract --model-cmd 'claude -p --model haiku' --model-timeout 25 | /b/mem-index write >&2"
         );
         assert!(
             by("SessionEnd").contains("--model-timeout 55 |"),

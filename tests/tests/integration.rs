@@ -96,7 +96,7 @@ fn recall() -> String {
 fn write_path() -> String {
     let b = real_bindir();
     let b = b.display();
-    format!("{b}/mem-transcript replay --hook | {b}/mem-extract | {b}/mem-index write")
+    format!("{b}/mem-transcript replay --hook | {b}/mem-extract | {b}/mem-index write >&2")
 }
 
 fn real_bindir() -> PathBuf {
