@@ -304,13 +304,38 @@ pub fn same_shape(command: &str, spec_command: &str) -> bool {
     }
 }
 
-/// True when a hook command is one of mem's (of [`HOOKS`] or [`LEGACY`]).
+/// True when a hook command is one of mem's: of [`HOOKS`] or [`LEGACY`],
+/// or of another version ([`other_version`]).
 pub fn is_mem_command(command: &str) -> bool {
     HOOKS
         .iter()
         .map(|h| h.command)
         .chain(LEGACY.iter().copied())
         .any(|c| same_shape(command, c))
+        || other_version(command).is_some()
+}
+
+/// For a hook command of another version of mem (every stage a mem tool,
+/// one of them given `--hook`, and not the shape of any of today's
+/// commands), the tool of its first stage.
+pub fn other_version(command: &str) -> Option<String> {
+    let stages = shape(command)?;
+    if !stages
+        .iter()
+        .any(|(_, args)| args.iter().any(|a| a == "--hook"))
+    {
+        return None;
+    }
+    // a command with more shell in it than a redirection to stderr is the
+    // user's, whatever it starts with
+    let shell = |a: &String| a != ">&2" && a.contains([';', '&', '<', '>', '|', '`', '$']);
+    if stages.iter().any(|(_, args)| args.iter().any(shell)) {
+        return None;
+    }
+    if HOOKS.iter().any(|h| same_shape(command, h.command)) {
+        return None;
+    }
+    stages.into_iter().next().map(|(tool, _)| tool)
 }
 
 fn handler_command(h: &Value) -> Option<&str> {
@@ -390,6 +415,26 @@ pub fn merge(settings: &mut Map<String, Value>, entries: &[Entry]) -> Vec<String
         };
         let timeout = json!(e.spec.timeout_secs);
         let mut found = false;
+        // mem's entry of this hook: today's shape, else one of another
+        // version of mem that starts with the same tool (updated in place)
+        let first_tool = shape(e.spec.command).and_then(|s| s.into_iter().next().map(|t| t.0));
+        let exact = |c: &str| same_shape(c, e.spec.command);
+        let older = |c: &str| other_version(c).is_some_and(|t| Some(t) == first_tool);
+        let any_exact = groups.iter().any(|g| {
+            g.get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(handler_command)
+                .any(exact)
+        });
+        let is_entry = |c: &str| {
+            if any_exact {
+                exact(c)
+            } else {
+                exact(c) || older(c)
+            }
+        };
         for g in groups.iter_mut() {
             let matcher = g.get("matcher").and_then(Value::as_str).map(str::to_string);
             let Some(hs) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
@@ -398,7 +443,7 @@ pub fn merge(settings: &mut Map<String, Value>, entries: &[Entry]) -> Vec<String
             let before = hs.len();
             let mut i = 0;
             while i < hs.len() {
-                let mine = handler_command(&hs[i]).is_some_and(|c| same_shape(c, e.spec.command))
+                let mine = handler_command(&hs[i]).is_some_and(is_entry)
                     && matcher.as_deref().unwrap_or("") == e.spec.matcher.unwrap_or("");
                 if !mine {
                     i += 1;
@@ -860,6 +905,26 @@ mod tests {
             Value::Object(s),
             json!({"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"echo hi"}]}]},"z":1})
         );
+    }
+
+    #[test]
+    fn another_versions_entry_is_updated_in_place_and_removed() {
+        let mut s: Map<String, Value> = serde_json::from_str(
+            r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/old/mem-transcript replay --hook --since-turn | /old/mem-extract --every 2 | /old/mem-index write","timeout":20}]}]}}"#,
+        )
+        .unwrap();
+        assert!(is_mem_command(
+            "/old/mem-transcript replay --hook --since-turn | /old/mem-extract --every 2 | /old/mem-index write"
+        ));
+        assert!(!is_mem_command("/usr/bin/mem-index list"));
+        let es = entries(Path::new("/b"), &Model::default());
+        merge(&mut s, &es);
+        assert_eq!(
+            s["hooks"]["Stop"],
+            json!([{"hooks":[{"type":"command","command":"/b/mem-transcript replay --hook | /b/mem-extract | /b/mem-index write >&2","timeout":30}]}])
+        );
+        remove(&mut s);
+        assert_eq!(Value::Object(s), json!({}));
     }
 
     #[test]
