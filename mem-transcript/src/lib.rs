@@ -393,7 +393,14 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
         return project::replay_project(dir, a, g, &opts, &mut sink);
     }
     let files = if a.hook {
-        vec![hook_path(std::io::stdin().lock())?]
+        // a hook must never fail the agent: input it cannot use is a note
+        match hook_path(std::io::stdin().lock()) {
+            Ok(p) => vec![p],
+            Err(e) => {
+                note(&format!("{e}: nothing to replay"));
+                return Ok(Exit::Success);
+            }
+        }
     } else {
         a.files.clone()
     };
