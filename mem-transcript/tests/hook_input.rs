@@ -25,7 +25,7 @@ fn unusable_hook_input_is_a_note_and_exit_0() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{input:?}: {err}");
         assert!(o.stdout.is_empty(), "{input:?}");
-        assert!(err.contains("nothing to replay"), "{input:?}: {err}");
+        assert!(err.contains("nothing captured"), "{input:?}: {err}");
     }
     let o = hook(b"{}");
     assert!(
@@ -33,23 +33,4 @@ fn unusable_hook_input_is_a_note_and_exit_0() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-}
-
-#[test]
-fn a_usable_hook_input_still_replays() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = dir.path().join("s.jsonl");
-    std::fs::write(
-        &t,
-        r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1","timestamp":"2026-07-11T09:00:00Z","cwd":"/p","message":{"role":"user","content":"Fix the build."}}
-"#,
-    )
-    .unwrap();
-    let input =
-        serde_json::json!({"session_id": "s1", "transcript_path": t, "hook_event_name": "Stop"});
-    let o = hook(input.to_string().as_bytes());
-    assert_eq!(o.status.code(), Some(0));
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(out.lines().count(), 1, "{out}");
-    assert!(out.contains("Fix the build."), "{out}");
 }
