@@ -616,6 +616,9 @@ pub fn recover(_lock: &IndexGuard, dir: &Path, today: NaiveDate) -> Result<Recov
         ));
     }
     if dir.join(WRITE_PENDING).exists() {
+        if let Some(done) = finish_move(dir)? {
+            said.push(format!("{}: {done}", dir.display()));
+        }
         let st = store::load(dir)?;
         let path = dir.join(store::INDEX_FILE);
         let old = std::fs::read_to_string(&path).ok();
@@ -639,6 +642,58 @@ pub fn recover(_lock: &IndexGuard, dir: &Path, today: NaiveDate) -> Result<Recov
 pub fn begin_write(dir: &Path) -> Result<()> {
     let p = dir.join(WRITE_PENDING);
     crate::confine::write_atomic(dir, &p, format!("{}\n", std::process::id()).as_bytes())
+}
+
+/// Mark the start of a move of one topic file (`mem-index retire` and
+/// `restore`): `.mem/write-pending` (durable) names the move, `from` and
+/// `to` relative to the memory directory. The move writes `to` whole
+/// (atomic) before it removes `from`, so recovery rolls it **forward**: when
+/// both files exist, `from` is removed; then `MEMORY.md` is rebuilt, as for
+/// a write batch. End it with [`end_write`]. Errors: [`Error::Io`].
+pub fn begin_move(dir: &Path, from: &str, to: &str) -> Result<()> {
+    let p = dir.join(WRITE_PENDING);
+    let text = format!("{}\n{MOVE}\t{from}\t{to}\n", std::process::id());
+    crate::confine::write_atomic(dir, &p, text.as_bytes())
+}
+
+/// The word of a `.mem/write-pending` line naming a move ([`begin_move`]).
+const MOVE: &str = "move";
+
+/// Finish the move a killed `retire`/`restore` left in the marker: when
+/// both its source and its complete copy exist, remove the source. Returns
+/// what was done, if anything.
+fn finish_move(dir: &Path) -> Result<Option<String>> {
+    let marker = dir.join(WRITE_PENDING);
+    let text = crate::confine::read_text_capped(&marker, 64 * 1024, false).unwrap_or_default();
+    let Some((from, to)) = text.lines().find_map(|l| {
+        let mut f = l.split('\t');
+        (f.next() == Some(MOVE)).then_some(())?;
+        Some((f.next()?.to_string(), f.next()?.to_string()))
+    }) else {
+        return Ok(None);
+    };
+    // Only topic files of this directory and its `retired/`, never through a link.
+    let is_topic = |rel: &str| {
+        let rest = rel
+            .strip_prefix(&format!("{}/", store::RETIRED_DIR))
+            .unwrap_or(rel);
+        rest.strip_suffix(".md")
+            .is_some_and(|stem| crate::id::validate_id(stem).is_ok())
+    };
+    if !is_topic(&from) || !is_topic(&to) {
+        return Ok(None);
+    }
+    let (src, dest) = (target(dir, &from)?, target(dir, &to)?);
+    if !(src.is_file() && dest.is_file()) {
+        return Ok(None);
+    }
+    remove_opt(&src)?;
+    if let Some(parent) = src.parent() {
+        sync_dir(parent)?;
+    }
+    Ok(Some(format!(
+        "the move of {from} to {to} was finished ({from} removed)"
+    )))
 }
 
 /// Mark the end of a `mem-index write` batch (after `MEMORY.md` is written).
