@@ -471,7 +471,12 @@ impl Session {
         let mut shadowed = Vec::new();
         if records.is_none() && tiers.team() {
             let explicit = tiers == TierArg::Team;
-            if let Some((dir, team)) = tier::load(&root, common.no_cache, stems, explicit) {
+            if let Some((dir, team)) = tier::load(&root, common.no_cache, stems, explicit)
+                // the team folder given as the memory directory is read once
+                && memory_dir.as_deref().is_none_or(|m| {
+                    mem_core::memdir::real_path(m) != mem_core::memdir::real_path(&dir)
+                })
+            {
                 let (team, hidden) = tier::merge(&items, team, clock.today);
                 shadowed = hidden;
                 items.extend(team);

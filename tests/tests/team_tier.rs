@@ -184,6 +184,19 @@ fn tier_option_picks_one_tier() {
     let rs = records(&personal);
     assert!(rs.iter().all(|r| r["tier"] != "team"), "{personal}");
     assert_eq!(rs.last().unwrap()["recalled"], 3, "{personal}");
+    // the team folder given as the memory directory is read once, as personal
+    let mut c = s.cmd("mem-recall");
+    c.env("MEM_MEMORY_DIR", s.team())
+        .args(["--task", TASK, "--format", "jsonl"]);
+    let out = run(c, b"");
+    assert!(out.status.success(), "{}", show(&out));
+    let rs = records(&String::from_utf8(out.stdout).unwrap());
+    assert!(rs.iter().all(|r| r["tier"] != "team"), "{rs:#?}");
+    assert_eq!(
+        rs.iter().filter(|r| r["id"] == "use-pnpm").count(),
+        1,
+        "{rs:#?}"
+    );
     // and without a team folder, nothing changes: no tier words in text
     std::fs::remove_dir_all(s.team()).unwrap();
     let text = s.recall(&["--task", TASK, "--format", "text", "--explain"]);
