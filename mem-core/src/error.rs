@@ -17,6 +17,9 @@ pub enum Exit {
     Usage,
     /// 75 (`EX_TEMPFAIL`): a lock is busy, or a strict gate said "not due".
     TempFail,
+    /// 3: a secret or other sensitive value was found (`mem-index check
+    /// --tier team`, for CI).
+    Sensitive,
 }
 
 impl Exit {
@@ -27,6 +30,7 @@ impl Exit {
             Exit::Failure => 1,
             Exit::Usage => 2,
             Exit::TempFail => 75,
+            Exit::Sensitive => 3,
         }
     }
 }

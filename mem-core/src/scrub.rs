@@ -617,8 +617,10 @@ fn resolve_overlaps(mut all: Vec<Finding>) -> Vec<Finding> {
     out
 }
 
-/// Visit every string field of a memory with its name.
-fn for_each_field(m: &mut Memory, visit: &mut dyn FnMut(&str, &mut String)) {
+/// Visit every string field of a memory with its name (`name`,
+/// `description`, `body`, `triggers[2]`, `extra.owner`, …; the same names
+/// [`Scrubber::check_memory`] reports), letting `visit` change it.
+pub fn for_each_field(m: &mut Memory, visit: &mut dyn FnMut(&str, &mut String)) {
     if let Some(id) = m.id.as_mut() {
         visit("id", id);
     }

@@ -8,7 +8,9 @@
 
 pub mod check;
 pub mod extra;
+pub mod merge;
 pub mod ops;
+pub mod team;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -43,6 +45,15 @@ impl From<ScopeArg> for AgentScope {
             ScopeArg::Local => AgentScope::Local,
         }
     }
+}
+
+/// Which tier of memory a command acts on (docs/team-memory.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TierArg {
+    /// The personal memory directory (`mem-index path`).
+    Personal,
+    /// The team tier of the repository: `<root>/.claude/team-memory/`.
+    Team,
 }
 
 /// Memory type filter.
@@ -100,6 +111,17 @@ pub struct Global {
         help_heading = "Where"
     )]
     pub scope: ScopeArg,
+    /// Which tier: the personal memory directory, or the repository's
+    /// team tier `.claude/team-memory/` (for `list`, `show`, `check`,
+    /// `reindex`, `path`).
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "personal",
+        help_heading = "Where"
+    )]
+    pub tier: TierArg,
 }
 
 /// Keep the memory directory: topic files and the MEMORY.md index.
@@ -185,8 +207,11 @@ pub enum Cmd {
         after_long_help = "Example:\n  mem-index reindex --memory-dir ~/.claude/projects/-home-u-proj/memory"
     )]
     Reindex,
-    /// Lint the memory directory (exit 1 on errors).
-    #[command(after_long_help = "Example:\n  mem-index check --format jsonl")]
+    /// Lint the memory directory (exit 1 on errors; with `--tier team`,
+    /// exit 3 on a secret: docs/team-memory.md).
+    #[command(
+        after_long_help = "Example:\n  mem-index check --format jsonl\n  mem-index check --tier team   # in CI: 0 clean, 1 errors, 3 a secret"
+    )]
     Check {
         /// The file limit to check against (0 = unlimited).
         #[arg(long, value_name = "N", default_value_t = ops::DEFAULT_MAX_FILES)]
@@ -227,6 +252,42 @@ pub enum Cmd {
     #[command(after_long_help = "Example:\n  mem-extract < events.jsonl | mem-index log")]
     Log {
         /// Input files (JSONL); default stdin.
+        files: Vec<PathBuf>,
+    },
+    /// Copy personal memories into the repository's team tier after a hard
+    /// secret scan; any finding refuses the whole promotion (exit 1),
+    /// naming the memory and the field, never the value.
+    #[command(
+        after_long_help = "Example:\n  mem-index promote fixture-before-verify\n  git add .claude/team-memory && git commit -m 'memory: fixture before verify'"
+    )]
+    Promote {
+        /// The memories' ids (in the personal directory).
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
+    /// Move team memories back to the personal directory (a personal
+    /// memory with the same id is kept as it is) and remove them from the
+    /// team tier.
+    #[command(after_long_help = "Example:\n  mem-index demote fixture-before-verify")]
+    Demote {
+        /// The memories' ids (in the team tier).
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
+    /// The git merge driver of the team tier (`%O %A %B %P`), or
+    /// `--install` it in this repository (.gitattributes + local git config).
+    #[command(
+        name = "merge-driver",
+        after_long_help = "Example:\n  mem-index merge-driver --install\n  # git runs: mem-index merge-driver %O %A %B %P"
+    )]
+    MergeDriver {
+        /// Write the .gitattributes line and the local git config
+        /// `merge.mem.driver` / `merge.mem.name` (idempotent).
+        #[arg(long, conflicts_with = "files")]
+        install: bool,
+        /// Ancestor (%O), ours (%A, the result is written here), theirs
+        /// (%B), and the path in the repository (%P, optional).
+        #[arg(num_args = 3..=4, required_unless_present = "install", value_name = "FILE")]
         files: Vec<PathBuf>,
     },
     /// Agent-memory snapshots shared through git.
@@ -488,7 +549,24 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
     let clock = Clock::from_args(g.args.time.now.as_deref(), g.args.time.today.as_deref())?;
     let today = clock.today;
     let fmt = format_of(g);
+    let personal_only = match &cli.cmd {
+        Cmd::Write(_) => Some("write"),
+        Cmd::Retire { .. } => Some("retire"),
+        Cmd::Restore { .. } => Some("restore"),
+        Cmd::Log { .. } => Some("log"),
+        Cmd::Snapshot(_) => Some("snapshot"),
+        _ => None,
+    };
+    if let (TierArg::Team, Some(what)) = (g.tier, personal_only) {
+        return Err(Error::Env(format!(
+            "`{what}` acts on the personal memory directory only; share a memory with `mem-index promote ID`, take one back with `mem-index demote ID`"
+        ))
+        .into());
+    }
     match &cli.cmd {
+        Cmd::Promote { ids } => promote_cmd(g, ids, fmt),
+        Cmd::Demote { ids } => demote_cmd(g, ids, today, fmt),
+        Cmd::MergeDriver { install, files } => merge_driver_cmd(g, *install, files, fmt),
         Cmd::Write(a) => {
             if let Some(why) = memory_off(g)? {
                 return Ok(disabled_note(&why));
@@ -581,7 +659,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Cmd::List(a) => {
-            let dir = resolve_reader_dir(g)?;
+            let dir = tier_reader_dir(g)?;
             let since = match &a.since {
                 Some(s) => Some(mem_core::time::parse_day(s).ok_or_else(|| {
                     Error::Env(format!("--since: {s:?} is not a date (YYYY-MM-DD)"))
@@ -622,7 +700,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Cmd::Show { id } => {
-            let dir = resolve_reader_dir(g)?;
+            let dir = tier_reader_dir(g)?;
             let t = match store::read_one(&dir, id)? {
                 Some(t) => t,
                 None => return Err(no_such_memory(&dir, id).into()),
@@ -646,10 +724,19 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             if let Some(why) = memory_off(g)? {
                 return Ok(disabled_note(&why));
             }
-            let dir = resolve_dir(g)?;
+            let team = g.tier == TierArg::Team;
+            let dir = if team {
+                team::team_dir_for(g.args.place.cwd.as_deref())?
+            } else {
+                resolve_dir(g)?
+            };
             let (r, st) = if dir.is_dir() {
                 let lock = store::lock_index(&dir)?;
-                let res = ops::reindex(&lock, &dir, today)?;
+                let res = if team {
+                    team::reindex(&lock, &dir)?
+                } else {
+                    ops::reindex(&lock, &dir, today)?
+                };
                 drop(lock);
                 res
             } else {
@@ -679,14 +766,24 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Cmd::Check { max_files, repair } => {
-            let dir = resolve_reader_dir(g)?;
+            let team = g.tier == TierArg::Team;
+            let dir = tier_reader_dir(g)?;
             if *repair && mem_core::journal::needs_recovery(&dir) {
                 let lock = store::lock_index(&dir)?;
                 recover(&lock, &dir, today)?;
             }
-            let mut found = check::check(&dir, today, *max_files)?;
-            let root = memdir::resolve(&memdir_opts(g, None))?.root;
-            found.extend(check::tier_conflicts(&dir, &memdir::team_dir(&root), today));
+            let found = if team {
+                team::check_team(&dir, today)?
+            } else {
+                let mut found = check::check(&dir, today, *max_files)?;
+                let root = memdir::resolve(&memdir_opts(g, None))?.root;
+                found.extend(check::tier_conflicts(
+                    &dir,
+                    &memdir::team_dir(&root),
+                    today,
+                ));
+                found
+            };
             let mut out = Output::stdout(g.args.output.line_buffered);
             let errors = found.iter().filter(|f| f.level == "error").count();
             for f in &found {
@@ -702,14 +799,27 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
                 }
             }
             out.flush()?;
-            Ok(if errors > 0 {
+            let secret = found
+                .iter()
+                .any(|f| f.level == "error" && f.code == "sensitive");
+            Ok(if team && secret {
+                Exit::Sensitive
+            } else if errors > 0 {
                 Exit::Failure
             } else {
                 Exit::Success
             })
         }
         Cmd::Path { explain } => {
-            let r = memdir::resolve(&memdir_opts(g, None))?;
+            let mut r = memdir::resolve(&memdir_opts(g, None))?;
+            if g.tier == TierArg::Team {
+                r.root = team::repo_root(g.args.place.cwd.as_deref())?;
+                r.dir = memdir::team_dir(&r.root);
+                r.notes.push(format!(
+                    "--tier team: the team tier of the repository at {}",
+                    r.root.display()
+                ));
+            }
             let mut out = Output::stdout(g.args.output.line_buffered);
             // A plain path even into a pipe (`cat "$(mem-index path)/MEMORY.md"`);
             // JSON only when asked for.
@@ -943,6 +1053,148 @@ fn snapshot(g: &Global, sc: &SnapshotCmd, clock: &Clock, fmt: Format) -> anyhow:
         }
     }
     out.flush()?;
+    Ok(Exit::Success)
+}
+
+/// The folder a reading command acts on: the team tier with `--tier team`
+/// (it may not exist: an empty tier), else [`resolve_reader_dir`].
+fn tier_reader_dir(g: &Global) -> mem_core::Result<PathBuf> {
+    match g.tier {
+        TierArg::Team => team::team_dir_for(g.args.place.cwd.as_deref()),
+        TierArg::Personal => resolve_reader_dir(g),
+    }
+}
+
+fn promote_cmd(g: &Global, ids: &[String], fmt: Format) -> anyhow::Result<Exit> {
+    let personal = resolve_reader_dir(g)?;
+    let root = team::repo_root(g.args.place.cwd.as_deref())?;
+    let tdir = memdir::team_dir(&root);
+    for id in ids {
+        if store::read_one(&personal, id)?.is_none() {
+            return Err(no_such_memory(&personal, id).into());
+        }
+    }
+    match team::promote(&personal, &tdir, &root, ids)? {
+        Ok(done) => {
+            let mut out = Output::stdout(g.args.output.line_buffered);
+            for d in &done {
+                let notes = if d.notes.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", d.notes.join("; "))
+                };
+                emit(
+                    &mut out,
+                    fmt,
+                    &serde_json::to_value(d)?,
+                    &format!("promote {} {} → {}{notes}", d.result, d.id, d.path),
+                )?;
+            }
+            out.flush()?;
+            eprintln!(
+                "{NAME}: {} memor{} in the team tier; review and commit {}",
+                done.len(),
+                if done.len() == 1 { "y" } else { "ies" },
+                tdir.display()
+            );
+            Ok(Exit::Success)
+        }
+        Err(refused) => {
+            for r in &refused {
+                for f in &r.refusals {
+                    eprintln!("{NAME}: promote refused: {}: {f}", r.id);
+                }
+            }
+            eprintln!(
+                "{NAME}: promotion refused: {} memor{} would carry something that must not be shared; nothing was written (edit the personal memory, then promote again)",
+                refused.len(),
+                if refused.len() == 1 { "y" } else { "ies" }
+            );
+            Ok(Exit::Failure)
+        }
+    }
+}
+
+fn demote_cmd(
+    g: &Global,
+    ids: &[String],
+    today: chrono::NaiveDate,
+    fmt: Format,
+) -> anyhow::Result<Exit> {
+    if let Some(why) = memory_off(g)? {
+        return Ok(disabled_note(&why));
+    }
+    let tdir = team::team_dir_for(g.args.place.cwd.as_deref())?;
+    let personal = resolve_dir(g)?;
+    for id in ids {
+        if store::read_one(&tdir, id)?.is_none() {
+            return Err(no_such_memory(&tdir, id).into());
+        }
+    }
+    let done = team::demote(&tdir, &personal, ids, today)?;
+    let mut out = Output::stdout(g.args.output.line_buffered);
+    for d in &done {
+        emit(
+            &mut out,
+            fmt,
+            &serde_json::to_value(d)?,
+            &format!("demote {} {} → {}", d.result, d.id, d.path),
+        )?;
+    }
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+fn merge_driver_cmd(
+    g: &Global,
+    install: bool,
+    files: &[PathBuf],
+    fmt: Format,
+) -> anyhow::Result<Exit> {
+    if install {
+        let root = team::repo_root(g.args.place.cwd.as_deref())?;
+        if memdir::git_info(&root).is_none() {
+            return Err(Error::Env(format!("{}: not a git repository", root.display())).into());
+        }
+        let exe = std::env::current_exe()
+            .map_err(|e| Error::Env(format!("cannot find this program's path: {e}")))?;
+        let r = merge::install(&root, &exe)?;
+        team::ensure_tier(&memdir::team_dir(&root))?;
+        let mut out = Output::stdout(g.args.output.line_buffered);
+        let text = format!(
+            "{} {}\nmerge.mem.driver = {} ({})",
+            r.gitattributes,
+            if r.gitattributes_added {
+                "line added"
+            } else {
+                "already has the line"
+            },
+            r.driver,
+            if r.config_changed {
+                "set"
+            } else {
+                "already set"
+            }
+        );
+        emit(&mut out, fmt, &serde_json::to_value(&r)?, &text)?;
+        out.flush()?;
+        return Ok(Exit::Success);
+    }
+    let path = files.get(3).map(|p| p.to_string_lossy().into_owned());
+    match merge::run_driver(&files[0], &files[1], &files[2], path.as_deref())? {
+        merge::Outcome::Clean => {}
+        merge::Outcome::BodyConflict => warn(
+            NAME,
+            format!(
+                "{}: both sides changed the body: both versions kept in the body (`mem-index check --tier team` warns until one is chosen)",
+                path.as_deref().unwrap_or("topic file")
+            ),
+        ),
+        merge::Outcome::IndexByLines => warn(
+            NAME,
+            "MEMORY.md merged line by line (the merged commits were not found): run `mem-index reindex --tier team` and commit",
+        ),
+    }
     Ok(Exit::Success)
 }
 

@@ -1,6 +1,8 @@
 //! Helpers for the end-to-end tests: find the built mem binaries, run them in
 //! a throwaway directory with a pinned environment, and find `../shared`.
 
+pub mod corpus;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
