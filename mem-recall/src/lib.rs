@@ -106,7 +106,8 @@ pub struct Cli {
     pub hook: bool,
 
     /// Which tiers to recall from: the personal memory directory, the
-    /// repository's team tier (`<project root>/.claude/team-memory/`), or
+    /// repository's team tier (`.claude/team-memory/` of the checkout the
+    /// cwd is in), or
     /// both (a personal memory wins over a team memory of the same id or
     /// one it supersedes). The hook always reads both.
     #[arg(long, value_enum, default_value_t = TierArg::Both, help_heading = "Input")]
@@ -397,8 +398,9 @@ impl Session {
     }
 
     /// [`Session::open`] reading the tiers `tiers`: the personal memory
-    /// directory as resolved, and the team tier at
-    /// `<project root>/.claude/team-memory/` when it exists (nothing is
+    /// directory as resolved, and the team tier of the checkout the cwd is
+    /// in (`<worktree root>/.claude/team-memory/`, as `mem-index promote`
+    /// writes it) when it exists (nothing is
     /// read from it with `--records -`). A team memory that a personal
     /// memory overrides ([`mem_core::tier::conflicts`]) goes to
     /// [`Session::shadowed`]; a team memory's `supersedes` never hides a
@@ -471,7 +473,7 @@ impl Session {
         let mut shadowed = Vec::new();
         if records.is_none() && tiers.team() {
             let explicit = tiers == TierArg::Team;
-            if let Some((dir, team)) = tier::load(&root, common.no_cache, stems, explicit)
+            if let Some((dir, team)) = tier::load(&cwd, common.no_cache, stems, explicit)
                 // the team folder given as the memory directory is read once
                 && memory_dir.as_deref().is_none_or(|m| {
                     mem_core::memdir::real_path(m) != mem_core::memdir::real_path(&dir)

@@ -408,6 +408,17 @@ fn dream_plans_the_team_tier_and_writes_nothing() {
     assert!(s.team().join("MEMORY.md").is_file());
     assert!(s.team().join("retired/staging-frozen.md").is_file());
     assert!(!s.team().join("staging-frozen.md").exists());
+    // the applied index is the team tier's derived one: check passes
+    let mut c = s.cmd("mem-index");
+    c.args(["check", "--tier", "team", "--format", "jsonl"]);
+    let out = run(c, b"");
+    let found = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!found.contains("\"level\":\"error\""), "{}", show(&out));
+    assert!(
+        std::fs::read_to_string(s.team().join("MEMORY.md"))
+            .unwrap()
+            .contains("(smoke-before-deploy.md)"),
+    );
     // once applied, nothing is left to plan but the index op
     let out = dream(&["--diff"]);
     assert!(out.status.success(), "{}", show(&out));
@@ -423,7 +434,7 @@ fn no_hook_runs_the_team_tier_consolidation() {
 }
 
 #[test]
-fn the_team_tier_follows_the_worktree_setting() {
+fn each_checkout_reads_its_own_team_tier() {
     let s = Setup::new();
     let main = s.proj();
     git(&main, &["init", "-q", "-b", "main"]);
@@ -440,9 +451,9 @@ fn the_team_tier_follows_the_worktree_setting() {
         "---\nname: \"Worktree rule\"\ndescription: \"WORKTREE-COPY\"\ntype: project\ntriggers: [\"install\"]\n---\nx\n",
     )
     .unwrap();
-    let recall = |per_worktree: bool| {
+    let recall = |dir: &Path, per_worktree: bool| {
         let mut c = s.cmd("mem-recall");
-        c.current_dir(&wt).args([
+        c.current_dir(dir).args([
             "--task", "install", "--tier", "team", "--format", "markdown",
         ]);
         if per_worktree {
@@ -452,12 +463,13 @@ fn the_team_tier_follows_the_worktree_setting() {
         assert!(out.status.success(), "{}", show(&out));
         String::from_utf8(out.stdout).unwrap()
     };
-    let shared = recall(false);
-    assert!(
-        shared.contains("packages are installed with npm"),
-        "{shared}"
-    );
-    assert!(!shared.contains("WORKTREE-COPY"), "{shared}");
-    let own = recall(true);
-    assert!(own.contains("WORKTREE-COPY"), "{own}");
+    // the tier `mem-index promote` writes: the checkout's own, shared or not
+    for per_worktree in [false, true] {
+        let own = recall(&wt, per_worktree);
+        assert!(own.contains("WORKTREE-COPY"), "{own}");
+        assert!(!own.contains("packages are installed with npm"), "{own}");
+        let there = recall(&main.join(".claude"), per_worktree);
+        assert!(there.contains("packages are installed with npm"), "{there}");
+        assert!(!there.contains("WORKTREE-COPY"), "{there}");
+    }
 }
