@@ -1,5 +1,5 @@
 //! `mem-dream --tier team`: the consolidation plan of the repository's team
-//! tier (`.claude/team-memory/` of the checkout the cwd is in), for review. It writes
+//! tier (`<checkout root>/.claude/team-memory/` ([`mem_core::memdir::checkout_root`])), for review. It writes
 //! nothing, anywhere: no topic file, no `MEMORY.md`, no lock, no journal, no
 //! recovery. The person applies the plan and commits it
 //! (docs/team-memory.md "Consolidation"):
@@ -60,8 +60,11 @@ pub fn run(cli: &Cli, clock: &Clock, format: Format, out: &mut Output) -> anyhow
         .into());
     }
     let place = &cli.global.args.place;
-    // the checkout the cwd is in, as `mem-index promote` and `check --tier team`
-    let root = mem_index::team::repo_root(place.cwd.as_deref())?;
+    let cwd = match &place.cwd {
+        Some(c) => c.clone(),
+        None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
+    };
+    let root = memdir::checkout_root(&cwd);
     let dir = memdir::team_dir(&root);
     if place.memory_dir.is_some() {
         warn(

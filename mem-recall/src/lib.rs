@@ -20,6 +20,7 @@ pub mod guard;
 pub mod hook;
 pub mod load;
 pub mod render;
+pub mod session_memory;
 pub mod text;
 pub mod tier;
 pub mod vocab;
@@ -473,7 +474,12 @@ impl Session {
         let mut shadowed = Vec::new();
         if records.is_none() && tiers.team() {
             let explicit = tiers == TierArg::Team;
-            if let Some((dir, team)) = tier::load(&cwd, common.no_cache, stems, explicit)
+            if let Some((dir, team)) = tier::load(
+                &mem_core::memdir::checkout_root(&cwd),
+                common.no_cache,
+                stems,
+                explicit,
+            )
                 // the team folder given as the memory directory is read once
                 && memory_dir.as_deref().is_none_or(|m| {
                     mem_core::memdir::real_path(m) != mem_core::memdir::real_path(&dir)

@@ -1,8 +1,8 @@
 //! The team tier next to the personal one (docs/team-memory.md "Recall and
 //! hooks").
 //!
-//! The team tier is `<worktree root>/.claude/team-memory/` of the checkout
-//! the cwd is in ([`mem_core::memdir::team_dir`]), read like a memory directory through
+//! The team tier is `<checkout root>/.claude/team-memory/` ([`mem_core::memdir::checkout_root`])
+//! ([`mem_core::memdir::team_dir`]), read like a memory directory through
 //! its own cache (`$XDG_CACHE_HOME/mem/<digest of the team folder>/`, never
 //! inside the repository). Recall only reads it: nothing in it is written.
 //! On a conflict ([`mem_core::tier::conflicts`]) the personal memory wins.
@@ -17,21 +17,17 @@ use crate::NAME;
 use crate::load::{self, Item};
 use crate::text::Stems;
 
-/// Read the team tier of the checkout `cwd` is in
-/// ([`mem_index::team::repo_root`]: the git worktree containing it, or `cwd`
-/// outside git; the tier `mem-index promote` writes): `None` when its folder
-/// does not exist (said on stderr when the team tier was asked for alone,
+/// Read the team tier of the project at `root`: `None` when its folder does
+/// not exist (said on stderr when the team tier was asked for alone,
 /// `explicit`), lies behind a link, or cannot be listed (both said on
 /// stderr). Topic files that do not parse are named on stderr and left out.
 /// `no_cache`: neither read nor write the team tier's cache.
 pub fn load(
-    cwd: &Path,
+    root: &Path,
     no_cache: bool,
     stems: &Stems,
     explicit: bool,
 ) -> Option<(PathBuf, Vec<Item>)> {
-    let root = mem_index::team::repo_root(Some(cwd)).ok()?;
-    let root = root.as_path();
     let dir = mem_core::memdir::team_dir(root);
     if !dir.is_dir() {
         if explicit {

@@ -601,11 +601,29 @@ fn concurrent_appends_keep_whole_lines() {
 fn hook_replays_the_transcript_path() {
     let sh = need_shared!("hook_replays_the_transcript_path");
     let f = sh.join("cases/B07/session.jsonl");
-    let hook = serde_json::json!({"session_id": "x", "transcript_path": f, "cwd": "/home/user/proj", "hook_event_name": "SessionEnd"});
-    let o = run(
-        &["replay", "--hook", "--format", "jsonl"],
-        Some(hook.to_string().as_bytes()),
-    );
+    // the watermark goes to a cache folder of the test's own
+    let tmp = tempfile::tempdir().unwrap();
+    let hook = serde_json::json!({"session_id": "x", "transcript_path": f, "cwd": tmp.path(), "hook_event_name": "SessionEnd"});
+    let go = || {
+        let mut c = bin();
+        c.env("XDG_CACHE_HOME", tmp.path().join("cache"))
+            .env("MEM_MEMORY_DIR", tmp.path().join("mem"))
+            .env_remove("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
+            .env_remove("MEM_DISABLE")
+            .args(["replay", "--hook", "--format", "jsonl"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().expect("spawn");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(hook.to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().expect("wait")
+    };
+    let o = go();
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -613,6 +631,15 @@ fn hook_replays_the_transcript_path() {
         show(&["replay", "--hook"], &o)
     );
     assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 6);
+    // the same hook again: everything was read
+    let o = go();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        show(&["replay", "--hook"], &o)
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 0);
 }
 
 #[test]

@@ -434,7 +434,10 @@ fn no_hook_runs_the_team_tier_consolidation() {
 }
 
 #[test]
-fn each_checkout_reads_its_own_team_tier() {
+fn the_team_tier_is_read_from_the_checkout_of_the_working_directory() {
+    // The team tier is committed: a linked worktree reads its own checkout
+    // (the one `mem-index promote` writes to there), whatever the worktree
+    // setting of the personal directory says.
     let s = Setup::new();
     let main = s.proj();
     git(&main, &["init", "-q", "-b", "main"]);
@@ -451,7 +454,7 @@ fn each_checkout_reads_its_own_team_tier() {
         "---\nname: \"Worktree rule\"\ndescription: \"WORKTREE-COPY\"\ntype: project\ntriggers: [\"install\"]\n---\nx\n",
     )
     .unwrap();
-    let recall = |dir: &Path, per_worktree: bool| {
+    let recall = |dir: &std::path::Path, per_worktree: bool| {
         let mut c = s.cmd("mem-recall");
         c.current_dir(dir).args([
             "--task", "install", "--tier", "team", "--format", "markdown",
@@ -463,13 +466,15 @@ fn each_checkout_reads_its_own_team_tier() {
         assert!(out.status.success(), "{}", show(&out));
         String::from_utf8(out.stdout).unwrap()
     };
-    // the tier `mem-index promote` writes: the checkout's own, shared or not
     for per_worktree in [false, true] {
         let own = recall(&wt, per_worktree);
         assert!(own.contains("WORKTREE-COPY"), "{own}");
         assert!(!own.contains("packages are installed with npm"), "{own}");
-        let there = recall(&main.join(".claude"), per_worktree);
-        assert!(there.contains("packages are installed with npm"), "{there}");
-        assert!(!there.contains("WORKTREE-COPY"), "{there}");
+        let at_main = recall(&main, per_worktree);
+        assert!(
+            at_main.contains("packages are installed with npm"),
+            "{at_main}"
+        );
+        assert!(!at_main.contains("WORKTREE-COPY"), "{at_main}");
     }
 }
