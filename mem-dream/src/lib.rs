@@ -89,7 +89,8 @@ pub struct Global {
     #[arg(long, global = true, help_heading = "Output")]
     pub explain: bool,
     /// `personal` (the memory directory) or `team`: plan the consolidation
-    /// of the repository's team tier (`<project root>/.claude/team-memory/`)
+    /// of the repository's team tier (`.claude/team-memory/` of the checkout
+    /// the cwd is in)
     /// and print it (ops, or a diff with --diff that `git apply` takes from
     /// the repository root); nothing is written, no gate applies, no
     /// session is gathered. The person applies the plan and commits it.

@@ -776,8 +776,8 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
                 team::check_team(&dir, today)?
             } else {
                 let mut found = check::check(&dir, today, *max_files)?;
-                let root = memdir::resolve(&memdir_opts(g, None))?.root;
-                found.extend(check::tier_conflicts(&dir, &memdir::team_dir(&root), today));
+                let tdir = team::team_dir_for(g.args.place.cwd.as_deref())?;
+                found.extend(check::tier_conflicts(&dir, &tdir, today));
                 found
             };
             let mut out = Output::stdout(g.args.output.line_buffered);

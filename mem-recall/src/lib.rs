@@ -121,7 +121,8 @@ pub struct Cli {
     pub hook: bool,
 
     /// Which tiers to recall from: the personal memory directory, the
-    /// repository's team tier (`<project root>/.claude/team-memory/`), or
+    /// repository's team tier (`.claude/team-memory/` of the checkout the
+    /// cwd is in), or
     /// both (a personal memory wins over a team memory of the same id or
     /// one it supersedes). The hook always reads both.
     #[arg(long, value_enum, default_value_t = TierArg::Both, help_heading = "Input")]
@@ -445,8 +446,9 @@ impl Session {
     }
 
     /// [`Session::open`] reading the tiers `tiers`: the personal memory
-    /// directory as resolved, and the team tier at
-    /// `<project root>/.claude/team-memory/` when it exists (nothing is
+    /// directory as resolved, and the team tier of the checkout the cwd is
+    /// in (`<worktree root>/.claude/team-memory/`, as `mem-index promote`
+    /// writes it) when it exists (nothing is
     /// read from it with `--records -`). A team memory that a personal
     /// memory overrides ([`mem_core::tier::conflicts`]) goes to
     /// [`Session::shadowed`]; a team memory's `supersedes` never hides a
@@ -524,7 +526,12 @@ impl Session {
                 common.no_cache,
                 stems,
                 explicit,
-            ) {
+            )
+                // the team folder given as the memory directory is read once
+                && memory_dir.as_deref().is_none_or(|m| {
+                    mem_core::memdir::real_path(m) != mem_core::memdir::real_path(&dir)
+                })
+            {
                 let (team, hidden) = tier::merge(&items, team, clock.today);
                 shadowed = hidden;
                 items.extend(team);
