@@ -2,8 +2,9 @@
 //! JSONL, Codex rollouts).
 //!
 //! Subcommands: `replay` (the events of the branch resume would continue,
-//! DESIGN.md "Transcripts"), `tree`, `verify`, `stats`, `ls`, `locate`,
-//! `append`. Warnings about the input go to stderr as `FILE:LINE: reason`;
+//! DESIGN.md "Transcripts"), `tree`, `verify`, `stats`, `ls`, `files` (the
+//! files a session touched and their backups, docs/transcripts.md),
+//! `locate`, `append`. Warnings about the input go to stderr as `FILE:LINE: reason`;
 //! `--strict` makes them errors (exit 1).
 //!
 //! Exit codes: 0 success; 1 bad input (missing file, a directory, a file

@@ -84,6 +84,18 @@ fn a_compaction_summary_gives_no_rule_through_either() {
     );
 }
 
+/// A compaction summary that opens a continued session gives the user's
+/// message it quotes (as the assistant's copy, confidence 0.6), and
+/// nothing from its own lines ("Never use npm…", a pending task).
+#[test]
+fn a_compaction_summary_gives_only_the_users_quoted_words() {
+    let ms = both(&fixture("compaction-quotes.jsonl"));
+    assert_eq!(names(&ms), ["Always run the linter before committing"]);
+    assert_eq!(ms[0]["source"], "assistant");
+    assert_eq!(ms[0]["confidence"], 0.6);
+    assert_eq!(ms[0]["rule"], "summary/feedback/always");
+}
+
 /// Regression: mem-dream read only text, so fail → setup → pass gave no lesson.
 #[test]
 fn fail_setup_pass_gives_the_lesson_through_both() {
