@@ -31,8 +31,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use mem_core::Memory;
-
 use crate::NAME;
 use crate::gate::{Action, Decision};
 use crate::load::Item;
@@ -225,7 +223,7 @@ pub fn memories(
     reset_by: Option<&str>,
     items: &[Item],
     ds: &[Decision],
-) -> anyhow::Result<Vec<(String, Memory)>> {
+) -> anyhow::Result<Vec<crate::render::Recalled>> {
     let any = ds.iter().any(|d| d.action == Action::Recall);
     if !any {
         let dir = mem_core::memdir::session_state_dir(memory_dir, session_id)?;
@@ -257,7 +255,7 @@ pub fn select(
     ds: &[Decision],
     max_items: usize,
     max_tokens: usize,
-) -> Vec<(String, Memory)> {
+) -> Vec<crate::render::Recalled> {
     let mut out = Vec::new();
     let mut tokens = 0usize;
     for d in ds.iter().filter(|d| d.action == Action::Recall) {
@@ -273,7 +271,7 @@ pub fn select(
                 continue;
             }
         };
-        let dg = digest(&crate::render::memory_md(&id, &m));
+        let dg = digest(&crate::render::memory_md_in(&id, &m, it.tier));
         if sess.has(&id, &dg) {
             continue;
         }
@@ -282,7 +280,11 @@ pub fn select(
         }
         tokens += it.doc.tokens;
         sess.mark(&id, &dg);
-        out.push((id, m));
+        out.push(crate::render::Recalled {
+            id,
+            memory: m,
+            tier: it.tier,
+        });
     }
     out
 }

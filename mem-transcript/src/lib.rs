@@ -9,11 +9,14 @@
 //! Exit codes: 0 success; 1 bad input (missing file, a directory, a file
 //! with no JSON object, `--strict` warnings, `verify` of a broken chain);
 //! 2 usage; 75 when `append` cannot take the file's lock (never: it waits).
+//! `replay --hook` always exits 0 (a hook never fails the agent's turn).
 
 pub mod ahead;
 pub mod append;
+pub mod capture;
 pub mod claude;
 pub mod codex;
+pub mod entries;
 pub mod event;
 pub mod input;
 pub mod ls;
@@ -133,6 +136,21 @@ pub enum Cmd {
         mem-transcript ls --latest --cwd ~/src/proj\n  mem-transcript ls ~/.codex/sessions --all"
     )]
     Ls(LsArgs),
+    /// The files a session touched and where each pre-edit backup is, as of
+    /// an entry (its `file-history-snapshot` and `attribution-snapshot`
+    /// entries).
+    ///
+    /// SESSION is a transcript file or a session id (looked up under
+    /// `~/.claude/projects`). The state is the latest snapshot at or before
+    /// `--at UUID` on that entry's branch (default: the end of the branch
+    /// resume would continue). Backups are
+    /// `~/.claude/file-history/<session>/<backupFileName>`
+    /// (`$CLAUDE_CONFIG_DIR` replaces `~/.claude`).
+    #[command(
+        after_long_help = "Examples:\n  mem-transcript files --format text SESSION.jsonl\n  \
+        mem-transcript files 4d5611e5-241a-462a-8d15-5122611a9569 --at 28d2acc8-1eae-43d8-96c1-da286dd23353"
+    )]
+    Files(FilesCmdArgs),
     /// Resolve an evidence pointer `transcript:<digest>#<line>` to a file and entry.
     #[command(after_long_help = "Example:\n  mem-transcript locate transcript:3f9a0c1d2e4b#17")]
     Locate(LocateArgs),
@@ -194,7 +212,12 @@ pub struct ReplayArgs {
     /// Input format.
     #[arg(long, value_enum, default_value_t = FromArg::Auto, help_heading = "Input")]
     pub from: FromArg,
-    /// Read Claude Code's hook JSON on stdin and replay its `transcript_path`.
+    /// Read the hook JSON (Claude Code, Codex) on stdin and emit the events
+    /// of its `transcript_path` not yet captured: on `Stop` the turns that
+    /// ended since the last run, on `SessionEnd` the rest, on `PreCompact`
+    /// what the session summary has not read (docs/hooks.md); a watermark
+    /// per session keeps the place. Branch and output options do not apply.
+    /// Always exits 0: an error is said on stderr and nothing is captured.
     #[arg(long, conflicts_with = "files", help_heading = "Input")]
     pub hook: bool,
 }
@@ -235,6 +258,18 @@ pub struct LsArgs {
     pub latest: bool,
 }
 
+/// Arguments of `files`.
+#[derive(Debug, Args)]
+pub struct FilesCmdArgs {
+    /// A transcript file, or a session id.
+    #[arg(value_name = "SESSION")]
+    pub session: PathBuf,
+    /// The state as of this entry (uuid): the latest snapshot at or before
+    /// it on its branch.
+    #[arg(long, value_name = "UUID")]
+    pub at: Option<String>,
+}
+
 /// Arguments of `locate`.
 #[derive(Debug, Args)]
 pub struct LocateArgs {
@@ -267,6 +302,7 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
         Cmd::Stats(a) => report::stats(&a, g, text, out)?,
         Cmd::Ls(a) => ls::ls(&a, g, text, out)?,
         Cmd::Locate(a) => ls::locate(&a, g, text, out)?,
+        Cmd::Files(a) => entries::files(&a, g, text, out)?,
         Cmd::Append(a) => append::append(&a.file, std::io::stdin().lock(), out, text)?,
     };
     out.flush().map_err(|e| Error::io("<stdout>", e))?;
@@ -345,22 +381,7 @@ impl FromArg {
     }
 }
 
-/// `transcript_path` from a Claude Code hook object on stdin.
-fn hook_path(stdin: impl std::io::Read) -> Result<PathBuf, Error> {
-    let bytes = input::read_small(stdin, "<stdin>")?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
-        Error::input(
-            "<stdin>",
-            e.line(),
-            format!("hook input is not JSON: {}", mem_core::jsonl::describe(&e)),
-        )
-    })?;
-    let p = v["transcript_path"].as_str().ok_or_else(|| {
-        Error::input("<stdin>", 1, "hook input has no \"transcript_path\" string")
-    })?;
-    Ok(expand_tilde(p))
-}
-
+/// `p` with a leading `~/` made the home directory.
 fn expand_tilde(p: &str) -> PathBuf {
     if let Some(rest) = p.strip_prefix("~/")
         && let Some(home) = std::env::var_os("HOME")
@@ -371,8 +392,18 @@ fn expand_tilde(p: &str) -> PathBuf {
 }
 
 fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
-    if a.hook && mem_core::memdir::hook_guarded() {
-        // mem's own model command's agent: no write path inside it
+    if a.hook {
+        if mem_core::memdir::hook_guarded() {
+            // mem's own model command's agent: no write path inside it
+            return Ok(Exit::Success);
+        }
+        // A hook never fails the agent's turn: what went wrong goes to
+        // stderr, nothing was captured, the watermark did not move.
+        let r = input::read_small(std::io::stdin().lock(), "<stdin>")
+            .and_then(|stdin| capture::run_hook(&stdin, out, g.threads()));
+        if let Err(e) = r {
+            note(&format!("capture: {e} (nothing captured)"));
+        }
         return Ok(Exit::Success);
     }
     // Events collect in large pieces unless every line must show at once.
@@ -392,12 +423,7 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
     if let Some(dir) = &a.project {
         return project::replay_project(dir, a, g, &opts, &mut sink);
     }
-    let files = if a.hook {
-        vec![hook_path(std::io::stdin().lock())?]
-    } else {
-        a.files.clone()
-    };
-    for f in &files {
+    for f in &a.files {
         replay_file(f, &opts, &mut sink, &mut |n| match n {
             Notice::Warnings(ws) => report_warnings(ws, g.strict),
             Notice::LeafIgnored(_) => {
@@ -516,7 +542,17 @@ pub fn replay_file(
             if br.leaf.is_none() {
                 return notice(Notice::NoConversation(&inp.label));
             }
-            let done = claude::emit(&inp, &ix, &br, opts.raw, sink, opts.threads)?;
+            // resume shows the model committed context collapses as their summary
+            let collapses = if opts.resume && !opts.raw {
+                entries::collapses(&inp, &ix, &br)?
+            } else {
+                Vec::new()
+            };
+            let done = if collapses.is_empty() {
+                claude::emit(&inp, &ix, &br, opts.raw, sink, opts.threads)?
+            } else {
+                entries::emit_collapsed(&inp, &ix, &br, &collapses, sink, opts.threads)?
+            };
             if !done.warnings.is_empty() {
                 notice(Notice::Warnings(&done.warnings))?;
             }
@@ -609,17 +645,5 @@ mod tests {
     #[test]
     fn cli_definition_is_valid() {
         Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn hook_json_gives_the_transcript_path() {
-        let p = hook_path(
-            &br#"{"session_id":"x","transcript_path":"/t/s.jsonl","hook_event_name":"SessionEnd"}"#
-                [..],
-        )
-        .unwrap();
-        assert_eq!(p, PathBuf::from("/t/s.jsonl"));
-        assert!(hook_path(&b"{}"[..]).is_err());
-        assert!(hook_path(&b"nope"[..]).is_err());
     }
 }
