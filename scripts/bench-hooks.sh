@@ -12,6 +12,9 @@
 #   PreToolUse-cold    the same with the session state removed before each
 #                      run: the whole transcript is read
 #   PreToolUse-nomatch `ls -la`: no lesson bears on it
+#   Stop               the write path (mem-transcript replay --hook |
+#                      mem-extract | mem-index write), when those tools are
+#                      built beside BIN
 #
 # Prints wall-time median and p95 (ms) per event, the mean CPU time (user +
 # system, less moved by other load on the machine) and the median's excess
@@ -93,6 +96,7 @@ hook("SessionStart", source="startup")
 hook("UserPromptSubmit", prompt="fix the deploy of the api cache and check the grafana latency of the proxy worker")
 hook("PreToolUse", tool_name="Bash", tool_input={"command": "npm test -- --ci"}, tool_use_id="toolu_x")
 hook("PreToolUse", tool_name="Bash", tool_input={"command": "ls -la"}, tool_use_id="toolu_y", _file="PreToolUse-nomatch")
+hook("Stop", stop_hook_active=False, last_assistant_message="Done.")
 PY
 cp "$work/PreToolUse.json" "$work/PreToolUse-cold.json"
 
@@ -127,8 +131,32 @@ PY
   bench PreToolUse PreToolUse "" "$BIN --hook"
   bench PreToolUse-cold PreToolUse-cold "$clear_state" "$BIN --hook"
   bench PreToolUse-nomatch PreToolUse-nomatch "" "$BIN --hook"
+  evs="SessionStart UserPromptSubmit PreToolUse PreToolUse-cold PreToolUse-nomatch"
+  # Stop: the write path the hook runs (mem_core::hooks::WRITE_PATH) with the
+  # tools beside BIN, when they are built; steady state (the turn's
+  # watermark already past the transcript)
+  bd=$(dirname "$BIN")
+  if [ -x "$bd/mem-transcript" ] && [ -x "$bd/mem-extract" ] && [ -x "$bd/mem-index" ]; then
+    stop="sh -c '$bd/mem-transcript replay --hook <$work/Stop.json | $bd/mem-extract | $bd/mem-index write >&2'"
+    hyperfine -N --style none --warmup 5 --runs "$runs" --export-json "$work/Stop.out.json" "$stop" >/dev/null 2>&1
+    bench_print() { python3 - "$work/Stop.out.json" Stop <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+t = sorted(r["times"])
+med = t[len(t) // 2] * 1000
+p95 = t[min(len(t) - 1, int(len(t) * 0.95))] * 1000
+cpu = (r["user"] + r["system"]) * 1000
+open(sys.argv[1] + ".med", "w").write(f"{med}")
+print(f"{sys.argv[2]:<20} median {med:7.2f} ms   p95 {p95:7.2f} ms   cpu (user+sys, mean) {cpu:6.2f} ms")
+PY
+    }
+    bench_print
+    evs="$evs Stop"
+  else
+    echo "Stop: mem-transcript, mem-extract, mem-index not built beside $BIN; not measured"
+  fi
   base=$(cat "$work/baseline-cat.out.json.med")
-  for ev in SessionStart UserPromptSubmit PreToolUse PreToolUse-cold PreToolUse-nomatch; do
+  for ev in $evs; do
     python3 -c "import sys; m=float(open('$work/$ev.out.json.med').read()); b=$base; print(f'{\"$ev\":<20} over baseline {m-b:6.2f} ms  (x{m/b:.1f})')"
   done
 else

@@ -522,27 +522,66 @@ pub struct Seen {
     /// Bytes of it read (up to the end of its last complete line).
     #[serde(default)]
     pub offset: u64,
-    /// The simple commands seen, words joined by one space, oldest first.
+    /// The programs kept (base names of the lessons' preconditions' first
+    /// words, sorted): when the lessons name others, the transcript is read
+    /// again from its start.
+    #[serde(default)]
+    pub programs: Vec<String>,
+    /// The simple commands seen that run one of `programs`, words joined by
+    /// one space, oldest first.
     #[serde(default)]
     pub commands: Vec<String>,
 }
 
 impl Seen {
-    fn add(&mut self, cmd: &str) {
-        for s in simple_commands(cmd) {
-            let mut j = s.join(" ");
-            if j.len() > MAX_SEEN_BYTES {
-                j = mem_core::truncate::floor_to_bytes(&j, MAX_SEEN_BYTES).to_string();
-            }
-            if let Some(i) = self.commands.iter().position(|c| *c == j) {
-                self.commands.remove(i);
-            }
-            self.commands.push(j);
+    /// Keep the commands of `programs` from now on; when they are not the
+    /// ones kept so far, forget what was read (the transcript is read again
+    /// from its start).
+    pub fn track(&mut self, mut programs: Vec<String>) {
+        programs.sort();
+        programs.dedup();
+        if programs != self.programs {
+            self.programs = programs;
+            self.commands.clear();
+            self.offset = 0;
         }
-        if self.commands.len() > MAX_SEEN {
-            let cut = self.commands.len() - MAX_SEEN;
-            self.commands.drain(..cut);
+    }
+
+    /// Add the simple commands of `cmds` that run one of the programs
+    /// tracked, the newest last; a command seen again moves to the end, the
+    /// oldest go past [`MAX_SEEN`].
+    pub fn add<'a>(&mut self, cmds: impl IntoIterator<Item = &'a str>) {
+        let mut added = false;
+        for cmd in cmds {
+            if !self.programs.iter().any(|p| cmd.contains(p.as_str())) {
+                continue;
+            }
+            for s in simple_commands(cmd) {
+                if !self.programs.iter().any(|p| p == base(&s[0])) {
+                    continue;
+                }
+                let j = s.join(" ");
+                let j = mem_core::truncate::floor_to_bytes(&j, MAX_SEEN_BYTES).to_string();
+                self.commands.push(j);
+                added = true;
+            }
         }
+        if !added {
+            return;
+        }
+        // keep each command's last occurrence, in order
+        let mut seen = std::collections::HashSet::new();
+        let mut keep: Vec<String> = Vec::with_capacity(self.commands.len());
+        for c in std::mem::take(&mut self.commands).into_iter().rev() {
+            if seen.insert(c.clone()) {
+                keep.push(c);
+            }
+            if keep.len() == MAX_SEEN {
+                break;
+            }
+        }
+        keep.reverse();
+        self.commands = keep;
     }
 
     /// The commands seen, each split into its words.
@@ -561,6 +600,23 @@ impl Seen {
                 .iter()
                 .all(|p| words.iter().any(|c| words_match(p, c)))
     }
+}
+
+/// The programs the preconditions of `lessons` run (the base names of the
+/// first words of their core parts): the only commands [`Seen`] keeps.
+pub fn programs(lessons: &[Lesson]) -> Vec<String> {
+    let mut v: Vec<String> = lessons
+        .iter()
+        .filter_map(|l| match &l.rule {
+            Rule::Before { first, .. } => Some(first),
+            Rule::Instead { .. } => None,
+        })
+        .flat_map(|f| pattern_parts(f))
+        .filter_map(|p| p.first().map(|w| base(w).to_string()))
+        .collect();
+    v.sort();
+    v.dedup();
+    v
 }
 
 /// Read the transcript at `path` from `seen.offset` to its last complete
@@ -593,9 +649,8 @@ pub fn read_transcript(seen: &mut Seen, path: &Path) {
         return;
     };
     let chunk = &buf[..=last_nl];
-    for cmd in commands_in(chunk) {
-        seen.add(&cmd);
-    }
+    let cmds = commands_in(chunk);
+    seen.add(cmds.iter().map(String::as_str));
     seen.offset = start + chunk.len() as u64;
 }
 
@@ -831,15 +886,15 @@ pub fn respond(
         .filter(|s| s.version == STATE_VERSION)
         .unwrap_or_default();
     seen.version = STATE_VERSION;
-    let needs_history = lessons
-        .iter()
-        .any(|l| matches!(l.rule, Rule::Before { .. }));
-    if needs_history && let Some(t) = h.transcript_path.as_deref().filter(|t| !t.is_empty()) {
+    seen.track(programs(&lessons));
+    if !seen.programs.is_empty()
+        && let Some(t) = h.transcript_path.as_deref().filter(|t| !t.is_empty())
+    {
         read_transcript(&mut seen, Path::new(t));
     }
     let fired = fire(&lessons, command, &seen, clock.today);
     // this command counts as run for the next ones
-    seen.add(command);
+    seen.add([command]);
     if let Some(p) = &state
         && let Ok(bytes) = serde_json::to_vec(&seen)
         && let Err(e) = mem_core::atomic::write_unsynced(p, &bytes)
@@ -958,7 +1013,8 @@ mod tests {
         assert!(fire(&ls, "npm run build && npm test", &seen, today).is_empty());
         // Y before X on one line: X did not come first
         assert_eq!(fire(&ls, "npm test; npm run build", &seen, today).len(), 1);
-        seen.add("cd x && npm run build --prod");
+        seen.track(programs(&ls));
+        seen.add(["cd x && npm run build --prod"]);
         assert!(fire(&ls, "npm test", &seen, today).is_empty());
         let mut old = before();
         old.expires = NaiveDate::from_ymd_opt(2026, 7, 12);
