@@ -723,6 +723,16 @@ pub fn team_dir(root: &Path) -> PathBuf {
     root.join(TEAM_DIR)
 }
 
+/// The root of the checkout that holds `cwd`: the git worktree containing
+/// it (the main one or a linked one — each has its own checkout of the
+/// committed team tier), or `cwd` itself (real path) outside git. The root
+/// every tool reads the team tier under ([`team_dir`]).
+pub fn checkout_root(cwd: &Path) -> PathBuf {
+    git_info(cwd)
+        .map(|g| g.worktree_root)
+        .unwrap_or_else(|| real_path(cwd))
+}
+
 /// The folder for one session's hook state (watermarks, what was injected):
 /// `<cache_dir_for(memory_dir)>/sessions/<session id>/`. A session id that is
 /// not a plain name (empty, `.`/`..`, a `/`, a NUL, over 128 bytes) is

@@ -147,6 +147,37 @@ pub fn entry_ts(path: &Path, line: u64) -> Option<DateTime<Utc>> {
     }
 }
 
+/// The tools whose calls write a file: `Write`, `Edit`, `MultiEdit`,
+/// `NotebookEdit` (Claude Code) and `apply_patch` (Codex).
+pub const WRITE_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"];
+
+/// True when a call of `tool` writing `path` writes into the memory
+/// directory `memory_dir` (compared as given, without a trailing `/`);
+/// without a directory, into any `…/.claude/projects/<slug>/memory/…` or a
+/// `MEMORY.md`. Used to leave out the turn in which the agent itself wrote
+/// memory (capture, `mem-extract`).
+pub fn writes_memory(tool: Option<&str>, path: Option<&str>, memory_dir: Option<&str>) -> bool {
+    if !tool.is_some_and(|t| WRITE_TOOLS.contains(&t)) {
+        return false;
+    }
+    let path = path.unwrap_or("");
+    match memory_dir.map(|d| d.trim_end_matches('/')) {
+        Some(d) if !d.is_empty() => path.starts_with(&format!("{d}/")),
+        _ => {
+            (path.contains("/.claude/projects/") && path.contains("/memory/"))
+                || path.ends_with("/MEMORY.md")
+        }
+    }
+}
+
+/// The path a file-writing tool call's input names: its `file_path`,
+/// `path` or `notebook_path` string.
+pub fn write_path_of(input: &serde_json::Value) -> Option<&str> {
+    ["file_path", "path", "notebook_path"]
+        .iter()
+        .find_map(|k| input.get(k).and_then(|v| v.as_str()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

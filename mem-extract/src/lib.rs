@@ -67,7 +67,7 @@ enum Cmd {
 /// Options shared by the commands that read events.
 #[derive(Debug, Clone, Args)]
 pub struct CommonArgs {
-    /// `--memory-dir` (for the "last turn wrote memory" throttle), `--cwd`
+    /// `--memory-dir` (a turn that wrote into it is left out), `--cwd`
     /// (default: the events' recorded cwd, else the working directory),
     /// `--per-worktree`.
     #[command(flatten)]
@@ -237,48 +237,66 @@ pub fn user_turns(events: &[Event]) -> u64 {
 
 /// True when the last turn (the tool calls after the last user message)
 /// already wrote into the memory directory: into `memory_dir` when given,
-/// else any `…/.claude/projects/<slug>/memory/…` or `MEMORY.md`.
+/// else any `…/.claude/projects/<slug>/memory/…` or `MEMORY.md`
+/// ([`mem_core::session::writes_memory`]).
 pub fn last_turn_wrote_memory(events: &[Event], memory_dir: Option<&Path>) -> bool {
     let main: Vec<&Event> = events.iter().filter(|e| !e.sidechain).collect();
     let start = main
         .iter()
-        .rposition(|e| e.role == "user" && e.kind == "text")
+        .rposition(|e| is_turn_start(e.role.as_str(), e.kind.as_str()))
         .map_or(0, |i| i + 1);
+    turn_writes_memory(&main[start..], memory_dir)
+}
+
+/// True when one of `events` is a tool call writing into the memory
+/// directory (see [`last_turn_wrote_memory`]).
+fn turn_writes_memory(events: &[&Event], memory_dir: Option<&Path>) -> bool {
     let dir = memory_dir_prefix(memory_dir);
-    main[start..].iter().any(|e| {
+    events.iter().any(|e| {
         e.kind == "tool_use"
-            && writes_memory(
+            && mem_core::session::writes_memory(
                 e.tool.as_deref(),
-                e.input
-                    .as_ref()
-                    .and_then(|i| extract::write_path_of(|k| i.get(k))),
+                e.input.as_ref().and_then(mem_core::session::write_path_of),
                 dir.as_deref(),
             )
     })
 }
 
-/// The memory directory as compared by [`writes_memory`].
-fn memory_dir_prefix(memory_dir: Option<&Path>) -> Option<String> {
-    memory_dir.map(|d| d.to_string_lossy().trim_end_matches('/').to_string())
+/// The events without the turns (a user message and what follows it up to
+/// the next) in which the agent wrote into the memory directory, and how
+/// many turns were left out. Side-chain events stay with the turn they
+/// fall in.
+pub fn without_memory_turns(events: Vec<Event>, memory_dir: Option<&Path>) -> (Vec<Event>, u64) {
+    let mut out = Vec::with_capacity(events.len());
+    let mut turn: Vec<Event> = Vec::new();
+    let mut skipped = 0;
+    let mut flush = |turn: &mut Vec<Event>, out: &mut Vec<Event>| {
+        let main: Vec<&Event> = turn.iter().filter(|e| !e.sidechain).collect();
+        if turn_writes_memory(&main, memory_dir) {
+            skipped += 1;
+            turn.clear();
+        } else {
+            out.append(turn);
+        }
+    };
+    for e in events {
+        if !e.sidechain && is_turn_start(&e.role, &e.kind) {
+            flush(&mut turn, &mut out);
+        }
+        turn.push(e);
+    }
+    flush(&mut turn, &mut out);
+    (out, skipped)
 }
 
-/// True when a call of `tool` writing `path` writes into the memory
-/// directory `dir` (see [`last_turn_wrote_memory`]).
-fn writes_memory(tool: Option<&str>, path: Option<&str>, dir: Option<&str>) -> bool {
-    if !matches!(
-        tool,
-        Some("Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "apply_patch")
-    ) {
-        return false;
-    }
-    let path = path.unwrap_or("");
-    match dir {
-        Some(d) if !d.is_empty() => path.starts_with(&format!("{d}/")),
-        _ => {
-            (path.contains("/.claude/projects/") && path.contains("/memory/"))
-                || path.ends_with("/MEMORY.md")
-        }
-    }
+/// True for the event that starts a turn: the main agent's user text.
+fn is_turn_start(role: &str, kind: &str) -> bool {
+    role == "user" && kind == "text"
+}
+
+/// The memory directory as compared by [`mem_core::session::writes_memory`].
+fn memory_dir_prefix(memory_dir: Option<&Path>) -> Option<String> {
+    memory_dir.map(|d| d.to_string_lossy().trim_end_matches('/').to_string())
 }
 
 /// Options of one extraction over an event stream: the binary's flags as
@@ -297,8 +315,9 @@ pub struct StreamOptions {
     pub fallback_cwd: Option<PathBuf>,
     /// Do not share memory across linked worktrees.
     pub per_worktree: bool,
-    /// The memory directory of the "last turn wrote memory" throttle
-    /// (default: any `…/.claude/projects/<slug>/memory/` or `MEMORY.md`).
+    /// The memory directory of the "turn wrote memory" rule: a turn in
+    /// which the agent wrote into it is left out (default: any
+    /// `…/.claude/projects/<slug>/memory/` or `MEMORY.md`).
     pub memory_dir: Option<PathBuf>,
     /// Keep the notes of each candidate kept or dropped.
     pub explain: bool,
@@ -324,13 +343,19 @@ pub enum Outcome {
     },
     /// Only side-chain events (sub-agents are not the user's voice).
     SidechainOnly,
-    /// The last turn already wrote into the memory directory.
-    MemoryWritten,
+    /// Every turn wrote into the memory directory (each was left out).
+    MemoryWritten {
+        /// Turns left out.
+        turns: u64,
+    },
 }
 
 /// Extraction over a stream of events, pushed one at a time
 /// ([`EventStream::push`]), with the binary's throttles; events before the
-/// project is known are kept until then. Used by `mem-extract` and mem-dream
+/// project is known are kept until then. Each turn (a main-agent user
+/// message and what follows up to the next) is held until it ends: a turn
+/// in which the agent wrote into the memory directory is left out, that
+/// turn only (the agent saved what it wanted from it). Used by `mem-extract` and mem-dream
 /// alike, so both give the same candidates for the same events.
 pub struct EventStream {
     per_worktree: bool,
@@ -346,6 +371,9 @@ pub struct EventStream {
     main: u64,
     user_turns: u64,
     wrote_memory: bool,
+    turn: Vec<EventView<'static>>,
+    fed: u64,
+    skipped_turns: u64,
 }
 
 impl EventStream {
@@ -384,6 +412,9 @@ impl EventStream {
             main: 0,
             user_turns: 0,
             wrote_memory: false,
+            turn: Vec::new(),
+            fed: 0,
+            skipped_turns: 0,
         };
         if let Some(c) = cwd.as_deref() {
             st.start(Some(c));
@@ -414,11 +445,11 @@ impl EventStream {
         self.events += 1;
         if !ev.sidechain {
             self.main += 1;
-            if ev.role == "user" && ev.kind == "text" {
+            if is_turn_start(&ev.role, &ev.kind) {
                 self.user_turns += 1;
-                self.wrote_memory = false;
+                self.end_turn();
             } else if ev.kind == "tool_use"
-                && writes_memory(
+                && mem_core::session::writes_memory(
                     ev.tool.as_deref(),
                     ev.path.as_deref(),
                     self.memory_dir.as_deref(),
@@ -430,16 +461,50 @@ impl EventStream {
         if self.disabled {
             return;
         }
+        self.turn.push(ev.into_owned());
+    }
+
+    /// Turns left out so far because they wrote into the memory directory.
+    pub fn skipped_turns(&self) -> u64 {
+        self.skipped_turns
+    }
+
+    /// The turn held so far ends: feed it, or leave it out when it wrote
+    /// into the memory directory.
+    fn end_turn(&mut self) {
+        let turn = std::mem::take(&mut self.turn);
+        if std::mem::take(&mut self.wrote_memory) {
+            self.skipped_turns += 1;
+            return;
+        }
+        for ev in turn {
+            self.feed(ev);
+        }
+    }
+
+    fn feed(&mut self, ev: EventView<'static>) {
+        self.fed += 1;
         if self.x.is_none()
             && !ev.sidechain
             && let Some(c) = ev.cwd.as_deref().filter(|c| !c.is_empty())
         {
-            self.start(Some(Path::new(c)));
+            let c = PathBuf::from(c);
+            self.start(Some(&c));
         }
         match self.x.as_mut() {
             Some(x) => x.push(&ev),
-            None => self.pending.push(ev.into_owned()),
+            None => self.pending.push(ev),
         }
+    }
+
+    /// [`EventStream::finish`] and the turns left out because they wrote
+    /// into the memory directory.
+    pub fn finish_counted(mut self) -> (Outcome, u64) {
+        if !self.disabled {
+            self.end_turn();
+        }
+        let n = self.skipped_turns;
+        (self.finish(), n)
     }
 
     /// The candidates, or why there are none.
@@ -458,8 +523,11 @@ impl EventStream {
         if self.events > 0 && self.main == 0 {
             return Outcome::SidechainOnly;
         }
-        if self.wrote_memory {
-            return Outcome::MemoryWritten;
+        self.end_turn();
+        if self.fed == 0 && self.skipped_turns > 0 {
+            return Outcome::MemoryWritten {
+                turns: self.skipped_turns,
+            };
         }
         self.start(None);
         Outcome::Extracted(self.x.take().expect("started").finish())
@@ -477,9 +545,10 @@ impl std::fmt::Display for Outcome {
                 write!(f, "skipped: turn {turn} is not a multiple of --every {every}")
             }
             Outcome::SidechainOnly => f.write_str("skipped: only side-chain events (main agent only)"),
-            Outcome::MemoryWritten => {
-                f.write_str("skipped: the last turn already wrote into the memory directory")
-            }
+            Outcome::MemoryWritten { turns } => write!(
+                f,
+                "skipped: every turn ({turns}) wrote into the memory directory itself"
+            ),
         }
     }
 }
@@ -530,7 +599,14 @@ fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
         disabled: memdir::is_disabled(),
     });
     stream::for_each_event(&a.files, |ev| st.push(ev))?;
-    match st.finish() {
+    let outcome = st.finish_counted();
+    if outcome.1 > 0 && matches!(outcome.0, Outcome::Extracted(_)) {
+        eprintln!(
+            "{NAME}: left out {} turn(s) in which the agent wrote into the memory directory",
+            outcome.1
+        );
+    }
+    match outcome.0 {
         Outcome::Extracted(result) => emit(&a, &result),
         o @ Outcome::Disabled => {
             warn(NAME, o);
@@ -564,9 +640,14 @@ fn run_model(a: &ExtractArgs, rules: Rules, cmd: &str) -> anyhow::Result<Exit> {
         eprintln!("{NAME}: skipped: only side-chain events (main agent only)");
         return Ok(Exit::Success);
     }
-    if last_turn_wrote_memory(&events, a.common.place.memory_dir.as_deref()) {
-        eprintln!("{NAME}: skipped: the last turn already wrote into the memory directory");
-        return Ok(Exit::Success);
+    let (events, skipped) = without_memory_turns(events, a.common.place.memory_dir.as_deref());
+    if skipped > 0 {
+        eprintln!(
+            "{NAME}: left out {skipped} turn(s) in which the agent wrote into the memory directory"
+        );
+        if events.iter().all(|e| e.sidechain) {
+            return Ok(Exit::Success);
+        }
     }
     let root = project_root_for(
         a.common.place.cwd.as_deref(),

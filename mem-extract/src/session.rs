@@ -1,14 +1,23 @@
 //! `mem-extract session`: the rolling summary of one session (DESIGN.md
 //! "Extraction", Budgets).
 //!
-//! The summary starts once the conversation passes [`START_TOKENS`]; it is
-//! updated after each further [`STEP_TOKENS`] when at least [`MIN_TOOL_CALLS`]
-//! tool calls happened since the last update or the last assistant turn made
-//! none (a natural break). Each update appends one segment of at most
+//! Claude Code's session-memory rule, checked when an assistant message ends
+//! (its last event; the end of the input ends the last one): no summary
+//! until the conversation reaches [`START_TOKENS`]; then an update when at
+//! least [`STEP_TOKENS`] came since the last update (since 0 for the first)
+//! and either at least [`MIN_TOOL_CALLS`] tool calls happened since the last
+//! update or the message that just ended made none (a natural break). Each
+//! update appends one segment of at most
 //! [`SEGMENT_TOKENS`]; the file keeps at most [`TOTAL_TOKENS`] (oldest segments
 //! go first). Extractive and deterministic: requests, decisions, files
 //! touched, commands and their outcomes, open errors — every line scrubbed.
 //! With `--state FILE` only events past the recorded `seq` are read.
+//!
+//! `--hook` (the `PreCompact` hook, after `mem-transcript replay --hook`):
+//! only when auto-compaction is on ([`auto_compact_off`]) and memory is on;
+//! state and summary live in the session's hook-state folder
+//! ([`mem_core::memdir::session_state_dir`]): `session.json` and
+//! [`SUMMARY_FILE`], which `SessionStart` with `source: compact` injects.
 //! Tokens: `ceil(bytes / 4)` ([`mem_core::truncate::estimate_tokens`]).
 
 use std::collections::BTreeSet;
@@ -38,14 +47,38 @@ pub const SEGMENT_TOKENS: usize = 2_000;
 /// Budget of the whole summary, in tokens.
 pub const TOTAL_TOKENS: usize = 12_000;
 
+/// The summary's file name in the session's hook-state folder.
+pub const SUMMARY_FILE: &str = "session-memory.md";
+
+/// The state's file name in the session's hook-state folder.
+pub const STATE_FILE: &str = "session.json";
+
+/// Why auto-compaction is off for the project at `cwd`, or `None` when it
+/// is on (Claude Code's default): `DISABLE_AUTO_COMPACT` set to a truthy
+/// value, or `autoCompactEnabled: false` in the merged settings
+/// ([`mem_core::memdir::setting_bool`]).
+///
+/// Errors: a settings file that is not a JSON object (naming it).
+pub fn auto_compact_off(cwd: Option<&std::path::Path>) -> Result<Option<String>, Error> {
+    if memdir::env_flag("DISABLE_AUTO_COMPACT") {
+        return Ok(Some("DISABLE_AUTO_COMPACT is set".into()));
+    }
+    Ok(match memdir::setting_bool(cwd, "autoCompactEnabled")? {
+        Some((false, p)) => Some(format!("autoCompactEnabled is false in {}", p.display())),
+        _ => None,
+    })
+}
+
 /// Options of `mem-extract session`.
 #[derive(Debug, Clone, Args)]
 pub struct SessionArgs {
     /// Event files (JSONL from `mem-transcript replay`); default stdin.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// Where to write the summary (default
-    /// `~/.claude/projects/<slug>/<session-id>/session-memory/summary.md`).
+    /// Where to write the summary (default: `session-memory.md` in the
+    /// session's hook-state folder, `$XDG_CACHE_HOME/mem/<digest of the
+    /// memory dir>/sessions/<session id>/`; never Claude Code's own
+    /// `<session-id>/session-memory/summary.md`).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// State file for incremental runs (created when missing).
@@ -57,6 +90,11 @@ pub struct SessionArgs {
     /// Flush every output line.
     #[arg(long)]
     line_buffered: bool,
+    /// The hook form: state and summary in the session's hook-state folder
+    /// (`session.json`, `session-memory.md`), nothing when auto-compaction
+    /// or memory is off; never fails the hook on an error of its own.
+    #[arg(long, conflicts_with_all = ["out", "state"])]
+    hook: bool,
 }
 
 /// What `--state` remembers between runs.
@@ -79,7 +117,8 @@ pub struct SessionState {
 }
 
 /// Fold `events` into `state`; returns true when a new segment was added.
-/// Events of other sessions and side chains are ignored.
+/// Events of other sessions and side chains are ignored. The rule is
+/// checked as each assistant message ends (see the module docs).
 pub fn update(
     state: &mut SessionState,
     events: &[Event],
@@ -88,11 +127,13 @@ pub fn update(
 ) -> bool {
     let mut window: Vec<&Event> = Vec::new();
     let mut added = false;
-    let mut last_assistant_tools = 0usize;
-    for ev in events {
-        if ev.sidechain || (ev.seq as i64) <= state.last_seq {
-            continue;
-        }
+    // the assistant message being read: its id and its tool calls so far
+    let mut msg: Option<(Option<&str>, usize)> = None;
+    let evs: Vec<&Event> = events
+        .iter()
+        .filter(|ev| !ev.sidechain && (ev.seq as i64) > state.last_seq)
+        .collect();
+    for (k, ev) in evs.iter().enumerate() {
         if state.session.is_empty() {
             state.session = ev.session.clone();
         }
@@ -101,25 +142,33 @@ pub fn update(
         }
         state.last_seq = ev.seq as i64;
         state.tokens += event_tokens(ev);
-        match (ev.role.as_str(), ev.kind.as_str()) {
-            ("user", "text") => last_assistant_tools = 0,
-            ("assistant", "tool_use") => {
-                state.tool_calls += 1;
-                last_assistant_tools += 1;
+        if ev.role == "assistant" {
+            let id = ev.msg_id.as_deref();
+            match &mut msg {
+                Some((m, n)) if id.is_some() && *m == id => {
+                    if ev.kind == "tool_use" {
+                        *n += 1;
+                    }
+                }
+                _ => msg = Some((id, usize::from(ev.kind == "tool_use"))),
             }
-            _ => {}
+            if ev.kind == "tool_use" {
+                state.tool_calls += 1;
+            }
         }
         if (ev.seq as i64) >= state.pending_from {
             window.push(ev);
         }
-        let due = if state.tokens_at_update == 0 {
-            state.tokens >= START_TOKENS
-        } else {
-            state.tokens >= state.tokens_at_update + STEP_TOKENS
-        };
-        let natural_break =
-            ev.role == "assistant" && ev.kind == "text" && last_assistant_tools == 0;
-        if due && (state.tool_calls >= MIN_TOOL_CALLS || natural_break) {
+        // the message ends here when the next event is not part of it
+        let ends = ev.role == "assistant"
+            && evs.get(k + 1).is_none_or(|nx| {
+                nx.role != "assistant" || ev.msg_id.is_none() || nx.msg_id != ev.msg_id
+            });
+        if !ends {
+            continue;
+        }
+        let tools_in_last = msg.take().map_or(0, |m| m.1);
+        if due(state, tools_in_last) {
             let seg = segment(&window, state.segments.len() + 1, scrubber, rules);
             state.segments.push(seg);
             while state.segments.len() > 1
@@ -135,6 +184,16 @@ pub fn update(
         }
     }
     added
+}
+
+/// Claude Code's rule, as an assistant message with `tools_in_last` tool
+/// calls ends: initialised (at least [`START_TOKENS`]), at least
+/// [`STEP_TOKENS`] since the last update, and [`MIN_TOOL_CALLS`] tool calls
+/// since then or none in that message.
+fn due(state: &SessionState, tools_in_last: usize) -> bool {
+    let started = state.tokens_at_update > 0 || state.tokens >= START_TOKENS;
+    let tokens_met = state.tokens >= state.tokens_at_update + STEP_TOKENS;
+    started && tokens_met && (state.tool_calls >= MIN_TOOL_CALLS || tools_in_last == 0)
 }
 
 fn event_tokens(ev: &Event) -> usize {
@@ -275,6 +334,12 @@ pub fn render(state: &SessionState) -> String {
 ///
 /// Errors: bad input (exit 1, naming the line), an unreadable state file, I/O.
 pub fn run(a: SessionArgs) -> anyhow::Result<Exit> {
+    if a.hook {
+        if let Err(e) = run_hook(&a) {
+            eprintln!("mem-extract: session --hook: {e:#} (no session memory written)");
+        }
+        return Ok(Exit::Success);
+    }
     let events = crate::read_events(&a.files)?;
     let mut state = match &a.state {
         Some(p) if p.exists() => {
@@ -303,11 +368,13 @@ pub fn run(a: SessionArgs) -> anyhow::Result<Exit> {
                     .ok_or_else(|| {
                         Error::Msg("no cwd in the events; give --cwd or --out".into())
                     })?;
-                memdir::projects_dir()?
-                    .join(memdir::slug(&cwd))
-                    .join(&state.session)
-                    .join("session-memory")
-                    .join("summary.md")
+                // Never Claude Code's own session-memory file: the
+                // session's hook-state folder, as `--hook` writes it.
+                let resolved = memdir::resolve(&memdir::MemdirOptions {
+                    cwd: Some(cwd),
+                    ..Default::default()
+                })?;
+                memdir::session_state_dir(&resolved.dir, &state.session)?.join(SUMMARY_FILE)
             }
         };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -329,6 +396,65 @@ pub fn run(a: SessionArgs) -> anyhow::Result<Exit> {
     }
     out.flush()?;
     Ok(Exit::Success)
+}
+
+/// `session --hook`: fold the events on stdin into the session's state in
+/// its hook-state folder and write [`SUMMARY_FILE`] there when a segment
+/// was added (its path on stdout).
+///
+/// Errors: bad input, a settings file that is not JSON, I/O.
+fn run_hook(a: &SessionArgs) -> anyhow::Result<()> {
+    let events = crate::read_events(&a.files)?;
+    let Some(first) = events.iter().find(|e| !e.sidechain) else {
+        eprintln!("mem-extract: session --hook: no main-agent events; nothing to summarize");
+        return Ok(());
+    };
+    let cwd = match a.cwd.clone().or_else(|| crate::events_cwd(&events)) {
+        Some(c) => c,
+        None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
+    };
+    if let Some(why) = memdir::memory_off(Some(&cwd))? {
+        eprintln!("mem-extract: session --hook: memory is off ({why}); no session memory");
+        return Ok(());
+    }
+    if let Some(why) = auto_compact_off(Some(&cwd))? {
+        eprintln!("mem-extract: session --hook: auto-compaction is off ({why}); no session memory");
+        return Ok(());
+    }
+    let resolved = memdir::resolve(&memdir::MemdirOptions {
+        cwd: Some(cwd.clone()),
+        ..Default::default()
+    })?;
+    let dir = memdir::session_state_dir(&resolved.dir, &first.session)?;
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let state_path = dir.join(STATE_FILE);
+    let mut state = match std::fs::read_to_string(&state_path) {
+        Ok(t) => serde_json::from_str(&t)
+            .map_err(|e| Error::input(state_path.display().to_string(), e.line(), e.to_string()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => SessionState {
+            last_seq: -1,
+            ..Default::default()
+        },
+        Err(e) => return Err(Error::io(&state_path, e).into()),
+    };
+    let root = memdir::project_root(&cwd, false);
+    let scrubber = Scrubber::new(Some(&root));
+    let added = update(&mut state, &events, &scrubber, &Rules::default_rules());
+    let mut out = Output::stdout(a.line_buffered);
+    if added {
+        let path = dir.join(SUMMARY_FILE);
+        write_atomic(&path, render(&state).as_bytes())?;
+        out.line(&path.display().to_string())?;
+    } else {
+        eprintln!(
+            "mem-extract: session --hook: {} tokens so far; no update due",
+            state.tokens
+        );
+    }
+    let json = serde_json::to_vec_pretty(&state).map_err(|e| Error::Msg(e.to_string()))?;
+    write_atomic(&state_path, &json)?;
+    out.flush()?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -418,5 +544,79 @@ mod tests {
         };
         update(&mut st3, &evs, &sc, &rules);
         assert_eq!(st3, before);
+    }
+
+    /// Claude Code's thresholds, exactly: nothing before 10k tokens; then
+    /// at the end of an assistant message with 5k tokens since the last
+    /// update and 3 tool calls since, or a message without tool calls.
+    #[test]
+    fn thresholds_are_claude_codes() {
+        let sc = Scrubber::new(None);
+        let rules = Rules::default_rules();
+        let mut seq = 0u64;
+        let mut next = |role: &str, kind: &str, msg: Option<&str>, tokens: usize| {
+            let mut e = ev(seq, role, kind, &"x".repeat(tokens * 4));
+            seq += 1;
+            e.msg_id = msg.map(str::to_string);
+            if kind == "tool_use" {
+                e.text = None;
+                e.tool = Some("Bash".into());
+                e.tool_id = Some(format!("t{seq}"));
+            }
+            e
+        };
+        let mut st = SessionState {
+            last_seq: -1,
+            ..Default::default()
+        };
+        // 9,001 tokens and a message without tools: not yet started
+        let a = vec![
+            next("user", "text", None, 9_000),
+            next("assistant", "text", Some("m1"), 1),
+        ];
+        assert!(!update(&mut st, &a, &sc, &rules));
+        // past 10k, but the message made 1 tool call (text + tool_use of
+        // one message) and only 1 call since: not due
+        let b = vec![
+            next("user", "text", None, 1_000),
+            next("assistant", "text", Some("m2"), 1),
+            next("assistant", "tool_use", Some("m2"), 0),
+        ];
+        assert!(!update(&mut st, &b, &sc, &rules));
+        assert_eq!(st.tool_calls, 1);
+        // a second call, then a message without tools: the natural break
+        let c = vec![
+            next("tool", "tool_result", None, 1),
+            next("assistant", "tool_use", Some("m3"), 0),
+            next("tool", "tool_result", None, 1),
+        ];
+        assert!(!update(&mut st, &c, &sc, &rules));
+        let d = vec![next("assistant", "text", Some("m4"), 1)];
+        assert!(update(&mut st, &d, &sc, &rules));
+        assert_eq!(st.segments.len(), 1);
+        let at = st.tokens_at_update;
+        assert!(at >= START_TOKENS, "{at}");
+        assert_eq!(st.tool_calls, 0);
+        // 4,000 tokens later and a break: fewer than 5k since, not due
+        let e = vec![
+            next("user", "text", None, 4_000),
+            next("assistant", "text", Some("m5"), 1),
+        ];
+        assert!(!update(&mut st, &e, &sc, &rules));
+        // 5k reached; 1 and then 2 tool calls, each message with a call
+        let f = vec![
+            next("user", "text", None, 1_000),
+            next("assistant", "tool_use", Some("m6"), 0),
+            next("tool", "tool_result", None, 1),
+            next("assistant", "tool_use", Some("m7"), 0),
+            next("tool", "tool_result", None, 1),
+        ];
+        assert!(!update(&mut st, &f, &sc, &rules));
+        assert_eq!(st.tool_calls, 2);
+        // the third call: due at once, though the message has a call
+        let g = vec![next("assistant", "tool_use", Some("m8"), 0)];
+        assert!(update(&mut st, &g, &sc, &rules));
+        assert_eq!(st.segments.len(), 2);
+        assert!(st.tokens_at_update >= at + STEP_TOKENS);
     }
 }

@@ -604,9 +604,36 @@ fn throttles() {
     let mut w = ev(1, "assistant", "tool_use");
     w.tool = Some("Write".into());
     w.input = Some(json!({"file_path": "/home/u/.claude/projects/-p/memory/x.md"}));
-    let (code, out, err) = run_bin(&[], &jsonl(&[e.clone(), w]), &[]);
+    let (code, out, err) = run_bin(&[], &jsonl(&[e.clone(), w.clone()]), &[]);
     assert_eq!(code, 0);
-    assert!(out.is_empty() && err.contains("already wrote"), "{err}");
+    assert!(
+        out.is_empty() && err.contains("every turn (1) wrote into the memory directory"),
+        "{err}"
+    );
+    // Only the turn that wrote memory is left out: the turns before and
+    // after it are read.
+    let mut before = ev(0, "user", "text");
+    before.text = Some("Always use pnpm, not npm.".into());
+    let mut mine = e.clone();
+    mine.seq = 1;
+    mine.line = 2;
+    let mut w2 = w;
+    w2.seq = 2;
+    w2.line = 3;
+    let mut after = ev(3, "user", "text");
+    after.line = 4;
+    after.text = Some("Never commit generated files.".into());
+    let (code, out, err) = run_bin(&[], &jsonl(&[before, mine, w2, after]), &[]);
+    assert_eq!(code, 0);
+    let got: Vec<String> = records(&out)
+        .iter()
+        .map(|r| format!("{} {}", r.name, r.description))
+        .collect();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(got.iter().any(|d| d.contains("pnpm")), "{got:?}");
+    assert!(got.iter().any(|d| d.contains("generated files")), "{got:?}");
+    assert!(!got.iter().any(|d| d.contains("push to main")), "{got:?}");
+    assert!(err.contains("left out 1 turn(s)"), "{err}");
     let (code, out, err) = run_bin(&["--every", "2"], &jsonl(std::slice::from_ref(&e)), &[]);
     assert_eq!(code, 0);
     assert!(out.is_empty() && err.contains("--every 2"), "{err}");

@@ -775,7 +775,10 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             let found = if team {
                 team::check_team(&dir, today)?
             } else {
-                check::check(&dir, today, *max_files)?
+                let mut found = check::check(&dir, today, *max_files)?;
+                let root = memdir::resolve(&memdir_opts(g, None))?.root;
+                found.extend(check::tier_conflicts(&dir, &memdir::team_dir(&root), today));
+                found
             };
             let mut out = Output::stdout(g.args.output.line_buffered);
             let errors = found.iter().filter(|f| f.level == "error").count();

@@ -59,9 +59,7 @@ pub fn repo_root(cwd: Option<&Path>) -> Result<PathBuf> {
         Some(c) => c.to_path_buf(),
         None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
     };
-    Ok(memdir::git_info(&cwd)
-        .map(|g| g.worktree_root)
-        .unwrap_or_else(|| memdir::real_path(&cwd)))
+    Ok(memdir::checkout_root(&cwd))
 }
 
 /// The team tier of the repository containing `cwd`:

@@ -8,7 +8,9 @@
 //! - `UserPromptSubmit`: the memories recalled for the prompt;
 //! - `SessionStart`: only what Claude Code does not load itself — the
 //!   memories recalled without a task (`type: user` without triggers or
-//!   paths) and MEMORY.md's WARNING line when the index is cut.
+//!   paths) and MEMORY.md's WARNING line when the index is cut; with
+//!   `source: compact`, the session memory saved at `PreCompact` first
+//!   ([`crate::session_memory`]).
 //!
 //! Nothing to add → nothing printed; memory off
 //! ([`mem_core::memdir::memory_off`]) → nothing printed. It never blocks
@@ -198,6 +200,18 @@ pub fn respond(common: &Common, input: &[u8]) -> anyhow::Result<Option<String>> 
             ctx.push('\n');
         }
         ctx.push_str(&render::memories_md(&mems));
+    }
+    // After a compaction: the session's own summary first (PreCompact saved it).
+    if start
+        && h.source.as_deref() == Some("compact")
+        && let (Some(dir), Some(id)) = (s.memory_dir.as_deref(), h.session_id.as_deref())
+        && let Some(sm) = crate::session_memory::injected(dir, id)
+    {
+        ctx = if ctx.is_empty() {
+            sm
+        } else {
+            format!("{sm}\n{ctx}")
+        };
     }
     if ctx.trim().is_empty() {
         return Ok(None);

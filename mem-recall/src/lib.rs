@@ -8,7 +8,8 @@
 //! - [`render`]: text lines, JSONL decisions, injected Markdown;
 //! - [`context`]: `mem-recall context` (instruction files, imports, index);
 //! - [`hook`]: `mem-recall --hook` for Claude Code;
-//! - [`install`]: `mem-recall hooks install|uninstall|show`.
+//! - [`install`]: `mem-recall hooks install|uninstall|show`;
+//! - [`tier`]: the team tier next to the personal one.
 //!
 //! Contract: DESIGN.md "Recall", "Recall decision", "Agent hooks".
 
@@ -21,7 +22,9 @@ pub mod hook;
 pub mod install;
 pub mod load;
 pub mod render;
+pub mod session_memory;
 pub mod text;
+pub mod tier;
 pub mod vocab;
 
 use std::path::{Component, Path, PathBuf};
@@ -106,6 +109,13 @@ pub struct Cli {
     /// likewise.
     #[arg(long, help_heading = "Hook")]
     pub hook: bool,
+
+    /// Which tiers to recall from: the personal memory directory, the
+    /// repository's team tier (`<project root>/.claude/team-memory/`), or
+    /// both (a personal memory wins over a team memory of the same id or
+    /// one it supersedes). The hook always reads both.
+    #[arg(long, value_enum, default_value_t = TierArg::Both, help_heading = "Input")]
+    pub tier: TierArg,
 
     /// Where and when.
     #[command(flatten)]
@@ -211,6 +221,10 @@ pub struct ContextArgs {
     #[arg(long, value_name = "BYTES", default_value_t = context::CODEX_DOC_MAX_BYTES, help_heading = "Output")]
     pub codex_max_bytes: usize,
 
+    /// Which tiers to read: personal, team or both (see `mem-recall --help`).
+    #[arg(long, value_enum, default_value_t = TierArg::Both, help_heading = "Input")]
+    pub tier: TierArg,
+
     /// Where and when.
     #[command(flatten)]
     pub common: Common,
@@ -277,6 +291,30 @@ pub enum TrustArg {
     Normal,
     /// `trust: low` memories too.
     Low,
+}
+
+/// Which tiers recall reads (`--tier`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum TierArg {
+    /// The personal memory directory only.
+    Personal,
+    /// The repository's team tier only.
+    Team,
+    /// Both; a personal memory wins on a conflict.
+    #[default]
+    Both,
+}
+
+impl TierArg {
+    /// True when the personal memory directory is read.
+    pub fn personal(self) -> bool {
+        self != TierArg::Team
+    }
+
+    /// True when the team tier is read.
+    pub fn team(self) -> bool {
+        self != TierArg::Personal
+    }
 }
 
 /// Options every command shares.
@@ -364,10 +402,16 @@ pub struct Session {
     /// The project root (main worktree root, or the worktree with
     /// --per-worktree, or the cwd outside git).
     pub root: PathBuf,
-    /// The memory directory (None when records come from stdin).
+    /// The memory directory (None when records come from stdin, or with
+    /// `--tier team`).
     pub memory_dir: Option<PathBuf>,
-    /// The memories.
+    /// The team tier's folder, when it was read.
+    pub team_dir: Option<PathBuf>,
+    /// The memories of both tiers (shadowed team memories left out).
     pub items: Vec<Item>,
+    /// Team memories a personal memory overrides, with the conflict: never
+    /// recalled, shown with --explain.
+    pub shadowed: Vec<(Item, mem_core::tier::Conflict)>,
     /// The current project id when the project folder is shared.
     pub guard: Option<guard::Shared>,
     /// The user's vocabulary file, checked (`(text, origin)`).
@@ -386,6 +430,27 @@ impl Session {
         cwd_override: Option<&Path>,
         records: Option<&str>,
         stems: &Stems,
+    ) -> anyhow::Result<Session> {
+        Session::open_tiers(common, cwd_override, records, stems, TierArg::Both)
+    }
+
+    /// [`Session::open`] reading the tiers `tiers`: the personal memory
+    /// directory as resolved, and the team tier at
+    /// `<project root>/.claude/team-memory/` when it exists (nothing is
+    /// read from it with `--records -`). A team memory that a personal
+    /// memory overrides ([`mem_core::tier::conflicts`]) goes to
+    /// [`Session::shadowed`]; a team memory's `supersedes` never hides a
+    /// personal memory; team memories belong to the repository they are
+    /// committed in (the cross-project guard never skips them).
+    ///
+    /// Errors: as [`Session::open`]. A team folder that cannot be read, or
+    /// that lies behind a link, is reported on stderr and left out.
+    pub fn open_tiers(
+        common: &Common,
+        cwd_override: Option<&Path>,
+        records: Option<&str>,
+        stems: &Stems,
+        tiers: TierArg,
     ) -> anyhow::Result<Session> {
         let clock = common.time.clock()?;
         let vocabulary = vocab::Vocabulary::user_source()?;
@@ -419,6 +484,7 @@ impl Session {
                 ))
                 .into());
             }
+            None if !tiers.personal() => (Vec::new(), None),
             None => {
                 let resolved = mem_core::memdir::resolve(&mem_core::memdir::MemdirOptions {
                     memory_dir: common.place.memory_dir.clone(),
@@ -438,8 +504,28 @@ impl Session {
                 (loaded.items, Some(resolved.dir))
             }
         };
+        let mut items = items;
+        let mut team_dir = None;
+        let mut shadowed = Vec::new();
+        if records.is_none() && tiers.team() {
+            let explicit = tiers == TierArg::Team;
+            if let Some((dir, team)) = tier::load(
+                &mem_core::memdir::checkout_root(&cwd),
+                common.no_cache,
+                stems,
+                explicit,
+            ) {
+                let (team, hidden) = tier::merge(&items, team, clock.today);
+                shadowed = hidden;
+                items.extend(team);
+                team_dir = Some(dir);
+            }
+        }
         let guard_cache = cache_dir.map(|c| c.join(guard::CACHE_FILE));
         let guard = guard::check(&cwd, &root, per_worktree, guard_cache.as_deref());
+        if let Some(g) = &guard {
+            tier::claim(&mut items, &g.project);
+        }
         if let Some(g) = &guard {
             warn(
                 NAME,
@@ -460,10 +546,32 @@ impl Session {
             cwd,
             root,
             memory_dir,
+            team_dir,
             items,
+            shadowed,
             guard,
             vocabulary,
         })
+    }
+
+    /// The text line of decision `d` ([`render::text_line`]) with its
+    /// tier ([`tier::text_suffix`]) when the team tier was read.
+    pub fn text_line(&self, d: &Decision, today: chrono::NaiveDate, explain: bool) -> String {
+        let it = &self.items[d.doc];
+        let mut line = render::text_line(d, &it.doc, today, explain);
+        if self.team_dir.is_some() {
+            line.push_str(&tier::text_suffix(it.tier, explain));
+        }
+        line
+    }
+
+    /// The JSONL record of decision `d` ([`render::record`]) with its
+    /// `tier` field (`personal` or `team`).
+    pub fn record(&self, d: &Decision, today: chrono::NaiveDate) -> mem_core::RecallDecision {
+        let it = &self.items[d.doc];
+        let mut r = render::record(d, &it.doc, today);
+        r.extra.insert("tier".into(), it.tier.as_str().into());
+        r
     }
 
     /// The query for `args` (paths made relative to the project root).
@@ -585,15 +693,19 @@ pub fn decide(items: &[Item], q: &Query, stems: &Stems) -> Vec<Decision> {
     gate::decide(&docs, q, stems)
 }
 
-/// The recalled memories, in rank order, read in full. A file that can no
-/// longer be read is reported and left out.
-pub fn recalled_memories(items: &[Item], ds: &[Decision]) -> Vec<(String, mem_core::Memory)> {
+/// The recalled memories, in rank order, read in full, with their tier. A
+/// file that can no longer be read is reported and left out.
+pub fn recalled_memories(items: &[Item], ds: &[Decision]) -> Vec<render::Recalled> {
     ds.iter()
         .filter(|d| d.action == Action::Recall)
         .filter_map(|d| {
             let it = &items[d.doc];
             match it.memory() {
-                Ok(m) => Some((it.doc.id.to_string(), m)),
+                Ok(memory) => Some(render::Recalled {
+                    id: it.doc.id.to_string(),
+                    memory,
+                    tier: it.tier,
+                }),
                 Err(e) => {
                     warn(NAME, format!("{e} (not injected)"));
                     None
@@ -605,7 +717,13 @@ pub fn recalled_memories(items: &[Item], ds: &[Decision]) -> Vec<(String, mem_co
 
 fn run_recall(cli: &Cli) -> anyhow::Result<Exit> {
     let stems = Stems::default();
-    let s = Session::open(&cli.common, None, cli.recall.records.as_deref(), &stems)?;
+    let s = Session::open_tiers(
+        &cli.common,
+        None,
+        cli.recall.records.as_deref(),
+        &stems,
+        cli.tier,
+    )?;
     let q = s.query(&cli.recall);
     let ds = decide(&s.items, &q, &stems);
     let explain = cli.common.explain;
@@ -621,7 +739,12 @@ fn run_recall(cli: &Cli) -> anyhow::Result<Exit> {
                 if d.action == Action::Skip && !explain {
                     continue;
                 }
-                out.line(&render::text_line(d, &s.items[d.doc].doc, today, explain))?;
+                out.line(&s.text_line(d, today, explain))?;
+            }
+            if explain {
+                for (_, c) in &s.shadowed {
+                    out.line(&tier::shadowed_line(c))?;
+                }
             }
             out.line(&render::summary_line(&ds))?;
         }
@@ -630,7 +753,12 @@ fn run_recall(cli: &Cli) -> anyhow::Result<Exit> {
                 if d.action == Action::Skip && !explain {
                     continue;
                 }
-                out.record(&render::record(d, &s.items[d.doc].doc, today))?;
+                out.record(&s.record(d, today))?;
+            }
+            if explain {
+                for (_, c) in &s.shadowed {
+                    out.record(&tier::shadowed_record(c))?;
+                }
             }
             out.record(&render::summary_record(&ds))?;
         }
@@ -639,10 +767,12 @@ fn run_recall(cli: &Cli) -> anyhow::Result<Exit> {
                 if matches!(d.action, Action::Evict | Action::Drop)
                     || (explain && d.action != Action::Recall)
                 {
-                    eprintln!(
-                        "{NAME}: {}",
-                        render::text_line(d, &s.items[d.doc].doc, today, explain)
-                    );
+                    eprintln!("{NAME}: {}", s.text_line(d, today, explain));
+                }
+            }
+            if explain {
+                for (_, c) in &s.shadowed {
+                    eprintln!("{NAME}: {}", tier::shadowed_line(c));
                 }
             }
             let mems = recalled_memories(&s.items, &ds);
@@ -695,7 +825,13 @@ pub fn context_text(
     inline: bool,
 ) -> anyhow::Result<String> {
     let stems = Stems::default();
-    let s = Session::open(&args.common, None, args.recall.records.as_deref(), &stems)?;
+    let s = Session::open_tiers(
+        &args.common,
+        None,
+        args.recall.records.as_deref(),
+        &stems,
+        args.tier,
+    )?;
     let claude = mem_core::memdir::claude_dir().ok();
     let chain = context::instruction_chain(&s.cwd, &s.root, claude.as_deref(), exclude);
     for p in &chain.problems {
@@ -760,14 +896,31 @@ pub fn context_text(
             doc.push('\n');
         }
     }
+    if let Some(dir) = &s.team_dir
+        && let Some(ix) = context::load_index(dir)
+    {
+        if ix.cut
+            && let Some(w) = &ix.warning
+        {
+            warn(NAME, format!("{}: {w}", dir.join("MEMORY.md").display()));
+        }
+        if !ix.text.trim().is_empty() {
+            if !doc.is_empty() {
+                doc.push('\n');
+            }
+            doc.push_str(&format!(
+                "# Team memory index ({}/MEMORY.md)\n\n",
+                mem_core::memdir::TEAM_DIR
+            ));
+            doc.push_str(&scrubbed_index(&ix.text, &s.root));
+            doc.push('\n');
+        }
+    }
     let q = s.query(&args.recall);
     let ds = decide(&s.items, &q, &stems);
     for d in &ds {
         if matches!(d.action, Action::Evict | Action::Drop) {
-            eprintln!(
-                "{NAME}: {}",
-                render::text_line(d, &s.items[d.doc].doc, s.clock.today, false)
-            );
+            eprintln!("{NAME}: {}", s.text_line(d, s.clock.today, false));
         }
     }
     let mut mems = recalled_memories(&s.items, &ds);
@@ -775,14 +928,19 @@ pub fn context_text(
         let budget = args.codex_max_bytes.saturating_sub(doc.len() + 1024);
         let mut used: usize = mems
             .iter()
-            .map(|(id, m)| render::memory_md(id, m).len())
+            .map(|r| render::memory_md(&r.id, &r.memory).len())
             .sum();
         let mut left = Vec::new();
         for id in index_ids {
-            if mems.iter().any(|(m, _)| *m == id) {
+            if mems.iter().any(|r| r.id == id) {
                 continue;
             }
-            let Some(it) = s.items.iter().find(|it| *it.doc.id == *id) else {
+            // MEMORY.md is the personal tier's index
+            let Some(it) = s
+                .items
+                .iter()
+                .find(|it| *it.doc.id == *id && it.tier == mem_core::tier::Tier::Personal)
+            else {
                 continue;
             };
             let d = &it.doc;
@@ -798,7 +956,11 @@ pub fn context_text(
                 continue;
             }
             used += n;
-            mems.push((id, m));
+            mems.push(render::Recalled {
+                id,
+                memory: m,
+                tier: it.tier,
+            });
         }
         if !left.is_empty() {
             warn(
@@ -819,6 +981,13 @@ pub fn context_text(
         doc.push_str(&render::memories_md(&mems));
     }
     Ok(doc)
+}
+
+/// The team tier's index as printed: written by the team, so it passes the
+/// scrubber like the instruction files.
+fn scrubbed_index(text: &str, root: &Path) -> String {
+    let scrubber = mem_core::scrub::Scrubber::new(Some(root));
+    scrubber.scrub(text.trim_end()).text
 }
 
 /// True when stdout is a regular file (`> AGENTS.md`).

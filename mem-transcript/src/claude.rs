@@ -385,7 +385,7 @@ fn index_parts(input: &Input, parts: usize, threads: usize) -> Result<Index, Err
 
 /// The index of a range of lines and its first unreadable line (line
 /// numbers relative to the range, offsets absolute).
-type Part = (Index, Option<(usize, String)>);
+pub(crate) type Part = (Index, Option<(usize, String)>);
 
 /// Append the index of the lines that follow `whole`'s to it: line numbers
 /// shift by `whole.lines`, node indices by its node count; a uuid already
@@ -446,7 +446,7 @@ fn merge(whole: &mut (Index, Option<(usize, String)>), part: Part) {
 }
 
 /// Pass 1 over the lines in `[start, end)` of the file.
-fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, Error> {
+pub(crate) fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, Error> {
     let mut ix = Index {
         label: input.label.clone(),
         size: input.size,

@@ -9,9 +9,11 @@
 //! Exit codes: 0 success; 1 bad input (missing file, a directory, a file
 //! with no JSON object, `--strict` warnings, `verify` of a broken chain);
 //! 2 usage; 75 when `append` cannot take the file's lock (never: it waits).
+//! `replay --hook` always exits 0 (a hook never fails the agent's turn).
 
 pub mod ahead;
 pub mod append;
+pub mod capture;
 pub mod claude;
 pub mod codex;
 pub mod event;
@@ -194,12 +196,16 @@ pub struct ReplayArgs {
     /// Input format.
     #[arg(long, value_enum, default_value_t = FromArg::Auto, help_heading = "Input")]
     pub from: FromArg,
-    /// Read a hook's JSON on stdin (Claude Code's or Codex's: the same
-    /// shape) and replay its `transcript_path`, a Claude Code session or a
-    /// Codex rollout (told apart by name and content). A null or missing
-    /// `transcript_path` (Codex sends null when a thread has no rollout)
-    /// gives no events and exits 0 quietly; a compressed rollout
-    /// (`.jsonl.zst`, not read) likewise, saying so on stderr.
+    /// Read the hook JSON (Claude Code, Codex) on stdin and emit the events
+    /// of its `transcript_path` not yet captured: on `Stop` the turns that
+    /// ended since the last run, on `SessionEnd` the rest, on `PreCompact`
+    /// what the session summary has not read (docs/hooks.md); a watermark
+    /// per session keeps the place. Branch and output options do not apply.
+    /// A Codex rollout is told from a Claude Code session by its name or
+    /// content; a null `transcript_path` (Codex: a thread without a
+    /// rollout) gives nothing, quietly; a compressed rollout (`.jsonl.zst`)
+    /// is not read. Always exits 0: an error is said on stderr and nothing
+    /// is captured.
     #[arg(long, conflicts_with = "files", help_heading = "Input")]
     pub hook: bool,
 }
@@ -350,40 +356,7 @@ impl FromArg {
     }
 }
 
-/// `transcript_path` from a hook object on stdin (Claude Code's or
-/// Codex's); `None` when it is null or absent (Codex: a thread without a
-/// rollout).
-///
-/// Errors: stdin is not JSON, or not an object, or `transcript_path` is
-/// neither a string nor null.
-fn hook_path(stdin: impl std::io::Read) -> Result<Option<PathBuf>, Error> {
-    let bytes = input::read_small(stdin, "<stdin>")?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
-        Error::input(
-            "<stdin>",
-            e.line(),
-            format!("hook input is not JSON: {}", mem_core::jsonl::describe(&e)),
-        )
-    })?;
-    if !v.is_object() {
-        return Err(Error::input(
-            "<stdin>",
-            1,
-            "hook input is not a JSON object",
-        ));
-    }
-    match &v["transcript_path"] {
-        serde_json::Value::Null => Ok(None),
-        serde_json::Value::String(p) if p.is_empty() => Ok(None),
-        serde_json::Value::String(p) => Ok(Some(expand_tilde(p))),
-        _ => Err(Error::input(
-            "<stdin>",
-            1,
-            "hook input's \"transcript_path\" is not a string",
-        )),
-    }
-}
-
+/// `p` with a leading `~/` made the home directory.
 fn expand_tilde(p: &str) -> PathBuf {
     if let Some(rest) = p.strip_prefix("~/")
         && let Some(home) = std::env::var_os("HOME")
@@ -394,8 +367,18 @@ fn expand_tilde(p: &str) -> PathBuf {
 }
 
 fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
-    if a.hook && mem_core::memdir::hook_guarded() {
-        // mem's own model command's agent: no write path inside it
+    if a.hook {
+        if mem_core::memdir::hook_guarded() {
+            // mem's own model command's agent: no write path inside it
+            return Ok(Exit::Success);
+        }
+        // A hook never fails the agent's turn: what went wrong goes to
+        // stderr, nothing was captured, the watermark did not move.
+        let r = input::read_small(std::io::stdin().lock(), "<stdin>")
+            .and_then(|stdin| capture::run_hook(&stdin, out, g.threads()));
+        if let Err(e) = r {
+            note(&format!("capture: {e} (nothing captured)"));
+        }
         return Ok(Exit::Success);
     }
     // Events collect in large pieces unless every line must show at once.
@@ -415,23 +398,7 @@ fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result
     if let Some(dir) = &a.project {
         return project::replay_project(dir, a, g, &opts, &mut sink);
     }
-    let files = if a.hook {
-        match hook_path(std::io::stdin().lock())? {
-            // Codex sends null for a thread without a rollout: nothing to do.
-            None => return Ok(Exit::Success),
-            Some(p) if p.extension().is_some_and(|e| e == "zst") => {
-                note(&format!(
-                    "{}: compressed rollouts are not read (decompress it with `zstd -d` and replay the .jsonl): no events",
-                    p.display()
-                ));
-                return Ok(Exit::Success);
-            }
-            Some(p) => vec![p],
-        }
-    } else {
-        a.files.clone()
-    };
-    for f in &files {
+    for f in &a.files {
         replay_file(f, &opts, &mut sink, &mut |n| match n {
             Notice::Warnings(ws) => report_warnings(ws, g.strict),
             Notice::LeafIgnored(_) => {
@@ -643,23 +610,5 @@ mod tests {
     #[test]
     fn cli_definition_is_valid() {
         Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn hook_json_gives_the_transcript_path() {
-        let p = hook_path(
-            &br#"{"session_id":"x","transcript_path":"/t/s.jsonl","hook_event_name":"SessionEnd"}"#
-                [..],
-        )
-        .unwrap();
-        assert_eq!(p, Some(PathBuf::from("/t/s.jsonl")));
-        assert_eq!(hook_path(&b"{}"[..]).unwrap(), None);
-        assert_eq!(
-            hook_path(&br#"{"transcript_path":null,"turn_id":"t1","model":"gpt-5"}"#[..]).unwrap(),
-            None
-        );
-        assert!(hook_path(&br#"{"transcript_path":7}"#[..]).is_err());
-        assert!(hook_path(&b"[]"[..]).is_err());
-        assert!(hook_path(&b"nope"[..]).is_err());
     }
 }
