@@ -2,7 +2,7 @@
 //!
 //! - **personal**: the person's memory directory ([`crate::memdir::resolve`]);
 //! - **team**: the folder committed in the repository,
-//!   `<project root>/.claude/team-memory/` ([`crate::memdir::team_dir`]),
+//!   `<repository root>/.claude/team-memory/` ([`crate::memdir::team_dir`]),
 //!   same format (topic files with frontmatter + `MEMORY.md`).
 //!
 //! A conflict between the tiers ([`conflicts`]): a team memory whose id is

@@ -89,7 +89,8 @@ pub struct Global {
     #[arg(long, global = true, help_heading = "Output")]
     pub explain: bool,
     /// `personal` (the memory directory) or `team`: plan the consolidation
-    /// of the repository's team tier (`<project root>/.claude/team-memory/`)
+    /// of the repository's team tier (`.claude/team-memory/` of the checkout
+    /// the cwd is in)
     /// and print it (ops, or a diff with --diff that `git apply` takes from
     /// the repository root); nothing is written, no gate applies, no
     /// session is gathered. The person applies the plan and commits it.
@@ -115,10 +116,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", help_heading = "Gates")]
     pub transcripts: Vec<PathBuf>,
     /// Hours since the last consolidation before a run is due.
-    #[arg(long, default_value_t = 24.0, value_name = "H", value_parser = mem_core::time::non_negative_arg, help_heading = "Gates")]
+    #[arg(long, default_value_t = mem_core::lock::DEFAULT_MIN_HOURS, value_name = "H", value_parser = mem_core::time::non_negative_arg, help_heading = "Gates")]
     pub min_hours: f64,
     /// Sessions since the last consolidation before a run is due.
-    #[arg(long, default_value_t = 5, value_name = "N", help_heading = "Gates")]
+    #[arg(long, default_value_t = mem_core::lock::DEFAULT_MIN_SESSIONS, value_name = "N", help_heading = "Gates")]
     pub min_sessions: usize,
     /// Sessions started by these entrypoints are not counted.
     #[arg(
@@ -131,7 +132,7 @@ pub struct RunArgs {
     /// Minutes between two session scans (0: scan every time).
     #[arg(
         long,
-        default_value_t = 10.0,
+        default_value_t = mem_core::lock::DEFAULT_SCAN_INTERVAL_MIN,
         value_name = "MIN",
         value_parser = mem_core::time::non_negative_arg,
         help_heading = "Gates"
@@ -476,7 +477,7 @@ fn phases(
         Some(store::lock_index(dir)?)
     };
     // Orient.
-    let st = store::load(dir)?;
+    let (st, bytes) = store::load_with_bytes(dir)?;
     for b in &st.broken {
         warn(NAME, format!("{}: left unchanged", b.error));
     }
@@ -490,9 +491,7 @@ fn phases(
     // so an index that cannot be read whole is not rewritten (the run fails).
     let old_index = mem_index::ops::read_index_for_update(&dir.join(store::INDEX_FILE))?;
     let mut items: Vec<Item> = Vec::with_capacity(st.topics.len());
-    for t in st.topics {
-        let bytes =
-            mem_core::confine::read_capped(&t.path, mem_core::confine::MAX_TOPIC_BYTES, false)?;
+    for (t, bytes) in st.topics.into_iter().zip(bytes) {
         let basis = gather::basis_of(&t.memory, &digests);
         items.push(Item {
             id: t.id.clone(),

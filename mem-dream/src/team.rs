@@ -168,7 +168,7 @@ pub fn plan(
         });
     }
     let scrubber = Scrubber::new(Some(root));
-    Ok(consolidate::plan(
+    let mut p = consolidate::plan(
         dir,
         items,
         st.broken,
@@ -185,5 +185,71 @@ pub fn plan(
                 .map(|n| n.to_string_lossy().into_owned())
                 .collect(),
         },
-    ))
+    );
+    team_index(dir, &mut p)?;
+    Ok(p)
+}
+
+/// Replace the plan's `MEMORY.md` with the team tier's derived index
+/// ([`mem_index::team::render_index`]: a function of the topic files alone,
+/// what `mem-index reindex --tier team` and the merge driver write) of the
+/// topic files as the plan leaves them, and the `index` op's counts with
+/// its.
+///
+/// Errors: the folder cannot be read again; a planned topic file does not
+/// parse (a bug of the plan).
+fn team_index(dir: &Path, p: &mut consolidate::Plan) -> anyhow::Result<()> {
+    let mut st = store::load(dir)?;
+    for c in &p.changes {
+        let Some(id) = c.rel.strip_suffix(".md") else {
+            continue;
+        };
+        if c.rel.contains('/') || c.rel == store::INDEX_FILE {
+            continue;
+        }
+        st.topics.retain(|t| t.id != id);
+        if let Some(bytes) = &c.after {
+            let text = String::from_utf8_lossy(bytes);
+            let mut memory = mem_core::frontmatter::parse(&c.rel, &text)?;
+            memory.id = Some(id.to_string());
+            st.topics.push(store::Topic {
+                id: id.to_string(),
+                path: dir.join(&c.rel),
+                mtime: std::time::SystemTime::UNIX_EPOCH,
+                size: bytes.len() as u64,
+                hash: store::hash_bytes(bytes),
+                memory,
+            });
+        }
+    }
+    st.topics.sort_by(|a, b| a.id.cmp(&b.id));
+    let r = mem_index::team::render_index(&st);
+    let path = dir.join(store::INDEX_FILE);
+    let before = match std::fs::read(&path) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io(&path, e).into()),
+    };
+    p.changes.retain(|c| c.rel != store::INDEX_FILE);
+    if before.as_deref() != Some(r.text.as_bytes()) && (before.is_some() || !r.text.is_empty()) {
+        let mut reasons = vec![format!(
+            "rebuild the team index: {} lines, {} bytes",
+            r.lines, r.bytes
+        )];
+        reasons.extend(r.warning.clone());
+        p.changes.push(Change {
+            rel: store::INDEX_FILE.to_string(),
+            before,
+            after: Some(r.text.into_bytes()),
+            reasons,
+        });
+        p.changes.sort_by(|a, b| a.rel.cmp(&b.rel));
+    }
+    for o in p.ops.iter_mut().filter(|o| o.op == "index") {
+        o.fields.insert("lines".into(), r.lines.into());
+        o.fields.insert("bytes".into(), r.bytes.into());
+        o.fields
+            .insert("files".into(), (st.topics.len() + st.broken.len()).into());
+    }
+    Ok(())
 }

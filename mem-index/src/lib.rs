@@ -217,7 +217,7 @@ pub enum Cmd {
         #[arg(long, value_name = "N", default_value_t = ops::DEFAULT_MAX_FILES)]
         max_files: usize,
         /// First recover what a killed run left: roll back an unfinished
-        /// consolidation, roll forward an unfinished `write` batch.
+        /// consolidation, roll forward an unfinished `write`, `retire` or `restore`.
         #[arg(long)]
         repair: bool,
     },
@@ -776,8 +776,8 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
                 team::check_team(&dir, today)?
             } else {
                 let mut found = check::check(&dir, today, *max_files)?;
-                let root = memdir::resolve(&memdir_opts(g, None))?.root;
-                found.extend(check::tier_conflicts(&dir, &memdir::team_dir(&root), today));
+                let tdir = team::team_dir_for(g.args.place.cwd.as_deref())?;
+                found.extend(check::tier_conflicts(&dir, &tdir, today));
                 found
             };
             let mut out = Output::stdout(g.args.output.line_buffered);
@@ -856,6 +856,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             }
             let dir = resolve_dir(g)?;
             let lock = store::lock_index(&dir)?;
+            recover(&lock, &dir, today)?;
             let (r, idx) = ops::retire(&lock, &dir, id, reason, today, *purge)?;
             drop(lock);
             report_index(&idx);
@@ -875,6 +876,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             }
             let dir = resolve_dir(g)?;
             let lock = store::lock_index(&dir)?;
+            recover(&lock, &dir, today)?;
             let (p, idx) = ops::restore(&lock, &dir, id, today)?;
             drop(lock);
             report_index(&idx);

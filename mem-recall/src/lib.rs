@@ -7,12 +7,16 @@
 //! - [`guard`]: the cross-project guard for shared project folders;
 //! - [`render`]: text lines, JSONL decisions, injected Markdown;
 //! - [`context`]: `mem-recall context` (instruction files, imports, index);
-//! - [`hook`]: `mem-recall --hook` for Claude Code;
+//! - [`hook`]: `mem-recall --hook` for Claude Code and Codex, with
+//!   [`once`] (each memory once per session), [`lessons`] (PreToolUse),
+//!   [`autodream`] (mem-dream started from SessionStart) and
+//!   [`session_memory`] (the summary injected after a compaction);
 //! - [`install`]: `mem-recall hooks install|uninstall|show`;
 //! - [`tier`]: the team tier next to the personal one.
 //!
 //! Contract: DESIGN.md "Recall", "Recall decision", "Agent hooks".
 
+pub mod autodream;
 pub mod backtest;
 pub mod cache;
 pub mod context;
@@ -20,7 +24,9 @@ pub mod gate;
 pub mod guard;
 pub mod hook;
 pub mod install;
+pub mod lessons;
 pub mod load;
+pub mod once;
 pub mod render;
 pub mod session_memory;
 pub mod text;
@@ -52,7 +58,8 @@ Examples:
   mem-recall --task \"deploy the hotfix\" --format markdown     # ready to inject
   mem-index list | mem-recall --records - --task \"add a package\" --format jsonl
 
-As a Claude Code hook (settings.json), for SessionStart and UserPromptSubmit:
+As a Claude Code hook (settings.json), for SessionStart, UserPromptSubmit and
+PreToolUse (matcher Bash):
   {\"type\":\"command\",\"command\":\"mem-recall --hook\"}";
 
 const CONTEXT_EXAMPLES: &str = "\
@@ -100,10 +107,13 @@ pub struct Cli {
     #[arg(long, value_enum, help_heading = "Output")]
     pub format: Option<RecallFormat>,
 
-    /// Run as a Claude Code hook: read the hook JSON on stdin
-    /// (SessionStart or UserPromptSubmit) and print
+    /// Run as a Claude Code or Codex hook: read the hook JSON on stdin
+    /// (SessionStart, UserPromptSubmit, or PreToolUse for Bash) and print
     /// {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}
-    /// within 10,000 characters. Nothing recalled → nothing printed. Never
+    /// within 10,000 characters; each memory once per session; on
+    /// PreToolUse the lessons that bear on the command (see docs/hooks.md);
+    /// SessionStart starts mem-dream detached when a consolidation is due.
+    /// Nothing recalled → nothing printed. Never
     /// fails: on any error it prints nothing, exits 0 and says why on stderr;
     /// past its time budget (2 s; env MEM_HOOK_BUDGET_MS, in milliseconds)
     /// likewise.
@@ -111,7 +121,8 @@ pub struct Cli {
     pub hook: bool,
 
     /// Which tiers to recall from: the personal memory directory, the
-    /// repository's team tier (`<project root>/.claude/team-memory/`), or
+    /// repository's team tier (`.claude/team-memory/` of the checkout the
+    /// cwd is in), or
     /// both (a personal memory wins over a team memory of the same id or
     /// one it supersedes). The hook always reads both.
     #[arg(long, value_enum, default_value_t = TierArg::Both, help_heading = "Input")]
@@ -435,8 +446,9 @@ impl Session {
     }
 
     /// [`Session::open`] reading the tiers `tiers`: the personal memory
-    /// directory as resolved, and the team tier at
-    /// `<project root>/.claude/team-memory/` when it exists (nothing is
+    /// directory as resolved, and the team tier of the checkout the cwd is
+    /// in (`<worktree root>/.claude/team-memory/`, as `mem-index promote`
+    /// writes it) when it exists (nothing is
     /// read from it with `--records -`). A team memory that a personal
     /// memory overrides ([`mem_core::tier::conflicts`]) goes to
     /// [`Session::shadowed`]; a team memory's `supersedes` never hides a
@@ -514,7 +526,12 @@ impl Session {
                 common.no_cache,
                 stems,
                 explicit,
-            ) {
+            )
+                // the team folder given as the memory directory is read once
+                && memory_dir.as_deref().is_none_or(|m| {
+                    mem_core::memdir::real_path(m) != mem_core::memdir::real_path(&dir)
+                })
+            {
                 let (team, hidden) = tier::merge(&items, team, clock.today);
                 shadowed = hidden;
                 items.extend(team);
@@ -928,19 +945,14 @@ pub fn context_text(
         let budget = args.codex_max_bytes.saturating_sub(doc.len() + 1024);
         let mut used: usize = mems
             .iter()
-            .map(|r| render::memory_md(&r.id, &r.memory).len())
+            .map(|r| render::memory_md_in(&r.id, &r.memory, r.tier).len())
             .sum();
         let mut left = Vec::new();
         for id in index_ids {
             if mems.iter().any(|r| r.id == id) {
                 continue;
             }
-            // MEMORY.md is the personal tier's index
-            let Some(it) = s
-                .items
-                .iter()
-                .find(|it| *it.doc.id == *id && it.tier == mem_core::tier::Tier::Personal)
-            else {
+            let Some(it) = s.items.iter().find(|it| *it.doc.id == *id) else {
                 continue;
             };
             let d = &it.doc;
@@ -950,7 +962,7 @@ pub fn context_text(
                 continue;
             }
             let Ok(m) = it.memory() else { continue };
-            let n = render::memory_md(&id, &m).len();
+            let n = render::memory_md_in(&id, &m, it.tier).len();
             if used + n > budget {
                 left.push(id);
                 continue;

@@ -184,6 +184,19 @@ fn tier_option_picks_one_tier() {
     let rs = records(&personal);
     assert!(rs.iter().all(|r| r["tier"] != "team"), "{personal}");
     assert_eq!(rs.last().unwrap()["recalled"], 3, "{personal}");
+    // the team folder given as the memory directory is read once, as personal
+    let mut c = s.cmd("mem-recall");
+    c.env("MEM_MEMORY_DIR", s.team())
+        .args(["--task", TASK, "--format", "jsonl"]);
+    let out = run(c, b"");
+    assert!(out.status.success(), "{}", show(&out));
+    let rs = records(&String::from_utf8(out.stdout).unwrap());
+    assert!(rs.iter().all(|r| r["tier"] != "team"), "{rs:#?}");
+    assert_eq!(
+        rs.iter().filter(|r| r["id"] == "use-pnpm").count(),
+        1,
+        "{rs:#?}"
+    );
     // and without a team folder, nothing changes: no tier words in text
     std::fs::remove_dir_all(s.team()).unwrap();
     let text = s.recall(&["--task", TASK, "--format", "text", "--explain"]);
@@ -395,6 +408,17 @@ fn dream_plans_the_team_tier_and_writes_nothing() {
     assert!(s.team().join("MEMORY.md").is_file());
     assert!(s.team().join("retired/staging-frozen.md").is_file());
     assert!(!s.team().join("staging-frozen.md").exists());
+    // the applied index is the team tier's derived one: check passes
+    let mut c = s.cmd("mem-index");
+    c.args(["check", "--tier", "team", "--format", "jsonl"]);
+    let out = run(c, b"");
+    let found = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!found.contains("\"level\":\"error\""), "{}", show(&out));
+    assert!(
+        std::fs::read_to_string(s.team().join("MEMORY.md"))
+            .unwrap()
+            .contains("(smoke-before-deploy.md)"),
+    );
     // once applied, nothing is left to plan but the index op
     let out = dream(&["--diff"]);
     assert!(out.status.success(), "{}", show(&out));
