@@ -939,26 +939,47 @@ fn subagent_files_replay_as_side_chains() {
 
 /// A Codex hook's JSON (`turn_id`, `model`, a nullable `transcript_path`)
 /// through `replay --hook`: the rollout is read as Codex's whatever its
-/// name (told by its content), a null path and a compressed rollout give no
-/// events and exit 0.
+/// name (told by its content), a null path gives nothing and says nothing,
+/// a compressed rollout gives nothing and says why; all exit 0.
 #[test]
 fn hook_reads_codex_rollouts() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(
         "../tests/fixtures/codex/rollout-2026-07-14T09-00-00-0199b0c0-0000-7000-8000-000000000002.jsonl",
     );
     let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
     // a name that does not say "rollout": the content tells
-    let plain = dir.path().join("thread.jsonl");
+    let plain = root.join("thread.jsonl");
     std::fs::copy(&fixture, &plain).unwrap();
-    for f in [&fixture, &plain] {
-        let hook = serde_json::json!({"session_id": "0199b0c0-0000-7000-8000-000000000002",
-            "transcript_path": f, "cwd": "/home/user/src/orders", "hook_event_name": "Stop",
-            "turn_id": "turn-2", "model": "gpt-5-codex", "stop_hook_active": false,
-            "last_assistant_message": "Understood."});
-        let o = run(
-            &["replay", "--hook", "--format", "jsonl"],
-            Some(hook.to_string().as_bytes()),
-        );
+    let hook = |input: &serde_json::Value| {
+        let mut c = bin();
+        for (k, _) in std::env::vars_os() {
+            let k = k.to_string_lossy().to_string();
+            if k.starts_with("MEM_") || k.starts_with("CLAUDE_") || k.starts_with("XDG_") {
+                c.env_remove(k);
+            }
+        }
+        c.env("HOME", root)
+            .env("XDG_CACHE_HOME", root.join("cache"))
+            .env("MEM_MEMORY_DIR", root.join("mem"))
+            .args(["replay", "--hook"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    for (sid, f) in [("codex-a", &fixture), ("codex-b", &plain)] {
+        let input = serde_json::json!({"session_id": sid, "transcript_path": f,
+            "cwd": root, "hook_event_name": "SessionEnd", "turn_id": "turn-2",
+            "model": "gpt-5-codex", "reason": "other"});
+        let o = hook(&input);
         assert_eq!(o.status.code(), Some(0), "{}", show(&["replay"], &o));
         let evs = json_lines(&o.stdout);
         assert_eq!(evs.len(), 11, "{evs:?}");
@@ -974,11 +995,11 @@ fn hook_reads_codex_rollouts() {
             "Understood: the integration tests use the real database."
         );
     }
-    for hook in [
-        r#"{"session_id":"s","transcript_path":null,"hook_event_name":"Stop","turn_id":"t"}"#,
-        r#"{"session_id":"s","hook_event_name":"SessionStart"}"#,
-    ] {
-        let o = run(&["replay", "--hook"], Some(hook.as_bytes()));
+    for event in ["SessionStart", "Stop", "SessionEnd"] {
+        let o = hook(
+            &serde_json::json!({"session_id": "s", "transcript_path": null,
+            "cwd": root, "hook_event_name": event, "turn_id": "t"}),
+        );
         assert_eq!(o.status.code(), Some(0), "{}", show(&["replay"], &o));
         assert!(
             o.stdout.is_empty() && o.stderr.is_empty(),
@@ -986,10 +1007,12 @@ fn hook_reads_codex_rollouts() {
             show(&["replay"], &o)
         );
     }
-    let zst = dir.path().join("rollout-2026-07-14T09-00-00-x.jsonl.zst");
+    let zst = root.join("rollout-2026-07-14T09-00-00-x.jsonl.zst");
     std::fs::write(&zst, b"\x28\xb5\x2f\xfd").unwrap();
-    let hook = serde_json::json!({"transcript_path": zst, "hook_event_name": "Stop"});
-    let o = run(&["replay", "--hook"], Some(hook.to_string().as_bytes()));
+    let o = hook(
+        &serde_json::json!({"session_id": "z", "transcript_path": zst,
+        "cwd": root, "hook_event_name": "Stop"}),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", show(&["replay"], &o));
     assert!(o.stdout.is_empty());
     assert!(

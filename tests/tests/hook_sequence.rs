@@ -486,11 +486,10 @@ fn claude_code_session_through_the_installed_hooks() {
         true,
     );
     assert!(f.context.contains("Always use pnpm"), "{}", f.shown);
-    // Once per session: when the hook keeps the ids it injected for the
-    // session, what SessionStart gave is not given again.
-    if once_per_session(&w.home) {
-        assert!(!f.context.contains("Senior Go engineer"), "{}", f.shown);
-    }
+    // Once per session: the hook keeps the ids it injected for the
+    // session; what SessionStart gave is not given again.
+    assert!(once_per_session(&w.home), "no injected.json kept");
+    assert!(!f.context.contains("Senior Go engineer"), "{}", f.shown);
     // A command no lesson is about gets no reminder.
     let f = fire_event(&w, &hooks, &pre("ls -la src", "toolu_04"), &[], true);
     assert!(f.answers.is_empty(), "{}", f.shown);
