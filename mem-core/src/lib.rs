@@ -14,6 +14,7 @@
 //! - [`truncate`]: byte budgets at character boundaries, the token estimate;
 //! - [`memdir`]: where memory lives (slug, worktrees, settings);
 //! - [`store`]: reading a memory directory, the index lock;
+//! - [`tier`]: the personal and team tiers, which wins on a conflict;
 //! - [`index_md`]: the `MEMORY.md` policy (order, limits, WARNING line);
 //! - [`lock`]: the consolidation lock protocol;
 //! - [`scrub`]: secrets, session ids and absolute paths;
@@ -38,6 +39,7 @@ pub mod scan;
 pub mod scrub;
 pub mod session;
 pub mod store;
+pub mod tier;
 pub mod time;
 pub mod truncate;
 

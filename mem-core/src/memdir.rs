@@ -181,6 +181,16 @@ pub fn dream_off(cwd: Option<&Path>) -> Result<Option<String>> {
     })
 }
 
+/// Why this process runs in remote mode, where consolidation never starts
+/// on its own (Claude Code's auto-dream is off there): `CLAUDE_CODE_REMOTE`
+/// or mem's own `MEM_REMOTE` set to a truthy value; `None` otherwise.
+pub fn remote_mode() -> Option<String> {
+    ["CLAUDE_CODE_REMOTE", "MEM_REMOTE"]
+        .into_iter()
+        .find(|v| env_flag(v))
+        .map(|v| format!("remote mode ({v} is set)"))
+}
+
 /// The real path (symlinks resolved) when it exists, else the path made
 /// absolute against the working directory.
 pub fn real_path(p: &Path) -> PathBuf {
@@ -721,6 +731,16 @@ pub const TEAM_DIR: &str = ".claude/team-memory";
 /// exist; nothing is created.
 pub fn team_dir(root: &Path) -> PathBuf {
     root.join(TEAM_DIR)
+}
+
+/// The root of the checkout that holds `cwd`: the git worktree containing
+/// it (the main one or a linked one — each has its own checkout of the
+/// committed team tier), or `cwd` itself (real path) outside git. The root
+/// every tool reads the team tier under ([`team_dir`]).
+pub fn checkout_root(cwd: &Path) -> PathBuf {
+    git_info(cwd)
+        .map(|g| g.worktree_root)
+        .unwrap_or_else(|| real_path(cwd))
 }
 
 /// The folder for one session's hook state (watermarks, what was injected):

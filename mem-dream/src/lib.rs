@@ -16,6 +16,7 @@ pub mod apply;
 pub mod consolidate;
 pub mod gates;
 pub mod gather;
+pub mod team;
 
 use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
@@ -23,7 +24,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use mem_core::cli::{Format, GlobalArgs, Output, warn};
 use mem_core::lock::{Finish, Lock};
 use mem_core::memdir;
@@ -44,7 +45,8 @@ Examples:
   mem-dream                         # consolidate when due (24 h and 5 sessions since the last run)
   mem-dream --explain --dry-run     # show the four gates and the plan; change nothing
   mem-dream --force --diff          # run now, printing a unified diff with a reason per hunk
-  mem-dream undo                    # restore the state before the last run";
+  mem-dream undo                    # restore the state before the last run
+  mem-dream --tier team --diff > team.diff   # plan the team tier; apply with `git apply`";
 
 /// Gated, locked consolidation of the memory directory: merge duplicates,
 /// supersede contradictions, absolutize relative dates, retire what expired
@@ -86,6 +88,24 @@ pub struct Global {
     /// Print all four gates and why each op was planned.
     #[arg(long, global = true, help_heading = "Output")]
     pub explain: bool,
+    /// `personal` (the memory directory) or `team`: plan the consolidation
+    /// of the repository's team tier (`.claude/team-memory/` of the checkout
+    /// the cwd is in)
+    /// and print it (ops, or a diff with --diff that `git apply` takes from
+    /// the repository root); nothing is written, no gate applies, no
+    /// session is gathered. The person applies the plan and commits it.
+    #[arg(long, global = true, value_enum, default_value_t = DreamTier::Personal, help_heading = "Where")]
+    pub tier: DreamTier,
+}
+
+/// Which tier `mem-dream` consolidates (`--tier`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum DreamTier {
+    /// The personal memory directory: gated, locked, applied.
+    #[default]
+    Personal,
+    /// The team tier: planned only, never written.
+    Team,
 }
 
 /// Options of a consolidation run.
@@ -96,10 +116,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", help_heading = "Gates")]
     pub transcripts: Vec<PathBuf>,
     /// Hours since the last consolidation before a run is due.
-    #[arg(long, default_value_t = 24.0, value_name = "H", value_parser = mem_core::time::non_negative_arg, help_heading = "Gates")]
+    #[arg(long, default_value_t = mem_core::lock::DEFAULT_MIN_HOURS, value_name = "H", value_parser = mem_core::time::non_negative_arg, help_heading = "Gates")]
     pub min_hours: f64,
     /// Sessions since the last consolidation before a run is due.
-    #[arg(long, default_value_t = 5, value_name = "N", help_heading = "Gates")]
+    #[arg(long, default_value_t = mem_core::lock::DEFAULT_MIN_SESSIONS, value_name = "N", help_heading = "Gates")]
     pub min_sessions: usize,
     /// Sessions started by these entrypoints are not counted.
     #[arg(
@@ -112,7 +132,7 @@ pub struct RunArgs {
     /// Minutes between two session scans (0: scan every time).
     #[arg(
         long,
-        default_value_t = 10.0,
+        default_value_t = mem_core::lock::DEFAULT_SCAN_INTERVAL_MIN,
         value_name = "MIN",
         value_parser = mem_core::time::non_negative_arg,
         help_heading = "Gates"
@@ -164,6 +184,12 @@ pub fn run() -> anyhow::Result<Exit> {
 pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
     let g = &cli.global.args;
     let clock = g.time.clock()?;
+    if cli.global.tier == DreamTier::Team {
+        let mut out = g.output.stdout();
+        let code = team::run(&cli, &clock, g.output.format(), &mut out)?;
+        out.flush().map_err(|e| Error::io("<stdout>", e))?;
+        return Ok(code);
+    }
     let resolved = memdir::resolve(&g.memdir_options())?;
     let format = g.output.format();
     let mut out = g.output.stdout();
@@ -451,7 +477,7 @@ fn phases(
         Some(store::lock_index(dir)?)
     };
     // Orient.
-    let st = store::load(dir)?;
+    let (st, bytes) = store::load_with_bytes(dir)?;
     for b in &st.broken {
         warn(NAME, format!("{}: left unchanged", b.error));
     }
@@ -465,9 +491,7 @@ fn phases(
     // so an index that cannot be read whole is not rewritten (the run fails).
     let old_index = mem_index::ops::read_index_for_update(&dir.join(store::INDEX_FILE))?;
     let mut items: Vec<Item> = Vec::with_capacity(st.topics.len());
-    for t in st.topics {
-        let bytes =
-            mem_core::confine::read_capped(&t.path, mem_core::confine::MAX_TOPIC_BYTES, false)?;
+    for (t, bytes) in st.topics.into_iter().zip(bytes) {
         let basis = gather::basis_of(&t.memory, &digests);
         items.push(Item {
             id: t.id.clone(),

@@ -11,7 +11,8 @@
 //! `expired-indexed` (warning), `lenient` (warning: a missing `type` read
 //! as inferred, an unknown `kind` or `scope` kept as written), `unfinished`
 //! (a consolidation or `write` batch killed before it finished;
-//! `check --repair` recovers it). Errors make the run exit 1.
+//! `check --repair` recovers it), `tier-conflict` (warning, [`tier_conflicts`]:
+//! a personal memory overrides a team memory). Errors make the run exit 1.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -295,4 +296,63 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
         }
     }
     Ok(out)
+}
+
+/// Warnings `tier-conflict`: the team memories of `team_dir` (the
+/// repository's team tier) that a memory of the personal directory
+/// `personal_dir` overrides on `today` ([`mem_core::tier::conflicts`]) — one that
+/// supersedes it, or one of the same id that says something else
+/// ([`mem_core::tier::same_content`]; a memory promoted unchanged is no
+/// conflict). `file` is the personal topic file; `team_file` and `conflict`
+/// (`same-id`, `supersedes`) are extra fields. Nothing when the team folder
+/// does not exist, is the personal directory, or cannot be read.
+pub fn tier_conflicts(personal_dir: &Path, team_dir: &Path, today: NaiveDate) -> Vec<Finding> {
+    use mem_core::tier::{ConflictKind, PersonalEntry, conflicts, same_content, supersedes_of};
+    if !team_dir.is_dir()
+        || mem_core::memdir::real_path(team_dir) == mem_core::memdir::real_path(personal_dir)
+    {
+        return Vec::new();
+    }
+    let (Ok(personal), Ok(team)) = (store::load(personal_dir), store::load(team_dir)) else {
+        return Vec::new();
+    };
+    let sup: Vec<Vec<String>> = personal
+        .topics
+        .iter()
+        .map(|t| supersedes_of(&t.id, &t.memory))
+        .collect();
+    let entries: Vec<PersonalEntry<'_>> = personal
+        .topics
+        .iter()
+        .zip(&sup)
+        .map(|(t, s)| PersonalEntry {
+            id: &t.id,
+            supersedes: s.iter().map(String::as_str).collect(),
+            live: t.memory.retired_at.is_none() && !t.memory.is_expired(today),
+        })
+        .collect();
+    let team_ids: Vec<&str> = team.topics.iter().map(|t| t.id.as_str()).collect();
+    let mut out = Vec::new();
+    for c in conflicts(&entries, &team_ids) {
+        if c.kind == ConflictKind::SameId
+            && let (Some(p), Some(t)) = (personal.get(&c.personal_id), team.get(&c.team_id))
+            && same_content(&p.memory, &t.memory)
+        {
+            continue;
+        }
+        let mut w = f(
+            "warning",
+            "tier-conflict",
+            &format!("{}.md", c.personal_id),
+            None,
+            c.describe(),
+        );
+        w.extra.insert(
+            "team_file".into(),
+            format!("{}/{}.md", mem_core::memdir::TEAM_DIR, c.team_id).into(),
+        );
+        w.extra.insert("conflict".into(), c.kind.as_str().into());
+        out.push(w);
+    }
+    out
 }

@@ -217,7 +217,7 @@ pub enum Cmd {
         #[arg(long, value_name = "N", default_value_t = ops::DEFAULT_MAX_FILES)]
         max_files: usize,
         /// First recover what a killed run left: roll back an unfinished
-        /// consolidation, roll forward an unfinished `write` batch.
+        /// consolidation, roll forward an unfinished `write`, `retire` or `restore`.
         #[arg(long)]
         repair: bool,
     },
@@ -775,7 +775,10 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             let found = if team {
                 team::check_team(&dir, today)?
             } else {
-                check::check(&dir, today, *max_files)?
+                let mut found = check::check(&dir, today, *max_files)?;
+                let tdir = team::team_dir_for(g.args.place.cwd.as_deref())?;
+                found.extend(check::tier_conflicts(&dir, &tdir, today));
+                found
             };
             let mut out = Output::stdout(g.args.output.line_buffered);
             let errors = found.iter().filter(|f| f.level == "error").count();
@@ -853,6 +856,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             }
             let dir = resolve_dir(g)?;
             let lock = store::lock_index(&dir)?;
+            recover(&lock, &dir, today)?;
             let (r, idx) = ops::retire(&lock, &dir, id, reason, today, *purge)?;
             drop(lock);
             report_index(&idx);
@@ -872,6 +876,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             }
             let dir = resolve_dir(g)?;
             let lock = store::lock_index(&dir)?;
+            recover(&lock, &dir, today)?;
             let (p, idx) = ops::restore(&lock, &dir, id, today)?;
             drop(lock);
             report_index(&idx);

@@ -32,6 +32,8 @@ pub struct Item {
     pub doc: Doc,
     /// The topic file (re-read when the memory is injected), or the record.
     pub source: Source,
+    /// The tier it comes from (records given on stdin count as personal).
+    pub tier: mem_core::tier::Tier,
 }
 
 /// Where a memory's full content is.
@@ -341,6 +343,7 @@ impl Build {
             Ok(doc) => self.items.push(Item {
                 source: Source::File(self.dir.clone(), file),
                 doc,
+                tier: mem_core::tier::Tier::Personal,
             }),
             Err(msg) => self.broken.push(msg.into_owned()),
         }
@@ -417,6 +420,7 @@ pub fn load_records(
             Ok(id) => items.push(Item {
                 doc: Doc::from_memory(&id, &m, stems),
                 source: Source::Record(Box::new(m)),
+                tier: mem_core::tier::Tier::Personal,
             }),
             Err(e) => bad.push(mem_core::Error::input(name, line, e.to_string())),
         }

@@ -1,0 +1,153 @@
+//! The team tier next to the personal one (docs/team-memory.md "Recall and
+//! hooks").
+//!
+//! The team tier is `<checkout root>/.claude/team-memory/` ([`mem_core::memdir::checkout_root`])
+//! ([`mem_core::memdir::team_dir`]), read like a memory directory through
+//! its own cache (`$XDG_CACHE_HOME/mem/<digest of the team folder>/`, never
+//! inside the repository). Recall only reads it: nothing in it is written.
+//! On a conflict ([`mem_core::tier::conflicts`]) the personal memory wins.
+
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use mem_core::cli::warn;
+use mem_core::tier::{Conflict, PersonalEntry, Tier};
+
+use crate::NAME;
+use crate::load::{self, Item};
+use crate::text::Stems;
+
+/// Read the team tier of the project at `root`: `None` when its folder does
+/// not exist (said on stderr when the team tier was asked for alone,
+/// `explicit`), lies behind a link, or cannot be listed (both said on
+/// stderr). Topic files that do not parse are named on stderr and left out.
+/// `no_cache`: neither read nor write the team tier's cache.
+pub fn load(
+    root: &Path,
+    no_cache: bool,
+    stems: &Stems,
+    explicit: bool,
+) -> Option<(PathBuf, Vec<Item>)> {
+    let dir = mem_core::memdir::team_dir(root);
+    if !dir.is_dir() {
+        if explicit {
+            warn(
+                NAME,
+                format!("no team tier: {} does not exist", dir.display()),
+            );
+        }
+        return None;
+    }
+    // A clone may carry a link: the team tier is read only below the root.
+    if let Err(e) = mem_core::confine::check_below(root, &dir) {
+        warn(NAME, format!("team tier left out: {e}"));
+        return None;
+    }
+    let cache = if no_cache {
+        None
+    } else {
+        load::cache_path(&dir)
+    };
+    let loaded = match load::load_dir(&dir, cache.as_deref(), stems) {
+        Ok(l) => l,
+        Err(e) => {
+            warn(NAME, format!("team tier left out: {e}"));
+            return None;
+        }
+    };
+    for b in &loaded.broken {
+        warn(NAME, format!("team tier: {b} (left out)"));
+    }
+    let mut items = loaded.items;
+    for it in &mut items {
+        it.tier = Tier::Team;
+    }
+    Some((dir, items))
+}
+
+/// Split the team items into those recalled beside `personal` and those a
+/// personal memory overrides (with the conflict). The kept team memories'
+/// `supersedes` lose the ids of personal memories: a team memory never hides
+/// a personal one. A personal memory is live when neither retired nor
+/// expired on `today`.
+pub fn merge(
+    personal: &[Item],
+    team: Vec<Item>,
+    today: NaiveDate,
+) -> (Vec<Item>, Vec<(Item, Conflict)>) {
+    if personal.is_empty() {
+        return (team, Vec::new());
+    }
+    let entries: Vec<PersonalEntry<'_>> = personal
+        .iter()
+        .map(|p| PersonalEntry {
+            id: &p.doc.id,
+            supersedes: p.doc.supersedes.iter().map(|s| &**s).collect(),
+            live: !p.doc.retired && !p.doc.expires.is_some_and(|e| e.is_expired(today)),
+        })
+        .collect();
+    let team_ids: Vec<&str> = team.iter().map(|t| &*t.doc.id).collect();
+    let found = mem_core::tier::conflicts(&entries, &team_ids);
+    let ids: std::collections::HashSet<&str> = personal.iter().map(|p| &*p.doc.id).collect();
+    let mut keep = Vec::with_capacity(team.len());
+    let mut hidden = Vec::new();
+    let mut found = found.into_iter().peekable();
+    for mut t in team {
+        if let Some(c) = found.next_if(|c| c.team_id == *t.doc.id) {
+            hidden.push((t, c));
+            continue;
+        }
+        t.doc.supersedes.retain(|s| !ids.contains(&**s));
+        keep.push(t);
+    }
+    (keep, hidden)
+}
+
+/// Team memories belong to the repository they are committed in: under the
+/// cross-project guard (a project folder shared by several projects) they
+/// are taken as the current project's.
+pub fn claim(items: &mut [Item], project: &str) {
+    for it in items.iter_mut().filter(|i| i.tier == Tier::Team) {
+        it.doc.project = Some(crate::gate::Text::Owned(project.to_string()));
+    }
+}
+
+/// What a text line says of the tier: with `explain`, `; tier: team` or
+/// `; tier: personal`; without, ` (team)` for a team memory and nothing for
+/// a personal one.
+pub fn text_suffix(tier: Tier, explain: bool) -> String {
+    if explain {
+        format!("; tier: {tier}")
+    } else if tier == Tier::Team {
+        " (team)".to_string()
+    } else {
+        String::new()
+    }
+}
+
+/// The `--explain` line of a shadowed team memory.
+pub fn shadowed_line(c: &Conflict) -> String {
+    format!(
+        "SKIP   {} — overridden ({}): {}; tier: team",
+        c.team_id,
+        c.kind.as_str(),
+        c.describe()
+    )
+}
+
+/// The JSONL record of a shadowed team memory: a `skip` with reason
+/// `overridden`, `tier: team`, `by` (the personal memory's id) and
+/// `conflict` (`same-id` or `supersedes`).
+pub fn shadowed_record(c: &Conflict) -> mem_core::RecallDecision {
+    let mut r = mem_core::RecallDecision {
+        action: "skip".into(),
+        id: Some(c.team_id.clone()),
+        reason: Some("overridden".into()),
+        ..Default::default()
+    };
+    r.extra.insert("tier".into(), "team".into());
+    r.extra.insert("by".into(), c.personal_id.clone().into());
+    r.extra
+        .insert("conflict".into(), c.kind.as_str().to_string().into());
+    r
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Recall with a team tier: whole-process latency of `mem-recall --task …`
+# over a 200-memory personal directory plus a 200-memory team tier
+# (`<project>/.claude/team-memory/`), next to the same personal directory
+# alone (`--tier personal`), in the same run (hyperfine, warm caches,
+# median of many runs). The UserPromptSubmit hook is measured the same way
+# (through `sh -c '… < input'` on both sides, the personal-only side in a
+# project without a team folder, so the shell's cost is on both sides). The ratio both/personal is the number to read.
+#
+# usage: scripts/bench-team-recall.sh [N_PERSONAL] [N_TEAM]   (default: 200 200)
+# env:   MEM_RECALL_BIN   the binary (default: builds a release one)
+#        RUNS             runs per command (default 50)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+for t in hyperfine python3; do
+  command -v "$t" >/dev/null 2>&1 || { echo "bench-team-recall: $t is missing" >&2; exit 1; }
+done
+
+bin=${MEM_RECALL_BIN:-}
+if [ -z "$bin" ]; then
+  target=${CARGO_TARGET_DIR:-target}
+  cargo build -q --release -p mem-recall
+  bin="$PWD/$target/release/mem-recall"
+fi
+runs=${RUNS:-50}
+np=${1:-200}
+nt=${2:-200}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME="$work/cache" CLAUDE_CONFIG_DIR="$work/claude" HOME="$work/home"
+mkdir -p "$HOME"
+
+gen() { # DIR N PREFIX SEED: N topic files; about 1 in 50 mentions "postgres"
+  python3 - "$1" "$2" "$3" "$4" <<'PY'
+import os, random, sys
+d, n, prefix, seed = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+os.makedirs(d, exist_ok=True)
+rnd = random.Random(seed)
+words = ("build deploy cache index parser config server client token schema migration "
+         "release branch logging metrics tracing queue worker retry timeout lockfile "
+         "package docker compose staging latency dashboard fixture verify setup").split()
+for i in range(n):
+    tw = rnd.sample(words, 3)
+    if i % 50 == 7:
+        tw[0] = "postgres"
+    body = " ".join(rnd.choice(words) for _ in range(60))
+    with open(os.path.join(d, f"{prefix}-{i:05d}.md"), "w") as f:
+        f.write(f'---\nname: "Topic {i} about {tw[0]}"\ndescription: "{tw[0]} needs {tw[1]} before {tw[2]}"\n'
+                f'type: feedback\ntriggers: ["{tw[0]}", "{tw[1]}"]\npaths: ["src/{tw[2]}/**"]\n'
+                f'verified_at: 2026-06-01\nexpires: never\n---\n'
+                f'Fact: {tw[0]} needs {tw[1]}.\nWhy: {body}\nHow to use: run {tw[2]} first.\n')
+PY
+}
+
+proj="$work/proj"          # outside git: the project root is the folder itself
+mem="$work/mem"
+gen "$mem" "$np" personal 7
+gen "$proj/.claude/team-memory" "$nt" team 11
+task="check the postgres migration"
+proj0="$work/proj0"        # the same without a team tier (for the hook)
+mkdir -p "$proj0"
+for p in proj proj0; do
+  printf '{"session_id":"s","cwd":"%s","hook_event_name":"UserPromptSubmit","prompt":"%s"}' \
+    "$work/$p" "$task" >"$work/hook${p#proj}.json"
+done
+
+median_ms() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(" ".join("%.3f" % (x["median"]*1000) for x in r))' "$1"; }
+hf() { # OUT.json CMD_A CMD_B (shell strings)
+  local out=$1; shift
+  hyperfine -w 5 -r "$runs" -N --export-json "$out" "$@" >/dev/null 2>&1 \
+    || hyperfine -w 5 -r "$runs" --export-json "$out" "$@" >/dev/null 2>&1
+}
+
+args=(--memory-dir "$mem" --cwd "$proj" --task "$task" --today 2026-07-11 --format jsonl)
+sleep 2                               # past the cache's racy window (load.rs RACY_SECS)
+"$bin" "${args[@]}" >/dev/null        # builds both caches
+MEM_MEMORY_DIR=$mem "$bin" --hook <"$work/hook0.json" >/dev/null
+recalled_both=$("$bin" "${args[@]}" | python3 -c 'import json,sys; print([json.loads(l) for l in sys.stdin][-1]["recalled"])')
+recalled_personal=$("$bin" "${args[@]}" --tier personal | python3 -c 'import json,sys; print([json.loads(l) for l in sys.stdin][-1]["recalled"])')
+
+q() { printf '%q ' "$@"; }
+hf "$work/r.json" "$(q "$bin" "${args[@]}" --tier both)" "$(q "$bin" "${args[@]}" --tier personal)"
+read -r rb rp < <(median_ms "$work/r.json")
+hookcmd() { echo "sh -c $(printf '%q' "MEM_MEMORY_DIR=$mem $bin --hook < $1 > /dev/null")"; }
+hf "$work/h.json" "$(hookcmd "$work/hook.json")" "$(hookcmd "$work/hook0.json")"
+read -r hb hp < <(median_ms "$work/h.json")
+ratio() { python3 -c "import sys; print('%.2fx' % (float(sys.argv[1])/float(sys.argv[2])))" "$1" "$2"; }
+
+echo "personal $np memories, team $nt memories; task: \"$task\"; median of $runs runs"
+echo
+printf '| what | %s personal + %s team | %s personal only | ratio |\n|---|---:|---:|---:|\n' "$np" "$nt" "$np"
+printf '| mem-recall --task (jsonl) | %s ms | %s ms | %s |\n' "$rb" "$rp" "$(ratio "$rb" "$rp")"
+printf '| mem-recall --hook (UserPromptSubmit, via sh -c) | %s ms | %s ms | %s |\n' "$hb" "$hp" "$(ratio "$hb" "$hp")"
+echo
+echo "recalled: $recalled_both with both tiers, $recalled_personal personal only"
