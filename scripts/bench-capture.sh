@@ -47,7 +47,7 @@ echo "file: $FILE ($MB MB), session $SID, binaries: $PROFILE"
 cat "$FILE" >/dev/null   # warm the page cache
 
 now() { date +%s.%N; }
-secs() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.4f", e - s }'; }
+secs() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.4f\n", e - s }'; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 hook_json() {

@@ -186,8 +186,14 @@ fn a_compaction_in_the_new_lines_stops_the_walk_and_precompact_has_its_own_water
 #[test]
 fn bad_hook_input_is_said_on_stderr_and_exits_0() {
     let t = T::new();
-    for input in ["not json", r#"{"hook_event_name":"Stop"}"#] {
+    for input in [
+        "not json",
+        r#"{"hook_event_name":"Stop","transcript_path":"/no/such.jsonl"}"#,
+    ] {
         let out = Command::new(env!("CARGO_BIN_EXE_mem-transcript"))
+            .env_remove("MEM_HOOK_GUARD")
+            .env_remove("MEM_DISABLE")
+            .env_remove("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
             .env("XDG_CACHE_HOME", t.root.join("cache"))
             .env("MEM_MEMORY_DIR", t.root.join("mem"))
             .args(["replay", "--hook"])
@@ -206,7 +212,7 @@ fn bad_hook_input_is_said_on_stderr_and_exits_0() {
         assert!(out.stdout.is_empty());
         assert!(err.contains("nothing captured"), "{err}");
         assert!(
-            err.contains("not JSON") || err.contains("transcript_path"),
+            err.contains("not JSON") || err.contains("/no/such.jsonl"),
             "{err}"
         );
     }
