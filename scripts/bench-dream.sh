@@ -8,7 +8,13 @@
 # Usage: scripts/bench-dream.sh [N...]      (env BIN=path/to/mem-dream to skip the build)
 #        BASE=path/to/old/mem-dream scripts/bench-dream.sh 10000
 #   With BASE, the same generated directories are also consolidated by the
-#   baseline binary (each run on a fresh copy), and the ratio new/base printed.
+#   baseline binary (each run on a fresh copy), and the ratio new/base printed;
+#   the outputs must be byte-identical: the plan (jsonl), the --diff text and
+#   the directory a real run leaves (its .mem/ journal aside) are compared,
+#   and the script fails on any difference.
+# On a busy machine, `chrt -f 10 scripts/bench-dream.sh` (real-time priority)
+# keeps other load out of the wall times; the CPU column (user + sys) is
+# the figure to compare in any case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000)
@@ -53,19 +59,28 @@ open(os.path.join(d, "MEMORY.md"), "w").write("\n".join(lines) + "\n")
 PY
 }
 
-measure() { # measure ARGS... → "secs peakKB"
+measure() { # measure ARGS... → "secs peakKB cpu"
   local out
   if ! /usr/bin/time -v -o "$work/time.txt" "$BIN" "$@" >/dev/null 2>"$work/stderr.txt"; then
     echo "mem-dream $* failed:" >&2; tail -5 "$work/stderr.txt" >&2; exit 1
   fi
   out=$(cat "$work/time.txt")
-  local secs kb
+  local secs kb cpu
   secs=$(printf '%s\n' "$out" | awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,t,":"); s=0; for(i=1;i<=n;i++) s=s*60+t[i]; print s}')
   kb=$(printf '%s\n' "$out" | awk -F': ' '/Maximum resident set size/ {print $2}')
-  echo "$secs $kb"
+  cpu=$(printf '%s\n' "$out" | awk -F': ' '/User time|System time/ {s+=$2} END {printf "%.2f", s}')
+  echo "$secs $kb $cpu"
 }
 
-printf '%-8s %-8s %-8s %10s %12s %8s %8s\n' memories binary mode seconds peak_MiB merges supersedes
+same() { # same WHAT FILE_A FILE_B: fail unless byte-identical
+  if ! cmp -s "$2" "$3"; then
+    echo "bench-dream: $1 differs between base and new:" >&2
+    diff "$2" "$3" | head -20 >&2
+    exit 1
+  fi
+}
+
+printf '%-8s %-8s %-8s %10s %8s %12s %8s %8s\n' memories binary mode seconds cpu_s peak_MiB merges supersedes
 declare -A T
 bins=(new); [ -n "${BASE:-}" ] && bins=(base new)
 for n in "${sizes[@]}"; do
@@ -73,16 +88,34 @@ for n in "${sizes[@]}"; do
   plan=$("$BIN" --memory-dir "$src" --force --dry-run --max-files 0 --format jsonl 2>/dev/null)
   merges=$(grep -c '"op":"merge"' <<<"$plan" || true)
   sup=$(grep -c '"op":"supersede"' <<<"$plan" || true)
+  if [ -n "${BASE:-}" ]; then
+    for B in "$BASE" "$BIN"; do
+      tag=new; [ "$B" = "$BASE" ] && tag=base
+      "$B" --memory-dir "$src" --force --dry-run --max-files 0 --format jsonl >"$work/plan-$tag" 2>/dev/null
+      "$B" --memory-dir "$src" --force --dry-run --max-files 0 --diff >"$work/diff-$tag" 2>/dev/null
+    done
+    same "the plan of $n memories" "$work/plan-base" "$work/plan-new"
+    same "the --diff of $n memories" "$work/diff-base" "$work/diff-new"
+  fi
   for which in "${bins[@]}"; do
     dir="$work/m$n-$which"; rm -rf "$dir"; cp -a "$src" "$dir"
     for mode in dry-run real; do
       extra=(--dry-run); [ "$mode" = real ] && extra=()
       B=$BIN; [ "$which" = base ] && B=$BASE
-      read -r secs kb < <(BIN=$B measure --memory-dir "$dir" --force --max-files 0 --format jsonl "${extra[@]}")
+      read -r secs kb cpu < <(BIN=$B measure --memory-dir "$dir" --force --max-files 0 --format jsonl "${extra[@]}")
       T[$n,$which,$mode]=$secs
-      printf '%-8s %-8s %-8s %10s %12.1f %8s %8s\n' "$n" "$which" "$mode" "$secs" "$(echo "$kb/1024" | bc -l)" "$merges" "$sup"
+      printf '%-8s %-8s %-8s %10s %8s %12.1f %8s %8s\n' "$n" "$which" "$mode" "$secs" "$cpu" "$(echo "$kb/1024" | bc -l)" "$merges" "$sup"
     done
   done
+  if [ -n "${BASE:-}" ]; then
+    # what the real runs left, journal aside
+    if ! diff -r -x .mem "$work/m$n-base" "$work/m$n-new" >/dev/null; then
+      echo "bench-dream: the directories consolidated by base and new differ ($n memories)" >&2
+      diff -r -x .mem "$work/m$n-base" "$work/m$n-new" | head -20 >&2
+      exit 1
+    fi
+    echo "outputs of $n memories: plan, --diff and the consolidated directory identical to base"
+  fi
   if [ -n "${BASE:-}" ]; then
     for mode in dry-run real; do
       printf 'ratio %s %s: new/base = %s\n' "$n" "$mode" \

@@ -4,11 +4,13 @@
 # The workspace is built once (`cargo build --release --workspace --locked`);
 # the six binaries are then copied into place.
 #
-# Usage: scripts/install.sh [--prefix DIR] [--no-docs | --docs-only]
+# Usage: scripts/install.sh [--prefix DIR] [--no-docs | --docs-only] [--hooks]
 #   --prefix DIR  install the tools into DIR/bin (default: cargo's bin
 #                 directory, $CARGO_INSTALL_ROOT/bin or ~/.cargo/bin)
 #   --no-docs     only the six tools
 #   --docs-only   only the man pages and completions
+#   --hooks       then add mem's hooks to Claude Code's settings
+#                 (`mem-recall hooks install`, with the installed paths)
 # With $MEM_BIN_DIR set (a directory of already built binaries) nothing is
 # built: the tools and mem-docs are taken from there.
 #
@@ -22,16 +24,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tools=(mem-transcript mem-extract mem-index mem-recall mem-dream mem-lock)
-do_tools=1 do_docs=1 prefix=
+do_tools=1 do_docs=1 do_hooks=0 prefix=
 while [ $# -gt 0 ]; do
   case $1 in
     --no-docs) do_docs=0 ;;
     --docs-only) do_tools=0 ;;
+    --hooks) do_hooks=1 ;;
     --prefix)
       [ $# -ge 2 ] || { echo "install: --prefix needs a directory" >&2; exit 2; }
       prefix=$2; shift ;;
     --prefix=*) prefix=${1#--prefix=} ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -70,6 +73,12 @@ if [ $do_tools = 1 ]; then
     *":$bin_dir:"*) ;;
     *) echo "note: $bin_dir is not on PATH" >&2 ;;
   esac
+  if [ $do_hooks = 1 ]; then
+    echo "== $bin_dir/mem-recall hooks install"
+    "$bin_dir/mem-recall" hooks install
+  else
+    echo "hooks: $bin_dir/mem-recall hooks install   (Claude Code; --codex for Codex, --dry-run to see it first)"
+  fi
 fi
 
 if [ $do_docs = 1 ]; then

@@ -25,8 +25,10 @@ pub struct HookSpec {
 
 /// The write path a hook runs on the session that sent it: `replay --hook`
 /// reads the hook JSON (its `transcript_path`, `hook_event_name`) and emits
-/// the events to capture (on `Stop`, the turn that just ended).
-pub const WRITE_PATH: &str = "mem-transcript replay --hook | mem-extract | mem-index write";
+/// the events to capture (on `Stop`, the turn that just ended). What
+/// `mem-index write` reports goes to stderr: a `Stop` hook's stdout is read
+/// as its answer (JSON for Claude Code, invalid as plain text for Codex).
+pub const WRITE_PATH: &str = "mem-transcript replay --hook | mem-extract | mem-index write >&2";
 
 /// Every hook mem installs, in the order they are written.
 pub const HOOKS: &[HookSpec] = &[
@@ -102,7 +104,7 @@ mod tests {
         let stop = HOOKS.iter().find(|h| h.event == "Stop").unwrap();
         assert_eq!(
             stop.command_with(|t| format!("'/opt/mem/bin/{t}'")),
-            "'/opt/mem/bin/mem-transcript' replay --hook | '/opt/mem/bin/mem-extract' | '/opt/mem/bin/mem-index' write"
+            "'/opt/mem/bin/mem-transcript' replay --hook | '/opt/mem/bin/mem-extract' | '/opt/mem/bin/mem-index' write >&2"
         );
         let pre = HOOKS.iter().find(|h| h.event == "PreToolUse").unwrap();
         assert_eq!(pre.matcher, Some("Bash"));

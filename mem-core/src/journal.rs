@@ -197,6 +197,47 @@ fn target(dir: &Path, rel: &str) -> Result<PathBuf> {
     Ok(p)
 }
 
+/// [`target`] for the many files of one batch: each folder is created and
+/// checked once, each file then only for a link at its own components.
+struct Targets<'a> {
+    dir: &'a Path,
+    folders: std::collections::HashSet<PathBuf>,
+}
+
+impl<'a> Targets<'a> {
+    fn new(dir: &'a Path) -> Targets<'a> {
+        Targets {
+            dir,
+            folders: Default::default(),
+        }
+    }
+
+    fn get(&mut self, rel: &str) -> Result<PathBuf> {
+        let r = Path::new(rel);
+        let parent = r.parent().map(|p| self.dir.join(p));
+        match parent {
+            Some(parent)
+                if !rel.is_empty()
+                    && r.components()
+                        .all(|c| matches!(c, std::path::Component::Normal(_))) =>
+            {
+                if !self.folders.contains(&parent) {
+                    crate::confine::create_dirs(self.dir, &parent)?;
+                    crate::confine::check_below(self.dir, &parent)?;
+                    crate::id::contained(self.dir, &parent)?;
+                    self.folders.insert(parent);
+                }
+                // The folder holds no link (checked above): the file itself
+                // must not be one either.
+                let p = self.dir.join(r);
+                crate::confine::check_below(self.dir, &p)?;
+                Ok(p)
+            }
+            _ => target(self.dir, rel),
+        }
+    }
+}
+
 fn read_opt(p: &Path) -> Result<Option<Vec<u8>>> {
     match std::fs::read(p) {
         Ok(b) => Ok(Some(b)),
@@ -302,8 +343,9 @@ fn folders(dir: &Path, entries: &[Entry]) -> Vec<PathBuf> {
 fn roll_back(dir: &Path, entries: &[Entry]) -> Result<Vec<String>> {
     let mut changed = Vec::new();
     let mut written = Vec::new();
+    let mut targets = Targets::new(dir);
     for e in entries.iter().filter(|e| e.before.is_some()) {
-        let p = target(dir, &e.rel)?;
+        let p = targets.get(&e.rel)?;
         let want = e.before.as_ref().map(Saved::bytes).unwrap_or_default();
         let now = read_opt(&p)?;
         let orig_ok = now.as_deref().map(store::hash_bytes).is_some_and(|h| {
@@ -317,7 +359,7 @@ fn roll_back(dir: &Path, entries: &[Entry]) -> Result<Vec<String>> {
         changed.push(e.rel.clone());
     }
     for e in entries.iter().filter(|e| e.before.is_none()) {
-        let p = target(dir, &e.rel)?;
+        let p = targets.get(&e.rel)?;
         if p.exists() {
             remove_opt(&p)?;
             changed.push(e.rel.clone());
@@ -349,8 +391,9 @@ pub fn apply(
     stop: &AtomicBool,
 ) -> Result<PathBuf> {
     // Nothing changed since it was read?
+    let mut targets = Targets::new(dir);
     for c in changes {
-        let p = target(dir, c.rel)?;
+        let p = targets.get(c.rel)?;
         if read_opt(&p)?.as_deref() != c.before {
             return Err(Error::Msg(format!(
                 "{}: changed while consolidating; nothing written",
@@ -419,14 +462,14 @@ pub fn apply(
         for c in writes {
             interrupted()?;
             crash_point();
-            let p = target(dir, c.rel)?;
+            let p = targets.get(c.rel)?;
             write_unsynced(&p, c.after.unwrap_or_default())?;
             written.push(p);
         }
         for c in deletes {
             interrupted()?;
             crash_point();
-            remove_opt(&target(dir, c.rel)?)?;
+            remove_opt(&targets.get(c.rel)?)?;
         }
         interrupted()?;
         crash_point();
@@ -573,6 +616,9 @@ pub fn recover(_lock: &IndexGuard, dir: &Path, today: NaiveDate) -> Result<Recov
         ));
     }
     if dir.join(WRITE_PENDING).exists() {
+        if let Some(done) = finish_move(dir)? {
+            said.push(format!("{}: {done}", dir.display()));
+        }
         let st = store::load(dir)?;
         let path = dir.join(store::INDEX_FILE);
         let old = std::fs::read_to_string(&path).ok();
@@ -596,6 +642,58 @@ pub fn recover(_lock: &IndexGuard, dir: &Path, today: NaiveDate) -> Result<Recov
 pub fn begin_write(dir: &Path) -> Result<()> {
     let p = dir.join(WRITE_PENDING);
     crate::confine::write_atomic(dir, &p, format!("{}\n", std::process::id()).as_bytes())
+}
+
+/// Mark the start of a move of one topic file (`mem-index retire` and
+/// `restore`): `.mem/write-pending` (durable) names the move, `from` and
+/// `to` relative to the memory directory. The move writes `to` whole
+/// (atomic) before it removes `from`, so recovery rolls it **forward**: when
+/// both files exist, `from` is removed; then `MEMORY.md` is rebuilt, as for
+/// a write batch. End it with [`end_write`]. Errors: [`Error::Io`].
+pub fn begin_move(dir: &Path, from: &str, to: &str) -> Result<()> {
+    let p = dir.join(WRITE_PENDING);
+    let text = format!("{}\n{MOVE}\t{from}\t{to}\n", std::process::id());
+    crate::confine::write_atomic(dir, &p, text.as_bytes())
+}
+
+/// The word of a `.mem/write-pending` line naming a move ([`begin_move`]).
+const MOVE: &str = "move";
+
+/// Finish the move a killed `retire`/`restore` left in the marker: when
+/// both its source and its complete copy exist, remove the source. Returns
+/// what was done, if anything.
+fn finish_move(dir: &Path) -> Result<Option<String>> {
+    let marker = dir.join(WRITE_PENDING);
+    let text = crate::confine::read_text_capped(&marker, 64 * 1024, false).unwrap_or_default();
+    let Some((from, to)) = text.lines().find_map(|l| {
+        let mut f = l.split('\t');
+        (f.next() == Some(MOVE)).then_some(())?;
+        Some((f.next()?.to_string(), f.next()?.to_string()))
+    }) else {
+        return Ok(None);
+    };
+    // Only topic files of this directory and its `retired/`, never through a link.
+    let is_topic = |rel: &str| {
+        let rest = rel
+            .strip_prefix(&format!("{}/", store::RETIRED_DIR))
+            .unwrap_or(rel);
+        rest.strip_suffix(".md")
+            .is_some_and(|stem| crate::id::validate_id(stem).is_ok())
+    };
+    if !is_topic(&from) || !is_topic(&to) {
+        return Ok(None);
+    }
+    let (src, dest) = (target(dir, &from)?, target(dir, &to)?);
+    if !(src.is_file() && dest.is_file()) {
+        return Ok(None);
+    }
+    remove_opt(&src)?;
+    if let Some(parent) = src.parent() {
+        sync_dir(parent)?;
+    }
+    Ok(Some(format!(
+        "the move of {from} to {to} was finished ({from} removed)"
+    )))
 }
 
 /// Mark the end of a `mem-index write` batch (after `MEMORY.md` is written).

@@ -66,6 +66,18 @@ pub const LOCK_FILE: &str = ".consolidate-lock";
 /// The default stale window: 1 hour.
 pub const DEFAULT_STALE_AFTER: Duration = Duration::from_secs(3600);
 
+/// Hours since the last consolidation before the next is due (mem-dream's
+/// `--min-hours` default, and the auto-dream check of the hooks).
+pub const DEFAULT_MIN_HOURS: f64 = 24.0;
+
+/// Sessions since the last consolidation before the next is due
+/// (mem-dream's `--min-sessions` default, and the hooks' auto-dream check).
+pub const DEFAULT_MIN_SESSIONS: usize = 5;
+
+/// Minutes between two session scans of mem-dream's gate
+/// (`--scan-interval` default), and between two starts from a hook.
+pub const DEFAULT_SCAN_INTERVAL_MIN: f64 = 10.0;
+
 /// At most this many bytes of a lock file are read (a PID is ≤ 10 digits).
 const READ_LIMIT: u64 = 4096;
 

@@ -181,6 +181,16 @@ pub fn dream_off(cwd: Option<&Path>) -> Result<Option<String>> {
     })
 }
 
+/// Why this process runs in remote mode, where consolidation never starts
+/// on its own (Claude Code's auto-dream is off there): `CLAUDE_CODE_REMOTE`
+/// or mem's own `MEM_REMOTE` set to a truthy value; `None` otherwise.
+pub fn remote_mode() -> Option<String> {
+    ["CLAUDE_CODE_REMOTE", "MEM_REMOTE"]
+        .into_iter()
+        .find(|v| env_flag(v))
+        .map(|v| format!("remote mode ({v} is set)"))
+}
+
 /// The real path (symlinks resolved) when it exists, else the path made
 /// absolute against the working directory.
 pub fn real_path(p: &Path) -> PathBuf {

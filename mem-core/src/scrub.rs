@@ -16,6 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
@@ -75,7 +76,82 @@ pub struct RulesFile {
 struct Rule {
     spec: RuleSpec,
     re: Regex,
-    pre: Option<Regex>,
+}
+
+/// The prefilter literals of every rule, in two automata (exact and ASCII
+/// case-insensitive): one pass over a text says which rules may match, instead
+/// of one search per rule.
+#[derive(Debug, Clone)]
+struct Prefilters {
+    /// Automaton and, per pattern, its rule's index.
+    exact: Option<(AhoCorasick, Vec<usize>)>,
+    /// Same, matched ASCII-case-insensitively.
+    icase: Option<(AhoCorasick, Vec<usize>)>,
+    /// Per rule: it has no prefilter (always runs).
+    always: Vec<bool>,
+}
+
+/// A rule without prefilter, or with an empty literal (which occurs in
+/// every text): it always runs.
+fn unfiltered(r: &Rule) -> bool {
+    r.spec.prefilter.is_empty() || r.spec.prefilter.iter().any(String::is_empty)
+}
+
+impl Prefilters {
+    fn new(rules: &[Rule]) -> Prefilters {
+        let build = |icase: bool| {
+            let mut pats = Vec::new();
+            let mut owner = Vec::new();
+            for (i, r) in rules.iter().enumerate() {
+                if r.spec.icase_prefilter == icase && !unfiltered(r) {
+                    for l in &r.spec.prefilter {
+                        pats.push(l.as_str());
+                        owner.push(i);
+                    }
+                }
+            }
+            if pats.is_empty() {
+                return None;
+            }
+            // A literal set that does not build leaves its rules always run.
+            AhoCorasick::builder()
+                .ascii_case_insensitive(icase)
+                .build(&pats)
+                .ok()
+                .map(|ac| (ac, owner))
+        };
+        let exact = build(false);
+        let icase = build(true);
+        let always = rules
+            .iter()
+            .map(|r| {
+                unfiltered(r)
+                    || if r.spec.icase_prefilter {
+                        icase.is_none()
+                    } else {
+                        exact.is_none()
+                    }
+            })
+            .collect();
+        Prefilters {
+            exact,
+            icase,
+            always,
+        }
+    }
+
+    /// Per rule: one of its literals occurs in `text` (or it has none).
+    fn candidates(&self, text: &str) -> Vec<bool> {
+        let mut may = self.always.clone();
+        for (ac, owner) in [&self.exact, &self.icase].into_iter().flatten() {
+            // Overlapping: a literal inside another (`sk-` in `sk-ant-`)
+            // is found too.
+            for m in ac.find_overlapping_iter(text) {
+                may[owner[m.pattern().as_usize()]] = true;
+            }
+        }
+        may
+    }
 }
 
 /// What a finding is.
@@ -157,6 +233,7 @@ pub struct MemoryScrub {
 #[derive(Debug, Clone)]
 pub struct Scrubber {
     rules: Vec<Rule>,
+    pre: Prefilters,
     uuid: Regex,
     root: Option<String>,
     home: Option<String>,
@@ -171,7 +248,9 @@ impl Scrubber {
 
     /// The embedded default rules, parsed.
     pub fn default_rules() -> RulesFile {
-        Scrubber::parse_rules(DEFAULT_RULES_YAML).expect("embedded scrub rules are valid")
+        // Compiled once, by `with_rules`; the test `default_rules_compile`
+        // checks that every embedded rule does.
+        serde_norway::from_str(DEFAULT_RULES_YAML).expect("embedded scrub rules are valid")
     }
 
     /// Parse a rules file (YAML, see `scrub_rules.yaml`).
@@ -190,11 +269,12 @@ impl Scrubber {
     /// A scrubber with the given rules (already validated by
     /// [`Scrubber::parse_rules`]; a rule whose regex fails is skipped).
     pub fn with_rules(rules: RulesFile, project_root: Option<&Path>) -> Scrubber {
-        let rules = rules
+        let rules: Vec<Rule> = rules
             .secrets
             .iter()
             .filter_map(|r| compile(r).ok())
             .collect();
+        let pre = Prefilters::new(&rules);
         let root = project_root.map(|p| {
             let s = p.to_string_lossy().into_owned();
             let t = s.trim_end_matches(['/', '\\']);
@@ -210,6 +290,7 @@ impl Scrubber {
             .filter(|h| !h.is_empty());
         Scrubber {
             rules,
+            pre,
             uuid: Regex::new(
                 "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
             )
@@ -227,10 +308,8 @@ impl Scrubber {
     /// Every sensitive span in `text`, sorted by start, non-overlapping.
     pub fn find(&self, text: &str) -> Vec<Finding> {
         let mut all = Vec::new();
-        for r in &self.rules {
-            if r.pre.as_ref().is_some_and(|pre| !pre.is_match(text)) {
-                continue;
-            }
+        let may = self.pre.candidates(text);
+        for (r, _) in self.rules.iter().zip(may).filter(|(_, may)| *may) {
             for caps in r.re.captures_iter(text) {
                 let (Some(whole), Some(m)) = (caps.get(0), caps.get(r.spec.group)) else {
                     continue;
@@ -410,7 +489,10 @@ impl Scrubber {
         ] {
             list.retain(|s| !s.trim().is_empty());
         }
-        res.remaining = self.check_memory(m);
+        // A memory with no finding is unchanged: nothing can remain in it.
+        if !res.changed.is_empty() {
+            res.remaining = self.check_memory(m);
+        }
         res
     }
 
@@ -447,20 +529,9 @@ fn compile(r: &RuleSpec) -> Result<Rule> {
             r.name, r.group
         )));
     }
-    let pre = if r.prefilter.is_empty() {
-        None
-    } else {
-        let alts: Vec<String> = r.prefilter.iter().map(|l| regex::escape(l)).collect();
-        let flag = if r.icase_prefilter { "(?i-u)" } else { "" };
-        Some(
-            Regex::new(&format!("{flag}(?:{})", alts.join("|")))
-                .map_err(|e| Error::Msg(format!("scrub rule {}: bad prefilter: {e}", r.name)))?,
-        )
-    };
     Ok(Rule {
         spec: r.clone(),
         re,
-        pre,
     })
 }
 
@@ -1118,6 +1189,36 @@ mod tests {
         let err = Scrubber::parse_rules("secrets:\n  - name: bad\n    pattern: '('\n").unwrap_err();
         assert!(err.to_string().contains("bad"), "{err}");
         assert_eq!(Scrubber::default_rules().secrets.len(), 35);
+        assert_eq!(s().rules.len(), 35);
+    }
+
+    /// The one-pass prefilter lets a rule run exactly when one of its own
+    /// literals occurs (a literal inside another's, `sk-` in `sk-ant-`, and
+    /// the case-insensitive ones included).
+    #[test]
+    fn one_pass_prefilter_picks_each_rule_whose_literal_occurs() {
+        let sc = s();
+        for text in [
+            "key sk-ant-api03-x and SECRET and Bearer",
+            "PASSWORD=x mysql -u root",
+            "nothing at all",
+            "xoxb- AKIA hooks.slack.com eyJ",
+        ] {
+            let may = sc.pre.candidates(text);
+            for (r, got) in sc.rules.iter().zip(may) {
+                let want = r.spec.prefilter.is_empty()
+                    || r.spec.prefilter.iter().any(|l| {
+                        if r.spec.icase_prefilter {
+                            text.to_ascii_lowercase().contains(&l.to_ascii_lowercase())
+                        } else {
+                            text.contains(l.as_str())
+                        }
+                    });
+                assert_eq!(got, want, "{} on {text:?}", r.spec.name);
+            }
+        }
+        let found = sc.find("export K=sk-ant-api03-FAKEFAKEFAKEFAKEFAKE00");
+        assert_eq!(found.len(), 1, "{found:?}");
     }
 
     #[test]

@@ -185,6 +185,13 @@ pub fn list_files(dir: &Path) -> Result<FileList> {
 /// does not parse (or it cannot be read).
 #[allow(clippy::result_large_err)]
 pub fn read_topic(id: &str, path: &Path) -> std::result::Result<Topic, Broken> {
+    read_topic_bytes(id, path).map(|(t, _)| t)
+}
+
+/// [`read_topic`], also returning the file's bytes as read (one read per
+/// file for a caller that needs both).
+#[allow(clippy::result_large_err)]
+pub fn read_topic_bytes(id: &str, path: &Path) -> std::result::Result<(Topic, Vec<u8>), Broken> {
     let broken = |mtime, error| Broken {
         id: id.to_string(),
         path: path.to_path_buf(),
@@ -229,14 +236,15 @@ pub fn read_topic(id: &str, path: &Path) -> std::result::Result<Topic, Broken> {
             let hash = hash_bytes(&bytes);
             memory.id = Some(id.to_string());
             memory.hash = Some(hash.clone());
-            Ok(Topic {
+            let topic = Topic {
                 id: id.to_string(),
                 path: path.to_path_buf(),
                 mtime,
                 size: bytes.len() as u64,
                 hash,
                 memory,
-            })
+            };
+            Ok((topic, bytes))
         }
         Err(e) => Err(broken(e)),
     }
@@ -259,21 +267,82 @@ pub fn read_one(dir: &Path, id: &str) -> Result<Option<Topic>> {
 /// Errors: [`Error::Io`] when the directory cannot be listed. Unreadable or
 /// unparsable files are not errors: they land in [`Store::broken`].
 pub fn load(dir: &Path) -> Result<Store> {
+    load_inner(dir, false).map(|(st, _)| st)
+}
+
+/// [`load`], also returning the bytes of each topic file as read (in the
+/// order of [`Store::topics`]): one read per file for a caller that keeps
+/// the files' bytes (mem-dream's plan compares before and after).
+///
+/// Errors: as [`load`].
+pub fn load_with_bytes(dir: &Path) -> Result<(Store, Vec<Vec<u8>>)> {
+    load_inner(dir, true)
+}
+
+/// Files read by one thread of [`load`] at least (below that, one thread
+/// reads them all: starting threads would cost more than it saves).
+const FILES_PER_THREAD: usize = 256;
+/// Threads [`load`] reads and parses with at most.
+const MAX_LOAD_THREADS: usize = 8;
+
+#[allow(clippy::result_large_err)]
+fn load_inner(dir: &Path, keep_bytes: bool) -> Result<(Store, Vec<Vec<u8>>)> {
     let (files, bad_names) = list_files(dir)?;
+    type Read = std::result::Result<(Topic, Vec<u8>), Broken>;
+    let read = |part: &[(String, PathBuf)]| -> Vec<Read> {
+        part.iter()
+            .map(|(id, path)| {
+                read_topic_bytes(id, path)
+                    .map(|(t, b)| (t, if keep_bytes { b } else { Vec::new() }))
+            })
+            .collect()
+    };
+    // Parsing the frontmatter is most of the cost: large directories are
+    // read and parsed by a few threads, each a contiguous run of files, so
+    // the result keeps the order of `files`.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MAX_LOAD_THREADS)
+        .min(files.len() / FILES_PER_THREAD)
+        .max(1);
+    let results: Vec<Read> = if threads == 1 {
+        read(&files)
+    } else {
+        let chunk = files.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = files
+                .chunks(chunk)
+                .map(|part| s.spawn(move || read(part)))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        })
+    };
     let mut topics = Vec::with_capacity(files.len());
+    let mut bytes = Vec::with_capacity(if keep_bytes { files.len() } else { 0 });
     let mut broken = Vec::new();
-    for (id, path) in files {
-        match read_topic(&id, &path) {
-            Ok(t) => topics.push(t),
+    for r in results {
+        match r {
+            Ok((t, b)) => {
+                topics.push(t);
+                if keep_bytes {
+                    bytes.push(b);
+                }
+            }
             Err(b) => broken.push(b),
         }
     }
-    Ok(Store {
-        dir: dir.to_path_buf(),
-        topics,
-        broken,
-        bad_names,
-    })
+    Ok((
+        Store {
+            dir: dir.to_path_buf(),
+            topics,
+            broken,
+            bad_names,
+        },
+        bytes,
+    ))
 }
 
 /// The held index lock: released when dropped.

@@ -155,10 +155,10 @@ fn op(name: &str, id: Option<&str>, fields: Value) -> PlanOp {
     }
 }
 
-/// Words ignored when comparing content.
+/// Words ignored when comparing content (sorted: binary search).
 const STOP: &[&str] = &[
-    "a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "is", "are", "be", "was",
-    "were", "it", "its", "this", "that", "with", "as", "by", "from", "fact", "why", "how", "apply",
+    "a", "an", "and", "apply", "are", "as", "at", "be", "by", "fact", "for", "from", "how", "in",
+    "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "why", "with",
 ];
 
 /// Normalized content words: lowercase, Unicode letters/digits, stop words
@@ -167,14 +167,18 @@ pub fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(|w| {
-            let w = w.to_lowercase();
+            let w = if w.is_ascii() {
+                w.to_ascii_lowercase()
+            } else {
+                w.to_lowercase()
+            };
             if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && w.is_ascii() {
                 w[..w.len() - 1].to_string()
             } else {
                 w
             }
         })
-        .filter(|w| !STOP.contains(&w.as_str()))
+        .filter(|w| STOP.binary_search(&w.as_str()).is_err())
         .collect()
 }
 
@@ -408,6 +412,11 @@ pub fn plan(
         }
     }
 
+    // The subject and stance of each memory, for both the merge (the
+    // direction of a preference) and the supersession below: neither
+    // changes the description, fact or type a stance is read from.
+    let stances: Vec<Option<([u8; 16], String)>> = items.iter().map(|it| stance(&it.mem)).collect();
+
     // Merge duplicates: hash buckets of normalized description + body.
     let n = items.len();
     let mut dsu = Dsu((0..n).collect());
@@ -421,7 +430,7 @@ pub fn plan(
             // The direction of a preference is part of the fact: "use npm
             // instead of pnpm" and "use pnpm instead of npm" share their
             // words but never merge (the newer supersedes the older below).
-            let direction = stance(&it.mem).map(|(_, s)| s).unwrap_or_default();
+            let direction = stances[i].as_ref().map_or("", |(_, s)| s.as_str());
             let ty = &format!("{}\0{direction}", it.mem.mem_type.as_str());
             let bw = words(&body_text(&it.mem));
             let bk = set_key(ty, &bw);
@@ -544,8 +553,8 @@ pub fn plan(
         if it.retired.is_some() || it.mem.mem_type == MemoryType::Reference {
             continue;
         }
-        if let Some((k, s)) = stance(&it.mem) {
-            subjects.entry(k).or_default().push((i, s));
+        if let Some((k, s)) = &stances[i] {
+            subjects.entry(*k).or_default().push((i, s.clone()));
         }
     }
     let mut buckets: Vec<Vec<(usize, String)>> = subjects
@@ -981,6 +990,15 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn stop_words_are_sorted_and_left_out() {
+        assert!(STOP.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(
+            words("The Tests of THE build, and Ünïcode ÉTATS"),
+            ["test", "build", "ünïcode", "états"]
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The four gates, in order (DESIGN.md "Consolidation"):
 //! 1. **master** — off with `MEM_DISABLE=1`, `CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`,
 //!    `autoMemoryEnabled: false` or `autoDreamEnabled: false` in the user's or
-//!    the project's settings, or `MEM_REMOTE=1`;
+//!    the project's settings, or remote mode (`CLAUDE_CODE_REMOTE=1`,
+//!    `MEM_REMOTE=1`);
 //! 2. **time** — at least `--min-hours` since the lock's mtime;
 //! 3. **sessions** — at least `--min-sessions` sessions of the project modified
 //!    since then, not counting those whose `entrypoint` is excluded; the scan
@@ -118,7 +119,8 @@ fn ts(t: SystemTime) -> String {
 /// The master switch for the project at `cwd`: `Some(reason)` when off —
 /// `MEM_DISABLE=1`, memory off as Claude Code reads it
 /// ([`memdir::memory_off`]: `CLAUDE_CODE_DISABLE_AUTO_MEMORY`,
-/// `autoMemoryEnabled: false`), `MEM_REMOTE=1`, or `autoDreamEnabled:
+/// `autoMemoryEnabled: false`), remote mode ([`memdir::remote_mode`]:
+/// `CLAUDE_CODE_REMOTE=1`, `MEM_REMOTE=1`), or `autoDreamEnabled:
 /// false` in the user's or the project's settings ([`memdir::dream_off`]).
 ///
 /// Errors: a settings file that is not JSON (named).
@@ -126,8 +128,8 @@ pub fn master_off(cwd: Option<&Path>) -> Result<Option<String>> {
     if let Some(r) = memdir::memory_off(cwd)? {
         return Ok(Some(r));
     }
-    if memdir::env_flag("MEM_REMOTE") {
-        return Ok(Some("remote mode (MEM_REMOTE is set)".into()));
+    if let Some(r) = memdir::remote_mode() {
+        return Ok(Some(r));
     }
     memdir::dream_off(cwd)
 }

@@ -116,10 +116,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", help_heading = "Gates")]
     pub transcripts: Vec<PathBuf>,
     /// Hours since the last consolidation before a run is due.
-    #[arg(long, default_value_t = 24.0, value_name = "H", value_parser = mem_core::time::non_negative_arg, help_heading = "Gates")]
+    #[arg(long, default_value_t = mem_core::lock::DEFAULT_MIN_HOURS, value_name = "H", value_parser = mem_core::time::non_negative_arg, help_heading = "Gates")]
     pub min_hours: f64,
     /// Sessions since the last consolidation before a run is due.
-    #[arg(long, default_value_t = 5, value_name = "N", help_heading = "Gates")]
+    #[arg(long, default_value_t = mem_core::lock::DEFAULT_MIN_SESSIONS, value_name = "N", help_heading = "Gates")]
     pub min_sessions: usize,
     /// Sessions started by these entrypoints are not counted.
     #[arg(
@@ -132,7 +132,7 @@ pub struct RunArgs {
     /// Minutes between two session scans (0: scan every time).
     #[arg(
         long,
-        default_value_t = 10.0,
+        default_value_t = mem_core::lock::DEFAULT_SCAN_INTERVAL_MIN,
         value_name = "MIN",
         value_parser = mem_core::time::non_negative_arg,
         help_heading = "Gates"
@@ -477,7 +477,7 @@ fn phases(
         Some(store::lock_index(dir)?)
     };
     // Orient.
-    let st = store::load(dir)?;
+    let (st, bytes) = store::load_with_bytes(dir)?;
     for b in &st.broken {
         warn(NAME, format!("{}: left unchanged", b.error));
     }
@@ -491,9 +491,7 @@ fn phases(
     // so an index that cannot be read whole is not rewritten (the run fails).
     let old_index = mem_index::ops::read_index_for_update(&dir.join(store::INDEX_FILE))?;
     let mut items: Vec<Item> = Vec::with_capacity(st.topics.len());
-    for t in st.topics {
-        let bytes =
-            mem_core::confine::read_capped(&t.path, mem_core::confine::MAX_TOPIC_BYTES, false)?;
+    for (t, bytes) in st.topics.into_iter().zip(bytes) {
         let basis = gather::basis_of(&t.memory, &digests);
         items.push(Item {
             id: t.id.clone(),

@@ -52,6 +52,7 @@ impl Env {
             "MEM_DISABLE",
             "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
             "MEM_REMOTE",
+            "CLAUDE_CODE_REMOTE",
             "MEM_NOW",
             "MEM_TODAY",
             "MEM_PER_WORKTREE",
@@ -628,6 +629,19 @@ fn master_and_time_gates() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(75));
+    // Claude Code's remote mode closes it the same way
+    let o = env
+        .cmd()
+        .env("CLAUDE_CODE_REMOTE", "true")
+        .args(["--memory-dir", env.mem().to_str().unwrap(), "--strict"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(75));
+    assert!(
+        stderr(&o).contains("remote mode (CLAUDE_CODE_REMOTE is set)"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::create_dir_all(env.path().join("home/.claude")).unwrap();
     std::fs::write(
         env.path().join("home/.claude/settings.json"),

@@ -345,7 +345,7 @@ fn url_re() -> &'static Regex {
 fn filler_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)^(?:(?:please|pls|again|remember|right|ok|okay|so|and|also|heads[- ]up|fyi|note|btw|oh|but|hey|actually|important|note that|remember that|keep in mind that)(?:[:,!.]|\s+that)?\s+)+")
+        Regex::new(r"(?i)^(?:(?:please|pls|again|remember|right|ok|okay|so|and|also|heads[- ]up|fyi|note|btw|oh|but|hey|actually|important|note that|remember that|keep in mind that|from now on|going forward|moving forward|henceforth|from here on(?: out)?)(?:[:,!.]|\s+that)?\s+)+")
             .expect("filler regex")
     })
 }
@@ -836,20 +836,77 @@ fn clean_sentence(s: &str) -> String {
     }
 }
 
-/// A short title from a sentence: at most 60 characters, cut at a word.
+/// A short title from a sentence: the sentence itself up to 72
+/// characters (a name a little long beats one cut mid-phrase), else at
+/// most 60, cut at a phrase boundary. A longer sentence ends where a new
+/// clause starts (`, but`,
+/// `, which`, `, use`, `;`, ` — `, ` (`) when that leaves at least 20
+/// characters; else at a word, without the words a phrase cannot end on
+/// (`instead of`, `which is`, `the`, `and`) and without a half-quoted
+/// `` `command ``.
 fn title_of(s: &str) -> String {
     let s = s
         .trim()
         .trim_end_matches(['.', '!', '。', '！', ';', ':', ',']);
-    if s.chars().count() <= 60 {
+    if s.chars().count() <= 72 {
         return s.to_string();
     }
     let head = floor_to_chars(s, 60);
-    let head = match head.rfind(' ') {
-        Some(i) if i > 20 => &head[..i],
+    if let Some(i) = clause_end(head)
+        && i >= 20
+    {
+        return head[..i].trim_end_matches([',', ';', ':', ' ']).to_string();
+    }
+    // the next character starts a new word: `head` ends at a whole word
+    let whole = s[head.len()..].starts_with(char::is_whitespace);
+    let mut t = match head.rfind(' ') {
+        Some(i) if i > 20 && !whole => &head[..i],
         _ => head,
     };
-    head.trim_end_matches([',', ';', ':', ' ']).to_string()
+    loop {
+        let before = t;
+        t = t.trim_end_matches([',', ';', ':', ' ', '-', '(', '—']);
+        if t.matches('`').count() % 2 == 1
+            && let Some(i) = t.rfind('`')
+            && i > 20
+        {
+            t = &t[..i];
+            continue;
+        }
+        if let Some(i) = t.rfind(' ')
+            && i > 20
+            && DANGLING.contains(&lower(&t[i + 1..]).as_str())
+        {
+            t = &t[..i];
+        }
+        if t == before {
+            break;
+        }
+    }
+    t.to_string()
+}
+
+/// Words a title cannot end on: they need what follows them.
+const DANGLING: &[&str] = &[
+    "a", "an", "the", "and", "or", "but", "nor", "of", "to", "for", "with", "without", "by",
+    "from", "in", "into", "on", "onto", "at", "as", "than", "instead", "rather", "which", "that",
+    "who", "whose", "where", "when", "while", "because", "since", "so", "if", "unless", "is",
+    "are", "was", "were", "be", "been", "it", "its", "this", "these", "those", "my", "your", "our",
+    "their", "we", "i", "you", "they", "not", "no", "both", "either", "neither", "using", "via",
+    "per", "about", "after", "before", "then", "also", "just", "very", "more", "most", "make",
+    "can", "could", "should", "would", "will", "must", "do", "does", "don't",
+];
+
+/// Where the last clause of `head` that a new one follows ends: before
+/// `;`, ` — `, ` - `, ` (`, or a comma followed by a word that opens a
+/// clause (`but`, `which`, `the`, `use`, …).
+fn clause_end(head: &str) -> Option<usize> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)(?:;\s| [—–-] | \(|, (?:but|and|so|or|which|because|since|though|although|while|whereas|the|this|that|use|don't|do|please|not|instead|otherwise|then) )")
+            .expect("clause regex")
+    });
+    re.find_iter(head).map(|m| m.start()).last()
 }
 
 fn why_of(rules: &Rules, orig: &str, l: &str) -> Option<String> {
@@ -2359,12 +2416,71 @@ pub struct Extractor {
     /// scrubber cannot recognise on its own (`hunter2xyz` split off
     /// `--password hunter2xyz`), so every field is cleared of them.
     secrets: SecretValues,
+    /// The user's messages read so far (normalized, [`norm_quote`]): a
+    /// compaction summary's quote of one of them adds nothing.
+    said: FxSet<String>,
 }
 
 /// A tool call whose result may carry the user's words.
 struct Pending {
     ask: bool,
     cmd: Option<String>,
+}
+
+/// A user message as compared with a summary's quote of it: lowercase,
+/// whitespace collapsed, closing punctuation and an ellipsis dropped.
+fn norm_quote(s: &str) -> String {
+    let s = s.trim().trim_end_matches(['.', '!', '?', '…', ' ']);
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The user's messages a compaction summary quotes: each `"…"` bullet of
+/// its "All user messages" section (up to the next numbered heading), and
+/// a quote right after `User said` / `User feedback` / `the user wrote`.
+/// Unquoted bullets (`(Plan mode approval - implicit)`) are the
+/// summary's own words and are left out.
+pub fn summary_quotes(summary: &str) -> Vec<String> {
+    static BULLET: OnceLock<Regex> = OnceLock::new();
+    static SAID: OnceLock<Regex> = OnceLock::new();
+    static HEAD: OnceLock<Regex> = OnceLock::new();
+    let bullet = BULLET.get_or_init(|| {
+        Regex::new(r#"^\s*(?:[-*•]|\d+[.)])\s+(?:\*\*[^*]*\*\*:?\s*)?["“]([^"”]{3,})["”]"#)
+            .expect("bullet regex")
+    });
+    let said = SAID.get_or_init(|| {
+        Regex::new(r#"(?i)\b(?:the )?user (?:said|says|wrote|feedback|asked|instructed|requested|stated|replied|answered)[^"“\n]{0,20}["“]([^"”\n]{3,})["”]"#)
+            .expect("said regex")
+    });
+    let head = HEAD
+        .get_or_init(|| Regex::new(r"^\s{0,3}(?:#+\s*)?\d+\.\s+\**[A-Z]").expect("heading regex"));
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |q: &str| {
+        let q = q.trim();
+        if !q.is_empty() && !out.iter().any(|o| o == q) {
+            out.push(q.to_string());
+        }
+    };
+    let mut in_section = false;
+    for line in summary.lines() {
+        if line.to_lowercase().contains("all user messages") {
+            in_section = true;
+            continue;
+        }
+        if in_section && head.is_match(line) {
+            in_section = false;
+        }
+        if in_section && let Some(c) = bullet.captures(line) {
+            push(&c[1]);
+            continue;
+        }
+        for c in said.captures_iter(line) {
+            push(&c[1]);
+        }
+    }
+    out
 }
 
 /// The question tool's result: `User has answered your questions: "Q"="A", …`.
@@ -2390,6 +2506,7 @@ impl Extractor {
             decisions: FxMap::default(),
             after_interrupt: false,
             secrets: SecretValues::default(),
+            said: FxSet::default(),
         }
     }
 
@@ -2433,6 +2550,9 @@ impl Extractor {
                 if let Some(text) = ev.text.as_ref() {
                     let text = text.whole();
                     self.secrets.learn(&self.scrubber, &text);
+                    if text.len() <= MAX_MESSAGE_BYTES {
+                        self.said.insert(norm_quote(&text));
+                    }
                     let t = text.trim_start();
                     if t.starts_with(INTERRUPTED) {
                         self.after_interrupt = true;
@@ -2458,6 +2578,7 @@ impl Extractor {
                     }
                 }
             }
+            "summary" => self.read_summary(ev),
             "tool_use" | "tool_result" => {
                 if ev.kind == "tool_use"
                     && let Some(cmd) = ev.command.as_deref()
@@ -2471,6 +2592,59 @@ impl Extractor {
                     .step(ev, || at_of(digest, ev), &self.opts, &self.scrubber);
             }
             _ => {}
+        }
+    }
+
+    /// A compaction summary (or a context collapse's summary) is the
+    /// assistant's account of the session, never read as the user's words:
+    /// only the user's messages it quotes (`"…"` bullets of its "All user
+    /// messages" section, `User said: "…"`) go through the rules, and what
+    /// they give is `source: assistant` (the summary chose and copied the
+    /// words) with confidence lowered by 0.2. A quote of a message this
+    /// extraction already read adds nothing.
+    fn read_summary(&mut self, ev: &EventView<'_>) {
+        let Some(text) = ev.text.as_ref() else {
+            return;
+        };
+        let text = text.whole();
+        let quotes: Vec<String> = summary_quotes(&text)
+            .into_iter()
+            .filter(|q| !self.said.contains(&norm_quote(q)))
+            .collect();
+        if quotes.is_empty() {
+            return;
+        }
+        let at = self.at(ev);
+        let mut got = Merged::default();
+        got.notes.off = self.notes.off;
+        for q in &quotes {
+            self.secrets.learn(&self.scrubber, q);
+            from_message(
+                &at,
+                q,
+                q.len(),
+                &self.opts,
+                &self.scrubber,
+                &mut got,
+                &mut self.notes,
+            );
+            self.said.insert(norm_quote(q));
+        }
+        for mut c in got.v {
+            c.mem.source = Some(Source::Assistant);
+            c.mem.confidence = c
+                .mem
+                .confidence
+                .map(|x| ((x - 0.2) * 100.0).round() / 100.0);
+            if let Some(serde_json::Value::String(r)) = c.mem.extra.get("rule").cloned() {
+                c.mem
+                    .extra
+                    .insert("rule".into(), format!("summary/{r}").into());
+            }
+            if c.mem.why.is_none() {
+                c.mem.why = Some("A compaction summary quotes the user saying so.".into());
+            }
+            self.cands.add(c);
         }
     }
 
@@ -3046,6 +3220,49 @@ pub fn ensure_id(m: &mut Memory) {
 #[cfg(test)]
 mod tests {
     use super::command_keywords;
+
+    /// Names are cut at a phrase boundary, never in the middle of one.
+    #[test]
+    fn titles_end_at_a_phrase_boundary() {
+        for (s, want) in [
+            (
+                "Always run cargo fmt before committing.",
+                "Always run cargo fmt before committing",
+            ),
+            (
+                "I have both Node and Python, but I don't want to make it assumptions about people's env",
+                "I have both Node and Python",
+            ),
+            (
+                "To be clear: don't use ClMail for communication, use the builtin subagent messaging",
+                "To be clear: don't use ClMail for communication",
+            ),
+            (
+                "You can set group.visible using the vis library which is less work than looping",
+                "You can set group.visible using the vis library",
+            ),
+            (
+                "Use `git push --set-upstream origin <branch>` instead of `git push`",
+                "Use `git push --set-upstream origin <branch>` instead of `git push`",
+            ),
+            (
+                "Use `cd assets && node build.js` instead of `node assets/build.js --watch --minify`",
+                "Use `cd assets && node build.js`",
+            ),
+            (
+                "As someone who mostly writes Go, I find these TS generics hard to follow in reviews",
+                "As someone who mostly writes Go, I find these TS generics",
+            ),
+            (
+                "Keep the generated files out of the repository and regenerate them in the CI job",
+                "Keep the generated files out of the repository",
+            ),
+        ] {
+            let t = super::title_of(s);
+            assert_eq!(t, want, "{s}");
+            assert!(t.chars().count() <= 72, "{t}");
+        }
+    }
 
     #[test]
     fn names_with_urls_or_paths_get_a_safe_id() {

@@ -92,7 +92,7 @@ fn corrections_asked_as_questions_become_the_rule_they_ask_for() {
             "This should live in utils",
             "Reuse the existing client",
             "Run the linter before finishing",
-            "Don't loop through all items, the group names should match",
+            "Don't loop through all items, the group names should match the filters",
             "Use the https repo address",
         ]
     );
@@ -141,7 +141,7 @@ fn wishes_todo_rules_and_user_facts_without_im_a() {
             "I'd like that check kept as a real test",
             "FIXME comments are not acceptable, finish it",
             "TODO comments are not acceptable",
-            "As someone who mostly writes Go, I find these TS generics",
+            "As someone who mostly writes Go, I find these TS generics hard",
         ]
     );
     assert_eq!(ms[3].mem_type, MemoryType::User);
@@ -248,7 +248,7 @@ fn a_rejection_reason_says_what_to_do_instead() {
         names(&ms),
         [
             "Use pnpm instead of `npm install`",
-            "Keep the name of the py file but change the pyproject",
+            "Keep the name of the py file but change the pyproject script",
         ]
     );
     assert_eq!(ms[0].triggers, ["pnpm", "install", "npm"]);
@@ -280,7 +280,7 @@ fn the_message_after_an_interrupt_is_a_correction() {
     ]);
     assert_eq!(
         names(&ms),
-        ["You can set group.visible using the vis library which is"]
+        ["You can set group.visible using the vis library which is less work"]
     );
     assert_eq!(ms[0].triggers, ["group.visible", "vis", "library", "less"]);
 }
@@ -320,9 +320,9 @@ fn a_modified_retry_is_use_x_prime_instead_of_x() {
     assert_eq!(
         names(&ms),
         [
-            "Use `source .venv/bin/activate && pytest` instead of",
-            "Use `git push --set-upstream origin <branch>` instead of",
-            "Use `cd assets && node build.js` instead of `node",
+            "Use `source .venv/bin/activate && pytest` instead of `pytest`",
+            "Use `git push --set-upstream origin <branch>` instead of `git push`",
+            "Use `cd assets && node build.js` instead of `node assets/build.js`",
             "Use `python3 gen.py` instead of `python gen.py`",
         ]
     );
@@ -492,4 +492,96 @@ fn a_secret_never_travels_in_a_trigger_or_a_sentence() {
             );
         }
     }
+}
+
+#[test]
+fn an_instruction_for_every_later_task_is_kept_however_it_is_marked() {
+    let ms = run(&[
+        user(0, "from now on always use pnpm"),
+        user(1, "Going forward, never push straight to main."),
+        user(2, "henceforth don't mock the database in integration tests"),
+        user(3, "Run cargo fmt before every commit from now on."),
+        user(4, "next time, ask before deleting files"),
+    ]);
+    assert_eq!(
+        names(&ms),
+        [
+            "Always use pnpm",
+            "Never push straight to main",
+            "Don't mock the database in integration tests",
+            "Run cargo fmt before every commit from now on",
+            "Next time, ask before deleting files",
+        ]
+    );
+    assert!(ms.iter().all(|m| m.mem_type == MemoryType::Feedback));
+    assert_eq!(one_with(&ms, "pnpm").triggers, ["pnpm"]);
+    assert_eq!(
+        one_with(&ms, "pnpm").extra["rule"],
+        serde_json::json!("feedback/from-now-on")
+    );
+}
+
+#[test]
+fn a_marker_without_an_instruction_stays_out() {
+    let ms = run(&[
+        user(0, "From now on I'll be reviewing the PRs myself."),
+        user(1, "In the future we might add caching."),
+        user(2, "going forward, the plan is unclear"),
+    ]);
+    assert!(ms.is_empty(), "{:?}", names(&ms));
+}
+
+fn summary(seq: u64, text: &str) -> Event {
+    Event {
+        text: Some(text.into()),
+        ..ev(seq, "user", "summary")
+    }
+}
+
+const SUMMARY: &str = "This session is being continued from a previous conversation.\n\
+Summary:\n\
+1. Primary Request and Intent:\n   The user asked to set up the build. Never use npm in this repo.\n\
+4. Errors and fixes:\n   - **npm install failed**: used pnpm. User feedback: \"stop using npm, it breaks the lockfile\"\n\
+6. All user messages:\n   - \"Set up the build for the web app.\"\n   - \"Always run the linter before committing.\"\n   - (Plan mode approval - implicit)\n\
+7. Pending Tasks:\n   - Always use yarn for the docs site\n";
+
+#[test]
+fn a_compaction_summary_gives_only_the_users_quoted_words_as_assistant_paraphrase() {
+    let ms = run(&[summary(0, SUMMARY)]);
+    assert_eq!(
+        names(&ms),
+        [
+            "Stop using npm, it breaks the lockfile",
+            "Always run the linter before committing"
+        ],
+        "the summary's own lines (\"Never use npm in this repo\", a pending task) give nothing"
+    );
+    for m in &ms {
+        assert_eq!(m.source, Some(mem_core::records::Source::Assistant));
+        assert_eq!(m.confidence, Some(0.6));
+        assert!(
+            m.extra["rule"]
+                .as_str()
+                .unwrap()
+                .starts_with("summary/feedback/"),
+            "{:?}",
+            m.extra["rule"]
+        );
+    }
+    assert_eq!(
+        one_with(&ms, "linter").why.as_deref(),
+        Some("A compaction summary quotes the user saying so.")
+    );
+}
+
+#[test]
+fn a_summary_quoting_a_message_already_read_adds_nothing() {
+    let ms = run(&[
+        user(0, "Always run the linter before committing."),
+        summary(1, SUMMARY),
+    ]);
+    let lint = one_with(&ms, "linter");
+    assert_eq!(lint.source, Some(mem_core::records::Source::User));
+    assert_eq!(lint.confidence, Some(0.8));
+    assert_eq!(lint.evidence.len(), 1);
 }

@@ -217,7 +217,7 @@ pub enum Cmd {
         #[arg(long, value_name = "N", default_value_t = ops::DEFAULT_MAX_FILES)]
         max_files: usize,
         /// First recover what a killed run left: roll back an unfinished
-        /// consolidation, roll forward an unfinished `write` batch.
+        /// consolidation, roll forward an unfinished `write`, `retire` or `restore`.
         #[arg(long)]
         repair: bool,
     },
@@ -856,6 +856,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             }
             let dir = resolve_dir(g)?;
             let lock = store::lock_index(&dir)?;
+            recover(&lock, &dir, today)?;
             let (r, idx) = ops::retire(&lock, &dir, id, reason, today, *purge)?;
             drop(lock);
             report_index(&idx);
@@ -875,6 +876,7 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
             }
             let dir = resolve_dir(g)?;
             let lock = store::lock_index(&dir)?;
+            recover(&lock, &dir, today)?;
             let (p, idx) = ops::restore(&lock, &dir, id, today)?;
             drop(lock);
             report_index(&idx);

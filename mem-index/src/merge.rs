@@ -168,12 +168,27 @@ pub fn merge_topic(base: Option<&str>, ours: &str, theirs: &str, label: &str) ->
             out.insert(k.clone(), v);
         }
     }
+    // an unknown `kind` or `scope` value is kept as written (the record
+    // reads it as none; the topic file keeps it among the unknown keys)
+    let kept: Vec<(String, Value)> = ["kind", "scope"]
+        .iter()
+        .filter_map(|k| out.get(*k).map(|v| (k.to_string(), v.clone())))
+        .collect();
     let mut m: Memory =
         serde_json::from_value(Value::Object(out)).map_err(|e| Error::Frontmatter {
             file: label.into(),
             line: 1,
             reason: format!("merged frontmatter does not read back: {e}"),
         })?;
+    for (k, v) in kept {
+        let known = match k.as_str() {
+            "kind" => m.kind.is_some(),
+            _ => m.scope.is_some(),
+        };
+        if !known {
+            m.extra.insert(k, v);
+        }
+    }
     let body_of = |x: &Memory| x.body.clone().unwrap_or_default();
     let (bo, ba, bb) = (o.as_ref().map(body_of), body_of(&a), body_of(&b));
     let mut body_conflict = false;
@@ -523,9 +538,14 @@ pub fn run_driver(base: &Path, ours: &Path, theirs: &Path, path: Option<&str>) -
                 .map(|d| d.to_string_lossy().into_owned())
                 .unwrap_or_default();
             if let Some((o, a, b)) = find_commits(base, ours, theirs, p) {
-                let text = merge_index_from_commits(&o, &a, &b, &dir)?;
-                write(&text)?;
-                return Ok(Outcome::Clean);
+                match merge_index_from_commits(&o, &a, &b, &dir) {
+                    Ok(text) => {
+                        write(&text)?;
+                        return Ok(Outcome::Clean);
+                    }
+                    // a git command failed: the line-by-line merge below
+                    Err(e) => eprintln!("mem-index: {e}"),
+                }
             }
         }
         write(&merge_index_lines(&to, &ta, &tb))?;
@@ -691,5 +711,22 @@ mod tests {
             merge_index_lines(o, a, b),
             "- [A](a.md) - a2\n- [C](c.md) - c\n- [D](d.md) - d\n"
         );
+    }
+
+    #[test]
+    fn an_unknown_kind_survives_the_merge() {
+        let base = BASE.replace("type: feedback\n", "type: feedback\nkind: \"ritual\"\n");
+        let a = base.replace("2026-07-01", "2026-07-03");
+        let b = base.replace("\"ops\"", "\"qa\"");
+        let m = merge_topic(Some(&base), &a, &b, "x.md").unwrap();
+        assert!(m.text.contains("kind: \"ritual\"\n"), "{}", m.text);
+        assert!(m.text.contains("owner: \"qa\"\n"), "{}", m.text);
+        assert!(m.text.contains("verified_at: 2026-07-03\n"), "{}", m.text);
+    }
+
+    #[test]
+    fn a_topic_that_does_not_parse_is_an_error_naming_it() {
+        let e = merge_topic(Some(BASE), "no frontmatter\n", BASE, "x.md").unwrap_err();
+        assert!(e.to_string().contains("x.md"), "{e}");
     }
 }

@@ -770,6 +770,7 @@ fn retire_in(
     let dir = st.dir.clone();
     let src = id::safe_join(&dir, id, ".md")?;
     if purge {
+        mem_core::journal::crash_point();
         confine::remove_file(&dir, &src)?;
         st.topics.retain(|t| t.id != id);
         st.broken.retain(|b| b.id != id);
@@ -793,11 +794,14 @@ fn retire_in(
         m.hash = None;
         m.retired_at = Some(today);
         m.retired_reason = Some(reason.to_string());
+        mem_core::journal::crash_point();
         confine::write_atomic(&dir, &dest, frontmatter::render(&m).as_bytes())?;
+        mem_core::journal::crash_point();
         confine::remove_file(&dir, &src)?;
         st.topics.remove(i);
     } else if st.broken.iter().any(|b| b.id == id) {
         // Unparsable: moved as it is, byte for byte.
+        mem_core::journal::crash_point();
         confine::rename(&dir, &src, &dest)?;
         st.broken.retain(|b| b.id != id);
     } else {
@@ -827,8 +831,26 @@ pub fn retire(
 ) -> Result<(Retired, Rendered)> {
     id::validate_id(id)?;
     let mut st = store::load(dir)?;
+    if st.get(id).is_none() && st.get_broken(id).is_none() {
+        let src = id::safe_join(dir, id, ".md")?;
+        return Err(Error::Msg(format!("{}: no such topic file", src.display())));
+    }
+    // Marked unfinished until the index is written: a killed retire is
+    // rolled forward by the next writer (mem_core::journal::begin_move).
+    let from = format!("{id}.md");
+    if purge {
+        mem_core::journal::begin_write(dir)?;
+    } else {
+        let dest = retired_path(dir, id);
+        let to = dest
+            .strip_prefix(dir)
+            .map_or_else(|_| from.clone(), |p| p.to_string_lossy().into_owned());
+        mem_core::journal::begin_move(dir, &from, &to)?;
+    }
     let r = retire_in(&mut st, id, reason, today, purge)?;
+    mem_core::journal::crash_point();
     let idx = write_index(&st, today)?;
+    mem_core::journal::end_write(dir)?;
     Ok((r, idx))
 }
 
@@ -862,19 +884,26 @@ pub fn restore(
     let text =
         mem_core::confine::read_text_capped(&src, mem_core::confine::MAX_TOPIC_BYTES, false)?;
     let label = format!("{}/{id}.md", store::RETIRED_DIR);
+    // Marked unfinished until the index is written (see `retire`).
+    mem_core::journal::begin_move(dir, &label, &format!("{id}.md"))?;
     match frontmatter::parse(&label, &text) {
         Ok(mut m) => {
             m.retired_at = None;
             m.retired_reason = None;
+            mem_core::journal::crash_point();
             confine::write_atomic(dir, &dest, frontmatter::render(&m).as_bytes())?;
+            mem_core::journal::crash_point();
             confine::remove_file(dir, &src)?;
         }
         Err(_) => {
+            mem_core::journal::crash_point();
             confine::rename(dir, &src, &dest)?;
         }
     }
+    mem_core::journal::crash_point();
     let st = store::load(dir)?;
     let idx = write_index(&st, today)?;
+    mem_core::journal::end_write(dir)?;
     Ok((dest, idx))
 }
 

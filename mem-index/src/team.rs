@@ -702,4 +702,50 @@ mod tests {
         assert_eq!(r[1].found, vec!["high-entropy token"]);
         assert!(!r[1].to_string().contains("Zx81"));
     }
+
+    #[test]
+    fn check_team_reports_drift_markers_expired_and_kept_conflicts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("team");
+        std::fs::create_dir_all(&dir).unwrap();
+        let today = NaiveDate::from_ymd_opt(2026, 7, 20).unwrap();
+        std::fs::write(
+            dir.join("a.md"),
+            "---\nname: \"A\"\ndescription: \"a fact\"\ntype: project\nexpires: 2026-07-01\n---\nFact: a.\n",
+        )
+        .unwrap();
+        let codes = |d: &Path| -> Vec<(&'static str, &'static str)> {
+            check_team(d, today)
+                .unwrap()
+                .into_iter()
+                .filter(|f| f.level != "info")
+                .map(|f| (f.level, f.code))
+                .collect()
+        };
+        // no MEMORY.md yet: drift (and the file has no line)
+        assert!(codes(&dir).contains(&("error", "index-drift")));
+        let lock = store::lock_index(&dir).unwrap();
+        let (r, _) = reindex(&lock, &dir).unwrap();
+        assert_eq!(r.text, "- [A](a.md) - a fact\n");
+        assert_eq!(codes(&dir), vec![("warning", "expired")]);
+        std::fs::write(dir.join("MEMORY.md"), "- [A](a.md) - an old text\n").unwrap();
+        assert!(codes(&dir).contains(&("error", "index-drift")));
+        reindex(&lock, &dir).unwrap();
+        std::fs::write(
+            dir.join("b.md"),
+            format!("---\nname: \"B\"\ndescription: \"b\"\ntype: project\n---\n{CONFLICT_START}\nx\n{CONFLICT_END}\n"),
+        )
+        .unwrap();
+        reindex(&lock, &dir).unwrap();
+        assert_eq!(
+            codes(&dir),
+            vec![("warning", "expired"), ("warning", "merge-conflict")]
+        );
+        std::fs::write(
+            dir.join("b.md"),
+            "---\nname: \"B\"\ndescription: \"b\"\ntype: project\n---\n<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n",
+        )
+        .unwrap();
+        assert!(codes(&dir).contains(&("error", "conflict-markers")));
+    }
 }

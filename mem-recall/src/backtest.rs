@@ -17,7 +17,7 @@
 //! No model is involved. Output: one row per repeated lesson (text table or
 //! JSONL) and the summary "N lessons repeated, M would have been recalled".
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -86,6 +86,16 @@ pub struct Repeat {
     /// True when recall for one of the session's first prompts that came
     /// before the repeat (before the first line of its evidence) recalled it.
     pub recalled: bool,
+    /// Why it was not recalled (empty when it was): `no-prompt` (no prompt
+    /// came before the repeat), `low-trust` (the lesson is `trust: low`,
+    /// which the hook never injects, whatever the prompt), or the gate's
+    /// reason for the first prompt (`no-match`, `expired`, `budget`, …).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub why_not: String,
+    /// When recalled: the task words (stems, triggers) that matched it, so a
+    /// recall by a chance overlap can be told from one that bears on the task.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub matched: Vec<String>,
 }
 
 /// What a backtest found.
@@ -247,10 +257,10 @@ pub fn run_backtest(
             .unwrap_or_else(|| chrono::Utc::now().date_naive());
         // 1. Recall with what earlier sessions wrote.
         let items = crate::load::load_dir(dir, None, &stems)?.items;
-        // Per prompt: its line and what was recalled for it.
-        let mut recalls: Vec<(u64, HashSet<String>)> = Vec::new();
+        // Per prompt: its line and, per memory, the gate's verdict for it.
+        let mut recalls: Vec<(u64, BTreeMap<String, Verdict>)> = Vec::new();
         for (line, p) in first_prompts(&s.events, prompts) {
-            let mut recalled = HashSet::new();
+            let mut recalled = BTreeMap::new();
             let q = Query {
                 task: p,
                 paths: Vec::new(),
@@ -265,9 +275,12 @@ pub fn run_backtest(
                 low_trust: false,
             };
             for d in crate::decide(&items, &q, &stems) {
-                if d.action == Action::Recall {
-                    recalled.insert(items[d.doc].doc.id.to_string());
-                }
+                let v = if d.action == Action::Recall {
+                    Verdict::Recalled(d.matched())
+                } else {
+                    Verdict::Not(d.reason.unwrap_or("no-match"))
+                };
+                recalled.insert(items[d.doc].doc.id.to_string(), v);
             }
             recalls.push((line, recalled));
         }
@@ -326,22 +339,67 @@ pub fn run_backtest(
             if !matches!(kind, Some(Kind::DurableLesson | Kind::Preference)) {
                 continue;
             }
+            // Only prompts before the repeat count.
+            let before: Vec<Option<&Verdict>> = recalls
+                .iter()
+                .filter(|(line, _)| at.is_none_or(|a| *line < a))
+                .map(|(_, v)| v.get(&lesson))
+                .collect();
+            let (recalled, why_not, matched) = verdict(&before);
             report.repeats.push(Repeat {
                 session: s.id.clone(),
                 date: today.to_string(),
                 kind: kind.map_or("", Kind::as_str).to_string(),
                 op: r.op.to_string(),
                 learned_in: first.clone(),
-                // Only prompts before the repeat count.
-                recalled: recalls
-                    .iter()
-                    .filter(|(line, _)| at.is_none_or(|a| *line < a))
-                    .any(|(_, ids)| ids.contains(&lesson)),
+                recalled,
+                why_not,
+                matched,
                 lesson,
             });
         }
     }
     Ok(report)
+}
+
+/// The gate's verdict on one memory for one prompt.
+#[derive(Debug, Clone, PartialEq)]
+enum Verdict {
+    /// Recalled, with what matched.
+    Recalled(Vec<String>),
+    /// Not recalled, with the gate's reason.
+    Not(&'static str),
+}
+
+/// Sums up the verdicts on a lesson for the prompts before its repeat:
+/// (recalled, why not, matched). A prompt that recalled it wins; else a
+/// `low-trust` skip (the lesson is never injected), else the first
+/// prompt's reason; `no-prompt` when no prompt came before the
+/// repeat. A memory the gate did not rule on is `no-match`.
+fn verdict(before: &[Option<&Verdict>]) -> (bool, String, Vec<String>) {
+    if let Some(Verdict::Recalled(m)) = before
+        .iter()
+        .flatten()
+        .find(|v| matches!(v, Verdict::Recalled(_)))
+    {
+        return (true, String::new(), m.clone());
+    }
+    if before.is_empty() {
+        return (false, "no-prompt".into(), Vec::new());
+    }
+    let reasons: Vec<&str> = before
+        .iter()
+        .map(|v| match v {
+            Some(Verdict::Not(r)) => *r,
+            _ => "no-match",
+        })
+        .collect();
+    let why = if reasons.contains(&"low-trust") {
+        "low-trust"
+    } else {
+        reasons[0]
+    };
+    (false, why.to_string(), Vec::new())
 }
 
 /// The text table of a report (a header, one row per repeated lesson).
@@ -358,7 +416,11 @@ pub fn table(report: &Report) -> String {
             r.kind,
             r.op,
             short(&r.learned_in),
-            if r.recalled { "yes" } else { "no" }
+            if r.recalled {
+                format!("yes ({})", r.matched.join(", "))
+            } else {
+                format!("no ({})", r.why_not)
+            }
         ));
     }
     s
@@ -440,4 +502,29 @@ pub fn run(args: &BacktestArgs) -> anyhow::Result<mem_core::Exit> {
     }
     out.flush()?;
     Ok(mem_core::Exit::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Verdict, verdict};
+
+    #[test]
+    fn a_recall_wins_then_low_trust_then_the_first_reason() {
+        let rec = Verdict::Recalled(vec!["npm".into()]);
+        let low = Verdict::Not("low-trust");
+        let miss = Verdict::Not("no-match");
+        assert_eq!(
+            verdict(&[Some(&miss), Some(&rec)]),
+            (true, String::new(), vec!["npm".to_string()])
+        );
+        assert_eq!(
+            verdict(&[Some(&miss), Some(&low)]),
+            (false, "low-trust".to_string(), Vec::new())
+        );
+        assert_eq!(
+            verdict(&[None, Some(&miss)]),
+            (false, "no-match".to_string(), Vec::new())
+        );
+        assert_eq!(verdict(&[]), (false, "no-prompt".to_string(), Vec::new()));
+    }
 }

@@ -381,20 +381,202 @@ pub struct Updated {
     pub placed_first: bool,
 }
 
+/// The file `context --update` writes without a FILE (`--target`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// The project's `AGENTS.override.md` (not committed: listed in
+    /// `.git/info/exclude`), holding a copy of `AGENTS.md` first.
+    Override,
+    /// The user's `$CODEX_HOME/AGENTS.md`.
+    User,
+    /// The project's `AGENTS.md` (committed).
+    AgentsMd,
+}
+
+impl Target {
+    /// The file for the project at `root`.
+    ///
+    /// Errors: no home directory (`user`).
+    pub fn path(self, root: &Path) -> mem_core::Result<PathBuf> {
+        Ok(match self {
+            Target::Override => root.join(OVERRIDE),
+            Target::User => mem_core::memdir::codex_home()?.join("AGENTS.md"),
+            Target::AgentsMd => root.join("AGENTS.md"),
+        })
+    }
+}
+
+/// Codex's per-directory override file, read instead of `AGENTS.md`.
+pub const OVERRIDE: &str = "AGENTS.override.md";
+
+/// Start marker of the copy of `AGENTS.md` in `AGENTS.override.md`.
+pub const COPY_BEGIN: &str = "<!-- mem:copy of AGENTS.md (Codex reads this file instead of AGENTS.md; mem-recall context --update refreshes the copy) -->";
+/// End marker of the copy.
+pub const COPY_END: &str = "<!-- mem:copy end -->";
+
+/// Links to topic files in an index (`[Title](file.md)`, relative, no
+/// `/`): the pattern of [`plain_links`] and [`index_ids`].
+fn topic_link() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"\[([^\]\n]*)\]\(<?([^()<>\s/]+)\.md>?\)").expect("valid regex")
+    })
+}
+
+/// `MEMORY.md`'s text with its links to topic files turned into their
+/// titles (`- [Title](file.md) — …` → `- Title — …`): they would not
+/// resolve from the file the text is written into.
+pub fn plain_links(index: &str) -> String {
+    topic_link().replace_all(index, "$1").into_owned()
+}
+
+/// The ids of the topic files an index links to, in order, each once.
+pub fn index_ids(index: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in topic_link().captures_iter(index) {
+        let id = c[2].to_string();
+        if !out.contains(&id) {
+            out.push(id);
+        }
+    }
+    out
+}
+
+/// `text` without mem's marked section (and the line break after it).
+pub fn without_section(text: &str) -> String {
+    let Some(b) = text.find("<!-- mem:begin") else {
+        return text.to_string();
+    };
+    let Some(e) = text[b..].find(END) else {
+        return text.to_string();
+    };
+    let e = b + e + END.len();
+    let rest = text[e..].strip_prefix('\n').unwrap_or(&text[e..]);
+    format!("{}{rest}", &text[..b])
+}
+
+/// Refuse a symbolic link at `path`: a write would replace the link with a
+/// file (the link's target left stale) or, followed, write outside where
+/// the user looks.
+///
+/// Errors: [`mem_core::Error::Msg`] naming the link and its target.
+pub fn refuse_link(path: &Path) -> mem_core::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            let to = std::fs::read_link(path)
+                .map(|t| t.display().to_string())
+                .unwrap_or_else(|_| "?".into());
+            Err(mem_core::Error::Msg(format!(
+                "{}: is a symbolic link (to {to}); not written: name the file itself (--update FILE)",
+                path.display()
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `old` (an `AGENTS.override.md`) with its copy of `agents_md` refreshed:
+/// the copy block replaced, or put first in a new file. A file of the
+/// user's without a copy block is kept as it is (`None`: no copy placed).
+pub fn refresh_copy(old: &str, agents_md: Option<&str>) -> Option<String> {
+    let block = |text: &str| {
+        let mut b = format!("{COPY_BEGIN}\n");
+        b.push_str(text.trim_end_matches('\n'));
+        b.push_str(&format!("\n{COPY_END}"));
+        b
+    };
+    if let Some(b) = old.find(COPY_BEGIN)
+        && let Some(e) = old[b..].find(COPY_END)
+    {
+        let e = b + e + COPY_END.len();
+        let mut s = old[..b].to_string();
+        if let Some(t) = agents_md {
+            s.push_str(&block(t));
+        } else {
+            // AGENTS.md is gone: so is its copy (and the blank line after it)
+            let rest = old[e..].trim_start_matches('\n');
+            s.push_str(rest);
+            return Some(s);
+        }
+        s.push_str(&old[e..]);
+        return Some(s);
+    }
+    match agents_md {
+        Some(t) if old.trim().is_empty() => Some(format!("{}\n", block(t))),
+        _ => None,
+    }
+}
+
+/// Add `/AGENTS.override.md` to the repository's `.git/info/exclude` of
+/// the repository at `root` unless git already ignores it. Returns the
+/// exclude file when it was changed; `None` outside git, or when git is
+/// missing.
+pub fn exclude_override(root: &Path) -> Option<PathBuf> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+    };
+    let ignored = git(&["check-ignore", "-q", OVERRIDE])?;
+    if ignored.status.success() {
+        return None;
+    }
+    let out = git(&["rev-parse", "--git-path", "info/exclude"])?;
+    if !out.status.success() {
+        return None;
+    }
+    let rel = String::from_utf8(out.stdout).ok()?;
+    let p = root.join(rel.trim());
+    let old = std::fs::read_to_string(&p).unwrap_or_default();
+    let line = format!("/{OVERRIDE}");
+    if old.lines().any(|l| l.trim() == line) {
+        return None;
+    }
+    let mut new = old;
+    if !new.is_empty() && !new.ends_with('\n') {
+        new.push('\n');
+    }
+    new.push_str(&line);
+    new.push('\n');
+    mem_core::atomic::write_atomic(&p, new.as_bytes()).ok()?;
+    Some(p)
+}
+
 /// Replace (or append) the marked section of the file at `path` with
 /// `section` (which carries its own markers). A missing file is created.
 /// A file without a section gets it appended, or put first when appended it
 /// would end past `budget` bytes and first it would not (Codex reads only
 /// that far); the rest of the file is kept byte for byte either way.
 ///
-/// Errors: the read or atomic write error; a file with a begin marker but no
-/// end marker is refused (nothing written).
-pub fn update_agents_md(path: &Path, section: &str, budget: usize) -> mem_core::Result<Updated> {
-    let old = match std::fs::read_to_string(path) {
+/// With `copy` (an `AGENTS.override.md`: the text of the `AGENTS.md` it
+/// stands in for), the copy block is refreshed first ([`refresh_copy`]).
+///
+/// Errors: the read or atomic write error; a symbolic link at `path`
+/// ([`refuse_link`]); a file with a begin marker but no end marker is
+/// refused (nothing written).
+pub fn update_agents_md(
+    path: &Path,
+    section: &str,
+    budget: usize,
+    copy: Option<Option<&str>>,
+) -> mem_core::Result<Updated> {
+    refuse_link(path)?;
+    let mut old = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(mem_core::Error::io(path, e)),
     };
+    let original = old.clone();
+    if let Some(agents_md) = copy
+        && let Some(with_copy) = refresh_copy(&old, agents_md)
+    {
+        old = with_copy;
+    }
     let missing = || {
         mem_core::Error::Msg(format!(
             "{}: has the begin marker of the mem section but no end marker; fix it by hand",
@@ -413,7 +595,7 @@ pub fn update_agents_md(path: &Path, section: &str, budget: usize) -> mem_core::
             placed_first = true;
         }
     }
-    let changed = mem_core::atomic::write_if_changed(path, new.as_bytes())?;
+    let changed = new != original && mem_core::atomic::write_if_changed(path, new.as_bytes())?;
     Ok(Updated {
         changed,
         section_end: end,
@@ -471,6 +653,41 @@ mod tests {
     }
 
     #[test]
+    fn index_links_become_titles() {
+        let ix = "# Memory Index\n\n- [User role](user_role.md) — Go\n- [Docs](https://x.io/a.md) and [Other](sub/x.md)\n- [Again](user_role.md)\n";
+        assert_eq!(
+            plain_links(ix),
+            "# Memory Index\n\n- User role — Go\n- [Docs](https://x.io/a.md) and [Other](sub/x.md)\n- Again\n"
+        );
+        assert_eq!(index_ids(ix), ["user_role"]);
+    }
+
+    #[test]
+    fn override_copy_is_placed_refreshed_and_dropped() {
+        let first = refresh_copy("", Some("# Rules\nUse pnpm.\n")).unwrap();
+        assert_eq!(
+            first,
+            format!("{COPY_BEGIN}\n# Rules\nUse pnpm.\n{COPY_END}\n")
+        );
+        let with_section = format!("{first}\n{BEGIN}\nx\n{END}\n");
+        let second = refresh_copy(&with_section, Some("# Rules\nUse yarn.")).unwrap();
+        assert_eq!(
+            second,
+            format!("{COPY_BEGIN}\n# Rules\nUse yarn.\n{COPY_END}\n\n{BEGIN}\nx\n{END}\n")
+        );
+        assert_eq!(
+            refresh_copy(&second, None).unwrap(),
+            format!("{BEGIN}\nx\n{END}\n")
+        );
+        // the user's own override file: left as it is
+        assert_eq!(refresh_copy("mine\n", Some("rules")), None);
+        assert_eq!(
+            without_section(&format!("a\n{BEGIN}\nx\n{END}\nb\n")),
+            "a\nb\n"
+        );
+    }
+
+    #[test]
     fn splice_replaces_only_the_section() {
         let sec = format!("{BEGIN}\nnew\n{END}\n");
         let old = format!("# Agents\n\nkeep\n\n{BEGIN}\nold\n{END}\n\ntail\n");
@@ -489,17 +706,17 @@ mod tests {
         let sec = format!("{BEGIN}\nmem\n{END}\n");
         let hand = "hand\n".repeat(40);
         std::fs::write(&p, &hand).unwrap();
-        let u = update_agents_md(&p, &sec, 100).unwrap();
+        let u = update_agents_md(&p, &sec, 100, None).unwrap();
         assert!(u.changed && u.placed_first);
         let text = std::fs::read_to_string(&p).unwrap();
         assert_eq!(text, format!("{BEGIN}\nmem\n{END}\n\n{hand}"));
         assert_eq!(u.section_end, BEGIN.len() + 5 + END.len());
         // Updated in place afterwards: nothing moves.
-        let u = update_agents_md(&p, &sec, 100).unwrap();
+        let u = update_agents_md(&p, &sec, 100, None).unwrap();
         assert!(!u.changed && !u.placed_first);
         // Appended when it fits.
         std::fs::write(&p, "short\n").unwrap();
-        let u = update_agents_md(&p, &sec, 1000).unwrap();
+        let u = update_agents_md(&p, &sec, 1000, None).unwrap();
         assert!(!u.placed_first);
         assert_eq!(
             std::fs::read_to_string(&p).unwrap(),

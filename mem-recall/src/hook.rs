@@ -10,7 +10,12 @@
 //!   memories recalled without a task (`type: user` without triggers or
 //!   paths) and MEMORY.md's WARNING line when the index is cut; with
 //!   `source: compact`, the session memory saved at `PreCompact` first
-//!   ([`crate::session_memory`]).
+//!   ([`crate::session_memory`]); then `mem-dream` is started detached when
+//!   a consolidation is due ([`crate::autodream`]);
+//! - `PreToolUse` (Bash): the lessons that bear on the command about to run
+//!   ([`crate::lessons`]).
+//!
+//! Each memory is injected at most once per session ([`crate::once`]).
 //!
 //! Nothing to add → nothing printed; memory off
 //! ([`mem_core::memdir::memory_off`]) → nothing printed. It never blocks
@@ -54,7 +59,25 @@ pub struct HookInput {
     /// `startup`, `resume`, `clear`, `compact` (SessionStart).
     #[serde(default)]
     pub source: Option<String>,
+    /// The tool about to run (PreToolUse): `Bash`, …
+    #[serde(default)]
+    pub tool_name: Option<String>,
+    /// The tool's input (PreToolUse); for Bash, `{"command": …}`.
+    #[serde(default)]
+    pub tool_input: Option<serde_json::Value>,
+    /// The tool call's id (PreToolUse).
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+    /// The turn's id: sent by Codex, not by Claude Code.
+    #[serde(default)]
+    pub turn_id: Option<String>,
 }
+
+/// Most memories one hook answer injects.
+pub const HOOK_MAX_ITEMS: usize = 20;
+
+/// Most tokens (ceil(bytes / 4)) of memories one hook answer injects.
+pub const HOOK_MAX_TOKENS: usize = 2000;
 
 /// The hook's default time budget: 2 seconds.
 pub const DEFAULT_BUDGET: Duration = Duration::from_millis(2000);
@@ -151,9 +174,10 @@ pub fn respond(common: &Common, input: &[u8]) -> anyhow::Result<Option<String>> 
     let (task, start) = match h.hook_event_name.as_str() {
         "UserPromptSubmit" => (h.prompt.clone().unwrap_or_default(), false),
         "SessionStart" => (String::new(), true),
-        other => {
-            anyhow::bail!("event {other:?} is not handled (use SessionStart or UserPromptSubmit)")
-        }
+        "PreToolUse" => (String::new(), false),
+        other => anyhow::bail!(
+            "event {other:?} is not handled (use SessionStart, UserPromptSubmit or PreToolUse)"
+        ),
     };
     let cwd = h
         .cwd
@@ -170,13 +194,27 @@ pub fn respond(common: &Common, input: &[u8]) -> anyhow::Result<Option<String>> 
         eprintln!("{NAME}: hook: memory is off ({why}); nothing added to the context");
         return Ok(None);
     }
+    if h.hook_event_name == "PreToolUse" {
+        return crate::lessons::respond(common, &h, here.as_deref());
+    }
+    // Once per session (docs/hooks.md): the budget is applied after the
+    // memories this session already holds are left out.
+    let session = h.session_id.as_deref().filter(|s| !s.is_empty());
     let stems = Stems::default();
     let s = Session::open(common, cwd, None, &stems)?;
     let args = RecallArgs {
         task: Some(task),
         paths: Vec::new(),
-        max_items: 20,
-        max_tokens: 2000,
+        max_items: if session.is_some() {
+            usize::MAX
+        } else {
+            HOOK_MAX_ITEMS
+        },
+        max_tokens: if session.is_some() {
+            usize::MAX
+        } else {
+            HOOK_MAX_TOKENS
+        },
         min_score: crate::gate::DEFAULT_MIN_SCORE,
         records: None,
         no_expand: false,
@@ -186,7 +224,16 @@ pub fn respond(common: &Common, input: &[u8]) -> anyhow::Result<Option<String>> 
     };
     let q = s.query(&args);
     let ds = crate::decide(&s.items, &q, &stems);
-    let mems = crate::recalled_memories(&s.items, &ds);
+    let mems = match (session, s.memory_dir.as_deref()) {
+        (Some(sid), Some(dir)) => {
+            let reset = if start { h.source.as_deref() } else { None };
+            crate::once::memories(dir, sid, reset, &s.items, &ds)?
+        }
+        _ => crate::recalled_memories(&s.items, &ds),
+    };
+    if start && let Some(dir) = s.memory_dir.as_deref() {
+        crate::autodream::on_session_start(dir, &s.cwd);
+    }
     let mut ctx = String::new();
     if start
         && let Some(ix) = s.memory_dir.as_deref().and_then(crate::context::load_index)

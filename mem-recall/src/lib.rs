@@ -7,18 +7,26 @@
 //! - [`guard`]: the cross-project guard for shared project folders;
 //! - [`render`]: text lines, JSONL decisions, injected Markdown;
 //! - [`context`]: `mem-recall context` (instruction files, imports, index);
-//! - [`hook`]: `mem-recall --hook` for Claude Code;
+//! - [`hook`]: `mem-recall --hook` for Claude Code and Codex, with
+//!   [`once`] (each memory once per session), [`lessons`] (PreToolUse),
+//!   [`autodream`] (mem-dream started from SessionStart) and
+//!   [`session_memory`] (the summary injected after a compaction);
+//! - [`install`]: `mem-recall hooks install|uninstall|show`;
 //! - [`tier`]: the team tier next to the personal one.
 //!
 //! Contract: DESIGN.md "Recall", "Recall decision", "Agent hooks".
 
+pub mod autodream;
 pub mod backtest;
 pub mod cache;
 pub mod context;
 pub mod gate;
 pub mod guard;
 pub mod hook;
+pub mod install;
+pub mod lessons;
 pub mod load;
+pub mod once;
 pub mod render;
 pub mod session_memory;
 pub mod text;
@@ -50,14 +58,17 @@ Examples:
   mem-recall --task \"deploy the hotfix\" --format markdown     # ready to inject
   mem-index list | mem-recall --records - --task \"add a package\" --format jsonl
 
-As a Claude Code hook (settings.json), for SessionStart and UserPromptSubmit:
+As a Claude Code hook (settings.json), for SessionStart, UserPromptSubmit and
+PreToolUse (matcher Bash):
   {\"type\":\"command\",\"command\":\"mem-recall --hook\"}";
 
 const CONTEXT_EXAMPLES: &str = "\
 Examples:
   mem-recall context                               # what a session starts with
   mem-recall context --task \"deploy the hotfix\"    # plus the memories for a task
-  mem-recall context --format agents-md --update AGENTS.md   # refresh Codex's section";
+  mem-recall context --update                      # Codex: AGENTS.override.md, not committed
+  mem-recall context --update --target user        # Codex: ~/.codex/AGENTS.md
+  mem-recall context --format agents-md --update AGENTS.md   # a file of your choice";
 
 /// Relevance-gated recall: which memories enter an agent's context for a task.
 ///
@@ -96,10 +107,13 @@ pub struct Cli {
     #[arg(long, value_enum, help_heading = "Output")]
     pub format: Option<RecallFormat>,
 
-    /// Run as a Claude Code hook: read the hook JSON on stdin
-    /// (SessionStart or UserPromptSubmit) and print
+    /// Run as a Claude Code or Codex hook: read the hook JSON on stdin
+    /// (SessionStart, UserPromptSubmit, or PreToolUse for Bash) and print
     /// {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}
-    /// within 10,000 characters. Nothing recalled → nothing printed. Never
+    /// within 10,000 characters; each memory once per session; on
+    /// PreToolUse the lessons that bear on the command (see docs/hooks.md);
+    /// SessionStart starts mem-dream detached when a consolidation is due.
+    /// Nothing recalled → nothing printed. Never
     /// fails: on any error it prints nothing, exits 0 and says why on stderr;
     /// past its time budget (2 s; env MEM_HOOK_BUDGET_MS, in milliseconds)
     /// likewise.
@@ -146,7 +160,29 @@ pub enum Command {
     /// scratch memory directory). No model is needed.
     #[command(after_long_help = BACKTEST_EXAMPLES)]
     Backtest(backtest::BacktestArgs),
+    /// Install, remove or show mem's hooks in Claude Code's settings.json
+    /// or Codex's hooks.json.
+    ///
+    /// The hooks of every event mem serves, each with its timeout and the
+    /// tools' absolute paths (the directory of this mem-recall, or
+    /// --bin-dir). The file is merged, never replaced: other keys and hooks
+    /// stay in their order, installing twice changes nothing, a changed bin
+    /// dir updates mem's entries in place, and uninstall removes exactly
+    /// mem's entries. The old file is kept as FILE.bak-<timestamp>; a file
+    /// that is not a JSON object is refused (exit 1) and left untouched.
+    #[command(after_long_help = HOOKS_EXAMPLES)]
+    Hooks(install::HooksArgs),
 }
+
+const HOOKS_EXAMPLES: &str = "\
+Examples:
+  mem-recall hooks install --dry-run          # ~/.claude/settings.json, printed
+  mem-recall hooks install                    # written (backup kept)
+  mem-recall hooks install --project          # this project's .claude/settings.json
+  mem-recall hooks install --codex            # ~/.codex/hooks.json; then trust them in /hooks
+  mem-recall hooks install --model-cmd 'claude -p --model haiku'
+  mem-recall hooks show
+  mem-recall hooks uninstall";
 
 const BACKTEST_EXAMPLES: &str = "\
 Examples:
@@ -168,11 +204,21 @@ pub struct ContextArgs {
     #[arg(long, value_enum, default_value = "markdown", help_heading = "Output")]
     pub format: ContextFormat,
 
-    /// Write the agents-md section into this AGENTS.md in place (atomic;
-    /// the rest of the file is left byte-identical; created when missing)
-    /// instead of printing it. Implies --format agents-md.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub update: Option<PathBuf>,
+    /// Write the agents-md section into a file in place (atomic; the rest
+    /// of the file is left byte-identical; created when missing) instead of
+    /// printing it: FILE, or without one the file --target names. Implies
+    /// --format agents-md. A symbolic link is refused (name its target).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, help_heading = "Output")]
+    pub update: Option<Option<PathBuf>>,
+
+    /// The file `--update` without FILE writes: `override` (default) the
+    /// project's AGENTS.override.md, which Codex reads instead of AGENTS.md
+    /// (mem copies AGENTS.md's text into it, so nothing is lost), kept out
+    /// of git through .git/info/exclude; `user` the user's
+    /// $CODEX_HOME/AGENTS.md (~/.codex/AGENTS.md), read in every project;
+    /// `agents-md` the project's AGENTS.md (a committed file).
+    #[arg(long, value_enum, default_value_t = context::Target::Override, help_heading = "Output")]
+    pub target: context::Target,
 
     /// Copy the instruction files (CLAUDE.md and its imports) into the
     /// agents-md section too. Without it the section holds only MEMORY.md
@@ -353,6 +399,7 @@ pub fn run() -> anyhow::Result<Exit> {
     match cli.command {
         Some(Command::Context(args)) => run_context(&args),
         Some(Command::Backtest(args)) => backtest::run(&args),
+        Some(Command::Hooks(args)) => install::run(&args),
         None => run_recall(&cli),
     }
 }
@@ -782,11 +829,17 @@ fn label(p: &Path, root: &Path) -> String {
 /// instruction text passes the scrubber (secrets redacted, absolute paths
 /// made relative or removed) before it is written anywhere; refused imports
 /// are named on stderr with the reason (see [`context`]).
+///
+/// `inline` (AGENTS.md, read away from the memory directory): the index's
+/// links become plain titles and every memory the index names follows the
+/// recalled ones in full, within `--codex-max-bytes` (the rest named on
+/// stderr), so the text needs no file it links to.
 pub fn context_text(
     args: &ContextArgs,
     exclude: Option<&Path>,
     for_file: bool,
     instructions: bool,
+    inline: bool,
 ) -> anyhow::Result<String> {
     let stems = Stems::default();
     let s = Session::open_tiers(
@@ -838,9 +891,14 @@ pub fn context_text(
             doc.push('\n');
         }
     }
+    let mut index_ids = Vec::new();
     if let Some(dir) = &s.memory_dir
-        && let Some(ix) = context::load_index(dir)
+        && let Some(mut ix) = context::load_index(dir)
     {
+        if inline {
+            index_ids = context::index_ids(&ix.text);
+            ix.text = context::plain_links(&ix.text);
+        }
         if ix.cut
             && let Some(w) = &ix.warning
         {
@@ -882,7 +940,52 @@ pub fn context_text(
             eprintln!("{NAME}: {}", s.text_line(d, s.clock.today, false));
         }
     }
-    let mems = recalled_memories(&s.items, &ds);
+    let mut mems = recalled_memories(&s.items, &ds);
+    if inline {
+        let budget = args.codex_max_bytes.saturating_sub(doc.len() + 1024);
+        let mut used: usize = mems
+            .iter()
+            .map(|r| render::memory_md_in(&r.id, &r.memory, r.tier).len())
+            .sum();
+        let mut left = Vec::new();
+        for id in index_ids {
+            if mems.iter().any(|r| r.id == id) {
+                continue;
+            }
+            let Some(it) = s.items.iter().find(|it| *it.doc.id == *id) else {
+                continue;
+            };
+            let d = &it.doc;
+            let expired = d.expires.is_some_and(|e| e.is_expired(s.clock.today));
+            if d.retired || d.superseded_by.is_some() || expired || d.trust == mem_core::Trust::Low
+            {
+                continue;
+            }
+            let Ok(m) = it.memory() else { continue };
+            let n = render::memory_md_in(&id, &m, it.tier).len();
+            if used + n > budget {
+                left.push(id);
+                continue;
+            }
+            used += n;
+            mems.push(render::Recalled {
+                id,
+                memory: m,
+                tier: it.tier,
+            });
+        }
+        if !left.is_empty() {
+            warn(
+                NAME,
+                format!(
+                    "{} memor{} of the index left out of the section (past --codex-max-bytes): {}",
+                    left.len(),
+                    if left.len() == 1 { "y" } else { "ies" },
+                    left.join(", ")
+                ),
+            );
+        }
+    }
     if !mems.is_empty() {
         if !doc.is_empty() {
             doc.push('\n');
@@ -910,15 +1013,40 @@ fn stdout_is_file() -> bool {
         .is_ok_and(|m| m.is_file())
 }
 
+/// The file `--update` writes: FILE, or the --target file of the project
+/// (the worktree holding the cwd), and whether it is the override file.
+fn update_path(args: &ContextArgs) -> anyhow::Result<Option<(PathBuf, PathBuf, bool)>> {
+    let Some(p) = &args.update else {
+        return Ok(None);
+    };
+    let cwd = match &args.common.place.cwd {
+        Some(c) => c.clone(),
+        None => std::env::current_dir().context("cannot read the working directory")?,
+    };
+    let root = mem_core::memdir::project_root(&cwd, true);
+    if let Some(p) = p {
+        let is_override = p.file_name().is_some_and(|n| n == context::OVERRIDE);
+        return Ok(Some((p.clone(), root, is_override)));
+    }
+    let path = args.target.path(&root)?;
+    Ok(Some((path, root, args.target == context::Target::Override)))
+}
+
 fn run_context(args: &ContextArgs) -> anyhow::Result<Exit> {
     let agents = args.update.is_some() || args.format == ContextFormat::AgentsMd;
     // AGENTS.md gets CLAUDE.md's text only when asked.
     let instructions = !agents || args.include_claude_md;
+    let target = update_path(args)?;
+    if let Some((path, _, _)) = &target {
+        // before any work: a link is refused
+        context::refuse_link(path)?;
+    }
     let doc = context_text(
         args,
-        args.update.as_deref(),
+        target.as_ref().map(|t| t.0.as_path()),
         agents || stdout_is_file(),
         instructions,
+        agents,
     )?;
     let text = if agents {
         format!("{}\n{}{}\n", context::BEGIN, doc, context::END)
@@ -934,8 +1062,51 @@ fn run_context(args: &ContextArgs) -> anyhow::Result<Exit> {
             ),
         );
     };
-    if let Some(path) = &args.update {
-        let u = context::update_agents_md(path, &text, budget)?;
+    if let Some((path, root, is_override)) = &target {
+        // AGENTS.override.md stands in for AGENTS.md beside it: it carries
+        // a copy of it (without a mem section of its own).
+        let copy = if *is_override {
+            let dir = path.parent().unwrap_or(root);
+            let agents = std::fs::read_to_string(dir.join("AGENTS.md"))
+                .ok()
+                .map(|t| context::without_section(&t));
+            Some(agents)
+        } else {
+            None
+        };
+        let u =
+            context::update_agents_md(path, &text, budget, copy.as_ref().map(|c| c.as_deref()))?;
+        if *is_override
+            && matches!(args.update, Some(None))
+            && let Some(x) = context::exclude_override(root)
+        {
+            eprintln!(
+                "{NAME}: {}: added /{} (not committed)",
+                x.display(),
+                context::OVERRIDE
+            );
+        }
+        if args.target == context::Target::User && matches!(args.update, Some(None)) {
+            warn(
+                NAME,
+                format!(
+                    "{}: Codex reads it in every project; this project's memories are in it until another project's update replaces them",
+                    path.display()
+                ),
+            );
+            if let Some(d) = path.parent()
+                && d.join(context::OVERRIDE).exists()
+            {
+                warn(
+                    NAME,
+                    format!(
+                        "{}: exists, and Codex reads it instead of {}",
+                        d.join(context::OVERRIDE).display(),
+                        path.display()
+                    ),
+                );
+            }
+        }
         if u.placed_first {
             warn(
                 NAME,

@@ -1,7 +1,8 @@
 //! `mem-recall backtest` through the real binary on three small sessions:
 //! the first learns "never npm, always pnpm", the second and third repeat
 //! the correction; the second's first prompt names npm (recall finds the
-//! lesson), the third's does not.
+//! lesson, and says which word matched), the third's does not (and says
+//! why: `no-match`).
 
 mod util;
 
@@ -23,8 +24,8 @@ fn sessions_replay_in_time_order_and_repeats_are_reported() {
         format!(
             "| session | date | lesson | kind | op | learned in | recalled |\n\
              |---|---|---|---|---|---|---|\n\
-             | 22222222 | 2026-07-05 | {LESSON} | preference | update | 11111111 | yes |\n\
-             | 03333333 | 2026-07-09 | {LESSON} | preference | update | 11111111 | no |\n\
+             | 22222222 | 2026-07-05 | {LESSON} | preference | update | 11111111 | yes (npm) |\n\
+             | 03333333 | 2026-07-09 | {LESSON} | preference | update | 11111111 | no (no-match) |\n\
              3 sessions, 1 memories written; 2 lessons repeated, 1 would have been recalled\n"
         )
     );
@@ -40,7 +41,11 @@ fn sessions_replay_in_time_order_and_repeats_are_reported() {
         "11111111-aaaa-4aaa-8aaa-000000000001"
     );
     assert_eq!(recs[0]["recalled"], true);
+    assert_eq!(recs[0]["matched"], serde_json::json!(["npm"]));
+    assert!(recs[0].get("why_not").is_none());
     assert_eq!(recs[1]["recalled"], false);
+    assert_eq!(recs[1]["why_not"], "no-match");
+    assert!(recs[1].get("matched").is_none());
     assert_eq!(
         recs[2],
         serde_json::json!({"summary": "2 lessons repeated, 1 would have been recalled",

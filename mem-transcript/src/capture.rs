@@ -180,14 +180,23 @@ pub fn run_hook(stdin: &[u8], out: &mut dyn Write, threads: usize) -> Result<(),
         "PreCompact" => Purpose::Compact,
         _ => Purpose::Capture { throttled: false },
     };
-    let path = h
+    // Codex sends a null `transcript_path` for a thread without a rollout:
+    // nothing to capture, nothing to say.
+    let Some(path) = h
         .transcript_path
         .as_deref()
         .filter(|p| !p.is_empty())
         .map(crate::expand_tilde)
-        .ok_or_else(|| {
-            Error::input("<stdin>", 1, "hook input has no \"transcript_path\" string")
-        })?;
+    else {
+        return Ok(());
+    };
+    if path.extension().is_some_and(|e| e == "zst") {
+        note(&format!(
+            "{}: compressed rollouts are not read (decompress it with `zstd -d` and replay the .jsonl): no events",
+            path.display()
+        ));
+        return Ok(());
+    }
     if crate::is_subagent_path(&path) {
         // a sub-agent's own transcript: never the main agent
         return Ok(());

@@ -158,10 +158,66 @@ pub struct Index {
     /// `queue-operation` entries (messages typed while the agent worked):
     /// (line, byte offset, length), in file order.
     pub queued: Vec<(usize, u64, usize)>,
+    /// Entries Claude Code writes beside the conversation that mem reads
+    /// (file history, attribution, content replacements, context collapse),
+    /// in file order.
+    pub extras: Vec<Extra>,
     /// The last line has no `\n`.
     pub torn_tail: bool,
     /// File size in bytes.
     pub size: u64,
+}
+
+/// The kind of an entry in [`Index::extras`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExtraKind {
+    /// `file-history-snapshot`: the files tracked so far and their pre-edit
+    /// backups, anchored by `messageId` to the entry that made it.
+    FileHistory,
+    /// `attribution-snapshot`: per file, the characters Claude wrote
+    /// (`fileStates`), anchored by `messageId`.
+    Attribution,
+    /// `content-replacement`: tool results the model saw as a shorter
+    /// stand-in (`replacements[] {kind, toolUseId, replacement}`).
+    ContentReplacement,
+    /// `marble-origami-commit`: a span of the conversation collapsed into a
+    /// summary (`firstArchivedUuid`..`lastArchivedUuid`, `summaryContent`).
+    CollapseCommit,
+    /// `marble-origami-snapshot`: spans staged for collapse (last one wins).
+    CollapseSnapshot,
+}
+
+impl ExtraKind {
+    /// The kind of an entry `type`, if mem reads it.
+    pub fn of(ty: &str) -> Option<ExtraKind> {
+        Some(match ty {
+            "file-history-snapshot" => ExtraKind::FileHistory,
+            "attribution-snapshot" => ExtraKind::Attribution,
+            "content-replacement" => ExtraKind::ContentReplacement,
+            "marble-origami-commit" => ExtraKind::CollapseCommit,
+            "marble-origami-snapshot" => ExtraKind::CollapseSnapshot,
+            _ => return None,
+        })
+    }
+
+    /// True for the entries that belong to one message of the conversation
+    /// (`messageId`), not to the session as a whole.
+    pub fn anchored(self) -> bool {
+        matches!(self, ExtraKind::FileHistory | ExtraKind::Attribution)
+    }
+}
+
+/// Where an entry of [`Index::extras`] is. Units: bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Extra {
+    /// Its kind.
+    pub kind: ExtraKind,
+    /// 1-based line number.
+    pub line: usize,
+    /// Byte offset of the line in the file.
+    pub offset: u64,
+    /// Byte length of the raw line, its `\n` included.
+    pub len: usize,
 }
 
 #[derive(Deserialize, Default)]
@@ -425,6 +481,10 @@ fn merge(whole: &mut (Index, Option<(usize, String)>), part: Part) {
         .extend(p.summaries.iter().map(|&(l, k)| (l + base, k)));
     ix.queued
         .extend(p.queued.iter().map(|&(l, o, n)| (l + base, o, n)));
+    ix.extras.extend(p.extras.iter().map(|&e| Extra {
+        line: e.line + base,
+        ..e
+    }));
     ix.torn_tail |= p.torn_tail;
     let mut dups: Vec<usize> = p.duplicates.iter().map(|l| l + base).collect();
     for (i, mut n) in p.nodes.into_iter().enumerate() {
@@ -455,11 +515,15 @@ pub(crate) fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, E
     let mut rd = input.lines_in(start, end);
     let mut first_err: Option<(usize, String)> = None;
     let mut last_node: Option<usize> = None;
+    let mut last_extra: Option<usize> = None;
     while let Some(mut line) = rd.next_line().map_err(|e| Error::io(&input.label, e))? {
         line.offset += start;
         ix.lines = line.no;
         if let Some(i) = last_node.take() {
             ix.nodes[i].len = line.offset - ix.nodes[i].offset;
+        }
+        if let Some(i) = last_extra.take() {
+            ix.extras[i].len = (line.offset - ix.extras[i].offset) as usize;
         }
         if line.bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -549,6 +613,15 @@ pub(crate) fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, E
         if ty == "queue-operation" {
             ix.queued.push((line.no, line.offset, line.bytes.len()));
         }
+        if let Some(kind) = ExtraKind::of(ty) {
+            ix.extras.push(Extra {
+                kind,
+                line: line.no,
+                offset: line.offset,
+                len: line.bytes.len(),
+            });
+            last_extra = Some(ix.extras.len() - 1);
+        }
         let Some(uuid) = h.uuid.as_deref() else {
             continue;
         };
@@ -604,6 +677,9 @@ pub(crate) fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, E
     }
     if let Some(i) = last_node {
         ix.nodes[i].len = end - ix.nodes[i].offset;
+    }
+    if let Some(i) = last_extra {
+        ix.extras[i].len = (end - ix.extras[i].offset) as usize;
     }
     Ok((ix, first_err))
 }
@@ -1378,13 +1454,17 @@ pub fn emit(
     sink: &mut Sink<'_>,
     threads: usize,
 ) -> Result<Replayed, Error> {
-    // The lines pass 2 reads: all of the branch for raw, else its
-    // conversation entries (the others are walked through unread).
+    if raw {
+        return emit_raw(input, ix, br, sink, threads);
+    }
+    let repl = crate::entries::replacements(input, ix)?;
+    // The lines pass 2 reads: the branch's conversation entries (the others
+    // are walked through unread).
     let nodes: Vec<u32> = br
         .nodes
         .iter()
         .copied()
-        .filter(|&i| raw || ix.nodes[i as usize].ty.is_conversation())
+        .filter(|&i| ix.nodes[i as usize].ty.is_conversation())
         .collect();
     let spans: Vec<(u64, usize)> = nodes
         .iter()
@@ -1401,18 +1481,69 @@ pub fn emit(
     } else {
         1
     };
-    if threads > 1 && bytes >= AHEAD_MIN && !raw && sink.stitches() {
-        return emit_parallel(input, ix, br, &nodes, &spans, sink, threads);
+    if threads > 1 && bytes >= AHEAD_MIN && sink.stitches() {
+        return emit_parallel(input, ix, br, &repl, &nodes, &spans, sink, threads);
     }
     if threads > 1 && bytes >= AHEAD_MIN {
         std::thread::scope(|s| {
             let lines = BranchLines::ahead(s, &input.file, spans);
-            emit_lines(input, ix, br, raw, sink, lines)
+            emit_lines(input, ix, br, &repl, sink, lines)
         })
     } else {
         let lines = BranchLines::here(&input.file, spans);
-        emit_lines(input, ix, br, raw, sink, lines)
+        emit_lines(input, ix, br, &repl, sink, lines)
     }
+}
+
+/// Tool results replaced by a stand-in: `toolUseId` → the exact text the
+/// model saw ([`crate::entries::replacements`]).
+pub type Replacements = foldhash::HashMap<String, String>;
+
+/// `--raw`: the original lines of the branch, byte for byte, with the
+/// entries of [`Index::extras`] that belong to it
+/// ([`crate::entries::raw_extras`]) at their place in file order.
+fn emit_raw(
+    input: &Input,
+    ix: &Index,
+    br: &Branch,
+    sink: &mut Sink<'_>,
+    threads: usize,
+) -> Result<Replayed, Error> {
+    let mut done = Replayed {
+        entries: ix.conversation_count(br),
+        ..Replayed::default()
+    };
+    let extras = crate::entries::raw_extras(input, ix, br)?;
+    let mut spans: Vec<(u64, usize)> = Vec::with_capacity(br.nodes.len() + extras.len());
+    let mut next = extras.iter().peekable();
+    for &i in &br.nodes {
+        let n = &ix.nodes[i as usize];
+        while let Some(e) = next.next_if(|e| e.line < n.line as usize) {
+            spans.push((e.offset, e.len));
+        }
+        spans.push((n.offset, n.len as usize));
+    }
+    spans.extend(next.map(|e| (e.offset, e.len)));
+    let bytes: u64 = spans.iter().map(|s| s.1 as u64).sum();
+    let io_in = |e| Error::io(&input.label, e);
+    let io_out = |e| Error::io("<stdout>", e);
+    let mut write = |mut lines: BranchLines<'_>, spans: &[(u64, usize)]| {
+        for &(off, len) in spans {
+            let b = lines.get(off, len).map_err(io_in)?;
+            sink.raw(b).map_err(io_out)?;
+            if !b.ends_with(b"\n") {
+                sink.raw(b"\n").map_err(io_out)?;
+            }
+            done.written += 1;
+        }
+        Ok::<(), Error>(())
+    };
+    if threads > 1 && bytes >= AHEAD_MIN {
+        std::thread::scope(|s| write(BranchLines::ahead(s, &input.file, spans.clone()), &spans))?;
+    } else {
+        write(BranchLines::here(&input.file, spans.clone()), &spans)?;
+    }
+    Ok(done)
 }
 
 /// Emit the messages the user typed while the agent worked and that never
@@ -1542,6 +1673,7 @@ fn entry_events<'a>(
     n: &Node,
     entry: &'a Entry<'a>,
     fallback_session: &'a str,
+    repl: &Replacements,
     mut f: impl FnMut(EventOut<'a>) -> std::io::Result<()>,
 ) -> std::io::Result<u32> {
     let session: &str = entry.session.as_deref().unwrap_or(fallback_session);
@@ -1600,7 +1732,14 @@ fn entry_events<'a>(
                                 role: "tool",
                                 kind: "tool_result",
                                 tool_id: blk.tool_use_id.clone(),
-                                text: Some(tool_text(blk.content)),
+                                // what the model saw: a content replacement's
+                                // stand-in when the session recorded one
+                                text: Some(
+                                    match blk.tool_use_id.as_deref().and_then(|id| repl.get(id)) {
+                                        Some(r) => Text::Str(Cow::Owned(r.clone())),
+                                        None => tool_text(blk.content),
+                                    },
+                                ),
                                 is_error: Some(blk.is_error.unwrap_or(false)),
                                 ..base.clone()
                             })?,
@@ -1713,7 +1852,7 @@ fn emit_lines(
     input: &Input,
     ix: &Index,
     br: &Branch,
-    raw: bool,
+    repl: &Replacements,
     sink: &mut Sink<'_>,
     mut lines: BranchLines<'_>,
 ) -> Result<Replayed, Error> {
@@ -1727,15 +1866,6 @@ fn emit_lines(
     let fallback_session = ix.session.as_deref().unwrap_or("");
     for &i in &br.nodes {
         let n = &ix.nodes[i as usize];
-        if raw {
-            let bytes = lines.get(n.offset, n.len as usize).map_err(io_in)?;
-            sink.raw(bytes).map_err(io_out)?;
-            if !bytes.ends_with(b"\n") {
-                sink.raw(b"\n").map_err(io_out)?;
-            }
-            done.written += 1;
-            continue;
-        }
         if !n.ty.is_conversation() {
             // progress / attachment / unknown: walked through, not emitted;
             // the next emitted entry's parent stays the last emitted one.
@@ -1762,7 +1892,7 @@ fn emit_lines(
         let first = chain.enter(n.ty, message_id(&entry));
         let parent = chain.prev_uuid.take();
         let before = sink.seq;
-        let advance = entry_events(n, &entry, fallback_session, |ev| {
+        let advance = entry_events(n, &entry, fallback_session, repl, |ev| {
             sink.emit(EventOut {
                 parent: parent.as_deref().map(Cow::Borrowed),
                 block: ev.block + first,
@@ -1808,6 +1938,7 @@ fn render_region(
     nodes: &[u32],
     region: &Region,
     fallback_session: &str,
+    repl: &Replacements,
     mut batch: Batch,
 ) -> Batch {
     batch.buf.clear();
@@ -1828,7 +1959,7 @@ fn render_region(
         let first = batch.cuts.len();
         let mut copy = None;
         let result = parse_entry(n, &clean, &mut copy).map(|entry| {
-            let advance = entry_events(n, &entry, fallback_session, |ev| {
+            let advance = entry_events(n, &entry, fallback_session, repl, |ev| {
                 batch.cuts.push(write_event_cut(&mut batch.buf, &ev));
                 Ok(())
             })
@@ -1849,10 +1980,12 @@ fn render_region(
 
 /// Pass 2 by `threads` workers: region `k` of the branch goes to worker
 /// `k % threads`; this thread takes the batches in order and stitches them.
+#[allow(clippy::too_many_arguments)]
 fn emit_parallel(
     input: &Input,
     ix: &Index,
     br: &Branch,
+    repl: &Replacements,
     nodes: &[u32],
     spans: &[(u64, usize)],
     sink: &mut Sink<'_>,
@@ -1889,6 +2022,7 @@ fn emit_parallel(
                                 &nodes[r.clone()],
                                 &region,
                                 fallback_session,
+                                repl,
                                 spare,
                             );
                             buf = region.into_buf();

@@ -16,6 +16,7 @@ pub mod append;
 pub mod capture;
 pub mod claude;
 pub mod codex;
+pub mod entries;
 pub mod event;
 pub mod input;
 pub mod ls;
@@ -135,6 +136,21 @@ pub enum Cmd {
         mem-transcript ls --latest --cwd ~/src/proj\n  mem-transcript ls ~/.codex/sessions --all"
     )]
     Ls(LsArgs),
+    /// The files a session touched and where each pre-edit backup is, as of
+    /// an entry (its `file-history-snapshot` and `attribution-snapshot`
+    /// entries).
+    ///
+    /// SESSION is a transcript file or a session id (looked up under
+    /// `~/.claude/projects`). The state is the latest snapshot at or before
+    /// `--at UUID` on that entry's branch (default: the end of the branch
+    /// resume would continue). Backups are
+    /// `~/.claude/file-history/<session>/<backupFileName>`
+    /// (`$CLAUDE_CONFIG_DIR` replaces `~/.claude`).
+    #[command(
+        after_long_help = "Examples:\n  mem-transcript files --format text SESSION.jsonl\n  \
+        mem-transcript files 4d5611e5-241a-462a-8d15-5122611a9569 --at 28d2acc8-1eae-43d8-96c1-da286dd23353"
+    )]
+    Files(FilesCmdArgs),
     /// Resolve an evidence pointer `transcript:<digest>#<line>` to a file and entry.
     #[command(after_long_help = "Example:\n  mem-transcript locate transcript:3f9a0c1d2e4b#17")]
     Locate(LocateArgs),
@@ -242,6 +258,18 @@ pub struct LsArgs {
     pub latest: bool,
 }
 
+/// Arguments of `files`.
+#[derive(Debug, Args)]
+pub struct FilesCmdArgs {
+    /// A transcript file, or a session id.
+    #[arg(value_name = "SESSION")]
+    pub session: PathBuf,
+    /// The state as of this entry (uuid): the latest snapshot at or before
+    /// it on its branch.
+    #[arg(long, value_name = "UUID")]
+    pub at: Option<String>,
+}
+
 /// Arguments of `locate`.
 #[derive(Debug, Args)]
 pub struct LocateArgs {
@@ -274,6 +302,7 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
         Cmd::Stats(a) => report::stats(&a, g, text, out)?,
         Cmd::Ls(a) => ls::ls(&a, g, text, out)?,
         Cmd::Locate(a) => ls::locate(&a, g, text, out)?,
+        Cmd::Files(a) => entries::files(&a, g, text, out)?,
         Cmd::Append(a) => append::append(&a.file, std::io::stdin().lock(), out, text)?,
     };
     out.flush().map_err(|e| Error::io("<stdout>", e))?;
@@ -513,7 +542,17 @@ pub fn replay_file(
             if br.leaf.is_none() {
                 return notice(Notice::NoConversation(&inp.label));
             }
-            let done = claude::emit(&inp, &ix, &br, opts.raw, sink, opts.threads)?;
+            // resume shows the model committed context collapses as their summary
+            let collapses = if opts.resume && !opts.raw {
+                entries::collapses(&inp, &ix, &br)?
+            } else {
+                Vec::new()
+            };
+            let done = if collapses.is_empty() {
+                claude::emit(&inp, &ix, &br, opts.raw, sink, opts.threads)?
+            } else {
+                entries::emit_collapsed(&inp, &ix, &br, &collapses, sink, opts.threads)?
+            };
             if !done.warnings.is_empty() {
                 notice(Notice::Warnings(&done.warnings))?;
             }

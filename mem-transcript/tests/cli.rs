@@ -936,3 +936,65 @@ fn subagent_files_replay_as_side_chains() {
         );
     }
 }
+
+/// A Codex hook's JSON (`turn_id`, `model`, a nullable `transcript_path`)
+/// through `replay --hook`: the rollout is read as Codex's whatever its
+/// name (told by its content), a null path and a compressed rollout give no
+/// events and exit 0.
+#[test]
+fn hook_reads_codex_rollouts() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../tests/fixtures/codex/rollout-2026-07-14T09-00-00-0199b0c0-0000-7000-8000-000000000002.jsonl",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    // a name that does not say "rollout": the content tells
+    let plain = dir.path().join("thread.jsonl");
+    std::fs::copy(&fixture, &plain).unwrap();
+    for f in [&fixture, &plain] {
+        let hook = serde_json::json!({"session_id": "0199b0c0-0000-7000-8000-000000000002",
+            "transcript_path": f, "cwd": "/home/user/src/orders", "hook_event_name": "Stop",
+            "turn_id": "turn-2", "model": "gpt-5-codex", "stop_hook_active": false,
+            "last_assistant_message": "Understood."});
+        let o = run(
+            &["replay", "--hook", "--format", "jsonl"],
+            Some(hook.to_string().as_bytes()),
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", show(&["replay"], &o));
+        let evs = json_lines(&o.stdout);
+        assert_eq!(evs.len(), 11, "{evs:?}");
+        assert!(evs.iter().all(|e| e["source"] == "codex"));
+        assert_eq!(
+            evs.iter()
+                .filter(|e| e["kind"] == "tool_result" && e["is_error"] == true)
+                .count(),
+            1
+        );
+        assert_eq!(
+            evs.last().unwrap()["text"],
+            "Understood: the integration tests use the real database."
+        );
+    }
+    for hook in [
+        r#"{"session_id":"s","transcript_path":null,"hook_event_name":"Stop","turn_id":"t"}"#,
+        r#"{"session_id":"s","hook_event_name":"SessionStart"}"#,
+    ] {
+        let o = run(&["replay", "--hook"], Some(hook.as_bytes()));
+        assert_eq!(o.status.code(), Some(0), "{}", show(&["replay"], &o));
+        assert!(
+            o.stdout.is_empty() && o.stderr.is_empty(),
+            "{}",
+            show(&["replay"], &o)
+        );
+    }
+    let zst = dir.path().join("rollout-2026-07-14T09-00-00-x.jsonl.zst");
+    std::fs::write(&zst, b"\x28\xb5\x2f\xfd").unwrap();
+    let hook = serde_json::json!({"transcript_path": zst, "hook_event_name": "Stop"});
+    let o = run(&["replay", "--hook"], Some(hook.to_string().as_bytes()));
+    assert_eq!(o.status.code(), Some(0), "{}", show(&["replay"], &o));
+    assert!(o.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("compressed rollouts are not read"),
+        "{}",
+        show(&["replay"], &o)
+    );
+}

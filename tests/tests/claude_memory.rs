@@ -353,9 +353,13 @@ fn setup_recall(t: &Path) -> (PathBuf, PathBuf, PathBuf) {
     (home, proj, dir)
 }
 
+/// A SessionStart of a new session each call (each memory is injected once
+/// per session).
 fn session_start(proj: &Path) -> String {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     format!(
-        r#"{{"hook_event_name":"SessionStart","session_id":"s1","cwd":"{}","source":"startup"}}"#,
+        r#"{{"hook_event_name":"SessionStart","session_id":"s{n}","cwd":"{}","source":"startup"}}"#,
         proj.display()
     )
 }

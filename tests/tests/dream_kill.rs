@@ -530,3 +530,126 @@ fn write_batch_killed_at_any_step_is_rolled_forward() {
     }
     assert_eq!(rolled, 10);
 }
+
+/// `from` copied to `to` with its sub-folders (`.mem/` left out).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let ty = e.file_type().unwrap();
+        if ty.is_dir() && e.file_name() != ".mem" {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else if ty.is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// Stems of the topic files live in `dir` and in its `retired/`.
+fn live_and_retired(dir: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
+    let s = snapshot(dir);
+    let stem = |k: &str| k.trim_end_matches(".md").to_string();
+    let live = live_ids(&s);
+    let retired = s
+        .keys()
+        .filter_map(|k| k.strip_prefix("retired/"))
+        .map(stem)
+        .collect();
+    (live, retired)
+}
+
+/// `mem-index retire` and `restore` aborted at each of their steps (the new
+/// copy written, the old file removed, the index written) are rolled
+/// forward by the next writer: the memory is then live or retired, never
+/// both nor neither, and the index names exactly the live files.
+#[test]
+fn retire_and_restore_killed_at_any_step_are_rolled_forward() {
+    let t = tempfile::tempdir().unwrap();
+    let env = Env {
+        home: t.path().join("home"),
+        transcripts: t.path().join("transcripts"),
+    };
+    std::fs::create_dir_all(&env.home).unwrap();
+    let records: String = (0..6)
+        .map(|i| {
+            format!(
+                "{{\"id\":\"move-{i}\",\"name\":\"Move {i}\",\"description\":\"record {i} moved under kills\",\"type\":\"feedback\",\"triggers\":[\"move\"],\"verified_at\":\"2026-07-0{}\",\"fact\":\"Run check {i} before deploy.\"}}\n",
+                i + 1
+            )
+        })
+        .collect();
+    let live = t.path().join("live");
+    let mut c = env.tool("mem-index", &live);
+    c.args(["write", "--max-files", "0"]);
+    let out = run(c, records.as_bytes());
+    assert!(out.status.success(), "{}", show(&out));
+    // The same directory with move-3 retired, for the restores.
+    let retired = t.path().join("retired");
+    copy_tree(&live, &retired);
+    let mut c = env.tool("mem-index", &retired);
+    c.args(["retire", "move-3", "--reason", "test"]);
+    let out = run(c, b"");
+    assert!(out.status.success(), "{}", show(&out));
+
+    let id = "move-3";
+    let dir = t.path().join("mem");
+    let mut aborted = 0;
+    for (op, from) in [("retire", &live), ("restore", &retired)] {
+        for at in 1..=4 {
+            let what = format!("{op} aborted at step {at}");
+            let _ = std::fs::remove_dir_all(&dir);
+            copy_tree(from, &dir);
+            let mut c = env.tool("mem-index", &dir);
+            c.arg(op).arg(id).env("MEM_TEST_CRASH_AT", at.to_string());
+            if op == "retire" {
+                c.args(["--reason", "test"]);
+            }
+            let out = run(c, b"");
+            if out.status.signal() == Some(6) {
+                aborted += 1;
+                assert!(dir.join(".mem/write-pending").exists(), "{what}: no marker");
+                let mut c = env.tool("mem-index", &dir);
+                if at % 2 == 0 {
+                    c.args(["check", "--repair", "--max-files", "0", "--format", "jsonl"]);
+                } else {
+                    c.args(["write", "--max-files", "0"]);
+                }
+                let out = run(c, b"");
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert!(err.contains("rolled forward"), "{what}: {}", show(&out));
+            } else {
+                assert!(out.status.success(), "{what}: {}", show(&out));
+            }
+            assert!(!dir.join(".mem/write-pending").exists(), "{what}");
+            let (live_now, retired_now) = live_and_retired(&dir);
+            // Aborted before the new copy was written: nothing moved; after
+            // it: the move is finished.
+            let moved = at > 1;
+            let want_live = (op == "restore") == moved;
+            assert_eq!(live_now.contains(id), want_live, "{what}: {live_now:?}");
+            assert_eq!(
+                retired_now.contains(id),
+                !want_live,
+                "{what}: {retired_now:?}"
+            );
+            assert_eq!(live_now.len() + retired_now.len(), 6, "{what}");
+            let index = std::fs::read_to_string(dir.join("MEMORY.md")).unwrap_or_default();
+            let indexed: BTreeSet<String> = index
+                .lines()
+                .filter_map(|l| l.split("](").nth(1)?.split(".md)").next())
+                .map(str::to_string)
+                .collect();
+            assert_eq!(indexed, live_now, "{what}: index and files differ");
+            let mut c = env.tool("mem-index", &dir);
+            c.args(["check", "--max-files", "0", "--format", "jsonl"]);
+            let text = String::from_utf8_lossy(&run(c, b"").stdout).to_string();
+            for code in ["missing-file", "not-indexed", "unfinished", "parse"] {
+                assert!(
+                    !text.contains(&format!("\"code\":\"{code}\"")),
+                    "{what}: check finds {code}:\n{text}"
+                );
+            }
+        }
+    }
+    // Three steps each: the new copy, the removal, the index.
+    assert_eq!(aborted, 6);
+}

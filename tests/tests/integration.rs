@@ -86,8 +86,22 @@ fn backups(dir: &Path) -> usize {
         .count()
 }
 
-const RECALL: &str = "mem-recall --hook";
-const WRITE: &str = "mem-transcript replay --hook | mem-extract | mem-index write";
+/// mem's recall hook command as the installer writes it: the tool by the
+/// absolute path of the built binaries.
+fn recall() -> String {
+    format!("{}/mem-recall --hook", real_bindir().display())
+}
+
+/// mem's write-path hook command as the installer writes it.
+fn write_path() -> String {
+    let b = real_bindir();
+    let b = b.display();
+    format!("{b}/mem-transcript replay --hook | {b}/mem-extract | {b}/mem-index write >&2")
+}
+
+fn real_bindir() -> PathBuf {
+    bindir().canonicalize().unwrap()
+}
 
 /// The hook commands of one event in a settings value.
 fn commands(settings: &Value, event: &str) -> Vec<String> {
@@ -131,7 +145,7 @@ fn install_hooks_merges_is_idempotent_and_uninstalls_exactly() {
     let out = install_hooks(home.path(), &["--dry-run"]);
     assert!(out.status.success(), "{}", show(&out));
     let dry: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(commands(&dry, "SessionStart"), [RECALL]);
+    assert_eq!(commands(&dry, "SessionStart"), [recall()]);
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), text);
     assert_eq!(backups(&claude), 0);
 
@@ -141,10 +155,23 @@ fn install_hooks_merges_is_idempotent_and_uninstalls_exactly() {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(v["model"], "opus");
     assert_eq!(v["permissions"], original["permissions"]);
-    assert_eq!(v["hooks"]["PreToolUse"], original["hooks"]["PreToolUse"]);
-    assert_eq!(commands(&v, "SessionStart"), [RECALL]);
-    assert_eq!(commands(&v, "UserPromptSubmit"), [RECALL]);
-    assert_eq!(commands(&v, "SessionEnd"), ["notify-send bye", WRITE]);
+    // The user's Bash guard stays first; mem's Bash hook is a group of its own.
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0],
+        original["hooks"]["PreToolUse"][0]
+    );
+    assert_eq!(
+        commands(&v, "PreToolUse"),
+        ["./guard.sh".to_string(), recall()]
+    );
+    assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Bash");
+    assert_eq!(v["hooks"]["PreToolUse"][1]["hooks"][0]["timeout"], json!(5));
+    assert_eq!(commands(&v, "SessionStart"), [recall()]);
+    assert_eq!(commands(&v, "UserPromptSubmit"), [recall()]);
+    assert_eq!(
+        commands(&v, "SessionEnd"),
+        ["notify-send bye".to_string(), write_path()]
+    );
     assert_eq!(backups(&claude), 1);
     let backup = std::fs::read_dir(&claude)
         .unwrap()
@@ -202,7 +229,7 @@ fn install_hooks_merges_is_idempotent_and_uninstalls_exactly() {
     assert!(out.status.success(), "{}", show(&out));
     let v: Value =
         serde_json::from_str(&std::fs::read_to_string(cfg.join("settings.json")).unwrap()).unwrap();
-    assert_eq!(commands(&v, "SessionEnd"), [WRITE]);
+    assert_eq!(commands(&v, "SessionEnd"), [write_path()]);
 }
 
 /// One Claude Code transcript line.

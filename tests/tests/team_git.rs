@@ -434,3 +434,92 @@ fn two_clones_merge_team_memory_without_conflicts_in_both_orders() {
     );
     assert!(!out.contains(&token), "{out}");
 }
+
+#[test]
+fn demote_moves_a_memory_back_and_the_team_tier_refuses_other_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let w = World { home };
+    let repo = tmp.path().join("repo");
+    w.git(tmp.path(), &["init", "-q", "-b", "main", "repo"]);
+    let rec = record(
+        "Use pnpm",
+        "pnpm, not npm",
+        &["pnpm"],
+        "The repo uses pnpm.",
+    );
+    w.promote(&repo, "a", &rec, "use-pnpm");
+    w.promote(
+        &repo,
+        "b",
+        &record("Logs in JSON", "services log JSON", &["logs"], "JSON logs."),
+        "logs-in-json",
+    );
+    let personal_b = w.home.join("personal-b");
+    let pb = personal_b.to_string_lossy().into_owned();
+    // the personal copy of b goes; demote brings the team one back
+    std::fs::remove_file(personal_b.join("logs-in-json.md")).unwrap();
+    let out = w.ok(
+        &repo,
+        &[
+            "demote",
+            "logs-in-json",
+            "--memory-dir",
+            &pb,
+            "--format",
+            "jsonl",
+        ],
+        "",
+    );
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["result"], "create", "{out}");
+    assert!(!team(&repo).join("logs-in-json.md").exists());
+    let back = std::fs::read_to_string(personal_b.join("logs-in-json.md")).unwrap();
+    assert!(back.contains("name: \"Logs in JSON\""), "{back}");
+    assert!(back.contains("evidence: [\"not shared\"]"), "{back}");
+    let idx = std::fs::read_to_string(team(&repo).join("MEMORY.md")).unwrap();
+    assert_eq!(idx, "- [Use pnpm](use-pnpm.md) - pnpm, not npm\n");
+    // a personal memory with the same id is kept as it is
+    let pa = w.home.join("personal-a").to_string_lossy().into_owned();
+    let before = std::fs::read_to_string(w.home.join("personal-a/use-pnpm.md")).unwrap();
+    let out = w.ok(
+        &repo,
+        &[
+            "demote",
+            "use-pnpm",
+            "--memory-dir",
+            &pa,
+            "--format",
+            "jsonl",
+        ],
+        "",
+    );
+    assert!(out.contains("\"result\":\"kept\""), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(w.home.join("personal-a/use-pnpm.md")).unwrap(),
+        before
+    );
+    assert_eq!(
+        std::fs::read_to_string(team(&repo).join("MEMORY.md")).unwrap(),
+        ""
+    );
+    let c = w.mem(&repo, &["check", "--tier", "team"], "");
+    assert_eq!(c.status.code(), Some(0), "{}", show(&c));
+    // the team tier is written by promote, by hand or by a merge only
+    let o = w.mem(&repo, &["write", "--tier", "team"], &rec);
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("mem-index promote ID"),
+        "{}",
+        show(&o)
+    );
+    // an unknown id is named
+    let o = w.mem(&repo, &["promote", "no-such", "--memory-dir", &pa], "");
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("no-such.md: no such memory"),
+        "{}",
+        show(&o)
+    );
+}

@@ -1,0 +1,960 @@
+//! `mem-recall hooks install|uninstall|show`: mem's hooks in Claude Code's
+//! `settings.json` or Codex's `hooks.json`.
+//!
+//! The hooks are [`mem_core::hooks::HOOKS`]: each is written as
+//! `{"type":"command","command":…,"timeout":…}` in a matcher group of its
+//! event, with every mem tool named by its absolute, shell-quoted path (the
+//! directory of the running `mem-recall`, canonicalised, or `--bin-dir`), so
+//! the hooks do not depend on the PATH the agent sees.
+//!
+//! The file is merged, never replaced: other keys and hooks are kept in
+//! their order; installing twice changes nothing; a changed bin dir (or
+//! model command) updates mem's entries in place. mem's entries are
+//! recognised by their shape — every stage of the pipeline a path ending in
+//! a mem tool's name followed by the arguments of one of mem's hook commands
+//! (the bare names the previous installer wrote included) — so `uninstall`
+//! removes exactly them, and drops the groups and events it emptied.
+//!
+//! Before a change the old file is copied to `FILE.bak-<YYYYmmddTHHMMSS>`;
+//! the new one is written atomically with the old file's permissions
+//! ([`mem_core::atomic::write_atomic`]). A file that is not a JSON object,
+//! or whose `hooks` is not an object (or an event of it not a list), is
+//! refused: exit 1, the file untouched.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use clap::{Args, Subcommand};
+use mem_core::hooks::{HOOKS, HookSpec, TOOLS, WRITE_PATH};
+use mem_core::{Error, Exit};
+use serde_json::{Map, Value, json};
+
+use crate::NAME;
+
+/// `mem-recall hooks …`.
+#[derive(Debug, Args)]
+pub struct HooksArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: HooksAction,
+}
+
+/// The actions of `mem-recall hooks`.
+#[derive(Debug, Subcommand)]
+pub enum HooksAction {
+    /// Add mem's hooks to the settings file (merged; idempotent).
+    Install(InstallArgs),
+    /// Remove exactly mem's hooks from the settings file.
+    Uninstall(TargetArgs),
+    /// Show mem's hooks and whether the settings file has them.
+    Show(InstallArgs),
+}
+
+/// Which file, and whether to write it.
+#[derive(Debug, Args, Clone)]
+pub struct TargetArgs {
+    /// The settings file. Default: `$CLAUDE_CONFIG_DIR/settings.json`, else
+    /// `~/.claude/settings.json`; with --codex `$CODEX_HOME/hooks.json`,
+    /// else `~/.codex/hooks.json`.
+    #[arg(long, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
+    /// The current project's file instead of the user's:
+    /// `<project>/.claude/settings.json` (with --codex
+    /// `<project>/.codex/hooks.json`); the project is the git worktree
+    /// holding the working directory, else the working directory.
+    #[arg(long, conflicts_with = "settings")]
+    pub project: bool,
+    /// Codex's `hooks.json` instead of Claude Code's `settings.json`.
+    #[arg(long)]
+    pub codex: bool,
+    /// Print the resulting file on stdout and what would change on stderr;
+    /// write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Options of `hooks install` and `hooks show`.
+#[derive(Debug, Args, Clone)]
+pub struct InstallArgs {
+    /// The file and --dry-run.
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Where the mem tools are. Default: the directory of this mem-recall
+    /// executable (symlinks resolved). Each tool a hook runs must be there.
+    #[arg(long, value_name = "DIR")]
+    pub bin_dir: Option<PathBuf>,
+    /// Extract with a model on `Stop` and `SessionEnd`: the write path runs
+    /// `mem-extract --model-cmd CMD` (see `mem-extract --help`; the command
+    /// runs with MEM_HOOK_GUARD=1, so mem's hooks do nothing inside it).
+    /// Recipes: --model-cmd 'claude -p --model haiku',
+    /// --model-cmd 'codex exec --skip-git-repo-check -'.
+    #[arg(long, value_name = "CMD")]
+    pub model_cmd: Option<String>,
+    /// Seconds the model may take per run (`mem-extract --model-timeout`).
+    /// Default: the hook's timeout less 5 s, so the agent never kills the
+    /// write path before the model is stopped.
+    #[arg(long, value_name = "SECS", requires = "model_cmd")]
+    pub model_timeout: Option<u64>,
+}
+
+/// Which agent a file belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    /// Claude Code's `settings.json`.
+    Claude,
+    /// Codex's `hooks.json`.
+    Codex,
+}
+
+/// Run `mem-recall hooks …`.
+///
+/// Errors: a settings file that cannot be read or is not a JSON object (or
+/// whose `hooks` is not an object), a missing tool in the bin dir, a failed
+/// write (all exit 1; the file untouched).
+pub fn run(args: &HooksArgs) -> anyhow::Result<Exit> {
+    match &args.action {
+        HooksAction::Install(a) => install(a),
+        HooksAction::Uninstall(t) => uninstall(t),
+        HooksAction::Show(a) => show(a),
+    }
+}
+
+/// The settings file `t` names, and its agent.
+///
+/// Errors: no home directory, no working directory.
+pub fn target_file(t: &TargetArgs) -> anyhow::Result<(PathBuf, Agent)> {
+    let agent = if t.codex { Agent::Codex } else { Agent::Claude };
+    if let Some(s) = &t.settings {
+        return Ok((s.clone(), agent));
+    }
+    if t.project {
+        let cwd = std::env::current_dir().context("cannot read the working directory")?;
+        let root = mem_core::memdir::project_root(&cwd, true);
+        return Ok(match agent {
+            Agent::Claude => (root.join(".claude/settings.json"), agent),
+            Agent::Codex => (root.join(".codex/hooks.json"), agent),
+        });
+    }
+    Ok(match agent {
+        Agent::Claude => (mem_core::memdir::claude_dir()?.join("settings.json"), agent),
+        Agent::Codex => (mem_core::memdir::codex_home()?.join("hooks.json"), agent),
+    })
+}
+
+/// The directory of the running executable, symlinks resolved.
+fn default_bin_dir() -> anyhow::Result<PathBuf> {
+    let exe = std::env::current_exe().context("cannot find the running mem-recall")?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    Ok(exe
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("/")))
+}
+
+/// The tools the hook commands run, each once, in order.
+pub fn hook_tools() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for h in HOOKS {
+        let used = std::cell::RefCell::new(Vec::new());
+        h.command_with(|t| {
+            used.borrow_mut().push(t.to_string());
+            String::new()
+        });
+        for t in used.into_inner() {
+            if let Some(t) = TOOLS.iter().find(|x| **x == t)
+                && !out.contains(t)
+            {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// The bin dir (absolute, canonical when it exists) and the tools missing
+/// from it.
+fn bin_dir(a: &InstallArgs) -> anyhow::Result<(PathBuf, Vec<&'static str>)> {
+    let dir = match &a.bin_dir {
+        Some(d) => {
+            let abs = if d.is_absolute() {
+                d.clone()
+            } else {
+                std::env::current_dir()
+                    .context("cannot read the working directory")?
+                    .join(d)
+            };
+            abs.canonicalize().unwrap_or(abs)
+        }
+        None => default_bin_dir()?,
+    };
+    let missing = hook_tools()
+        .into_iter()
+        .filter(|t| !is_executable(&dir.join(t)))
+        .collect();
+    Ok((dir, missing))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// A word for `sh`: bare when it is made of safe characters, else single
+/// quoted.
+pub fn quote(s: &str) -> String {
+    match shlex::try_quote(s) {
+        Ok(q) => q.into_owned(),
+        // only a NUL byte, which no path or command holds
+        Err(_) => format!("'{}'", s.replace('\0', "").replace('\'', r"'\''")),
+    }
+}
+
+/// What mem writes for one hook: the command line and the timeout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The hook.
+    pub spec: &'static HookSpec,
+    /// The command line, tools by absolute quoted paths.
+    pub command: String,
+}
+
+/// The model options of the write path.
+#[derive(Debug, Clone, Default)]
+pub struct Model {
+    /// `--model-cmd`.
+    pub cmd: Option<String>,
+    /// `--model-timeout`, seconds.
+    pub timeout: Option<u64>,
+}
+
+/// The entries mem writes, tools under `bin`, the write path's mem-extract
+/// with the model options on `Stop` and `SessionEnd`.
+pub fn entries(bin: &Path, model: &Model) -> Vec<Entry> {
+    HOOKS
+        .iter()
+        .map(|spec| {
+            let resolve = |t: &str| quote(&bin.join(t).to_string_lossy());
+            let mut command = spec.command_with(resolve);
+            if let Some(cmd) = &model.cmd
+                && spec.command == WRITE_PATH
+                && matches!(spec.event, "Stop" | "SessionEnd")
+            {
+                let extract = quote(&bin.join("mem-extract").to_string_lossy());
+                let secs = model
+                    .timeout
+                    .unwrap_or_else(|| u64::from(spec.timeout_secs.saturating_sub(5).max(1)));
+                let with = format!(
+                    "{extract} --model-cmd {} --model-timeout {secs}",
+                    quote(cmd)
+                );
+                command = command
+                    .split(" | ")
+                    .map(|s| if s == extract { with.as_str() } else { s })
+                    .collect::<Vec<_>>()
+                    .join(" | ");
+            }
+            Entry { spec, command }
+        })
+        .collect()
+}
+
+/// The commands the previous installer wrote (bare tool names), recognised
+/// as mem's too.
+pub const LEGACY: &[&str] = &[
+    "mem-recall --hook",
+    "mem-transcript replay --hook | mem-extract | mem-index write",
+];
+
+/// A command's stages as (tool name, arguments), the model options of
+/// mem-extract left out; `None` unless every stage is a mem tool.
+fn shape(command: &str) -> Option<Vec<(String, Vec<String>)>> {
+    let words = shlex::split(command)?;
+    let mut stages = Vec::new();
+    for part in words.split(|w| w == "|") {
+        let (first, rest) = part.split_first()?;
+        let name = first.rsplit('/').next().unwrap_or(first);
+        if !TOOLS.contains(&name) {
+            return None;
+        }
+        let mut args = Vec::new();
+        let mut it = rest.iter();
+        while let Some(w) = it.next() {
+            if name == "mem-extract" && matches!(w.as_str(), "--model-cmd" | "--model-timeout") {
+                it.next();
+                continue;
+            }
+            if name == "mem-extract"
+                && (w.starts_with("--model-cmd=") || w.starts_with("--model-timeout="))
+            {
+                continue;
+            }
+            args.push(w.clone());
+        }
+        stages.push((name.to_string(), args));
+    }
+    (!stages.is_empty()).then_some(stages)
+}
+
+/// True when `command` has the shape of `spec`'s command (any paths, any
+/// model options).
+pub fn same_shape(command: &str, spec_command: &str) -> bool {
+    match (shape(command), shape(spec_command)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// True when a hook command is one of mem's: of [`HOOKS`] or [`LEGACY`],
+/// or of another version ([`other_version`]).
+pub fn is_mem_command(command: &str) -> bool {
+    HOOKS
+        .iter()
+        .map(|h| h.command)
+        .chain(LEGACY.iter().copied())
+        .any(|c| same_shape(command, c))
+        || other_version(command).is_some()
+}
+
+/// For a hook command of another version of mem (every stage a mem tool,
+/// one of them given `--hook`, and not the shape of any of today's
+/// commands), the tool of its first stage.
+pub fn other_version(command: &str) -> Option<String> {
+    let stages = shape(command)?;
+    if !stages
+        .iter()
+        .any(|(_, args)| args.iter().any(|a| a == "--hook"))
+    {
+        return None;
+    }
+    // a command with more shell in it than a redirection to stderr is the
+    // user's, whatever it starts with
+    let shell = |a: &String| a != ">&2" && a.contains([';', '&', '<', '>', '|', '`', '$']);
+    if stages.iter().any(|(_, args)| args.iter().any(shell)) {
+        return None;
+    }
+    if HOOKS.iter().any(|h| same_shape(command, h.command)) {
+        return None;
+    }
+    stages.into_iter().next().map(|(tool, _)| tool)
+}
+
+fn handler_command(h: &Value) -> Option<&str> {
+    (h.get("type").and_then(Value::as_str) == Some("command"))
+        .then(|| h.get("command").and_then(Value::as_str))
+        .flatten()
+}
+
+/// The settings file read: the value (an empty object for a missing or
+/// blank file) and the old text.
+struct Loaded {
+    value: Map<String, Value>,
+    old: Option<Vec<u8>>,
+    /// The file written (symlinks resolved).
+    real: PathBuf,
+}
+
+fn refuse(path: &Path, what: String) -> anyhow::Error {
+    Error::Msg(format!("{}: {what}; left untouched", path.display())).into()
+}
+
+fn load(path: &Path) -> anyhow::Result<Loaded> {
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let old = match std::fs::read(&real) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io(path, e).into()),
+    };
+    let value = match &old {
+        None => Map::new(),
+        Some(b) if b.iter().all(u8::is_ascii_whitespace) => Map::new(),
+        Some(b) => {
+            let text = std::str::from_utf8(b).map_err(|_| refuse(path, "not UTF-8 text".into()))?;
+            match serde_json::from_str::<Value>(text) {
+                Ok(Value::Object(m)) => m,
+                Ok(_) => return Err(refuse(path, "not a JSON object".into())),
+                Err(e) => {
+                    return Err(Error::Msg(format!(
+                        "{}:{}: not JSON ({}); left untouched",
+                        path.display(),
+                        e.line(),
+                        mem_core::jsonl::describe(&e)
+                    ))
+                    .into());
+                }
+            }
+        }
+    };
+    if let Some(h) = value.get("hooks") {
+        let Some(h) = h.as_object() else {
+            return Err(refuse(path, "\"hooks\" is not an object".into()));
+        };
+        for (event, groups) in h {
+            if !groups.is_array() {
+                return Err(refuse(path, format!("\"hooks.{event}\" is not a list")));
+            }
+        }
+    }
+    Ok(Loaded { value, old, real })
+}
+
+/// Merge mem's `entries` into `settings`; the changes, one line each.
+pub fn merge(settings: &mut Map<String, Value>, entries: &[Entry]) -> Vec<String> {
+    let mut changes = Vec::new();
+    let hooks = settings
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(hooks) = hooks.as_object_mut() else {
+        return changes;
+    };
+    for e in entries {
+        let groups = hooks
+            .entry(e.spec.event)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        let Some(groups) = groups.as_array_mut() else {
+            continue;
+        };
+        let timeout = json!(e.spec.timeout_secs);
+        let mut found = false;
+        // mem's entry of this hook: today's shape, else one of another
+        // version of mem that starts with the same tool (updated in place)
+        let first_tool = shape(e.spec.command).and_then(|s| s.into_iter().next().map(|t| t.0));
+        let exact = |c: &str| same_shape(c, e.spec.command);
+        let older = |c: &str| other_version(c).is_some_and(|t| Some(t) == first_tool);
+        let any_exact = groups.iter().any(|g| {
+            g.get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(handler_command)
+                .any(exact)
+        });
+        let is_entry = |c: &str| {
+            if any_exact {
+                exact(c)
+            } else {
+                exact(c) || older(c)
+            }
+        };
+        for g in groups.iter_mut() {
+            let matcher = g.get("matcher").and_then(Value::as_str).map(str::to_string);
+            let Some(hs) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
+                continue;
+            };
+            let before = hs.len();
+            let mut i = 0;
+            while i < hs.len() {
+                let mine = handler_command(&hs[i]).is_some_and(is_entry)
+                    && matcher.as_deref().unwrap_or("") == e.spec.matcher.unwrap_or("");
+                if !mine {
+                    i += 1;
+                    continue;
+                }
+                if found {
+                    // a second copy would run twice
+                    hs.remove(i);
+                    continue;
+                }
+                found = true;
+                let h = hs[i]
+                    .as_object_mut()
+                    .expect("a command handler is an object");
+                if h.get("command").and_then(Value::as_str) != Some(&e.command) {
+                    changes.push(format!("updated {}: {}", e.spec.event, e.command));
+                    h.insert("command".into(), json!(e.command));
+                }
+                if h.get("timeout") != Some(&timeout) {
+                    if !changes.iter().any(|c| c.ends_with(&e.command)) {
+                        changes.push(format!(
+                            "updated {} timeout: {} s",
+                            e.spec.event, e.spec.timeout_secs
+                        ));
+                    }
+                    h.insert("timeout".into(), timeout.clone());
+                }
+                i += 1;
+            }
+            if hs.len() < before {
+                changes.push(format!("removed a duplicate {} entry", e.spec.event));
+            }
+        }
+        groups.retain(|g| {
+            g.get("hooks")
+                .and_then(Value::as_array)
+                .is_none_or(|h| !h.is_empty())
+        });
+        if !found {
+            let mut g = Map::new();
+            if let Some(m) = e.spec.matcher {
+                g.insert("matcher".into(), json!(m));
+            }
+            g.insert(
+                "hooks".into(),
+                json!([{"type": "command", "command": e.command, "timeout": e.spec.timeout_secs}]),
+            );
+            groups.push(Value::Object(g));
+            changes.push(format!("added {}: {}", e.spec.event, e.command));
+        }
+    }
+    changes
+}
+
+/// Remove mem's entries (see [`is_mem_command`]) from `settings`, and the
+/// groups, events and `hooks` object that removal emptied; the changes.
+pub fn remove(settings: &mut Map<String, Value>) -> Vec<String> {
+    let mut changes = Vec::new();
+    let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return changes;
+    };
+    let mut emptied_events = Vec::new();
+    for (event, groups) in hooks.iter_mut() {
+        let Some(groups) = groups.as_array_mut() else {
+            continue;
+        };
+        let n_groups = groups.len();
+        let mut dropped_any = false;
+        groups.retain_mut(|g| {
+            let Some(hs) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
+                return true;
+            };
+            let before = hs.len();
+            hs.retain(|h| {
+                let mine = handler_command(h).is_some_and(is_mem_command);
+                if mine {
+                    changes.push(format!(
+                        "removed {event}: {}",
+                        handler_command(h).unwrap_or_default()
+                    ));
+                }
+                !mine
+            });
+            let keep = !(hs.is_empty() && before > 0);
+            dropped_any |= !keep;
+            keep
+        });
+        if groups.is_empty() && n_groups > 0 && dropped_any {
+            emptied_events.push(event.clone());
+        }
+    }
+    let emptied_all = !emptied_events.is_empty();
+    for e in emptied_events {
+        hooks.shift_remove(&e);
+    }
+    if emptied_all && hooks.is_empty() {
+        settings.shift_remove("hooks");
+    }
+    changes
+}
+
+/// The file's text as written: two-space JSON and a final newline.
+fn render(settings: &Map<String, Value>) -> anyhow::Result<String> {
+    let mut s = serde_json::to_string_pretty(settings)?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// Copy `old` beside `real` as `real.bak-<timestamp>` (a `-N` suffix when
+/// taken), with the file's permissions. Returns the backup's path.
+fn backup(real: &Path, old: &[u8]) -> anyhow::Result<PathBuf> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let stamp = chrono::Local::now().format("%Y%m%dT%H%M%S");
+    let mode = std::fs::metadata(real).map_or(0o600, |m| {
+        use std::os::unix::fs::PermissionsExt as _;
+        m.permissions().mode() & 0o7777
+    });
+    for n in 1.. {
+        let name = if n == 1 {
+            format!("{}.bak-{stamp}", real.display())
+        } else {
+            format!("{}.bak-{stamp}-{n}", real.display())
+        };
+        let p = PathBuf::from(name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&p)
+        {
+            Ok(mut f) => {
+                f.write_all(old)
+                    .and_then(|()| f.sync_all())
+                    .map_err(|e| Error::io(&p, e))?;
+                return Ok(p);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Error::io(&p, e).into()),
+        }
+    }
+    unreachable!("an unbounded range ends")
+}
+
+/// Write the new settings (backup first), or print them with --dry-run.
+fn commit(
+    path: &Path,
+    loaded: &Loaded,
+    new: &Map<String, Value>,
+    changes: &[String],
+    dry_run: bool,
+    what: &str,
+) -> anyhow::Result<bool> {
+    let unchanged = match &loaded.old {
+        Some(b) if !b.iter().all(u8::is_ascii_whitespace) => {
+            serde_json::from_slice::<Value>(b).ok() == Some(Value::Object(new.clone()))
+        }
+        // a missing or blank file stays so when nothing is added
+        _ => new.is_empty() || changes.is_empty(),
+    };
+    if unchanged {
+        if dry_run {
+            eprintln!("{}: unchanged ({what})", path.display());
+            if let Some(b) = &loaded.old {
+                use std::io::Write as _;
+                std::io::stdout().write_all(b)?;
+            }
+        } else {
+            println!("{}: unchanged ({what})", path.display());
+        }
+        return Ok(false);
+    }
+    let text = render(new)?;
+    if dry_run {
+        for c in changes {
+            eprintln!("{c}");
+        }
+        eprintln!("{}: dry run, nothing written", path.display());
+        print!("{text}");
+        return Ok(false);
+    }
+    if let Some(old) = &loaded.old {
+        let b = backup(&loaded.real, old)?;
+        println!("backup: {}", b.display());
+    }
+    mem_core::atomic::write_atomic(&loaded.real, text.as_bytes())?;
+    for c in changes {
+        println!("{c}");
+    }
+    println!("wrote {}", path.display());
+    Ok(true)
+}
+
+fn install(a: &InstallArgs) -> anyhow::Result<Exit> {
+    let (path, agent) = target_file(&a.target)?;
+    let (bin, missing) = bin_dir(a)?;
+    if !missing.is_empty() {
+        let msg = format!(
+            "{}: {} not found there (or not executable); install the tools there (scripts/install.sh) or name their directory with --bin-dir",
+            bin.display(),
+            missing.join(", ")
+        );
+        if !a.target.dry_run {
+            return Err(Error::Msg(format!("{msg}; nothing written")).into());
+        }
+        mem_core::cli::warn(NAME, msg);
+    }
+    let loaded = load(&path)?;
+    let mut new = loaded.value.clone();
+    let model = Model {
+        cmd: a.model_cmd.clone(),
+        timeout: a.model_timeout,
+    };
+    let changes = merge(&mut new, &entries(&bin, &model));
+    let wrote = commit(
+        &path,
+        &loaded,
+        &new,
+        &changes,
+        a.target.dry_run,
+        "mem's hooks are already there",
+    )?;
+    if agent == Agent::Codex && !a.target.dry_run {
+        for line in codex_notes(&path, wrote) {
+            println!("{line}");
+        }
+    }
+    Ok(Exit::Success)
+}
+
+fn uninstall(t: &TargetArgs) -> anyhow::Result<Exit> {
+    let (path, _) = target_file(t)?;
+    let loaded = load(&path)?;
+    if loaded.old.is_none() {
+        println!("{}: unchanged (no such file)", path.display());
+        return Ok(Exit::Success);
+    }
+    let mut new = loaded.value.clone();
+    let changes = remove(&mut new);
+    commit(
+        &path,
+        &loaded,
+        &new,
+        &changes,
+        t.dry_run,
+        "mem's hooks are not there",
+    )?;
+    Ok(Exit::Success)
+}
+
+fn show(a: &InstallArgs) -> anyhow::Result<Exit> {
+    let (path, agent) = target_file(&a.target)?;
+    let (bin, missing) = bin_dir(a)?;
+    let loaded = load(&path)?;
+    let model = Model {
+        cmd: a.model_cmd.clone(),
+        timeout: a.model_timeout,
+    };
+    println!(
+        "{} ({})",
+        path.display(),
+        match agent {
+            Agent::Claude => "Claude Code settings",
+            Agent::Codex => "Codex hooks",
+        }
+    );
+    for e in entries(&bin, &model) {
+        let present: Vec<String> = loaded
+            .value
+            .get("hooks")
+            .and_then(|h| h.get(e.spec.event))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+            .flatten()
+            .filter_map(handler_command)
+            .filter(|c| same_shape(c, e.spec.command))
+            .map(str::to_string)
+            .collect();
+        let state = if present.contains(&e.command) {
+            "installed"
+        } else if present.is_empty() {
+            "missing"
+        } else {
+            "differs"
+        };
+        let matcher = e.spec.matcher.map(|m| format!("[{m}]")).unwrap_or_default();
+        println!(
+            "{state:<9} {}{matcher} timeout {} s: {}",
+            e.spec.event, e.spec.timeout_secs, e.command
+        );
+        if state == "differs" {
+            for c in present {
+                println!("          now: {c}");
+            }
+        }
+    }
+    if !missing.is_empty() {
+        println!("missing from {}: {}", bin.display(), missing.join(", "));
+    }
+    Ok(Exit::Success)
+}
+
+/// What to tell the user after writing Codex's `hooks.json`: trust, and a
+/// `config.toml` that turns hooks off.
+pub fn codex_notes(path: &Path, wrote: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    if wrote {
+        out.push(
+            "codex: review and trust the new hooks in Codex (`/hooks`); each edit of a hook needs trust again (`codex exec` skips untrusted hooks)"
+                .to_string(),
+        );
+    }
+    let mut configs = Vec::new();
+    if let Some(dir) = path.parent() {
+        configs.push(dir.join("config.toml"));
+    }
+    if let Ok(h) = mem_core::memdir::codex_home() {
+        let c = h.join("config.toml");
+        if !configs.contains(&c) {
+            configs.push(c);
+        }
+    }
+    for c in configs {
+        if let Ok(text) = std::fs::read_to_string(&c)
+            && let Some((line, key)) = hooks_disabled(&text)
+        {
+            out.push(format!(
+                "codex: {}:{line}: `{key} = false` turns hooks off; set it to true (or remove it) for mem's hooks to run",
+                c.display()
+            ));
+        }
+    }
+    out
+}
+
+/// The line (1-based) and key of a `hooks = false` / `codex_hooks = false`
+/// in `[features]` of a `config.toml` (or `features.hooks = false` at the
+/// top level), if any.
+pub fn hooks_disabled(toml: &str) -> Option<(usize, &'static str)> {
+    let mut table = String::new();
+    for (i, raw) in toml.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.starts_with('[') {
+            table = line
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_string();
+            continue;
+        }
+        let Some((k, v)) = line.split_once('=') else {
+            continue;
+        };
+        let (k, v) = (k.trim().trim_matches('"'), v.trim());
+        if v != "false" {
+            continue;
+        }
+        let key = match (table.as_str(), k) {
+            ("features", "hooks") | ("", "features.hooks") => "hooks",
+            ("features", "codex_hooks") | ("", "features.codex_hooks") => "codex_hooks",
+            _ => continue,
+        };
+        return Some((i + 1, key));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bin() -> PathBuf {
+        PathBuf::from("/opt/my tools/bin")
+    }
+
+    #[test]
+    fn entries_use_quoted_absolute_paths() {
+        let es = entries(&bin(), &Model::default());
+        assert_eq!(es.len(), HOOKS.len());
+        let stop = es.iter().find(|e| e.spec.event == "Stop").unwrap();
+        assert_eq!(
+            stop.command,
+            "'/opt/my tools/bin/mem-transcript' replay --hook | '/opt/my tools/bin/mem-extract' | '/opt/my tools/bin/mem-index' write >&2"
+        );
+        let es = entries(Path::new("/b"), &Model::default());
+        assert_eq!(es[0].command, "/b/mem-recall --hook");
+    }
+
+    #[test]
+    fn model_command_goes_to_stop_and_session_end() {
+        let m = Model {
+            cmd: Some("claude -p --model haiku".into()),
+            timeout: None,
+        };
+        let es = entries(Path::new("/b"), &m);
+        let by = |ev: &str| {
+            es.iter()
+                .find(|e| e.spec.event == ev)
+                .unwrap()
+                .command
+                .clone()
+        };
+        assert_eq!(
+            by("Stop"),
+            "/b/mem-transcript replay --hook | /b/mem-extract --model-cmd 'claude -p --model haiku' --model-timeout 25 | /b/mem-index write >&2"
+        );
+        assert!(
+            by("SessionEnd").contains("--model-timeout 55 |"),
+            "{}",
+            by("SessionEnd")
+        );
+        assert!(!by("PreCompact").contains("--model-cmd"));
+        // still recognised as mem's
+        assert!(same_shape(&by("Stop"), WRITE_PATH));
+        assert!(is_mem_command(&by("SessionEnd")));
+    }
+
+    #[test]
+    fn shapes_recognise_mem_commands_only() {
+        assert!(is_mem_command("mem-recall --hook"));
+        assert!(is_mem_command("'/x y/mem-recall' --hook"));
+        assert!(is_mem_command(
+            "mem-transcript replay --hook | mem-extract | mem-index write"
+        ));
+        assert!(!is_mem_command("mem-recall --task x"));
+        assert!(!is_mem_command("./guard.sh"));
+        assert!(!is_mem_command("/usr/bin/not-mem-recall --hook"));
+        assert!(!is_mem_command("mem-recall --hook && rm -rf /"));
+        assert!(!is_mem_command("echo 'unterminated"));
+    }
+
+    #[test]
+    fn merge_is_idempotent_and_updates_in_place() {
+        let mut s: Map<String, Value> = serde_json::from_str(
+            r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"mem-recall --hook"},{"type":"command","command":"echo hi"}]}]},"z":1}"#,
+        )
+        .unwrap();
+        let es = entries(Path::new("/b"), &Model::default());
+        let c = merge(&mut s, &es);
+        assert!(!c.is_empty());
+        // the old bare entry was updated where it was, beside the user's
+        assert_eq!(
+            s["hooks"]["SessionStart"],
+            json!([{"hooks":[{"type":"command","command":"/b/mem-recall --hook","timeout":10},{"type":"command","command":"echo hi"}]}])
+        );
+        let once = s.clone();
+        assert!(merge(&mut s, &es).is_empty());
+        assert_eq!(s, once);
+        assert_eq!(s.keys().collect::<Vec<_>>(), ["hooks", "z"]);
+        assert_eq!(
+            s["hooks"]["PreToolUse"],
+            json!([{"matcher":"Bash","hooks":[{"type":"command","command":"/b/mem-recall --hook","timeout":5}]}])
+        );
+        // uninstall leaves exactly the user's hook
+        let c = remove(&mut s);
+        assert_eq!(c.len(), HOOKS.len());
+        assert_eq!(
+            Value::Object(s),
+            json!({"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"echo hi"}]}]},"z":1})
+        );
+    }
+
+    #[test]
+    fn another_versions_entry_is_updated_in_place_and_removed() {
+        let mut s: Map<String, Value> = serde_json::from_str(
+            r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/old/mem-transcript replay --hook --since-turn | /old/mem-extract --every 2 | /old/mem-index write","timeout":20}]}]}}"#,
+        )
+        .unwrap();
+        assert!(is_mem_command(
+            "/old/mem-transcript replay --hook --since-turn | /old/mem-extract --every 2 | /old/mem-index write"
+        ));
+        assert!(!is_mem_command("/usr/bin/mem-index list"));
+        let es = entries(Path::new("/b"), &Model::default());
+        merge(&mut s, &es);
+        assert_eq!(
+            s["hooks"]["Stop"],
+            json!([{"hooks":[{"type":"command","command":"/b/mem-transcript replay --hook | /b/mem-extract | /b/mem-index write >&2","timeout":30}]}])
+        );
+        remove(&mut s);
+        assert_eq!(Value::Object(s), json!({}));
+    }
+
+    #[test]
+    fn remove_drops_only_what_it_emptied() {
+        let mut s: Map<String, Value> = serde_json::from_str(
+            r#"{"hooks":{"Stop":[],"Notification":[{"hooks":[]}],"SessionEnd":[{"hooks":[{"type":"command","command":"mem-transcript replay --hook | mem-extract | mem-index write"}]}]}}"#,
+        )
+        .unwrap();
+        remove(&mut s);
+        assert_eq!(
+            Value::Object(s),
+            json!({"hooks":{"Stop":[],"Notification":[{"hooks":[]}]}})
+        );
+    }
+
+    #[test]
+    fn codex_config_switch_is_found() {
+        assert_eq!(
+            hooks_disabled("model = \"o3\"\n[features]\nhooks = false\n"),
+            Some((3, "hooks"))
+        );
+        assert_eq!(
+            hooks_disabled("[features]\ncodex_hooks = false # off\n"),
+            Some((2, "codex_hooks"))
+        );
+        assert_eq!(
+            hooks_disabled("features.hooks = false\n"),
+            Some((1, "hooks"))
+        );
+        assert_eq!(hooks_disabled("[features]\nhooks = true\n"), None);
+        assert_eq!(hooks_disabled("[other]\nhooks = false\n"), None);
+    }
+}

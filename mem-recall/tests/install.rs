@@ -1,0 +1,359 @@
+//! `mem-recall hooks install|uninstall|show` on real files: merge and
+//! idempotence, exact uninstall (the previous installer's bare-name entries
+//! too), a changed bin dir, refused files, Codex's hooks.json, --project,
+//! --model-cmd, permissions, backups and a symlinked settings file.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+const TOOLS: [&str; 4] = ["mem-recall", "mem-transcript", "mem-extract", "mem-index"];
+
+struct Home {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Home {
+    fn new() -> Home {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        Home { _tmp: tmp, root }
+    }
+
+    /// A bin dir holding an executable stub for each tool.
+    fn bin_dir(&self, name: &str) -> PathBuf {
+        let d = self.root.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        for t in TOOLS {
+            let p = d.join(t);
+            std::fs::write(&p, "#!/bin/sh\nexit 0\n").unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        d
+    }
+
+    fn hooks(&self, args: &[&str], cwd: &Path, env: &[(&str, &Path)]) -> Output {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mem-recall"));
+        for (k, _) in std::env::vars_os() {
+            let k = k.to_string_lossy().to_string();
+            if k.starts_with("MEM_") || k.starts_with("CLAUDE_") || k.starts_with("CODEX_") {
+                c.env_remove(k);
+            }
+        }
+        c.arg("hooks")
+            .args(args)
+            .env("HOME", &self.root)
+            .current_dir(cwd);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    }
+}
+
+fn show(o: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn read(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// Every command of one event, in order.
+fn commands(v: &Value, event: &str) -> Vec<String> {
+    v["hooks"][event]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
+        .filter_map(|h| h["command"].as_str().map(str::to_string))
+        .collect()
+}
+
+fn backups(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains(".bak-"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_new_bin_dir_updates_mem_entries_in_place() {
+    let h = Home::new();
+    let a = h.bin_dir("bin a");
+    let b = h.bin_dir("b");
+    let s = h.root.join(".claude/settings.json");
+    std::fs::create_dir_all(s.parent().unwrap()).unwrap();
+    // the previous installer's bare-name entries between the user's hooks
+    std::fs::write(
+        &s,
+        r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"echo first"},{"type":"command","command":"mem-recall --hook"},{"type":"command","command":"echo last"}]}]},"theme":"dark"}"#,
+    )
+    .unwrap();
+    let a_arg = a.to_str().unwrap();
+    let o = h.hooks(&["install", "--bin-dir", a_arg], &h.root, &[]);
+    assert!(o.status.success(), "{}", show(&o));
+    let v = read(&s);
+    let qa = format!("'{}/mem-recall' --hook", a.display());
+    assert_eq!(
+        commands(&v, "SessionStart"),
+        [
+            "echo first".to_string(),
+            qa.clone(),
+            "echo last".to_string()
+        ]
+    );
+    assert_eq!(v["hooks"]["SessionStart"][0]["hooks"][1]["timeout"], 10);
+    assert_eq!(
+        commands(&v, "Stop"),
+        [format!(
+            "'{a}/mem-transcript' replay --hook | '{a}/mem-extract' | '{a}/mem-index' write >&2",
+            a = a.display()
+        )]
+    );
+    // the keys keep their order
+    assert_eq!(
+        v.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["hooks", "theme"]
+    );
+    // Another bin dir: the same entries, in the same places, new paths.
+    let o = h.hooks(&["install", "--bin-dir", b.to_str().unwrap()], &h.root, &[]);
+    assert!(o.status.success(), "{}", show(&o));
+    let v2 = read(&s);
+    let qb = format!("{}/mem-recall --hook", b.display());
+    assert_eq!(
+        commands(&v2, "SessionStart"),
+        ["echo first".to_string(), qb, "echo last".to_string()]
+    );
+    for spec in mem_core::hooks::HOOKS {
+        assert_eq!(
+            commands(&v2, spec.event).len(),
+            commands(&v, spec.event).len()
+        );
+    }
+    assert!(String::from_utf8_lossy(&o.stdout).contains("updated SessionStart"));
+    // `show` says which are installed
+    let o = h.hooks(&["show", "--bin-dir", b.to_str().unwrap()], &h.root, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.matches("installed ").count(), 6, "{out}");
+    let o = h.hooks(&["show", "--bin-dir", a_arg], &h.root, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.matches("differs ").count(), 6, "{out}");
+    // uninstall: exactly the user's hooks are left
+    let o = h.hooks(&["uninstall"], &h.root, &[]);
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(
+        read(&s),
+        json!({"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"echo first"},{"type":"command","command":"echo last"}]}]},"theme":"dark"})
+    );
+    assert_eq!(backups(s.parent().unwrap()).len(), 3);
+}
+
+#[test]
+fn bad_files_and_missing_tools_are_refused_untouched() {
+    let h = Home::new();
+    let bin = h.bin_dir("bin");
+    let bin_arg = bin.to_str().unwrap();
+    let dir = h.root.join("cfg");
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = dir.join("settings.json");
+    let s_arg = s.to_str().unwrap();
+    for (text, why) in [
+        ("[1, 2]\n", "not a JSON object"),
+        ("{\"hooks\": []}\n", "\"hooks\" is not an object"),
+        (
+            "{\"hooks\": {\"Stop\": {\"hooks\": []}}}\n",
+            "\"hooks.Stop\" is not a list",
+        ),
+        (
+            "{\n  \"model\": \"opus\",\n}\n",
+            "settings.json:3: not JSON",
+        ),
+    ] {
+        std::fs::write(&s, text).unwrap();
+        for args in [
+            vec!["install", "--settings", s_arg, "--bin-dir", bin_arg],
+            vec!["uninstall", "--settings", s_arg],
+        ] {
+            let o = h.hooks(&args, &h.root, &[]);
+            assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(err.contains(why) && err.contains("left untouched"), "{err}");
+            assert_eq!(std::fs::read_to_string(&s).unwrap(), text);
+            assert!(backups(&dir).is_empty());
+        }
+    }
+    // A tool missing from the bin dir is named; nothing is written.
+    std::fs::write(&s, "{}\n").unwrap();
+    std::fs::remove_file(bin.join("mem-extract")).unwrap();
+    let o = h.hooks(
+        &["install", "--settings", s_arg, "--bin-dir", bin_arg],
+        &h.root,
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("mem-extract not found there") && err.contains("nothing written"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&s).unwrap(), "{}\n");
+}
+
+#[test]
+fn permissions_backup_and_a_symlinked_file() {
+    let h = Home::new();
+    let bin = h.bin_dir("bin");
+    let dotfiles = h.root.join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    let real = dotfiles.join("claude-settings.json");
+    std::fs::write(&real, "{\"model\": \"opus\"}\n").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let claude = h.root.join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::os::unix::fs::symlink(&real, claude.join("settings.json")).unwrap();
+    let o = h.hooks(
+        &["install", "--bin-dir", bin.to_str().unwrap()],
+        &h.root,
+        &[],
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    // written through the link, which stays a link
+    assert!(
+        std::fs::symlink_metadata(claude.join("settings.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let v = read(&real);
+    assert_eq!(v["model"], "opus");
+    assert_eq!(commands(&v, "UserPromptSubmit").len(), 1);
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+    let b = backups(&dotfiles);
+    assert_eq!(b.len(), 1, "{b:?}");
+    assert_eq!(
+        std::fs::read_to_string(&b[0]).unwrap(),
+        "{\"model\": \"opus\"}\n"
+    );
+    // Twice: unchanged, no second backup.
+    let o = h.hooks(
+        &["install", "--bin-dir", bin.to_str().unwrap()],
+        &h.root,
+        &[],
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("unchanged"));
+    assert_eq!(backups(&dotfiles).len(), 1);
+}
+
+#[test]
+fn codex_hooks_json_project_files_and_the_features_switch() {
+    let h = Home::new();
+    let bin = h.bin_dir("bin");
+    let bin_arg = bin.to_str().unwrap();
+    let codex = h.root.join("codex-home");
+    std::fs::create_dir_all(&codex).unwrap();
+    std::fs::write(
+        codex.join("config.toml"),
+        "model = \"gpt-5-codex\"\n\n[features]\nhooks = false\n",
+    )
+    .unwrap();
+    let env: [(&str, &Path); 1] = [("CODEX_HOME", &codex)];
+    let o = h.hooks(&["install", "--codex", "--bin-dir", bin_arg], &h.root, &env);
+    assert!(o.status.success(), "{}", show(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("`/hooks`"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "{}:4: `hooks = false` turns hooks off",
+            codex.join("config.toml").display()
+        )),
+        "{out}"
+    );
+    let v = read(&codex.join("hooks.json"));
+    assert_eq!(
+        v["hooks"]["PreToolUse"],
+        json!([{"matcher": "Bash", "hooks": [{"type": "command",
+            "command": format!("{bin_arg}/mem-recall --hook"), "timeout": 5}]}])
+    );
+    assert!(!h.root.join(".claude").exists());
+    assert!(!codex.join("config.toml.bak").exists());
+
+    // --project: the project's files, Claude's and Codex's.
+    let project = h.root.join("proj");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    let o = h.hooks(
+        &["install", "--project", "--bin-dir", bin_arg],
+        &project,
+        &env,
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    let v = read(&project.join(".claude/settings.json"));
+    assert_eq!(commands(&v, "SessionEnd").len(), 1);
+    let o = h.hooks(
+        &["install", "--project", "--codex", "--bin-dir", bin_arg],
+        &project,
+        &env,
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(
+        commands(&read(&project.join(".codex/hooks.json")), "Stop").len(),
+        1
+    );
+    let o = h.hooks(&["uninstall", "--project", "--codex"], &project, &env);
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(read(&project.join(".codex/hooks.json")), json!({}));
+}
+
+#[test]
+fn model_command_in_the_dry_run() {
+    let h = Home::new();
+    let bin = h.bin_dir("bin");
+    let s = h.root.join("s.json");
+    let o = h.hooks(
+        &[
+            "install",
+            "--settings",
+            s.to_str().unwrap(),
+            "--bin-dir",
+            bin.to_str().unwrap(),
+            "--model-cmd",
+            "claude -p --model haiku",
+            "--dry-run",
+        ],
+        &h.root,
+        &[],
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    assert!(!s.exists(), "a dry run writes nothing");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let b = bin.display();
+    let with = |secs: u32| {
+        format!(
+            "{b}/mem-transcript replay --hook | {b}/mem-extract --model-cmd 'claude -p --model haiku' --model-timeout {secs} | {b}/mem-index write >&2"
+        )
+    };
+    assert_eq!(commands(&v, "Stop"), [with(25)]);
+    assert_eq!(commands(&v, "SessionEnd"), [with(55)]);
+    assert_eq!(
+        commands(&v, "PreCompact"),
+        [format!(
+            "{b}/mem-transcript replay --hook | {b}/mem-extract session --hook"
+        )]
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("dry run, nothing written"), "{err}");
+    assert!(err.contains("added Stop: "), "{err}");
+}
