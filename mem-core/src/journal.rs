@@ -559,6 +559,9 @@ pub struct Recovered {
     /// Unfinished consolidations rolled back (journals without a manifest
     /// not counted: they changed nothing).
     pub rolled_back: usize,
+    /// Unfinished consolidation journals without a manifest removed (a run
+    /// killed before it changed anything).
+    pub removed: usize,
     /// One sentence per thing done, for stderr (empty when nothing was left).
     pub said: Vec<String>,
 }
@@ -585,6 +588,7 @@ pub fn needs_recovery(dir: &Path) -> bool {
 pub fn recover(_lock: &IndexGuard, dir: &Path, today: NaiveDate) -> Result<Recovered> {
     let mut said = Vec::new();
     let mut rolled_back = 0;
+    let mut removed = 0;
     for j in journals(dir) {
         if is_finished(&j) {
             continue;
@@ -595,6 +599,7 @@ pub fn recover(_lock: &IndexGuard, dir: &Path, today: NaiveDate) -> Result<Recov
                 "{}: unfinished consolidation journal without a manifest (nothing had changed): removed",
                 j.display()
             ));
+            removed += 1;
             continue;
         }
         let entries = read_manifest(&j)?;
@@ -634,7 +639,11 @@ pub fn recover(_lock: &IndexGuard, dir: &Path, today: NaiveDate) -> Result<Recov
             if wrote { "" } else { ", unchanged" }
         ));
     }
-    Ok(Recovered { rolled_back, said })
+    Ok(Recovered {
+        rolled_back,
+        removed,
+        said,
+    })
 }
 
 /// Mark the start of a `mem-index write` batch (`.mem/write-pending`,

@@ -200,7 +200,8 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
     )?;
     let code = match &cli.command {
         Some(Command::Undo { .. }) if recovered > 0 => {
-            // The unfinished run was the last one: rolling it back undid it.
+            // The unfinished run was the last one: rolling it back (or
+            // removing its empty journal) undid it.
             eprintln!(
                 "{NAME}: undone: the unfinished last run was rolled back; nothing older undone"
             );
@@ -218,7 +219,8 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
 /// on stderr. A dry run changes nothing: it only says what the next run
 /// will recover.
 ///
-/// Returns how many unfinished consolidations were rolled back.
+/// Returns how many unfinished consolidations were rolled back or, killed
+/// before they changed anything, removed.
 fn recover(
     dir: &std::path::Path,
     today: chrono::NaiveDate,
@@ -242,7 +244,7 @@ fn recover(
     for s in &r.said {
         eprintln!("{NAME}: recovered: {s}");
     }
-    Ok(r.rolled_back)
+    Ok(r.rolled_back + r.removed)
 }
 
 fn undo(dir: &std::path::Path, force: bool, out: &mut Output) -> anyhow::Result<Exit> {

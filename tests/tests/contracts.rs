@@ -52,7 +52,7 @@ fn every_record_kind_round_trips_through_its_type() {
         .map(|e| e.path())
         .collect();
     names.sort();
-    assert_eq!(names.len(), 3, "{names:?}");
+    assert_eq!(names.len(), 4, "{names:?}");
 
     let (mut events, mut memories) = (0, 0);
     for s in &names {
