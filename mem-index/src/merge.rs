@@ -8,7 +8,7 @@
 //!   with the newer `verified_at` when both did; a body both sides changed
 //!   keeps both versions between mem's marker lines (never git's conflict
 //!   markers, never inside the frontmatter).
-//! - `MEMORY.md` is rebuilt ([`merge_index`]): the driver finds the commits
+//! - `MEMORY.md` is rebuilt ([`merge_index_from_commits`]): the driver finds the commits
 //!   being merged (verified against the blobs git handed it), merges every
 //!   topic file of the tier the same way, and renders the index of the
 //!   result ([`crate::team::render_index`]). When the commits cannot be found

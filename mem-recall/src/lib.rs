@@ -168,7 +168,7 @@ pub enum Command {
     /// --bin-dir). The file is merged, never replaced: other keys and hooks
     /// stay in their order, installing twice changes nothing, a changed bin
     /// dir updates mem's entries in place, and uninstall removes exactly
-    /// mem's entries. The old file is kept as FILE.bak-<timestamp>; a file
+    /// mem's entries. The old file is kept as `FILE.bak-<timestamp>`; a file
     /// that is not a JSON object is refused (exit 1) and left untouched.
     #[command(after_long_help = HOOKS_EXAMPLES)]
     Hooks(install::HooksArgs),
