@@ -214,6 +214,25 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
     Ok(code)
 }
 
+/// The consolidation options of a run: `a`'s limits, `today`, and the
+/// names of the files that are no memory (`bad_names`, never touched).
+pub(crate) fn plan_options(
+    a: &RunArgs,
+    today: chrono::NaiveDate,
+    bad_names: &[store::BadName],
+) -> consolidate::Options {
+    consolidate::Options {
+        today,
+        max_files: a.max_files,
+        include_foreign: a.include_foreign,
+        other_files: bad_names
+            .iter()
+            .filter_map(|b| b.path.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect(),
+    }
+}
+
 /// Before anything else: roll back a consolidation (or roll forward a
 /// `mem-index write` batch) that a killed process left unfinished, saying so
 /// on stderr. A dry run changes nothing: it only says what the next run
@@ -546,17 +565,7 @@ fn phases(
         st.broken,
         old_index.as_deref(),
         &scrubber,
-        &consolidate::Options {
-            today: clock.today,
-            max_files: a.max_files,
-            include_foreign: a.include_foreign,
-            other_files: st
-                .bad_names
-                .iter()
-                .filter_map(|b| b.path.file_name())
-                .map(|n| n.to_string_lossy().into_owned())
-                .collect(),
-        },
+        &crate::plan_options(a, clock.today, &st.bad_names),
     );
     interrupted()?;
     let io = |e| Error::io("<stdout>", e);

@@ -174,17 +174,7 @@ pub fn plan(
         st.broken,
         old_index.as_deref(),
         &scrubber,
-        &consolidate::Options {
-            today: clock.today,
-            max_files: a.max_files,
-            include_foreign: a.include_foreign,
-            other_files: st
-                .bad_names
-                .iter()
-                .filter_map(|b| b.path.file_name())
-                .map(|n| n.to_string_lossy().into_owned())
-                .collect(),
-        },
+        &crate::plan_options(a, clock.today, &st.bad_names),
     );
     team_index(dir, &mut p)?;
     Ok(p)
