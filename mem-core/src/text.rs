@@ -1,9 +1,13 @@
-//! Words, stems and stop words: the shared vocabulary of trigger matching and
-//! the lexical score.
+//! Words, stems and stop words: the one vocabulary of every tool that
+//! compares texts (recall's trigger matching and lexical score, extraction's
+//! triggers and near-duplicates, consolidation's grouping).
 //!
 //! A word is a run of Unicode letters and digits, lowercased; each CJK
 //! character is a word of its own (CJK text has no spaces). Stems come from
 //! the English Snowball stemmer (rust-stemmers), so "tests" meets "test".
+//!
+//! The hot function is [`each_word`]: one pass over the text, one reused
+//! buffer, no allocation per word. [`words`] collects it.
 
 use rust_stemmers::{Algorithm, Stemmer};
 
@@ -35,25 +39,38 @@ pub fn is_cjk(c: char) -> bool {
         | 0xAC00..=0xD7AF | 0x20000..=0x2FFFF)
 }
 
-/// The lowercased words of `text`, in order (see module docs).
-pub fn words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// Calls `f` with each lowercased word of `text`, in order (see module
+/// docs). The `&str` lives until the next call; nothing is allocated per
+/// word (one buffer, grown to the longest word).
+pub fn each_word(text: &str, mut f: impl FnMut(&str)) {
     let mut cur = String::new();
+    let mut one = [0u8; 4];
     for c in text.chars() {
         if is_cjk(c) {
             if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
+                f(&cur);
+                cur.clear();
             }
-            out.push(c.to_string());
+            f(c.encode_utf8(&mut one));
+        } else if c.is_ascii_alphanumeric() {
+            cur.push(c.to_ascii_lowercase());
         } else if c.is_alphanumeric() {
             cur.extend(c.to_lowercase());
         } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
+            f(&cur);
+            cur.clear();
         }
     }
     if !cur.is_empty() {
-        out.push(cur);
+        f(&cur);
     }
+}
+
+/// The lowercased words of `text`, in order (see module docs and
+/// [`each_word`]).
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    each_word(text, |w| out.push(w.to_owned()));
     out
 }
 
@@ -92,16 +109,20 @@ impl Stems {
 
     /// Stems of every word of `text`, stop words included, in order.
     pub fn all(&self, text: &str) -> Vec<String> {
-        words(text).iter().map(|w| self.stem(w)).collect()
+        let mut out = Vec::new();
+        each_word(text, |w| out.push(self.stem(w)));
+        out
     }
 
     /// Stems of the words of `text` that are not stop words, in order.
     pub fn content(&self, text: &str) -> Vec<String> {
-        words(text)
-            .iter()
-            .filter(|w| !is_stop_word(w))
-            .map(|w| self.stem(w))
-            .collect()
+        let mut out = Vec::new();
+        each_word(text, |w| {
+            if !is_stop_word(w) {
+                out.push(self.stem(w));
+            }
+        });
+        out
     }
 }
 
@@ -123,6 +144,10 @@ mod tests {
         );
         assert_eq!(words("不要用npm"), ["不", "要", "用", "npm"]);
         assert_eq!(words("Ünïcode über"), ["ünïcode", "über"]);
+        // each_word hands out the same words, one buffer reused
+        let mut seen = Vec::new();
+        each_word("ÄBC-def 日本 x1", |w| seen.push(w.to_owned()));
+        assert_eq!(seen, ["äbc", "def", "日", "本", "x1"]);
     }
 
     #[test]
