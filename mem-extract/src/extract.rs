@@ -13,8 +13,7 @@
 //! would still carry a secret, session id or absolute path.
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::OnceLock;
@@ -31,32 +30,10 @@ use crate::dates;
 use crate::rules::Rules;
 pub use crate::text::EventText;
 
-/// A small fast hasher (FxHash) for the per-event sets and maps, whose
-/// iteration order is never used.
-#[derive(Default, Clone, Copy)]
-struct Fx(u64);
-
-impl Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-        self.0 = h;
-    }
-}
-
-type FxSet<T> = HashSet<T, BuildHasherDefault<Fx>>;
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+/// The per-event sets and maps (foldhash: fast, and their iteration order
+/// is never output).
+type FastSet<T> = foldhash::HashSet<T>;
+type FastMap<K, V> = foldhash::HashMap<K, V>;
 
 /// The five lifecycle buckets of the memory-layer discipline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -592,7 +569,7 @@ const STOP: &[&str] = &[
 
 /// True for a stop word ([`STOP`]).
 fn is_stop(w: &str) -> bool {
-    static SET: OnceLock<FxSet<&'static str>> = OnceLock::new();
+    static SET: OnceLock<FastSet<&'static str>> = OnceLock::new();
     SET.get_or_init(|| STOP.iter().copied().collect())
         .contains(w)
 }
@@ -693,7 +670,7 @@ fn triggers_of(text: &str, n: usize) -> Vec<String> {
 
 /// [`triggers_of`] with the content words of `text` already known.
 fn triggers_with(text: &str, words: Vec<String>, n: usize) -> Vec<String> {
-    let mut seen = FxSet::default();
+    let mut seen = FastSet::default();
     let mut out = Vec::new();
     // backticked spans first
     for part in text.split('`').skip(1).step_by(2) {
@@ -1653,7 +1630,7 @@ fn named_in_output(out_l: &str, cmd: &str) -> bool {
 /// since the oldest open failure; nothing else of the events.
 #[derive(Default)]
 struct Lessons {
-    calls: FxMap<String, Call>,
+    calls: FastMap<String, Call>,
     /// File edits (write tools) so far.
     edits: u64,
     // successful commands since the oldest open failure, in order
@@ -2402,13 +2379,13 @@ pub struct Extractor {
     cands: Merged,
     skipped: usize,
     /// Source entries used: per session, (uuid or line, block).
-    seen: FxMap<String, FxSet<(String, u32)>>,
+    seen: FastMap<String, FastSet<(String, u32)>>,
     digest: Option<(String, Rc<str>)>,
     lessons: Lessons,
     /// Open tool calls whose result may hold the user's decision: the
     /// question tool's calls, and every call's command (a rejection's reason
     /// names what to do instead of it).
-    decisions: FxMap<String, Pending>,
+    decisions: FastMap<String, Pending>,
     /// The user interrupted the agent: their next message corrects it.
     after_interrupt: bool,
     /// Secret values seen in the user's text and the agent's commands: a
@@ -2418,7 +2395,7 @@ pub struct Extractor {
     secrets: SecretValues,
     /// The user's messages read so far (normalized, [`norm_quote`]): a
     /// compaction summary's quote of one of them adds nothing.
-    said: FxSet<String>,
+    said: FastSet<String>,
 }
 
 /// A tool call whose result may carry the user's words.
@@ -2500,13 +2477,13 @@ impl Extractor {
             notes: Notes::default(),
             cands: Merged::default(),
             skipped: 0,
-            seen: FxMap::default(),
+            seen: FastMap::default(),
             digest: None,
             lessons: Lessons::default(),
-            decisions: FxMap::default(),
+            decisions: FastMap::default(),
             after_interrupt: false,
             secrets: SecretValues::default(),
-            said: FxSet::default(),
+            said: FastSet::default(),
         }
     }
 
@@ -2538,7 +2515,7 @@ impl Extractor {
                 let fresh = match self.seen.get_mut(&*ev.session) {
                     Some(ids) => ids.insert((id, ev.block)),
                     None => {
-                        let mut ids = FxSet::default();
+                        let mut ids = FastSet::default();
                         ids.insert((id, ev.block));
                         self.seen.insert(ev.session.to_string(), ids);
                         true
@@ -2969,7 +2946,7 @@ impl Extractor {
 /// travel alone (a value split off its flag or label).
 #[derive(Default)]
 struct SecretValues {
-    pieces: FxSet<String>,
+    pieces: FastSet<String>,
 }
 
 impl SecretValues {
@@ -3021,7 +2998,7 @@ impl SecretValues {
             if held(t) {
                 let mut pieces: Vec<&String> = self.pieces.iter().collect();
                 // the longest first, so a span goes whole before its pieces
-                pieces.sort_by_key(|p| std::cmp::Reverse(p.len()));
+                pieces.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
                 for p in pieces {
                     *t = t.replace(p.as_str(), mem_core::scrub::REDACTED);
                 }
