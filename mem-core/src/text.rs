@@ -87,6 +87,12 @@ impl Default for Stems {
     }
 }
 
+/// The one English stemmer of the process (built on first use).
+pub fn stems() -> &'static Stems {
+    static STEMS: std::sync::LazyLock<Stems> = std::sync::LazyLock::new(Stems::default);
+    &STEMS
+}
+
 impl Stems {
     /// The stem of one lowercased word. A final doubled consonant that the
     /// Snowball stemmer undoubles before a suffix (bb dd ff gg mm nn pp rr
