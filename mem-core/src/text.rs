@@ -66,6 +66,49 @@ pub fn each_word(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
+/// True for a character that joins the words of a name: `build-token.mjs`,
+/// `session_nav`, `don't`.
+fn joins_name(c: char) -> bool {
+    matches!(c, '-' | '_' | '.' | '\'')
+}
+
+/// Calls `f` with each lowercased term of `text`, in order: a term is a run
+/// of letters, digits and the characters that join a name (`-`, `_`, `.`,
+/// `'`), those trimmed from its ends, so a name stays whole
+/// (`src/build-token.mjs` gives `src` and `build-token.mjs`) where
+/// [`each_word`] splits it. CJK characters are letters here. Empty terms are
+/// skipped; the `&str` lives until the next call (one reused buffer).
+pub fn each_term(text: &str, mut f: impl FnMut(&str)) {
+    let mut buf = String::new();
+    let mut emit = |t: &str| {
+        let t = t.trim_matches(joins_name);
+        if t.is_empty() {
+            return;
+        }
+        buf.clear();
+        buf.push_str(t);
+        if t.is_ascii() {
+            buf.make_ascii_lowercase();
+        } else {
+            buf = buf.to_lowercase();
+        }
+        f(&buf);
+    };
+    if text.is_ascii() {
+        // the same split, by bytes
+        for t in text
+            .as_bytes()
+            .split(|&b| !(b.is_ascii_alphanumeric() || joins_name(b as char)))
+        {
+            emit(std::str::from_utf8(t).expect("ASCII"));
+        }
+    } else {
+        for t in text.split(|c: char| !(c.is_alphanumeric() || joins_name(c))) {
+            emit(t);
+        }
+    }
+}
+
 /// The lowercased words of `text`, in order (see module docs and
 /// [`each_word`]).
 pub fn words(text: &str) -> Vec<String> {
@@ -154,6 +197,15 @@ mod tests {
         let mut seen = Vec::new();
         each_word("ÄBC-def 日本 x1", |w| seen.push(w.to_owned()));
         assert_eq!(seen, ["äbc", "def", "日", "本", "x1"]);
+        let mut terms = Vec::new();
+        each_term(
+            "Run `src/Build-Token.mjs` -- don't; 日本語 Été.",
+            |t| terms.push(t.to_owned()),
+        );
+        assert_eq!(
+            terms,
+            ["run", "src", "build-token.mjs", "don't", "日本語", "été"]
+        );
     }
 
     #[test]

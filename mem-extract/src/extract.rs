@@ -327,297 +327,194 @@ fn filler_re() -> &'static Regex {
     })
 }
 
-const STOP: &[&str] = &[
-    "the",
-    "and",
-    "for",
-    "not",
-    "but",
-    "you",
-    "your",
-    "our",
-    "are",
-    "was",
-    "were",
-    "this",
-    "that",
-    "these",
-    "those",
-    "with",
-    "from",
-    "into",
-    "onto",
-    "than",
-    "then",
-    "them",
-    "they",
-    "its",
-    "it's",
-    "have",
-    "has",
-    "had",
-    "will",
-    "would",
-    "should",
-    "could",
-    "can",
-    "must",
-    "don't",
-    "dont",
-    "never",
-    "always",
-    "use",
-    "using",
-    "please",
-    "instead",
-    "prefer",
-    "over",
-    "here",
-    "there",
-    "again",
-    "what",
-    "when",
-    "where",
-    "which",
-    "who",
-    "why",
-    "how",
-    "all",
-    "any",
-    "some",
-    "just",
-    "also",
-    "only",
-    "need",
-    "needs",
-    "make",
-    "sure",
-    "let",
-    "let's",
-    "because",
-    "since",
-    "via",
-    "per",
-    "out",
-    "off",
-    "about",
-    "before",
-    "after",
-    "until",
-    "avoid",
-    "stop",
-    "remember",
-    "fyi",
-    "heads",
-    "keep",
-    "mind",
-    "one",
-    "get",
-    "got",
-    "like",
-    "want",
-    "did",
-    "does",
-    "doing",
-    "been",
-    "being",
-    "very",
-    "more",
-    "most",
-    "much",
-    "many",
-    "same",
-    "other",
-    "each",
-    "every",
-    "such",
-    "own",
-    "too",
-    "yet",
-    "now",
-    "way",
-    "run",
-    "i'm",
-    "i've",
-    "i'll",
-    "we're",
-    "we've",
-    "we'll",
-    "you're",
-    "isn't",
-    "aren't",
-    "doesn't",
-    "won't",
-    "can't",
-    "shouldn't",
-    "mostly",
-    "really",
-    "thing",
-    "things",
-    "live",
-    "lives",
-    // generic verbs and adjectives: a trigger names the subject, never these
-    "add",
-    "adds",
-    "added",
-    "new",
-    "main",
-    "first",
-    "create",
-    "creates",
-    "created",
-    "makes",
-    "made",
-    "work",
-    "works",
-    "worked",
-    "done",
-    "real",
-    "actually",
-    "love",
-    "i'd",
-    "find",
-    "finds",
-    "found",
-    "hard",
-    "easy",
-    "someone",
-    "somebody",
-    "writes",
-    "write",
-    "wrote",
-    "through",
-    "reporting",
-    "finishing",
-    "kept",
-    "saved",
-    "existing",
-    "good",
-    "bad",
-    "fine",
-    "lot",
-    "little",
-    "bit",
-    "try",
-    "tried",
-    "seems",
-    "look",
-    "looks",
-    "think",
-    "know",
-    "going",
-    "come",
-    "still",
-    "even",
-    "well",
-    "back",
-    "put",
-    "set",
-    "part",
-    "change",
-    "changes",
-    "changed",
-    "update",
-    "updated",
-    "fix",
-    "fixed",
-    "help",
-    "start",
-    "end",
-    "last",
-    "next",
-    "right",
-    "show",
-    "give",
-    "take",
+/// Words that never make a trigger or tell two candidates apart, besides
+/// the stop words of [`mem_core::text`]: contractions (a term keeps its
+/// apostrophe), the words of an instruction itself ("never", "use",
+/// "instead"), generic verbs and adjectives (a trigger names the subject).
+/// Sorted (binary search).
+const GENERIC: &[&str] = &[
     "able",
-    "everything",
-    "something",
-    "nothing",
-    "anything",
-    "maybe",
-    "probably",
+    "actually",
+    "add",
+    "added",
+    "adds",
     "already",
-    "ever",
-    "rather",
-    "whole",
-    "thanks",
-    "thank",
-    "okay",
-    "yes",
-    "wait",
-    "sec",
-    "else",
-    "both",
-    "either",
-    "needed",
-    "wants",
-    "wanted",
-    "asked",
+    "always",
+    "anything",
+    "aren't",
     "ask",
-    "tell",
-    "said",
-    "says",
-    "say",
+    "asked",
+    "avoid",
+    "back",
+    "bad",
+    "bit",
     "call",
     "called",
-    "getting",
-    "went",
-    "goes",
+    "can't",
+    "change",
+    "changed",
+    "changes",
+    "come",
+    "create",
+    "created",
+    "creates",
+    "doesn't",
+    "don't",
+    "dont",
+    "easy",
+    "either",
+    "else",
+    "end",
+    "even",
+    "ever",
+    "every",
+    "everything",
+    "existing",
+    "find",
+    "finds",
+    "fine",
+    "finishing",
+    "first",
+    "fix",
+    "fixed",
+    "found",
+    "fyi",
     "gets",
+    "getting",
+    "give",
+    "goes",
+    "going",
+    "good",
+    "hard",
+    "heads",
+    "help",
+    "i'd",
+    "i'll",
+    "i'm",
+    "i've",
+    "instead",
+    "isn't",
+    "it's",
+    "keep",
+    "kept",
+    "know",
+    "last",
+    "let's",
+    "like",
+    "little",
+    "live",
+    "lives",
+    "look",
+    "looks",
+    "lot",
+    "love",
+    "made",
+    "main",
+    "make",
+    "makes",
+    "many",
+    "maybe",
+    "mind",
+    "mostly",
+    "much",
+    "must",
+    "need",
+    "needed",
+    "needs",
+    "never",
+    "new",
+    "next",
+    "nothing",
+    "okay",
+    "one",
+    "onto",
+    "part",
+    "per",
+    "prefer",
+    "probably",
+    "put",
+    "rather",
+    "real",
+    "really",
+    "remember",
+    "reporting",
+    "right",
+    "run",
+    "said",
+    "saved",
+    "say",
+    "says",
+    "sec",
+    "seems",
+    "set",
+    "shouldn't",
+    "show",
+    "since",
+    "somebody",
+    "someone",
+    "something",
+    "start",
+    "still",
+    "stop",
+    "sure",
+    "take",
+    "tell",
+    "thank",
+    "thanks",
+    "thing",
+    "things",
+    "think",
+    "tried",
+    "try",
+    "update",
+    "updated",
+    "use",
+    "using",
+    "via",
+    "wait",
+    "want",
+    "wanted",
+    "wants",
+    "way",
+    "we'll",
+    "we're",
+    "we've",
+    "well",
+    "went",
+    "whole",
+    "won't",
+    "work",
+    "worked",
+    "works",
+    "write",
+    "writes",
+    "wrote",
+    "yes",
+    "yet",
+    "you're",
 ];
 
-/// True for a stop word ([`STOP`]).
+/// True for a stop word ([`mem_core::text::is_stop_word`]) or a
+/// [`GENERIC`] word.
 fn is_stop(w: &str) -> bool {
-    static SET: OnceLock<FastSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| STOP.iter().copied().collect())
-        .contains(w)
+    mem_core::text::is_stop_word(w) || GENERIC.binary_search(&w).is_ok()
 }
 
-/// Content words of a text (lowercase, stop words removed), for triggers and
+/// Content words of a text: its terms ([`mem_core::text::each_term`]) of 3
+/// characters or more, not all digits, not stop words, for triggers and
 /// near-duplicate detection.
 fn content_words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    // one buffer for the lowercase word; a word is copied only when kept
-    let mut buf = String::new();
-    let mut word = |w: &str| {
-        let w = w.trim_matches(|c: char| matches!(c, '.' | '-' | '_' | '\''));
-        if w.len() < 3 {
-            // fewer than 3 bytes: fewer than 3 characters, lowercase too
+    mem_core::text::each_term(text, |t| {
+        // fewer than 3 characters, or only digits
+        if t.chars().nth(2).is_none() || t.bytes().all(|b| b.is_ascii_digit()) {
             return;
         }
-        buf.clear();
-        if w.is_ascii() {
-            buf.push_str(w);
-            buf.make_ascii_lowercase();
-            if buf.bytes().all(|b| b.is_ascii_digit()) {
-                return;
-            }
-        } else {
-            buf.push_str(&w.to_lowercase());
-            if buf.chars().count() < 3 || buf.chars().all(|c| c.is_ascii_digit()) {
-                return;
-            }
-        }
-        if is_stop(&buf) || (buf.len() >= 8 && buf.contains("redacted")) {
+        if is_stop(t) || (t.len() >= 8 && t.contains("redacted")) {
             return;
         }
-        out.push(buf.clone());
-    };
-    if text.is_ascii() {
-        // the same split, by bytes
-        for w in text
-            .as_bytes()
-            .split(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'\'')))
-        {
-            word(std::str::from_utf8(w).expect("ASCII"));
-        }
-    } else {
-        for w in text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '\'')))
-        {
-            word(w);
-        }
-    }
+        out.push(t.to_owned());
+    });
     out
 }
 
@@ -3197,6 +3094,24 @@ pub fn ensure_id(m: &mut Memory) {
 #[cfg(test)]
 mod tests {
     use super::command_keywords;
+
+    /// Triggers leave out the shared stop words (`down`, `their`) as well as
+    /// the generic ones, and keep names whole.
+    #[test]
+    fn triggers_skip_stop_and_generic_words() {
+        assert!(super::GENERIC.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(
+            super::triggers_of(
+                "Staging is down until Friday for the database upgrade, don't run e2e against it",
+                5
+            ),
+            ["e2e", "staging", "friday", "database", "upgrade"]
+        );
+        assert_eq!(
+            super::triggers_of("Use `pnpm` over their npm in build-token.mjs", 3),
+            ["pnpm", "build-token.mjs", "npm"]
+        );
+    }
 
     /// Names are cut at a phrase boundary, never in the middle of one.
     #[test]
