@@ -18,7 +18,7 @@ use chrono::NaiveDate;
 use libfuzzer_sys::fuzz_target;
 use mem_core::records::{Memory, MemoryType};
 use mem_recall::gate::{Action, Doc, Query, Why, decide, literal_match};
-use mem_recall::text::{Stems, is_cjk};
+use mem_core::text::{Stems, is_cjk};
 use std::sync::OnceLock;
 
 fn stems() -> &'static Stems {

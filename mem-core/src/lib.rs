@@ -18,6 +18,7 @@
 //! - [`index_md`]: the `MEMORY.md` policy (order, limits, WARNING line);
 //! - [`lock`]: the consolidation lock protocol;
 //! - [`scrub`]: secrets, session ids and absolute paths;
+//! - [`text`]: words, stop words and stems (the one tokenizer);
 //! - [`error`]: one error type and the exit codes.
 //!
 //! Format and contract: DESIGN.md.
@@ -39,6 +40,7 @@ pub mod scan;
 pub mod scrub;
 pub mod session;
 pub mod store;
+pub mod text;
 pub mod tier;
 pub mod time;
 pub mod truncate;

@@ -19,6 +19,7 @@ use mem_core::index_md;
 use mem_core::records::{Memory, MemoryType, PlanOp, Trust};
 use mem_core::scrub::Scrubber;
 use mem_core::store::{self, Broken, Store, Topic};
+use mem_core::text;
 use regex::Regex;
 use serde_json::{Value, json};
 
@@ -155,31 +156,21 @@ fn op(name: &str, id: Option<&str>, fields: Value) -> PlanOp {
     }
 }
 
-/// Words ignored when comparing content (sorted: binary search).
-const STOP: &[&str] = &[
-    "a", "an", "and", "apply", "are", "as", "at", "be", "by", "fact", "for", "from", "how", "in",
-    "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "why", "with",
-];
+/// The labels of a rendered body ("Fact:", "How to apply:") that are not
+/// stop words ([`mem_core::text::is_stop_word`]): never content.
+const SECTION_LABELS: &[&str] = &["apply", "fact"];
 
-/// Normalized content words: lowercase, Unicode letters/digits, stop words
-/// dropped, a plural `s` cut.
-pub fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let w = if w.is_ascii() {
-                w.to_ascii_lowercase()
-            } else {
-                w.to_lowercase()
-            };
-            if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && w.is_ascii() {
-                w[..w.len() - 1].to_string()
-            } else {
-                w
-            }
-        })
-        .filter(|w| STOP.binary_search(&w.as_str()).is_err())
-        .collect()
+/// Content of a text for comparing two memories: the stems of its words
+/// ([`mem_core::text`]) without stop words and section labels, in order.
+pub fn content_stems(text: &str) -> Vec<String> {
+    let stems = text::stems();
+    let mut out = Vec::new();
+    text::each_word(text, |w| {
+        if !text::is_stop_word(w) && !SECTION_LABELS.contains(&w) {
+            out.push(stems.stem(w));
+        }
+    });
+    out
 }
 
 /// Hash of a sorted word set (order and repetition do not matter).
@@ -241,14 +232,13 @@ fn push_unique(dst: &mut Vec<String>, src: &[String]) {
     }
 }
 
-/// Negative markers of an instruction.
+/// Negative markers of an instruction (words of [`mem_core::text::words`]:
+/// "don't" is "don" and "t").
 const NEG: &[&str] = &[
     "never", "don", "dont", "not", "no", "avoid", "stop", "without", "shouldn", "mustn",
 ];
 /// Positive markers of an instruction.
-const POS: &[&str] = &[
-    "always", "alway", "must", "should", "do", "use", "prefer", "require",
-];
+const POS: &[&str] = &["always", "must", "should", "do", "use", "prefer", "require"];
 
 static CHOICE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:use|prefer|choose|pick)\s+([A-Za-z0-9_.@/+-]+)\s+(?:instead\s+of|over|rather\s+than|not)\s+([A-Za-z0-9_.@/+-]+)")
@@ -269,18 +259,21 @@ fn stance(m: &Memory) -> Option<([u8; 16], String)> {
         let key = set_key(&format!("choice:{}", m.mem_type.as_str()), &pair)?;
         return Some((key, x));
     }
-    let ws = words(&m.description);
-    let neg = ws
-        .iter()
-        .any(|w| NEG.contains(&w.as_str()) || w.ends_with("n't"));
-    let pos = ws.iter().any(|w| POS.contains(&w.as_str()));
+    let (mut neg, mut pos) = (false, false);
+    let mut subject = Vec::new();
+    let stems = text::stems();
+    text::each_word(&m.description, |w| {
+        if NEG.contains(&w) {
+            neg = true;
+        } else if POS.contains(&w) {
+            pos = true;
+        } else if w != "t" && !text::is_stop_word(w) && !SECTION_LABELS.contains(&w) {
+            subject.push(stems.stem(w));
+        }
+    });
     if !neg && !pos {
         return None;
     }
-    let subject: Vec<String> = ws
-        .into_iter()
-        .filter(|w| !NEG.contains(&w.as_str()) && !POS.contains(&w.as_str()) && w != "t")
-        .collect();
     if subject.len() < 2 {
         return None;
     }
@@ -432,9 +425,9 @@ pub fn plan(
             // words but never merge (the newer supersedes the older below).
             let direction = stances[i].as_ref().map_or("", |(_, s)| s.as_str());
             let ty = &format!("{}\0{direction}", it.mem.mem_type.as_str());
-            let bw = words(&body_text(&it.mem));
+            let bw = content_stems(&body_text(&it.mem));
             let bk = set_key(ty, &bw);
-            if let Some(dk) = set_key(ty, &words(&it.mem.description)) {
+            if let Some(dk) = set_key(ty, &content_stems(&it.mem.description)) {
                 match pair.get(&(dk, bk)) {
                     Some(&j) => dsu.union(i, j),
                     None => {
@@ -856,6 +849,39 @@ mod tests {
     }
 
     #[test]
+    fn inflections_and_stop_words_do_not_keep_the_same_fact_apart() {
+        // the one stemmer and stop list (mem_core::text): "mocking
+        // databases" is "mock the database", "containers" a "container"
+        let dir = tempfile::tempdir().unwrap();
+        let items = vec![
+            item(
+                "a",
+                "Never mock the database in tests.",
+                "Tests use the real DB container.",
+                "2026-01-05",
+            ),
+            item(
+                "bb",
+                "Never mocking databases in our tests",
+                "Testing uses real DB containers.",
+                "2026-01-12",
+            ),
+        ];
+        let p = plan(
+            dir.path(),
+            items,
+            vec![],
+            None,
+            &Scrubber::new(None),
+            &opts(),
+        );
+        let merges: Vec<_> = p.ops.iter().filter(|o| o.op == "merge").collect();
+        assert_eq!(merges.len(), 1);
+        assert_eq!(merges[0].id.as_deref(), Some("a"));
+        assert_eq!(merges[0].fields["from"], json!(["bb"]));
+    }
+
+    #[test]
     fn a_suspect_duplicate_never_survives_nor_lends_its_words() {
         let dir = tempfile::tempdir().unwrap();
         let mut low = item(
@@ -993,11 +1019,15 @@ mod tests {
     }
 
     #[test]
-    fn stop_words_are_sorted_and_left_out() {
-        assert!(STOP.windows(2).all(|w| w[0] < w[1]));
+    fn content_is_stems_without_stop_words_and_labels() {
         assert_eq!(
-            words("The Tests of THE build, and Ünïcode ÉTATS"),
-            ["test", "build", "ünïcode", "états"]
+            content_stems("Fact: The Tests of THE build, and Ünïcode ÉTATS"),
+            ["test", "build", "ünïcode", "état"]
+        );
+        // wording variants meet
+        assert_eq!(
+            content_stems("running the tests"),
+            content_stems("run tests")
         );
     }
 

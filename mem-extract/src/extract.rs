@@ -13,8 +13,7 @@
 //! would still carry a secret, session id or absolute path.
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::OnceLock;
@@ -31,32 +30,10 @@ use crate::dates;
 use crate::rules::Rules;
 pub use crate::text::EventText;
 
-/// A small fast hasher (FxHash) for the per-event sets and maps, whose
-/// iteration order is never used.
-#[derive(Default, Clone, Copy)]
-struct Fx(u64);
-
-impl Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-        self.0 = h;
-    }
-}
-
-type FxSet<T> = HashSet<T, BuildHasherDefault<Fx>>;
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+/// The per-event sets and maps (foldhash: fast, and their iteration order
+/// is never output).
+type FastSet<T> = foldhash::HashSet<T>;
+type FastMap<K, V> = foldhash::HashMap<K, V>;
 
 /// The five lifecycle buckets of the memory-layer discipline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -350,297 +327,194 @@ fn filler_re() -> &'static Regex {
     })
 }
 
-const STOP: &[&str] = &[
-    "the",
-    "and",
-    "for",
-    "not",
-    "but",
-    "you",
-    "your",
-    "our",
-    "are",
-    "was",
-    "were",
-    "this",
-    "that",
-    "these",
-    "those",
-    "with",
-    "from",
-    "into",
-    "onto",
-    "than",
-    "then",
-    "them",
-    "they",
-    "its",
-    "it's",
-    "have",
-    "has",
-    "had",
-    "will",
-    "would",
-    "should",
-    "could",
-    "can",
-    "must",
-    "don't",
-    "dont",
-    "never",
-    "always",
-    "use",
-    "using",
-    "please",
-    "instead",
-    "prefer",
-    "over",
-    "here",
-    "there",
-    "again",
-    "what",
-    "when",
-    "where",
-    "which",
-    "who",
-    "why",
-    "how",
-    "all",
-    "any",
-    "some",
-    "just",
-    "also",
-    "only",
-    "need",
-    "needs",
-    "make",
-    "sure",
-    "let",
-    "let's",
-    "because",
-    "since",
-    "via",
-    "per",
-    "out",
-    "off",
-    "about",
-    "before",
-    "after",
-    "until",
-    "avoid",
-    "stop",
-    "remember",
-    "fyi",
-    "heads",
-    "keep",
-    "mind",
-    "one",
-    "get",
-    "got",
-    "like",
-    "want",
-    "did",
-    "does",
-    "doing",
-    "been",
-    "being",
-    "very",
-    "more",
-    "most",
-    "much",
-    "many",
-    "same",
-    "other",
-    "each",
-    "every",
-    "such",
-    "own",
-    "too",
-    "yet",
-    "now",
-    "way",
-    "run",
-    "i'm",
-    "i've",
-    "i'll",
-    "we're",
-    "we've",
-    "we'll",
-    "you're",
-    "isn't",
-    "aren't",
-    "doesn't",
-    "won't",
-    "can't",
-    "shouldn't",
-    "mostly",
-    "really",
-    "thing",
-    "things",
-    "live",
-    "lives",
-    // generic verbs and adjectives: a trigger names the subject, never these
-    "add",
-    "adds",
-    "added",
-    "new",
-    "main",
-    "first",
-    "create",
-    "creates",
-    "created",
-    "makes",
-    "made",
-    "work",
-    "works",
-    "worked",
-    "done",
-    "real",
-    "actually",
-    "love",
-    "i'd",
-    "find",
-    "finds",
-    "found",
-    "hard",
-    "easy",
-    "someone",
-    "somebody",
-    "writes",
-    "write",
-    "wrote",
-    "through",
-    "reporting",
-    "finishing",
-    "kept",
-    "saved",
-    "existing",
-    "good",
-    "bad",
-    "fine",
-    "lot",
-    "little",
-    "bit",
-    "try",
-    "tried",
-    "seems",
-    "look",
-    "looks",
-    "think",
-    "know",
-    "going",
-    "come",
-    "still",
-    "even",
-    "well",
-    "back",
-    "put",
-    "set",
-    "part",
-    "change",
-    "changes",
-    "changed",
-    "update",
-    "updated",
-    "fix",
-    "fixed",
-    "help",
-    "start",
-    "end",
-    "last",
-    "next",
-    "right",
-    "show",
-    "give",
-    "take",
+/// Words that never make a trigger or tell two candidates apart, besides
+/// the stop words of [`mem_core::text`]: contractions (a term keeps its
+/// apostrophe), the words of an instruction itself ("never", "use",
+/// "instead"), generic verbs and adjectives (a trigger names the subject).
+/// Sorted (binary search).
+const GENERIC: &[&str] = &[
     "able",
-    "everything",
-    "something",
-    "nothing",
-    "anything",
-    "maybe",
-    "probably",
+    "actually",
+    "add",
+    "added",
+    "adds",
     "already",
-    "ever",
-    "rather",
-    "whole",
-    "thanks",
-    "thank",
-    "okay",
-    "yes",
-    "wait",
-    "sec",
-    "else",
-    "both",
-    "either",
-    "needed",
-    "wants",
-    "wanted",
-    "asked",
+    "always",
+    "anything",
+    "aren't",
     "ask",
-    "tell",
-    "said",
-    "says",
-    "say",
+    "asked",
+    "avoid",
+    "back",
+    "bad",
+    "bit",
     "call",
     "called",
-    "getting",
-    "went",
-    "goes",
+    "can't",
+    "change",
+    "changed",
+    "changes",
+    "come",
+    "create",
+    "created",
+    "creates",
+    "doesn't",
+    "don't",
+    "dont",
+    "easy",
+    "either",
+    "else",
+    "end",
+    "even",
+    "ever",
+    "every",
+    "everything",
+    "existing",
+    "find",
+    "finds",
+    "fine",
+    "finishing",
+    "first",
+    "fix",
+    "fixed",
+    "found",
+    "fyi",
     "gets",
+    "getting",
+    "give",
+    "goes",
+    "going",
+    "good",
+    "hard",
+    "heads",
+    "help",
+    "i'd",
+    "i'll",
+    "i'm",
+    "i've",
+    "instead",
+    "isn't",
+    "it's",
+    "keep",
+    "kept",
+    "know",
+    "last",
+    "let's",
+    "like",
+    "little",
+    "live",
+    "lives",
+    "look",
+    "looks",
+    "lot",
+    "love",
+    "made",
+    "main",
+    "make",
+    "makes",
+    "many",
+    "maybe",
+    "mind",
+    "mostly",
+    "much",
+    "must",
+    "need",
+    "needed",
+    "needs",
+    "never",
+    "new",
+    "next",
+    "nothing",
+    "okay",
+    "one",
+    "onto",
+    "part",
+    "per",
+    "prefer",
+    "probably",
+    "put",
+    "rather",
+    "real",
+    "really",
+    "remember",
+    "reporting",
+    "right",
+    "run",
+    "said",
+    "saved",
+    "say",
+    "says",
+    "sec",
+    "seems",
+    "set",
+    "shouldn't",
+    "show",
+    "since",
+    "somebody",
+    "someone",
+    "something",
+    "start",
+    "still",
+    "stop",
+    "sure",
+    "take",
+    "tell",
+    "thank",
+    "thanks",
+    "thing",
+    "things",
+    "think",
+    "tried",
+    "try",
+    "update",
+    "updated",
+    "use",
+    "using",
+    "via",
+    "wait",
+    "want",
+    "wanted",
+    "wants",
+    "way",
+    "we'll",
+    "we're",
+    "we've",
+    "well",
+    "went",
+    "whole",
+    "won't",
+    "work",
+    "worked",
+    "works",
+    "write",
+    "writes",
+    "wrote",
+    "yes",
+    "yet",
+    "you're",
 ];
 
-/// True for a stop word ([`STOP`]).
+/// True for a stop word ([`mem_core::text::is_stop_word`]) or a
+/// [`GENERIC`] word.
 fn is_stop(w: &str) -> bool {
-    static SET: OnceLock<FxSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| STOP.iter().copied().collect())
-        .contains(w)
+    mem_core::text::is_stop_word(w) || GENERIC.binary_search(&w).is_ok()
 }
 
-/// Content words of a text (lowercase, stop words removed), for triggers and
+/// Content words of a text: its terms ([`mem_core::text::each_term`]) of 3
+/// characters or more, not all digits, not stop words, for triggers and
 /// near-duplicate detection.
 fn content_words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    // one buffer for the lowercase word; a word is copied only when kept
-    let mut buf = String::new();
-    let mut word = |w: &str| {
-        let w = w.trim_matches(|c: char| matches!(c, '.' | '-' | '_' | '\''));
-        if w.len() < 3 {
-            // fewer than 3 bytes: fewer than 3 characters, lowercase too
+    mem_core::text::each_term(text, |t| {
+        // fewer than 3 characters, or only digits
+        if t.chars().nth(2).is_none() || t.bytes().all(|b| b.is_ascii_digit()) {
             return;
         }
-        buf.clear();
-        if w.is_ascii() {
-            buf.push_str(w);
-            buf.make_ascii_lowercase();
-            if buf.bytes().all(|b| b.is_ascii_digit()) {
-                return;
-            }
-        } else {
-            buf.push_str(&w.to_lowercase());
-            if buf.chars().count() < 3 || buf.chars().all(|c| c.is_ascii_digit()) {
-                return;
-            }
-        }
-        if is_stop(&buf) || (buf.len() >= 8 && buf.contains("redacted")) {
+        if is_stop(t) || (t.len() >= 8 && t.contains("redacted")) {
             return;
         }
-        out.push(buf.clone());
-    };
-    if text.is_ascii() {
-        // the same split, by bytes
-        for w in text
-            .as_bytes()
-            .split(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'\'')))
-        {
-            word(std::str::from_utf8(w).expect("ASCII"));
-        }
-    } else {
-        for w in text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '\'')))
-        {
-            word(w);
-        }
-    }
+        out.push(t.to_owned());
+    });
     out
 }
 
@@ -693,7 +567,7 @@ fn triggers_of(text: &str, n: usize) -> Vec<String> {
 
 /// [`triggers_of`] with the content words of `text` already known.
 fn triggers_with(text: &str, words: Vec<String>, n: usize) -> Vec<String> {
-    let mut seen = FxSet::default();
+    let mut seen = FastSet::default();
     let mut out = Vec::new();
     // backticked spans first
     for part in text.split('`').skip(1).step_by(2) {
@@ -1653,7 +1527,7 @@ fn named_in_output(out_l: &str, cmd: &str) -> bool {
 /// since the oldest open failure; nothing else of the events.
 #[derive(Default)]
 struct Lessons {
-    calls: FxMap<String, Call>,
+    calls: FastMap<String, Call>,
     /// File edits (write tools) so far.
     edits: u64,
     // successful commands since the oldest open failure, in order
@@ -2402,13 +2276,13 @@ pub struct Extractor {
     cands: Merged,
     skipped: usize,
     /// Source entries used: per session, (uuid or line, block).
-    seen: FxMap<String, FxSet<(String, u32)>>,
+    seen: FastMap<String, FastSet<(String, u32)>>,
     digest: Option<(String, Rc<str>)>,
     lessons: Lessons,
     /// Open tool calls whose result may hold the user's decision: the
     /// question tool's calls, and every call's command (a rejection's reason
     /// names what to do instead of it).
-    decisions: FxMap<String, Pending>,
+    decisions: FastMap<String, Pending>,
     /// The user interrupted the agent: their next message corrects it.
     after_interrupt: bool,
     /// Secret values seen in the user's text and the agent's commands: a
@@ -2418,7 +2292,7 @@ pub struct Extractor {
     secrets: SecretValues,
     /// The user's messages read so far (as [`quote_key`]s): a compaction
     /// summary's quote of one of them adds nothing.
-    said: FxSet<u64>,
+    said: FastSet<u64>,
 }
 
 /// A tool call whose result may carry the user's words.
@@ -2448,7 +2322,7 @@ fn quote_key(s: &str) -> u64 {
             }
             bytes.push(b.to_ascii_lowercase());
         }
-        return BuildHasherDefault::<Fx>::default().hash_one(&bytes[..]);
+        return foldhash::fast::FixedState::default().hash_one(&bytes[..]);
     }
     let mut norm = String::with_capacity(s.len());
     for word in s.split_whitespace() {
@@ -2457,7 +2331,7 @@ fn quote_key(s: &str) -> u64 {
         }
         norm.extend(word.chars().flat_map(char::to_lowercase));
     }
-    BuildHasherDefault::<Fx>::default().hash_one(norm.as_bytes())
+    foldhash::fast::FixedState::default().hash_one(norm.as_bytes())
 }
 
 /// The user's messages a compaction summary quotes: each `"…"` bullet of
@@ -2526,13 +2400,13 @@ impl Extractor {
             notes: Notes::default(),
             cands: Merged::default(),
             skipped: 0,
-            seen: FxMap::default(),
+            seen: FastMap::default(),
             digest: None,
             lessons: Lessons::default(),
-            decisions: FxMap::default(),
+            decisions: FastMap::default(),
             after_interrupt: false,
             secrets: SecretValues::default(),
-            said: FxSet::default(),
+            said: FastSet::default(),
         }
     }
 
@@ -2564,7 +2438,7 @@ impl Extractor {
                 let fresh = match self.seen.get_mut(&*ev.session) {
                     Some(ids) => ids.insert((id, ev.block)),
                     None => {
-                        let mut ids = FxSet::default();
+                        let mut ids = FastSet::default();
                         ids.insert((id, ev.block));
                         self.seen.insert(ev.session.to_string(), ids);
                         true
@@ -3004,7 +2878,7 @@ impl Extractor {
 /// travel alone (a value split off its flag or label).
 #[derive(Default)]
 struct SecretValues {
-    pieces: FxSet<String>,
+    pieces: FastSet<String>,
 }
 
 impl SecretValues {
@@ -3053,7 +2927,7 @@ impl SecretValues {
             if held(t) {
                 let mut pieces: Vec<&String> = self.pieces.iter().collect();
                 // the longest first, so a span goes whole before its pieces
-                pieces.sort_by_key(|p| std::cmp::Reverse(p.len()));
+                pieces.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
                 for p in pieces {
                     *t = t.replace(p.as_str(), mem_core::scrub::REDACTED);
                 }
@@ -3262,6 +3136,24 @@ mod tests {
         // the non-ASCII path normalises the same way
         assert_eq!(quote_key("Café  NOW…"), quote_key("café now"));
         assert_ne!(quote_key("café now"), quote_key("cafe now"));
+    }
+
+    /// Triggers leave out the shared stop words (`down`, `their`) as well as
+    /// the generic ones, and keep names whole.
+    #[test]
+    fn triggers_skip_stop_and_generic_words() {
+        assert!(super::GENERIC.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(
+            super::triggers_of(
+                "Staging is down until Friday for the database upgrade, don't run e2e against it",
+                5
+            ),
+            ["e2e", "staging", "friday", "database", "upgrade"]
+        );
+        assert_eq!(
+            super::triggers_of("Use `pnpm` over their npm in build-token.mjs", 3),
+            ["pnpm", "build-token.mjs", "npm"]
+        );
     }
 
     /// Names are cut at a phrase boundary, never in the middle of one.

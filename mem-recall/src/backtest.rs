@@ -28,8 +28,8 @@ use mem_core::records::{Event, Kind, Memory};
 use serde::Serialize;
 
 use crate::gate::{Action, DEFAULT_MIN_SCORE, Query};
-use crate::text::Stems;
 use crate::vocab::Vocabulary;
+use mem_core::text::Stems;
 
 /// Options of `mem-recall backtest`.
 #[derive(Debug, Args)]

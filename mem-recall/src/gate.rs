@@ -15,7 +15,7 @@ use chrono::NaiveDate;
 use globset::{GlobBuilder, GlobMatcher};
 use mem_core::records::{Expires, Kind, Memory, MemoryType, Scope, Source, Trust};
 
-use crate::text::{Stems, is_cjk};
+use mem_core::text::{Stems, is_cjk};
 
 /// BM25 term-frequency saturation.
 pub const BM25_K1: f64 = 1.2;
@@ -507,14 +507,14 @@ fn concepts(
     vocab: Option<&crate::vocab::Vocabulary>,
     stems: &Stems,
 ) -> (Vec<Concept>, Vec<String>) {
-    let ws = crate::text::words(task);
+    let ws = mem_core::text::words(task);
     let all: Vec<String> = ws.iter().map(|w| stems.stem(w)).collect();
     let found = vocab.map(|v| v.find(&ws, &all, stems)).unwrap_or_default();
     let mut covered = vec![false; ws.len()];
     let mut out: Vec<Concept> = Vec::new();
     let mut translated: Vec<String> = Vec::new();
     let mut seen: HashSet<Vec<String>> = HashSet::new();
-    let content = |i: usize| !crate::text::is_stop_word(&ws[i]);
+    let content = |i: usize| !mem_core::text::is_stop_word(&ws[i]);
     let mut by_start: HashMap<usize, crate::vocab::Found> = HashMap::new();
     for f in &found {
         covered[f.start..f.end].iter_mut().for_each(|c| *c = true);

@@ -29,9 +29,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::text::Stems;
 use crate::{Common, NAME, RecallArgs, Session, render};
 use mem_core::Exit;
+use mem_core::text::Stems;
 
 /// Most characters of `additionalContext`.
 pub const MAX_CHARS: usize = 10_000;

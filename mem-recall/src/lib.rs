@@ -1,7 +1,7 @@
 //! mem-recall: relevance-gated recall of memories for a task.
 //!
 //! - [`gate`]: the decision per memory (recall / evict / drop / skip);
-//! - [`text`]: words, stems, stop words;
+//! - words, stems, stop words: [`mem_core::text`];
 //! - [`load`]: topic files through the cache, or records on stdin;
 //! - [`cache`]: the cache file of what the gate needs of each topic file;
 //! - [`guard`]: the cross-project guard for shared project folders;
@@ -29,7 +29,6 @@ pub mod load;
 pub mod once;
 pub mod render;
 pub mod session_memory;
-pub mod text;
 pub mod tier;
 pub mod vocab;
 
@@ -43,7 +42,7 @@ use mem_core::{Error, Exit};
 
 use crate::gate::{Action, DEFAULT_MIN_SCORE, Decision, Query};
 use crate::load::Item;
-use crate::text::Stems;
+use mem_core::text::Stems;
 
 /// The tool's name in messages.
 pub const NAME: &str = "mem-recall";

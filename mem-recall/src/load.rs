@@ -19,7 +19,7 @@ use mem_core::Memory;
 use crate::cache::{self, Cache};
 pub use crate::cache::{CACHE_FILE, CACHE_VERSION};
 use crate::gate::{Doc, Text};
-use crate::text::Stems;
+use mem_core::text::Stems;
 
 /// Seconds a file's mtime must lie before the cache's write time for the
 /// cached entry to be trusted.

@@ -15,7 +15,7 @@ use mem_core::tier::{Conflict, PersonalEntry, Tier};
 
 use crate::NAME;
 use crate::load::{self, Item};
-use crate::text::Stems;
+use mem_core::text::Stems;
 
 /// Read the team tier of the project at `root`: `None` when its folder does
 /// not exist (said on stderr when the team tier was asked for alone,

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::text::{Stems, is_cjk, is_stop_word, words};
+use mem_core::text::{Stems, is_cjk, is_stop_word, words};
 
 /// The built-in developer synonyms.
 pub const SYNONYMS: &str = include_str!("../data/synonyms.txt");

@@ -8,9 +8,9 @@ mod util;
 use std::path::{Path, PathBuf};
 
 use filetime::FileTime;
+use mem_core::text::Stems;
 use mem_recall::cache;
 use mem_recall::load::{CACHE_FILE, Loaded, load_dir};
-use mem_recall::text::Stems;
 use util::{FIXTURE, MIRROR, write};
 
 struct Setup {

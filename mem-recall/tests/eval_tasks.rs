@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
+use mem_core::text::Stems;
 use mem_recall::gate::{Action, DEFAULT_MIN_SCORE, Query};
 use mem_recall::load::load_dir;
-use mem_recall::text::Stems;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recall-eval")

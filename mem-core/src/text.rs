@@ -1,9 +1,13 @@
-//! Words, stems and stop words: the shared vocabulary of trigger matching and
-//! the lexical score.
+//! Words, stems and stop words: the one vocabulary of every tool that
+//! compares texts (recall's trigger matching and lexical score, extraction's
+//! triggers and near-duplicates, consolidation's grouping).
 //!
 //! A word is a run of Unicode letters and digits, lowercased; each CJK
 //! character is a word of its own (CJK text has no spaces). Stems come from
 //! the English Snowball stemmer (rust-stemmers), so "tests" meets "test".
+//!
+//! The hot function is [`each_word`]: one pass over the text, one reused
+//! buffer, no allocation per word. [`words`] collects it.
 
 use rust_stemmers::{Algorithm, Stemmer};
 
@@ -35,25 +39,81 @@ pub fn is_cjk(c: char) -> bool {
         | 0xAC00..=0xD7AF | 0x20000..=0x2FFFF)
 }
 
-/// The lowercased words of `text`, in order (see module docs).
-pub fn words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// Calls `f` with each lowercased word of `text`, in order (see module
+/// docs). The `&str` lives until the next call; nothing is allocated per
+/// word (one buffer, grown to the longest word).
+pub fn each_word(text: &str, mut f: impl FnMut(&str)) {
     let mut cur = String::new();
+    let mut one = [0u8; 4];
     for c in text.chars() {
         if is_cjk(c) {
             if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
+                f(&cur);
+                cur.clear();
             }
-            out.push(c.to_string());
+            f(c.encode_utf8(&mut one));
+        } else if c.is_ascii_alphanumeric() {
+            cur.push(c.to_ascii_lowercase());
         } else if c.is_alphanumeric() {
             cur.extend(c.to_lowercase());
         } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
+            f(&cur);
+            cur.clear();
         }
     }
     if !cur.is_empty() {
-        out.push(cur);
+        f(&cur);
     }
+}
+
+/// True for a character that joins the words of a name: `build-token.mjs`,
+/// `session_nav`, `don't`.
+fn joins_name(c: char) -> bool {
+    matches!(c, '-' | '_' | '.' | '\'')
+}
+
+/// Calls `f` with each lowercased term of `text`, in order: a term is a run
+/// of letters, digits and the characters that join a name (`-`, `_`, `.`,
+/// `'`), those trimmed from its ends, so a name stays whole
+/// (`src/build-token.mjs` gives `src` and `build-token.mjs`) where
+/// [`each_word`] splits it. CJK characters are letters here. Empty terms are
+/// skipped; the `&str` lives until the next call (one reused buffer).
+pub fn each_term(text: &str, mut f: impl FnMut(&str)) {
+    let mut buf = String::new();
+    let mut emit = |t: &str| {
+        let t = t.trim_matches(joins_name);
+        if t.is_empty() {
+            return;
+        }
+        buf.clear();
+        buf.push_str(t);
+        if t.is_ascii() {
+            buf.make_ascii_lowercase();
+        } else {
+            buf = buf.to_lowercase();
+        }
+        f(&buf);
+    };
+    if text.is_ascii() {
+        // the same split, by bytes
+        for t in text
+            .as_bytes()
+            .split(|&b| !(b.is_ascii_alphanumeric() || joins_name(b as char)))
+        {
+            emit(std::str::from_utf8(t).expect("ASCII"));
+        }
+    } else {
+        for t in text.split(|c: char| !(c.is_alphanumeric() || joins_name(c))) {
+            emit(t);
+        }
+    }
+}
+
+/// The lowercased words of `text`, in order (see module docs and
+/// [`each_word`]).
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    each_word(text, |w| out.push(w.to_owned()));
     out
 }
 
@@ -68,6 +128,12 @@ impl Default for Stems {
             stemmer: Stemmer::create(Algorithm::English),
         }
     }
+}
+
+/// The one English stemmer of the process (built on first use).
+pub fn stems() -> &'static Stems {
+    static STEMS: std::sync::LazyLock<Stems> = std::sync::LazyLock::new(Stems::default);
+    &STEMS
 }
 
 impl Stems {
@@ -92,16 +158,20 @@ impl Stems {
 
     /// Stems of every word of `text`, stop words included, in order.
     pub fn all(&self, text: &str) -> Vec<String> {
-        words(text).iter().map(|w| self.stem(w)).collect()
+        let mut out = Vec::new();
+        each_word(text, |w| out.push(self.stem(w)));
+        out
     }
 
     /// Stems of the words of `text` that are not stop words, in order.
     pub fn content(&self, text: &str) -> Vec<String> {
-        words(text)
-            .iter()
-            .filter(|w| !is_stop_word(w))
-            .map(|w| self.stem(w))
-            .collect()
+        let mut out = Vec::new();
+        each_word(text, |w| {
+            if !is_stop_word(w) {
+                out.push(self.stem(w));
+            }
+        });
+        out
     }
 }
 
@@ -123,6 +193,19 @@ mod tests {
         );
         assert_eq!(words("不要用npm"), ["不", "要", "用", "npm"]);
         assert_eq!(words("Ünïcode über"), ["ünïcode", "über"]);
+        // each_word hands out the same words, one buffer reused
+        let mut seen = Vec::new();
+        each_word("ÄBC-def 日本 x1", |w| seen.push(w.to_owned()));
+        assert_eq!(seen, ["äbc", "def", "日", "本", "x1"]);
+        let mut terms = Vec::new();
+        each_term(
+            "Run `src/Build-Token.mjs` -- don't; 日本語 Été.",
+            |t| terms.push(t.to_owned()),
+        );
+        assert_eq!(
+            terms,
+            ["run", "src", "build-token.mjs", "don't", "日本語", "été"]
+        );
     }
 
     #[test]
