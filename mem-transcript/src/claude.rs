@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
-use crate::ahead::{BranchLines, Region, plan_regions, read_region};
+use crate::ahead::{BranchLines, Region, Spans, plan_regions, read_region};
 use crate::event::{
     Cut, EventOut, Input as ToolInput, Sink, Text, norm_ts, ts_millis, write_event_cut,
 };
@@ -92,33 +92,103 @@ pub const U_ESCAPE: u8 = 64;
 /// valid JSON nested at most 100 deep, so pass 2 may take its fast path.
 pub const FAST: u8 = 128;
 
-/// One chain node (an entry with its own `uuid`). Units: bytes, ms.
+/// One chain node (an entry with its own `uuid`): 32 bytes. Units: bytes, ms.
+///
+/// The uuid's key is [`Index::keys`]`[i]`; the parent is resolved to a node
+/// index once the whole file is indexed ([`Node::up`]).
 #[derive(Debug, Clone)]
 pub struct Node {
-    /// Key of the node's uuid ([`key`]).
-    pub uuid: u128,
-    /// Key of `parentUuid` (valid with [`HAS_PARENT`]).
-    pub parent: u128,
-    /// Key of `logicalParentUuid` (valid with [`HAS_LOGICAL`]).
-    pub logical: u128,
     /// Byte offset of the line in the file.
     pub offset: u64,
-    /// Byte length of the raw line, its `\n` included.
-    pub len: u64,
     /// Timestamp in ms since the epoch (`i64::MIN` when absent).
     pub ts: i64,
+    /// Byte length of the raw line, its `\n` included; [`LONG_LINE`] for a
+    /// line of 4 GiB or more (its length is in [`Index::long_lines`]).
+    /// Read it with [`Index::span`].
+    len: u32,
     /// 1-based line number.
     pub line: u32,
+    /// The node the walk goes up to: the node of `parentUuid` (of
+    /// `logicalParentUuid` for a boundary that has one); [`NO_PARENT`] when
+    /// the entry names none, [`DANGLING`] when the uuid it names is no node.
+    pub up: u32,
     /// Entry type.
     pub ty: NodeType,
     /// Flags ([`SIDECHAIN`], [`BOUNDARY`], …).
     pub flags: u8,
 }
 
+/// [`Node::up`] of an entry that names no parent (a root).
+pub const NO_PARENT: u32 = u32::MAX;
+/// [`Node::up`] of an entry whose parent uuid names no node.
+pub const DANGLING: u32 = u32::MAX - 1;
+/// [`Node::len`] of a line of 4 GiB or more.
+const LONG_LINE: u32 = u32::MAX;
+
 impl Node {
     /// True when the flag is set.
     pub fn has(&self, flag: u8) -> bool {
         self.flags & flag != 0
+    }
+}
+
+/// The nodes by uuid key: node indices in a hash table whose keys live in
+/// [`Index::keys`] (4 bytes a node here, 16 there), the first node of each
+/// uuid.
+#[derive(Default, Clone)]
+pub struct UuidTable {
+    table: hashbrown::HashTable<u32>,
+}
+
+impl std::fmt::Debug for UuidTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "UuidTable({} nodes)", self.table.len())
+    }
+}
+
+fn hash_key(k: u128) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one(k)
+}
+
+impl UuidTable {
+    /// The first node whose uuid key is `k`.
+    pub fn get(&self, keys: &[u128], k: u128) -> Option<u32> {
+        self.table
+            .find(hash_key(k), |&i| keys[i as usize] == k)
+            .copied()
+    }
+
+    /// Record node `i` (whose key `keys[i]` is set) unless its uuid has a
+    /// node already; returns that earlier node.
+    fn insert_first(&mut self, keys: &[u128], i: u32) -> Option<u32> {
+        let k = keys[i as usize];
+        match self.table.entry(
+            hash_key(k),
+            |&j| keys[j as usize] == k,
+            |&j| hash_key(keys[j as usize]),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(o) => Some(*o.get()),
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert(i);
+                None
+            }
+        }
+    }
+
+    /// Room for `more` nodes.
+    fn reserve(&mut self, keys: &[u128], more: usize) {
+        self.table.reserve(more, |&j| hash_key(keys[j as usize]));
+    }
+
+    /// Nodes recorded (distinct uuids).
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// True when no node is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
     }
 }
 
@@ -129,8 +199,15 @@ pub struct Index {
     pub label: String,
     /// Nodes in file order.
     pub nodes: Vec<Node>,
+    /// Key of each node's uuid ([`key`]), by node index.
+    pub keys: Vec<u128>,
     /// uuid key → node index (the first entry with that uuid).
-    pub by_uuid: foldhash::HashMap<u128, u32>,
+    pub by_uuid: UuidTable,
+    /// Lengths of the lines of 4 GiB or more, by node index.
+    pub long_lines: foldhash::HashMap<u32, u64>,
+    /// Nodes whose parent uuid was not found in their range (node index,
+    /// parent key): resolved once every range is merged.
+    unresolved: Vec<(u32, u128)>,
     /// Warnings of the read (torn, malformed, recovered lines).
     pub warnings: Vec<Warning>,
     /// Lines in the file.
@@ -420,12 +497,16 @@ fn index_parts(input: &Input, parts: usize, threads: usize) -> Result<Index, Err
                 None => {
                     let (ix, _) = whole.insert(p);
                     ix.nodes.reserve(nodes - ix.nodes.len());
-                    ix.by_uuid.reserve(nodes - ix.by_uuid.len());
+                    ix.keys.reserve(nodes - ix.keys.len());
+                    let more = nodes - ix.by_uuid.len();
+                    ix.by_uuid.reserve(&ix.keys, more);
                 }
                 Some(w) => merge(w, p),
             }
         }
-        whole.expect("the first range is indexed")
+        let (mut ix, first_err) = whole.expect("the first range is indexed");
+        ix.resolve_parents();
+        (ix, first_err)
     };
     if ix.objects == 0
         && let Some(first) = first_err
@@ -486,23 +567,76 @@ fn merge(whole: &mut (Index, Option<(usize, String)>), part: Part) {
         ..e
     }));
     ix.torn_tail |= p.torn_tail;
+    ix.long_lines
+        .extend(p.long_lines.iter().map(|(&i, &l)| (i + node_base, l)));
     let mut dups: Vec<usize> = p.duplicates.iter().map(|l| l + base).collect();
-    for (i, mut n) in p.nodes.into_iter().enumerate() {
+    // A uuid of the part that an earlier range has already: its first node
+    // is the earlier one, for the parents resolved within the part too.
+    let mut first_of: foldhash::HashMap<u32, u32> = foldhash::HashMap::default();
+    ix.keys.extend_from_slice(&p.keys);
+    for (i, &k) in p.keys.iter().enumerate() {
+        let Some(earlier) = ix.by_uuid.insert_first(&ix.keys, node_base + i as u32) else {
+            continue;
+        };
+        if p.by_uuid.get(&p.keys, k) == Some(i as u32) {
+            dups.push(p.nodes[i].line as usize + base);
+            first_of.insert(i as u32, earlier);
+        }
+    }
+    for mut n in p.nodes {
         n.line += base as u32;
-        match ix.by_uuid.entry(n.uuid) {
-            std::collections::hash_map::Entry::Occupied(_) => {
-                if p.by_uuid.get(&n.uuid) == Some(&(i as u32)) {
-                    dups.push(n.line as usize);
-                }
-            }
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(node_base + i as u32);
-            }
+        if n.up < DANGLING {
+            n.up = first_of.get(&n.up).copied().unwrap_or(node_base + n.up);
         }
         ix.nodes.push(n);
     }
+    ix.unresolved
+        .extend(p.unresolved.iter().map(|&(i, k)| (i + node_base, k)));
     dups.sort_unstable();
     ix.duplicates.extend(dups);
+}
+
+impl Index {
+    /// Resolve the parents left unresolved ([`Index::unresolved`]) against
+    /// every node: the first node of the uuid, else [`DANGLING`].
+    fn resolve_parents(&mut self) {
+        let mut left = Vec::new();
+        for (i, k) in std::mem::take(&mut self.unresolved) {
+            match self.by_uuid.get(&self.keys, k) {
+                Some(p) => self.nodes[i as usize].up = p,
+                None => left.push((i, k)),
+            }
+        }
+        self.unresolved = left;
+    }
+
+    /// Set the byte length of node `i`'s line.
+    fn set_len(&mut self, i: usize, len: u64) {
+        match u32::try_from(len) {
+            Ok(l) if l != LONG_LINE => {
+                self.nodes[i].len = l;
+                self.long_lines.remove(&(i as u32));
+            }
+            _ => {
+                self.nodes[i].len = LONG_LINE;
+                self.long_lines.insert(i as u32, len);
+            }
+        }
+    }
+
+    /// Where node `i`'s line is: (byte offset, byte length with its `\n`).
+    pub fn span(&self, i: u32) -> (u64, usize) {
+        let n = &self.nodes[i as usize];
+        let len = if n.len == LONG_LINE {
+            self.long_lines
+                .get(&i)
+                .copied()
+                .unwrap_or(u64::from(LONG_LINE))
+        } else {
+            u64::from(n.len)
+        };
+        (n.offset, len as usize)
+    }
 }
 
 /// Pass 1 over the lines in `[start, end)` of the file.
@@ -520,7 +654,7 @@ pub(crate) fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, E
         line.offset += start;
         ix.lines = line.no;
         if let Some(i) = last_node.take() {
-            ix.nodes[i].len = line.offset - ix.nodes[i].offset;
+            ix.set_len(i, line.offset - ix.nodes[i].offset);
         }
         if let Some(i) = last_extra.take() {
             ix.extras[i].len = (line.offset - ix.extras[i].offset) as usize;
@@ -642,28 +776,34 @@ pub(crate) fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, E
         if h.meta == Some(true) {
             flags |= META;
         }
-        let parent = h.parent.as_deref().map_or(0, |p| {
+        if h.parent.is_some() {
             flags |= HAS_PARENT;
-            key(p)
-        });
-        let logical = h.logical.as_deref().map_or(0, |p| {
+        }
+        if h.logical.is_some() {
             flags |= HAS_LOGICAL;
-            key(p)
-        });
-        let k = key(uuid);
+        }
+        // The walk goes up by a boundary's logicalParentUuid when it has one.
+        let up_uuid = if flags & BOUNDARY != 0 && h.logical.is_some() {
+            h.logical.as_deref()
+        } else {
+            h.parent.as_deref()
+        };
         let idx = ix.nodes.len() as u32;
-        match ix.by_uuid.entry(k) {
-            std::collections::hash_map::Entry::Occupied(_) => ix.duplicates.push(line.no),
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(idx);
-            }
+        ix.keys.push(key(uuid));
+        let up = match up_uuid.map(key) {
+            None => NO_PARENT,
+            Some(pk) => ix.by_uuid.get(&ix.keys, pk).unwrap_or_else(|| {
+                ix.unresolved.push((idx, pk));
+                DANGLING
+            }),
+        };
+        if ix.by_uuid.insert_first(&ix.keys, idx).is_some() {
+            ix.duplicates.push(line.no);
         }
         ix.nodes.push(Node {
-            uuid: k,
-            parent,
-            logical,
             offset: line.offset,
-            len: line.bytes.len() as u64,
+            len: 0,
+            up,
             ts: h
                 .timestamp
                 .as_deref()
@@ -673,11 +813,14 @@ pub(crate) fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, E
             ty: nt,
             flags,
         });
+        ix.set_len(idx as usize, line.bytes.len() as u64);
         last_node = Some(ix.nodes.len() - 1);
     }
     if let Some(i) = last_node {
-        ix.nodes[i].len = end - ix.nodes[i].offset;
+        ix.set_len(i, end - ix.nodes[i].offset);
     }
+    // parents named before their node in the range
+    ix.resolve_parents();
     if let Some(i) = last_extra {
         ix.extras[i].len = (end - ix.extras[i].offset) as usize;
     }
@@ -757,24 +900,17 @@ impl Index {
     /// `Ok(None)` a root, `Err(Dangling)` a reference to no node (missing node).
     /// A boundary's parent is its `logicalParentUuid`.
     pub fn parent_of(&self, i: u32) -> Result<Option<u32>, Dangling> {
-        let n = &self.nodes[i as usize];
-        let k = if n.has(BOUNDARY) && n.has(HAS_LOGICAL) {
-            n.logical
-        } else if n.has(HAS_PARENT) {
-            n.parent
-        } else {
-            return Ok(None);
-        };
-        match self.by_uuid.get(&k) {
-            Some(&p) if p != i => Ok(Some(p)),
-            Some(_) => Ok(None),
-            None => Err(Dangling),
+        match self.nodes[i as usize].up {
+            NO_PARENT => Ok(None),
+            DANGLING => Err(Dangling),
+            p if p == i => Ok(None),
+            p => Ok(Some(p)),
         }
     }
 
     /// Node index of a uuid string.
     pub fn find(&self, uuid: &str) -> Option<u32> {
-        self.by_uuid.get(&key(uuid)).copied()
+        self.by_uuid.get(&self.keys, key(uuid))
     }
 
     /// Choose the leaf and walk to the root (rules 2–4).
@@ -1466,16 +1602,8 @@ pub fn emit(
         .copied()
         .filter(|&i| ix.nodes[i as usize].ty.is_conversation())
         .collect();
-    let spans: Vec<(u64, usize)> = nodes
-        .iter()
-        .map(|&i| {
-            (
-                ix.nodes[i as usize].offset,
-                ix.nodes[i as usize].len as usize,
-            )
-        })
-        .collect();
-    let bytes: u64 = spans.iter().map(|s| s.1 as u64).sum();
+    let spans = NodeSpans { ix, nodes: &nodes };
+    let bytes: u64 = nodes.iter().map(|&i| ix.span(i).1 as u64).sum();
     let threads = if bytes >= AHEAD_MIN {
         threads.max(1)
     } else {
@@ -1486,12 +1614,27 @@ pub fn emit(
     }
     if threads > 1 && bytes >= AHEAD_MIN {
         std::thread::scope(|s| {
-            let lines = BranchLines::ahead(s, &input.file, spans);
+            let lines = BranchLines::ahead(s, &input.file, &spans);
             emit_lines(input, ix, br, &repl, sink, lines)
         })
     } else {
-        let lines = BranchLines::here(&input.file, spans);
+        let lines = BranchLines::here(&input.file, &spans);
         emit_lines(input, ix, br, &repl, sink, lines)
+    }
+}
+
+/// The lines of `nodes`, from the index (no list of their own).
+struct NodeSpans<'a> {
+    ix: &'a Index,
+    nodes: &'a [u32],
+}
+
+impl Spans for NodeSpans<'_> {
+    fn count(&self) -> usize {
+        self.nodes.len()
+    }
+    fn span(&self, k: usize) -> (u64, usize) {
+        self.ix.span(self.nodes[k])
     }
 }
 
@@ -1521,7 +1664,7 @@ fn emit_raw(
         while let Some(e) = next.next_if(|e| e.line < n.line as usize) {
             spans.push((e.offset, e.len));
         }
-        spans.push((n.offset, n.len as usize));
+        spans.push(ix.span(i));
     }
     spans.extend(next.map(|e| (e.offset, e.len)));
     let bytes: u64 = spans.iter().map(|s| s.1 as u64).sum();
@@ -1539,9 +1682,9 @@ fn emit_raw(
         Ok::<(), Error>(())
     };
     if threads > 1 && bytes >= AHEAD_MIN {
-        std::thread::scope(|s| write(BranchLines::ahead(s, &input.file, spans.clone()), &spans))?;
+        std::thread::scope(|s| write(BranchLines::ahead(s, &input.file, &spans), &spans))?;
     } else {
-        write(BranchLines::here(&input.file, spans.clone()), &spans)?;
+        write(BranchLines::here(&input.file, &spans), &spans)?;
     }
     Ok(done)
 }
@@ -1871,7 +2014,8 @@ fn emit_lines(
             // the next emitted entry's parent stays the last emitted one.
             continue;
         }
-        let line0 = clean_line(lines.get(n.offset, n.len as usize).map_err(io_in)?);
+        let (offset, len) = ix.span(i);
+        let line0 = clean_line(lines.get(offset, len).map_err(io_in)?);
         let clean = if n.has(U_ESCAPE) {
             sanitize(&line0)
         } else {
@@ -1950,7 +2094,8 @@ fn render_region(
     batch.entries.reserve(nodes.len());
     for &i in nodes {
         let n = &ix.nodes[i as usize];
-        let line0 = clean_line(region.slice(n.offset, n.len as usize));
+        let (offset, len) = ix.span(i);
+        let line0 = clean_line(region.slice(offset, len));
         let clean = if n.has(U_ESCAPE) {
             sanitize(&line0)
         } else {
@@ -1987,7 +2132,7 @@ fn emit_parallel(
     br: &Branch,
     repl: &Replacements,
     nodes: &[u32],
-    spans: &[(u64, usize)],
+    spans: &NodeSpans<'_>,
     sink: &mut Sink<'_>,
     threads: usize,
 ) -> Result<Replayed, Error> {
@@ -2014,7 +2159,7 @@ fn emit_parallel(
             s.spawn(move || {
                 let mut buf = Vec::new();
                 for r in plan.iter().skip(w).step_by(threads) {
-                    let batch = read_region(file, &spans[r.clone()], std::mem::take(&mut buf)).map(
+                    let batch = read_region(file, spans, r.clone(), std::mem::take(&mut buf)).map(
                         |region| {
                             let spare = back_rx.try_recv().unwrap_or_default();
                             let b = render_region(
@@ -2145,10 +2290,20 @@ mod parts_tests {
     use super::*;
     use std::path::{Path, PathBuf};
 
+    /// A node is 32 bytes: 5 million of them fit in 160 MB.
+    #[test]
+    fn a_node_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<Node>(), 32);
+    }
+
     /// Everything an index says, in a comparable form.
     fn summary(ix: &Index) -> String {
-        let mut by: Vec<_> = ix.by_uuid.iter().collect();
+        let mut by: Vec<_> = (0..ix.keys.len() as u32)
+            .filter(|&i| ix.by_uuid.get(&ix.keys, ix.keys[i as usize]) == Some(i))
+            .map(|i| (ix.keys[i as usize], i))
+            .collect();
         by.sort();
+        assert_eq!(by.len(), ix.by_uuid.len());
         format!(
             "{:?}\n{by:?}\n{:?}\n{} {} {:?} {:?} {:?} {:?}\n{:?} {:?} {:?} {:?} {:?} {}",
             ix.nodes,
@@ -2225,7 +2380,8 @@ mod parts_tests {
     }
 
     /// A file cut into ranges indexes exactly as in one pass: forks,
-    /// duplicates across the cut, torn and malformed lines, CRLF, NUL bytes.
+    /// parents named before their entry, dangling parents, duplicates
+    /// across the cut, torn and malformed lines, CRLF, NUL bytes.
     #[test]
     fn any_number_of_parts_gives_the_same_index() {
         let dir = tempfile::tempdir().unwrap();
@@ -2233,8 +2389,14 @@ mod parts_tests {
         let mut text = String::new();
         let u = |n: u32| format!("11111111-1111-4111-8111-{n:012}");
         for n in 1..=60u32 {
+            // a parent named before its entry (n % 23), one named by a
+            // duplicate uuid (n % 13), one that names nothing (n % 31)
             let parent = if n == 1 {
                 "null".into()
+            } else if n % 23 == 0 {
+                format!("\"{}\"", u(n + 4))
+            } else if n % 31 == 0 {
+                format!("\"{}\"", u(900 + n))
             } else {
                 format!("\"{}\"", u(n - 1 - n % 7 / 6))
             };

@@ -76,13 +76,15 @@ fn ms_fmt(t: Option<i64>) -> Value {
 
 fn claude_first_prompt(inp: &Input, ix: &crate::claude::Index) -> Option<String> {
     let mut win = Window::new(&inp.file);
-    for n in ix
-        .nodes
-        .iter()
-        .filter(|n| n.ty == NodeType::User && !n.has(SIDECHAIN) && !n.has(META) && !n.has(SUMMARY))
+    for (i, _) in (0u32..)
+        .zip(&ix.nodes)
+        .filter(|(_, n)| {
+            n.ty == NodeType::User && !n.has(SIDECHAIN) && !n.has(META) && !n.has(SUMMARY)
+        })
         .take(50)
     {
-        let raw = win.get(n.offset, n.len as usize).ok()?;
+        let (offset, len) = ix.span(i);
+        let raw = win.get(offset, len).ok()?;
         let line = clean_line(raw);
         let clean = sanitize(&line);
         let mut copy = None;

@@ -30,7 +30,7 @@ pub enum Loaded {
     /// A 0-byte file.
     Empty(Input),
     /// A Claude session and its index.
-    Claude(Input, Index),
+    Claude(Input, Box<Index>),
     /// A Codex rollout.
     Codex(Input, Rollout),
 }
@@ -44,7 +44,7 @@ pub fn load(path: &Path, from: crate::FromArg, threads: usize) -> Result<Loaded,
     Ok(match source_of(&inp, from)? {
         Source::Claude => {
             let ix = claude::index_with(&inp, threads)?;
-            Loaded::Claude(inp, ix)
+            Loaded::Claude(inp, Box::new(ix))
         }
         Source::Codex => {
             let r = codex::read(&inp)?;
@@ -61,9 +61,9 @@ struct UuidOnly<'a> {
 
 /// The uuid string of node `i` (re-read from its line).
 pub fn uuid_of(inp: &Input, ix: &Index, i: u32) -> Option<String> {
-    let n = &ix.nodes[i as usize];
+    let (offset, len) = ix.span(i);
     let mut w = Window::new(&inp.file);
-    let raw = w.get(n.offset, n.len as usize).ok()?;
+    let raw = w.get(offset, len).ok()?;
     let line = clean_line(raw);
     let clean = sanitize(&line);
     let mut copy = None;
