@@ -72,7 +72,7 @@ pub enum Origin {
 
 /// One memory in the plan.
 #[derive(Debug, Clone)]
-pub struct Item {
+pub struct PlannedMemory {
     /// Its id (file stem).
     pub id: String,
     /// The memory as it will be written.
@@ -89,7 +89,7 @@ pub struct Item {
     pub retired: Option<String>,
 }
 
-impl Item {
+impl PlannedMemory {
     fn mtime(&self) -> SystemTime {
         match &self.origin {
             Origin::Existing { mtime, .. } => *mtime,
@@ -331,7 +331,7 @@ type Stances = Vec<Option<([u8; 16], String)>>;
 /// [`file_changes`], [`rebuild_index`]; each appends its ops.
 pub fn plan(
     dir: &std::path::Path,
-    mut items: Vec<Item>,
+    mut items: Vec<PlannedMemory>,
     broken: Vec<Broken>,
     old_index: Option<&str>,
     scrubber: &Scrubber,
@@ -357,7 +357,7 @@ pub fn plan(
 
 /// Redact secrets and personal data in every memory: a `redact` op per kind
 /// of finding and memory.
-fn redact(items: &mut [Item], scrubber: &Scrubber, ops: &mut Vec<PlanOp>) {
+fn redact(items: &mut [PlannedMemory], scrubber: &Scrubber, ops: &mut Vec<PlanOp>) {
     for it in items.iter_mut() {
         let r = scrubber.scrub_memory(&mut it.mem);
         if !r.changed.is_empty() {
@@ -386,7 +386,7 @@ fn redact(items: &mut [Item], scrubber: &Scrubber, ops: &mut Vec<PlanOp>) {
 
 /// Absolutize relative dates in descriptions and bodies against each
 /// memory's [`Basis`]: an `absolutize-date` op per phrase.
-fn absolutize_dates(items: &mut [Item], ops: &mut Vec<PlanOp>) {
+fn absolutize_dates(items: &mut [PlannedMemory], ops: &mut Vec<PlanOp>) {
     for it in items.iter_mut() {
         let Some(basis) = it.basis else { continue };
         let day = basis.day();
@@ -444,7 +444,12 @@ fn absolutize_dates(items: &mut [Item], ops: &mut Vec<PlanOp>) {
 /// Merge duplicates (hash buckets of normalized description + body): the
 /// survivor takes the others' triggers, paths and evidence; a `merge` op per
 /// group.
-fn merge_duplicates(items: &mut [Item], stances: &Stances, opts: &Options, ops: &mut Vec<PlanOp>) {
+fn merge_duplicates(
+    items: &mut [PlannedMemory],
+    stances: &Stances,
+    opts: &Options,
+    ops: &mut Vec<PlanOp>,
+) {
     let n = items.len();
     let mut dsu = Dsu((0..n).collect());
     {
@@ -499,7 +504,7 @@ fn merge_duplicates(items: &mut [Item], stances: &Stances, opts: &Options, ops: 
             .min_by(|&&a, &&b| {
                 let (x, y) = (&items[a], &items[b]);
                 // a trusted copy survives over a suspect one
-                let low = |i: &Item| i.mem.effective_trust() == Trust::Low;
+                let low = |i: &PlannedMemory| i.mem.effective_trust() == Trust::Low;
                 low(x)
                     .cmp(&low(y))
                     .then(x.is_new().cmp(&y.is_new()))
@@ -577,7 +582,7 @@ fn merge_duplicates(items: &mut [Item], stances: &Stances, opts: &Options, ops: 
 
 /// Supersede contradictions (buckets of a normalized subject): the newer
 /// memory retires the others of another stance; a `supersede` op each.
-fn supersede_contradictions(items: &mut [Item], stances: &Stances, ops: &mut Vec<PlanOp>) {
+fn supersede_contradictions(items: &mut [PlannedMemory], stances: &Stances, ops: &mut Vec<PlanOp>) {
     let mut subjects: HashMap<[u8; 16], Vec<(usize, String)>> = HashMap::new();
     for (i, it) in items.iter().enumerate() {
         if it.retired.is_some() || it.mem.mem_type == MemoryType::Reference {
@@ -627,7 +632,7 @@ fn supersede_contradictions(items: &mut [Item], stances: &Stances, ops: &mut Vec
 /// Retire what is already superseded, expired or contaminated, and the
 /// oldest beyond `max_files`: a `retire` op each (merged and superseded
 /// memories have theirs already).
-fn retire(items: &mut [Item], opts: &Options, ops: &mut Vec<PlanOp>) {
+fn retire(items: &mut [PlannedMemory], opts: &Options, ops: &mut Vec<PlanOp>) {
     let live: HashSet<String> = items
         .iter()
         .filter(|i| i.retired.is_none())
@@ -703,7 +708,7 @@ fn retire(items: &mut [Item], opts: &Options, ops: &mut Vec<PlanOp>) {
 /// the topics left in the directory; a `create` op per gathered memory.
 fn file_changes(
     dir: &std::path::Path,
-    items: Vec<Item>,
+    items: Vec<PlannedMemory>,
     opts: &Options,
     ops: &mut Vec<PlanOp>,
 ) -> (Vec<Change>, Vec<Topic>) {
@@ -849,11 +854,11 @@ fn retired_name(
 mod tests {
     use super::*;
 
-    fn item(id: &str, desc: &str, body: &str, day: &str) -> Item {
+    fn item(id: &str, desc: &str, body: &str, day: &str) -> PlannedMemory {
         let mut m = Memory::new(id, desc, MemoryType::Feedback);
         m.body = Some(body.to_string());
         m.verified_at = mem_core::time::parse_day(day);
-        Item {
+        PlannedMemory {
             id: id.into(),
             mem: m,
             origin: Origin::New {

@@ -14,7 +14,7 @@ use super::index::Index;
 use super::node::{BOUNDARY, FAST, META, Node, NodeType, SIDECHAIN, SUMMARY, U_ESCAPE};
 use super::walk::{Branch, WalkOpts};
 use crate::branch_lines::{BranchLines, Spans};
-use crate::event::{EventOut, Input as ToolInput, Sink, Text, norm_ts};
+use crate::event::{EventOut, Sink, Text, ToolInput, norm_ts};
 use crate::input::Input;
 use crate::input::clean_line;
 
