@@ -4,13 +4,15 @@
 Usage: gen-transcript.py SIZE_MB OUT.jsonl [SEED]
        gen-transcript.py --chain N OUT.jsonl
 
-The first form:
-
-The mix follows real sessions: user prompts, assistant responses written as
-several lines sharing message.id (thinking, text, tool_use), long tool results
+The first form writes a realistic session; the mix follows real sessions:
+user prompts, assistant responses written as several lines sharing
+message.id (thinking, text, tool_use), long tool results
 with non-ASCII text, hook/bash progress entries hanging off messages, an
 abandoned fork (a retried prompt), inline side-chain (sub-agent) entries,
 file-history snapshots, and one compaction boundary in the middle.
+The second (--chain) writes N tiny chain entries: the shape whose cost is
+the index of the entries, not their content (scripts/bench-transcript.sh
+CHAIN=N reports the peak RSS of replay on it).
 """
 import json
 import random
