@@ -219,7 +219,7 @@ pub fn files_at(
             .file_stem()
             .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
     });
-    let at = br.leaf.and_then(|l| leaf_uuid(input, ix, l));
+    let at = br.leaf.and_then(|l| crate::report::uuid_of(input, ix, l));
     let cwd = ix.cwd.as_deref().map(PathBuf::from);
     let abs = |f: &str| match &cwd {
         Some(c) if Path::new(f).is_relative() => c.join(f),
@@ -280,15 +280,6 @@ pub fn files_at(
 /// A backup name is one path component (never `..` or a path).
 fn safe_name(n: &str) -> bool {
     !n.is_empty() && n != "." && n != ".." && !n.contains(['/', '\\', '\0'])
-}
-
-/// The uuid of node `i` (read from its line).
-fn leaf_uuid(input: &Input, ix: &Index, i: u32) -> Option<String> {
-    let (offset, len) = ix.span(i);
-    let mut win = Window::new(&input.file);
-    let b = win.get(offset, len).ok()?;
-    let v: Value = serde_json::from_slice(&sanitize(&clean_line(b))).ok()?;
-    v["uuid"].as_str().map(str::to_string)
 }
 
 /// The transcript a `SESSION` argument names: an existing file, else a
