@@ -14,7 +14,8 @@
 #
 # Every command runs with HOME in a scratch directory, no inherited MEM_*,
 # CLAUDE_*, CODEX_* or XDG_* variables, TZ=UTC, MEM_TODAY=2026-08-01 and
-# MEM_NOW=2026-08-01T12:00:00Z, so its output depends only on its input.
+# MEM_NOW=2026-08-01T12:00:00Z, in the directory /, so its output depends
+# only on its input.
 # Each command gives OUT_DIR/<group>/<input>/<command>.out (stdout) and
 # .err (stderr, then a last line `exit N`); the scratch directory and the
 # shared directory are written as $WORK and $SHARED in both, so paths do not
@@ -63,8 +64,10 @@ trap 'rm -rf "$WORK"' EXIT
 for v in $(env | sed -n 's/^\(\(MEM\|CLAUDE\|CODEX\|XDG\)_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 export HOME="$WORK/home" TZ=UTC LC_ALL=C.UTF-8 XDG_CACHE_HOME="$WORK/home/.cache"
 export MEM_TODAY=2026-08-01 MEM_NOW=2026-08-01T12:00:00Z
-mkdir -p "$HOME/.claude" "$HOME/.codex"
-cd "$WORK"
+mkdir -p "$HOME/.claude" "$HOME/.codex" "$WORK/empty"
+# The tools run in / (the same directory in every run: a session's project
+# id can depend on the working directory).
+cd /
 
 # Replace the run's own paths in a file with stable names.
 stable() {
