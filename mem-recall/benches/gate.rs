@@ -10,7 +10,7 @@ use chrono::NaiveDate;
 use divan::{Bencher, black_box};
 use mem_recall::gate::{DEFAULT_MIN_SCORE, Query};
 use mem_recall::load::load_dir;
-use mem_recall::text::{Stems, words};
+use mem_core::text::{Stems, words};
 
 fn main() {
     divan::main();
