@@ -1,8 +1,10 @@
-//! One error type for the whole toolkit, and the exit codes it maps to.
+//! The shared library's error type, the exit codes, and [`UError`]: the
+//! trait each tool's own error enum implements to say its exit code.
 //!
-//! Exit codes (DESIGN.md "Conventions"): 0 success (also "nothing to do"),
-//! 1 bad input or environment, 2 usage error (clap's own), 75 (`EX_TEMPFAIL`)
-//! a lock is busy, or a consolidation is not due under `--strict`.
+//! Exit codes (docs/records.md "Exit codes"): 0 success (also "nothing to
+//! do"), 1 bad input or environment, 2 usage error (clap's own), 3 a secret
+//! (`mem-index check --tier team`), 75 (`EX_TEMPFAIL`) a lock is busy, or a
+//! consolidation is not due under `--strict`.
 
 use std::path::PathBuf;
 
@@ -164,6 +166,31 @@ impl Error {
             line,
             reason: reason.into(),
         }
+    }
+}
+
+/// An error a tool stops on, knowing its exit code (as uucore's `UError`).
+///
+/// Each tool has its own enum (`mem_index::IndexError`,
+/// `mem_lock::LockError`, …) whose variants say what went wrong; the one
+/// `main` shape ([`crate::cli::main_with`]) prints it once as
+/// `mem-x: {err}` and exits with [`UError::code`].
+pub trait UError: std::error::Error + Send + Sync + Sized + 'static {
+    /// The exit code (default 1).
+    fn code(&self) -> Exit {
+        Exit::Failure
+    }
+
+    /// True when the error is a closed output pipe (`mem-x … | head`),
+    /// which exits 0 quietly. The default looks through the cause chain.
+    fn is_broken_pipe(&self) -> bool {
+        is_broken_pipe(self)
+    }
+}
+
+impl UError for Error {
+    fn code(&self) -> Exit {
+        self.exit()
     }
 }
 
