@@ -457,7 +457,7 @@ fn phases(
     let dir = &resolved.dir;
     let interrupted = || -> anyhow::Result<()> {
         if stop.load(Ordering::SeqCst) {
-            Err(Error::Msg("interrupted".into()).into())
+            Err(Error::Interrupted.into())
         } else {
             Ok(())
         }
