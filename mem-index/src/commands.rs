@@ -490,9 +490,11 @@ fn snapshot_initialize(
     mem_core::confine::write_atomic(
         local,
         &snapshot::synced_marker(local),
-        serde_json::json!({"updatedAt": updated})
-            .to_string()
-            .as_bytes(),
+        serde_json::to_string(&snapshot::SnapshotMeta {
+            updated_at: updated.clone(),
+        })
+        .expect("a string serializes")
+        .as_bytes(),
     )?;
     drop(lock);
     let text = format!("initialized {} from snapshot ({n} files)", local.display());
@@ -515,14 +517,7 @@ fn snapshot_propose(
     local: &Path,
     updated: String,
 ) -> Result<()> {
-    let seen = std::fs::read_to_string(snapshot::synced_marker(local))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| {
-            v.get("updatedAt")
-                .and_then(|u| u.as_str())
-                .map(String::from)
-        });
+    let seen = snapshot::SnapshotMeta::read(&snapshot::synced_marker(local)).map(|m| m.updated_at);
     let newer = match (&seen, mem_core::time::parse_ts(&updated)) {
         (Some(s), Some(u)) => mem_core::time::parse_ts(s).is_none_or(|s| u > s),
         _ => true,

@@ -47,7 +47,8 @@ pub const INDEX_UPDATE_BYTES: u64 = 4 << 20;
 /// The whole `MEMORY.md` at `path` as text, `None` when there is none.
 ///
 /// Errors: a file over [`INDEX_UPDATE_BYTES`] or not valid UTF-8
-/// ([`Error::Msg`] naming the file: it is left unchanged), or what
+/// ([`IndexError::IndexTooLarge`], [`IndexError::IndexNotUtf8`]: it is
+/// left unchanged), or what
 /// [`confine::read_prefix`] refuses (not a regular file, a link).
 pub fn read_index_for_update(path: &Path) -> Result<Option<String>> {
     let (bytes, more) = match confine::read_prefix(path, INDEX_UPDATE_BYTES, false) {

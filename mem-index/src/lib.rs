@@ -3,7 +3,7 @@
 //! "MEMORY.md", "Where memory lives").
 //!
 //! The binary is [`run`]; the operations other tools call in process are
-//! in [`write`] (write a batch), [`index_file`] (read, update and rebuild
+//! in [`write`](mod@write) (write a batch), [`index_file`] (read, update and rebuild
 //! `MEMORY.md`), [`retire`] (retire, restore), [`check`] (the lint),
 //! [`daily_log`] (daily logs), [`snapshot`] (agent-memory snapshots),
 //! [`team`] (the team tier) and [`merge`] (its git merge driver).

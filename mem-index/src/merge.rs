@@ -380,7 +380,7 @@ fn read_blobs(blobs: &[String]) -> Result<HashMap<String, String>> {
 /// tier (`dir`, relative to the repository root) merged as git will merge
 /// it, then [`team::render_index`] of the result.
 ///
-/// Errors: a git command that fails ([`Error::Msg`]).
+/// Errors: a git command that fails ([`IndexError::Git`]).
 pub fn merge_index_from_commits(base: &str, ours: &str, theirs: &str, dir: &str) -> Result<String> {
     let (to, ta, tb) = (
         tree_files(base, dir)?,
@@ -582,8 +582,8 @@ fn sh_quote(s: &str) -> String {
 /// config `merge.mem.name` and `merge.mem.driver` = `<exe> merge-driver %O
 /// %A %B %P` (`exe` the absolute path of this mem-index). Idempotent.
 ///
-/// Errors: [`Error::Io`] for `.gitattributes`; [`Error::Msg`] when `git
-/// config` fails (not a repository).
+/// Errors: an I/O error for `.gitattributes`; [`IndexError::Git`] when
+/// `git config` fails (not a repository).
 pub fn install(root: &Path, exe: &Path) -> Result<DriverInstalled> {
     let ga = root.join(".gitattributes");
     let old = match std::fs::read_to_string(&ga) {

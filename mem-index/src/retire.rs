@@ -84,8 +84,8 @@ pub(crate) fn retire_in(
 /// `today` and `retired_reason` in its frontmatter (an unparsable file is
 /// moved unchanged), or delete it with `purge`; then rebuild the index.
 ///
-/// Errors: [`Error::Id`] for a bad id; [`Error::Msg`] when there is no such
-/// topic; [`Error::Io`].
+/// Errors: a bad id; [`IndexError::NoSuchTopic`]; an I/O error naming the
+/// file.
 pub fn retire(
     _lock: &IndexGuard,
     dir: &Path,
@@ -122,8 +122,8 @@ pub fn retire(
 /// Bring `retired/<id>.md` back as a topic (without `retired_at` /
 /// `retired_reason`), then rebuild the index.
 ///
-/// Errors: [`Error::Msg`] when it is not retired or a topic with that id
-/// exists; a parse error of the retired file; [`Error::Io`].
+/// Errors: [`IndexError::NotRetired`], [`IndexError::TopicExists`]; an
+/// I/O error naming the file.
 pub fn restore(
     _lock: &IndexGuard,
     dir: &Path,

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use mem_core::error::Error;
 
@@ -60,14 +60,16 @@ pub fn copy_dir(from: &Path, to: &Path, mirror: bool) -> Result<usize> {
 /// folder with `snapshot.json` (`{"updatedAt": now}`). Returns the snapshot
 /// folder and the number of files written.
 ///
-/// Errors: [`Error::Msg`] when `scope_dir` is not a project-scope agent
-/// folder; [`Error::Io`].
+/// Errors: [`IndexError::NotAgentMemoryFolder`] when `scope_dir` is not a
+/// project-scope agent folder; [`Error::Io`].
 pub fn snapshot_save(scope_dir: &Path, now: &str) -> Result<(PathBuf, usize)> {
     let snap = snapshot_dir(scope_dir)
         .ok_or_else(|| IndexError::NotAgentMemoryFolder(scope_dir.to_path_buf()))?;
     std::fs::create_dir_all(&snap).map_err(|e| Error::io(&snap, e))?;
     let n = copy_dir(scope_dir, &snap, true)?;
-    let meta = json!({ "updatedAt": now });
+    let meta = SnapshotMeta {
+        updated_at: now.to_string(),
+    };
     confine::write_atomic(
         &snap,
         &snap.join("snapshot.json"),
@@ -76,11 +78,28 @@ pub fn snapshot_save(scope_dir: &Path, now: &str) -> Result<(PathBuf, usize)> {
     Ok((snap, n))
 }
 
+/// `snapshot.json` of a snapshot folder (written pretty), and the marker of
+/// the snapshot a local scope last took ([`synced_marker`], one line):
+/// `{"updatedAt": RFC 3339 UTC}`. Other keys are ignored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotMeta {
+    /// When the snapshot was saved.
+    #[serde(rename = "updatedAt")]
+    pub updated_at: String,
+}
+
+impl SnapshotMeta {
+    /// The metadata in the file at `path`; `None` when it is missing or
+    /// does not hold a string `updatedAt`.
+    pub fn read(path: &Path) -> Option<SnapshotMeta> {
+        let text = std::fs::read_to_string(path).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+}
+
 /// The `updatedAt` of a snapshot folder, if any.
 pub fn snapshot_updated_at(snap: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(snap.join("snapshot.json")).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    v.get("updatedAt")?.as_str().map(String::from)
+    SnapshotMeta::read(&snap.join("snapshot.json")).map(|m| m.updated_at)
 }
 
 /// Where a local scope remembers the snapshot it last took.

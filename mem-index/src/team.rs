@@ -412,8 +412,8 @@ pub struct Refused {
 /// written and the refusals are returned (`Ok(Err(..))`). Each file is
 /// written atomically; an existing team file with the same id is replaced.
 ///
-/// Errors: an unknown id or an unparsable personal file ([`Error::Msg`]
-/// naming it), [`Error::Io`].
+/// Errors: an unknown id ([`IndexError::NoSuchMemory`]) or an unparsable
+/// personal file, naming it; an I/O error.
 pub fn promote(
     personal: &Path,
     team: &Path,
@@ -469,8 +469,8 @@ pub fn promote(
 /// kept as it is), then removed from the team tier, whose `MEMORY.md` is
 /// rebuilt; the personal index is updated too.
 ///
-/// Errors: an unknown id or an unparsable team file ([`Error::Msg`]),
-/// [`Error::Io`].
+/// Errors: an unknown id ([`IndexError::NoSuchTeamMemory`]) or an
+/// unparsable team file; an I/O error.
 pub fn demote(
     team: &Path,
     personal: &Path,
