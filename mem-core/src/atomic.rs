@@ -93,8 +93,7 @@ pub fn sync_batch(files: &[PathBuf], dirs: &[PathBuf]) -> Result<()> {
                 .map(|part| s.spawn(move || part.iter().try_for_each(sync)))
                 .collect();
             for h in handles {
-                h.join()
-                    .map_err(|_| Error::Msg("a sync thread panicked".into()))??;
+                h.join().map_err(|_| Error::ThreadPanicked("sync"))??;
             }
             Ok::<(), Error>(())
         })?;

@@ -14,7 +14,7 @@ use clap::Args;
 use clap::builder::BoolishValueParser;
 use serde::Serialize;
 
-use crate::error::{Exit, is_broken_pipe};
+use crate::error::{Exit, UError, is_broken_pipe};
 
 /// Output format of record-printing commands (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -256,18 +256,59 @@ pub fn exit_of(err: &anyhow::Error) -> Exit {
         .map_or(Exit::Failure, crate::Error::exit)
 }
 
-/// The one `main` shape: run, print an error once as `NAME: {err:#}` on
-/// stderr, map it to its exit code; a broken pipe exits 0 quietly.
-pub fn main_with(name: &str, run: impl FnOnce() -> anyhow::Result<Exit>) -> std::process::ExitCode {
+/// What a tool's `run` fails with, as [`main_with`] reports it: a tool's
+/// own error enum ([`UError`]), or an `anyhow::Error` whose first
+/// [`crate::Error`] in its chain decides the code ([`exit_of`]).
+pub trait Failure {
+    /// The exit code.
+    fn exit_code(&self) -> Exit;
+    /// True for a closed output pipe (exit 0, nothing printed).
+    fn broken_pipe(&self) -> bool;
+    /// The message, printed once after `NAME: `.
+    fn message(&self) -> String;
+}
+
+impl<E: UError> Failure for E {
+    fn exit_code(&self) -> Exit {
+        self.code()
+    }
+    fn broken_pipe(&self) -> bool {
+        self.is_broken_pipe()
+    }
+    fn message(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Failure for anyhow::Error {
+    fn exit_code(&self) -> Exit {
+        exit_of(self)
+    }
+    fn broken_pipe(&self) -> bool {
+        self.chain().any(is_broken_pipe)
+    }
+    fn message(&self) -> String {
+        format!("{self:#}")
+    }
+}
+
+/// The one `main` shape: run, print an error once as `NAME: {message}` on
+/// stderr, map it to its exit code; a broken pipe exits 0 quietly. `run`
+/// returns the exit code of a run that did not fail: an [`Exit`], or any
+/// status (`mem-lock run` returns its command's).
+pub fn main_with<T: Into<std::process::ExitCode>, E: Failure>(
+    name: &str,
+    run: impl FnOnce() -> Result<T, E>,
+) -> std::process::ExitCode {
     catch_file_size_signal();
     match run() {
         Ok(code) => code.into(),
         Err(err) => {
-            if err.chain().any(is_broken_pipe) {
+            if err.broken_pipe() {
                 return Exit::Success.into();
             }
-            eprintln!("{name}: {err:#}");
-            exit_of(&err).into()
+            eprintln!("{name}: {}", err.message());
+            err.exit_code().into()
         }
     }
 }

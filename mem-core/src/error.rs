@@ -1,8 +1,10 @@
-//! One error type for the whole toolkit, and the exit codes it maps to.
+//! The shared library's error type, the exit codes, and [`UError`]: the
+//! trait each tool's own error enum implements to say its exit code.
 //!
-//! Exit codes (DESIGN.md "Conventions"): 0 success (also "nothing to do"),
-//! 1 bad input or environment, 2 usage error (clap's own), 75 (`EX_TEMPFAIL`)
-//! a lock is busy, or a consolidation is not due under `--strict`.
+//! Exit codes (docs/records.md "Exit codes"): 0 success (also "nothing to
+//! do"), 1 bad input or environment, 2 usage error (clap's own), 3 a secret
+//! (`mem-index check --tier team`), 75 (`EX_TEMPFAIL`) a lock is busy, or a
+//! consolidation is not due under `--strict`.
 
 use std::path::PathBuf;
 
@@ -135,6 +137,43 @@ pub enum Error {
     /// A bad environment: a setting, a variable, a missing home directory.
     #[error("{0}")]
     Env(String),
+    /// A path given as a lock file is not one (`is a directory`, `is not a
+    /// regular file (a FIFO, device or socket)`).
+    #[error("{}: {what}, not a lock file", .path.display())]
+    NotALockFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead.
+        what: &'static str,
+    },
+    /// The lock file kept changing while it was being taken.
+    #[error("{}: the lock kept changing under us; gave up", .0.display())]
+    LockRace(PathBuf),
+    /// A file changed between reading it and a consolidation's write:
+    /// another writer; nothing written.
+    #[error("{}: changed while consolidating; nothing written", .0.display())]
+    ChangedWhileConsolidating(PathBuf),
+    /// A consolidation interrupted by a signal (rolled back).
+    #[error("interrupted")]
+    Interrupted,
+    /// `undo` of a memory directory without a finished consolidation.
+    #[error("{}: no consolidation to undo", .0.display())]
+    NothingToUndo(PathBuf),
+    /// `undo`: files changed since the consolidation (without `--force`).
+    #[error("changed since the last consolidation (use --force to restore anyway): {}", .0.join(", "))]
+    ChangedSinceConsolidation(Vec<String>),
+    /// The scrub rules file does not parse, or a rule is wrong
+    /// (`scrub rules: …`, `scrub rule NAME: …`).
+    #[error("scrub rule{}: {reason}", .rule.as_ref().map_or_else(|| "s".to_string(), |r| format!(" {r}")))]
+    ScrubRules {
+        /// The rule at fault (`None`: the file).
+        rule: Option<String>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A worker thread panicked (`a sync thread panicked`).
+    #[error("a {0} thread panicked")]
+    ThreadPanicked(&'static str),
     /// Anything else that is the input's fault, already worded.
     #[error("{0}")]
     Msg(String),
@@ -164,6 +203,31 @@ impl Error {
             line,
             reason: reason.into(),
         }
+    }
+}
+
+/// An error a tool stops on, knowing its exit code (as uucore's `UError`).
+///
+/// Each tool has its own enum (`mem_index::IndexError`,
+/// `mem_lock::LockError`, …) whose variants say what went wrong; the one
+/// `main` shape ([`crate::cli::main_with`]) prints it once as
+/// `mem-x: {err}` and exits with [`UError::code`].
+pub trait UError: std::error::Error + Send + Sync + Sized + 'static {
+    /// The exit code (default 1).
+    fn code(&self) -> Exit {
+        Exit::Failure
+    }
+
+    /// True when the error is a closed output pipe (`mem-x … | head`),
+    /// which exits 0 quietly. The default looks through the cause chain.
+    fn is_broken_pipe(&self) -> bool {
+        is_broken_pipe(self)
+    }
+}
+
+impl UError for Error {
+    fn code(&self) -> Exit {
+        self.exit()
     }
 }
 
@@ -208,6 +272,37 @@ mod tests {
         assert_eq!(Error::NotDue("time".into()).exit(), Exit::TempFail);
         assert_eq!(Error::input("f", 3, "bad").exit(), Exit::Failure);
         assert_eq!(Error::input("f", 3, "bad").to_string(), "f:3: bad");
+    }
+
+    #[test]
+    fn typed_errors_keep_their_documented_words() {
+        let e = Error::NotALockFile {
+            path: "/m/.consolidate-lock".into(),
+            what: "is a directory",
+        };
+        assert_eq!(
+            e.to_string(),
+            "/m/.consolidate-lock: is a directory, not a lock file"
+        );
+        assert_eq!(e.exit(), Exit::Failure);
+        let e = Error::ScrubRules {
+            rule: None,
+            reason: "bad yaml".into(),
+        };
+        assert_eq!(e.to_string(), "scrub rules: bad yaml");
+        let e = Error::ScrubRules {
+            rule: Some("aws".into()),
+            reason: "group 3 does not exist".into(),
+        };
+        assert_eq!(e.to_string(), "scrub rule aws: group 3 does not exist");
+        assert_eq!(
+            Error::ChangedSinceConsolidation(vec!["a.md".into(), "b.md".into()]).to_string(),
+            "changed since the last consolidation (use --force to restore anyway): a.md, b.md"
+        );
+        assert_eq!(
+            Error::ThreadPanicked("sync").to_string(),
+            "a sync thread panicked"
+        );
     }
 
     #[test]

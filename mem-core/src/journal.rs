@@ -380,9 +380,9 @@ fn roll_back(dir: &Path, entries: &[Entry]) -> Result<Vec<String>> {
 /// the consolidation lock's mtime before the run (restored by undo and by
 /// recovery).
 ///
-/// Returns the journal folder. Errors: [`Error::Io`]; [`Error::Msg`] when a
-/// file changed since it was read (another writer: nothing is written), or
-/// on interruption.
+/// Returns the journal folder. Errors: [`Error::Io`];
+/// [`Error::ChangedWhileConsolidating`] when a file changed since it was
+/// read (another writer: nothing is written); [`Error::Interrupted`].
 pub fn apply(
     dir: &Path,
     changes: &[FileChange],
@@ -395,10 +395,7 @@ pub fn apply(
     for c in changes {
         let p = targets.get(c.rel)?;
         if read_opt(&p)?.as_deref() != c.before {
-            return Err(Error::Msg(format!(
-                "{}: changed while consolidating; nothing written",
-                p.display()
-            )));
+            return Err(Error::ChangedWhileConsolidating(p.to_path_buf()));
         }
     }
     // 1. The journal, durable before any data changes.
@@ -453,7 +450,7 @@ pub fn apply(
     let result = (|| -> Result<()> {
         let interrupted = || -> Result<()> {
             if stop.load(Ordering::SeqCst) {
-                Err(Error::Msg("interrupted".into()))
+                Err(Error::Interrupted)
             } else {
                 Ok(())
             }
@@ -514,16 +511,14 @@ pub struct Undone {
 /// the run wrote, unless `force`. A redacted secret is not brought back: the
 /// redacted text is.
 ///
-/// Errors: [`Error::Msg`] when there is nothing to undo or a file changed
-/// since the run (nothing is restored then); [`Error::Io`].
+/// Errors: [`Error::NothingToUndo`]; [`Error::ChangedSinceConsolidation`]
+/// when a file changed since the run (nothing is restored then);
+/// [`Error::Io`].
 pub fn undo(dir: &Path, force: bool) -> Result<Undone> {
     let Some(j) = journals(dir).into_iter().rev().find(|j| {
         j.join(DONE).exists() && !j.join(UNDONE).exists() && !j.join(ROLLED_BACK).exists()
     }) else {
-        return Err(Error::Msg(format!(
-            "{}: no consolidation to undo",
-            dir.join(JOURNAL_DIR).display()
-        )));
+        return Err(Error::NothingToUndo(dir.join(JOURNAL_DIR)));
     };
     let entries = read_manifest(&j)?;
     let mut changed = Vec::new();
@@ -535,10 +530,7 @@ pub fn undo(dir: &Path, force: bool) -> Result<Undone> {
         }
     }
     if !changed.is_empty() && !force {
-        return Err(Error::Msg(format!(
-            "changed since the last consolidation (use --force to restore anyway): {}",
-            changed.join(", ")
-        )));
+        return Err(Error::ChangedSinceConsolidation(changed));
     }
     // Same order as a rollback: what existed comes back before what the
     // run created goes; MEMORY.md is rewritten with the rest.

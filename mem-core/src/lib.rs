@@ -1,6 +1,7 @@
 //! mem-core: what every mem tool shares.
 //!
-//! - [`records`]: the JSONL records (event, memory, recall decision, plan op);
+//! - [`records`]: the JSONL records (event, memory, recall decision, plan op,
+//!   what mem-index and mem-lock print);
 //! - [`jsonl`]: the transcript line reader (reading rules) and record streams;
 //! - [`cli`]: output buffered by destination and the one `main` shape;
 //! - [`frontmatter`]: topic files (YAML frontmatter + Markdown body);

@@ -595,10 +595,7 @@ impl Lock {
             }
             return Ok(out);
         }
-        Err(Error::Msg(format!(
-            "{}: the lock kept changing under us; gave up",
-            self.path.display()
-        )))
+        Err(Error::LockRace(self.path.clone()))
     }
 
     /// A temp file in the lock's directory with `content` and `mtime`.
@@ -709,16 +706,16 @@ fn same_inode(path: &Path, file: &File) -> Result<bool> {
 fn read_seen(path: &Path, file: &File) -> Result<Seen> {
     let meta = file.metadata().map_err(|e| Error::io(path, e))?;
     if meta.is_dir() {
-        return Err(Error::Msg(format!(
-            "{}: is a directory, not a lock file",
-            path.display()
-        )));
+        return Err(Error::NotALockFile {
+            path: path.to_path_buf(),
+            what: "is a directory",
+        });
     }
     if !meta.is_file() {
-        return Err(Error::Msg(format!(
-            "{}: is not a regular file (a FIFO, device or socket), not a lock file",
-            path.display()
-        )));
+        return Err(Error::NotALockFile {
+            path: path.to_path_buf(),
+            what: "is not a regular file (a FIFO, device or socket)",
+        });
     }
     let mut bytes = Vec::new();
     file.take(READ_LIMIT)

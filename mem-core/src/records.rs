@@ -3,6 +3,19 @@
 //! Every record keeps the fields it does not know in `extra` and writes them
 //! back, so a record passed through a tool of an older version loses nothing.
 //! Optional fields that are absent are not written.
+//!
+//! What `mem-index` and `mem-lock` print is typed in [`index`] and [`lock`].
+
+pub mod index;
+pub mod lock;
+
+pub use index::{
+    DriverInstalled, Finding, FindingCode, IndexOp, Level, Limits, MoveResult, PathExplain,
+    PathInfo, TierConflict, TierMove,
+};
+pub use lock::{
+    LockAcquired, LockReleased, LockRolledBack, LockStamped, LockStatus, ReclaimKind, ReleaseResult,
+};
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

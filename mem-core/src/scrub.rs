@@ -255,11 +255,13 @@ impl Scrubber {
 
     /// Parse a rules file (YAML, see `scrub_rules.yaml`).
     ///
-    /// Errors: [`Error::Msg`] naming the YAML error or the rule whose regex
+    /// Errors: [`Error::ScrubRules`] naming the YAML error or the rule whose regex
     /// does not compile.
     pub fn parse_rules(yaml: &str) -> Result<RulesFile> {
-        let f: RulesFile =
-            serde_norway::from_str(yaml).map_err(|e| Error::Msg(format!("scrub rules: {e}")))?;
+        let f: RulesFile = serde_norway::from_str(yaml).map_err(|e| Error::ScrubRules {
+            rule: None,
+            reason: e.to_string(),
+        })?;
         for r in &f.secrets {
             compile(r)?;
         }
@@ -534,13 +536,15 @@ impl Default for Scrubber {
 }
 
 fn compile(r: &RuleSpec) -> Result<Rule> {
-    let re = Regex::new(&r.pattern)
-        .map_err(|e| Error::Msg(format!("scrub rule {}: bad pattern: {e}", r.name)))?;
+    let re = Regex::new(&r.pattern).map_err(|e| Error::ScrubRules {
+        rule: Some(r.name.clone()),
+        reason: format!("bad pattern: {e}"),
+    })?;
     if r.group >= re.captures_len() {
-        return Err(Error::Msg(format!(
-            "scrub rule {}: group {} does not exist",
-            r.name, r.group
-        )));
+        return Err(Error::ScrubRules {
+            rule: Some(r.name.clone()),
+            reason: format!("group {} does not exist", r.group),
+        });
     }
     Ok(Rule {
         spec: r.clone(),

@@ -3,7 +3,7 @@
 //! basis (source timestamp) of each memory for relative dates.
 //!
 //! Daily logs are read with mem-index's log reader
-//! ([`mem_index::extra::parse_log`]); sessions are replayed with
+//! ([`mem_index::daily_log::parse_log`]); sessions are replayed with
 //! mem-transcript's reader (the branch walk and recovery rules of
 //! `mem-transcript replay`) and extracted with mem-extract's event stream,
 //! so a session gives the same candidates here as through
@@ -84,7 +84,7 @@ pub fn logs(dir: &Path, since: Option<SystemTime>, warnings: &mut Vec<String>) -
         let day = f
             .file_stem()
             .and_then(|s| mem_core::time::parse_day(&s.to_string_lossy()));
-        let (mems, errs) = mem_index::extra::parse_log(&rel, &text);
+        let (mems, errs) = mem_index::daily_log::parse_log(&rel, &text);
         for e in errs {
             warnings.push(format!("{e}: skipped"));
         }

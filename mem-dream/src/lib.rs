@@ -457,7 +457,7 @@ fn phases(
     let dir = &resolved.dir;
     let interrupted = || -> anyhow::Result<()> {
         if stop.load(Ordering::SeqCst) {
-            Err(Error::Msg("interrupted".into()).into())
+            Err(Error::Interrupted.into())
         } else {
             Ok(())
         }
@@ -510,7 +510,7 @@ fn phases(
     }
     // The whole index, or none: lines mem did not write are kept verbatim,
     // so an index that cannot be read whole is not rewritten (the run fails).
-    let old_index = mem_index::ops::read_index_for_update(&dir.join(store::INDEX_FILE))?;
+    let old_index = mem_index::index_file::read_index_for_update(&dir.join(store::INDEX_FILE))?;
     let mut items: Vec<PlannedMemory> = Vec::with_capacity(st.topics.len());
     for (t, bytes) in st.topics.into_iter().zip(bytes) {
         let basis = gather::basis_of(&t.memory, &digests);

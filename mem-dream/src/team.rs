@@ -148,7 +148,7 @@ pub fn plan(
             format!("{}: {}: left unchanged", b.path.display(), b.error),
         );
     }
-    let old_index = mem_index::ops::read_index_for_update(&dir.join(store::INDEX_FILE))?;
+    let old_index = mem_index::index_file::read_index_for_update(&dir.join(store::INDEX_FILE))?;
     let mut items: Vec<PlannedMemory> = Vec::with_capacity(st.topics.len());
     for t in st.topics {
         let bytes =

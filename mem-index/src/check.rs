@@ -17,50 +17,16 @@
 use std::collections::HashSet;
 use std::path::Path;
 
+use crate::error::Result;
 use chrono::NaiveDate;
-use serde::Serialize;
-use serde_json::{Map, Value};
-
-use mem_core::error::Result;
 use mem_core::frontmatter;
 use mem_core::index_md::{self, MAX_BYTES, MAX_LINE_CHARS, MAX_LINES};
+use mem_core::records::{Finding, FindingCode, Level, Limits, TierConflict};
 use mem_core::scrub::Scrubber;
 use mem_core::store;
 
-/// One finding of `check`.
-#[derive(Debug, Clone, Serialize)]
-pub struct Finding {
-    /// `error`, `warning` or `info`.
-    pub level: &'static str,
-    /// What kind of finding (see module docs).
-    pub code: &'static str,
-    /// The file concerned (a name inside the memory directory).
-    pub file: String,
-    /// 1-based line, when it is about one line.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
-    /// What is wrong, worded.
-    pub message: String,
-    /// More fields (limits and counts).
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-fn f(
-    level: &'static str,
-    code: &'static str,
-    file: &str,
-    line: Option<usize>,
-    message: String,
-) -> Finding {
-    Finding {
-        level,
-        code,
-        file: file.to_string(),
-        line,
-        message,
-        extra: Map::new(),
-    }
+fn f(level: Level, code: FindingCode, file: &str, line: Option<usize>, message: String) -> Finding {
+    Finding::new(level, code, file, message).at(line)
 }
 
 /// Lint `dir` on `today` with the file limit `max_files` (0 = unlimited).
@@ -71,8 +37,8 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
     let mut out = Vec::new();
     if mem_core::journal::needs_recovery(dir) {
         out.push(f(
-            "error",
-            "unfinished",
+            Level::Error,
+            FindingCode::Unfinished,
             mem_core::journal::JOURNAL_DIR,
             None,
             "a consolidation or `mem-index write` batch was killed before it finished (run `mem-index check --repair`; the next `mem-dream` or `mem-index write` also recovers it)".into(),
@@ -80,8 +46,8 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
     }
     for b in &st.broken {
         out.push(f(
-            "error",
-            "parse",
+            Level::Error,
+            FindingCode::Parse,
             &format!("{}.md", b.id),
             b.line(),
             match &b.error {
@@ -98,7 +64,13 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
             continue;
         };
         for note in frontmatter::lenient_notes(&text) {
-            out.push(f("warning", "lenient", &format!("{}.md", t.id), None, note));
+            out.push(f(
+                Level::Warning,
+                FindingCode::Lenient,
+                &format!("{}.md", t.id),
+                None,
+                note,
+            ));
         }
     }
     for b in &st.bad_names {
@@ -108,8 +80,8 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         out.push(f(
-            "warning",
-            "bad-name",
+            Level::Warning,
+            FindingCode::BadName,
             &name,
             None,
             format!("not a valid topic id: {}", b.error),
@@ -134,8 +106,8 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
         // lines that are not entries (headings, notes) are the person's.
         if entry.is_some() && l.chars().count() >= MAX_LINE_CHARS {
             out.push(f(
-                "warning",
-                "long-line",
+                Level::Warning,
+                FindingCode::LongLine,
                 idx,
                 Some(no),
                 format!(
@@ -159,8 +131,8 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
                         Err(_) => "which does not exist",
                     };
                     out.push(f(
-                        "error",
-                        "missing-file",
+                        Level::Error,
+                        FindingCode::MissingFile,
                         idx,
                         Some(no),
                         format!("index line points to {}, {what}", p.file),
@@ -191,16 +163,16 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
         }
         if !warned.is_empty() {
             out.push(f(
-                "warning",
-                "not-indexed",
+                Level::Warning,
+                FindingCode::NotIndexed,
                 &format!("{id}.md"),
                 None,
                 "left out of MEMORY.md by its limits (see its WARNING line)".into(),
             ));
         } else {
             out.push(f(
-                "error",
-                "not-indexed",
+                Level::Error,
+                FindingCode::NotIndexed,
                 &format!("{id}.md"),
                 None,
                 "topic file has no line in MEMORY.md (run `mem-index reindex`)".into(),
@@ -212,8 +184,8 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
     let files = st.file_count();
     if lines > MAX_LINES {
         out.push(f(
-            "error",
-            "limit-lines",
+            Level::Error,
+            FindingCode::LimitLines,
             idx,
             None,
             format!("{lines} lines, over {MAX_LINES}"),
@@ -221,8 +193,8 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
     }
     if bytes > MAX_BYTES {
         out.push(f(
-            "error",
-            "limit-bytes",
+            Level::Error,
+            FindingCode::LimitBytes,
             idx,
             None,
             format!("{bytes} bytes, over {MAX_BYTES}"),
@@ -230,8 +202,8 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
     }
     if max_files > 0 && files > max_files {
         out.push(f(
-            "error",
-            "limit-files",
+            Level::Error,
+            FindingCode::LimitFiles,
             ".",
             None,
             format!("{files} topic files, over {max_files}"),
@@ -239,8 +211,8 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
     }
     let pct = |a: usize, b: usize| (a * 100).checked_div(b).unwrap_or(0);
     let mut lim = f(
-        "info",
-        "limits",
+        Level::Info,
+        FindingCode::Limits,
         idx,
         None,
         format!(
@@ -259,12 +231,14 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
             }
         ),
     );
-    lim.extra.insert("lines".into(), lines.into());
-    lim.extra.insert("max_lines".into(), MAX_LINES.into());
-    lim.extra.insert("bytes".into(), bytes.into());
-    lim.extra.insert("max_bytes".into(), MAX_BYTES.into());
-    lim.extra.insert("files".into(), files.into());
-    lim.extra.insert("max_files".into(), max_files.into());
+    lim.limits = Some(Limits {
+        lines,
+        max_lines: MAX_LINES,
+        bytes,
+        max_bytes: MAX_BYTES,
+        files,
+        max_files,
+    });
     out.push(lim);
     let scrubber = Scrubber::new(None);
     for t in &st.topics {
@@ -274,8 +248,8 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
             }
             let kinds: Vec<String> = ff.findings.iter().map(|x| x.kind.to_string()).collect();
             out.push(f(
-                "error",
-                "sensitive",
+                Level::Error,
+                FindingCode::Sensitive,
                 &format!("{}.md", t.id),
                 None,
                 format!("field `{}` carries {}", ff.field, kinds.join(", ")),
@@ -283,8 +257,8 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
         }
         if t.memory.is_expired(today) && indexed.contains(&t.id) {
             out.push(f(
-                "warning",
-                "expired-indexed",
+                Level::Warning,
+                FindingCode::ExpiredIndexed,
                 &format!("{}.md", t.id),
                 None,
                 format!(
@@ -341,17 +315,16 @@ pub fn tier_conflicts(personal_dir: &Path, team_dir: &Path, today: NaiveDate) ->
             continue;
         }
         let mut w = f(
-            "warning",
-            "tier-conflict",
+            Level::Warning,
+            FindingCode::TierConflict,
             &format!("{}.md", c.personal_id),
             None,
             c.describe(),
         );
-        w.extra.insert(
-            "team_file".into(),
-            format!("{}/{}.md", mem_core::memdir::TEAM_DIR, c.team_id).into(),
-        );
-        w.extra.insert("conflict".into(), c.kind.as_str().into());
+        w.conflict = Some(TierConflict {
+            team_file: format!("{}/{}.md", mem_core::memdir::TEAM_DIR, c.team_id),
+            conflict: c.kind.as_str().into(),
+        });
         out.push(w);
     }
     out

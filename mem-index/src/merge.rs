@@ -23,9 +23,12 @@ use std::time::SystemTime;
 
 use serde_json::{Map, Value};
 
-use mem_core::error::{Error, Result};
+use mem_core::error::Error;
+
+use crate::error::{IndexError, Result};
 use mem_core::frontmatter;
 use mem_core::index_md;
+use mem_core::records::DriverInstalled;
 use mem_core::records::Memory;
 use mem_core::store::{self, Broken, Store, Topic};
 
@@ -312,12 +315,12 @@ fn tree_files(commit: &str, dir: &str) -> Result<BTreeMap<String, String>> {
     let out = Command::new("git")
         .args(["ls-tree", "-z", commit, "--", &format!("{dir}/")])
         .output()
-        .map_err(|e| Error::Msg(format!("git ls-tree: {e}")))?;
+        .map_err(|e| IndexError::git("ls-tree", e))?;
     if !out.status.success() {
-        return Err(Error::Msg(format!(
-            "git ls-tree {commit}: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
+        return Err(IndexError::git(
+            format!("ls-tree {commit}"),
+            String::from_utf8_lossy(&out.stderr).trim(),
+        ));
     }
     let mut m = BTreeMap::new();
     for rec in out.stdout.split(|&c| c == 0) {
@@ -345,7 +348,7 @@ fn read_blobs(blobs: &[String]) -> Result<HashMap<String, String>> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .map_err(|e| Error::Msg(format!("git cat-file: {e}")))?;
+        .map_err(|e| IndexError::git("cat-file", e))?;
     let mut sin = child.stdin.take().expect("stdin");
     let list: String = blobs.iter().map(|b| format!("{b}\n")).collect();
     let feeder = std::thread::spawn(move || {
@@ -356,15 +359,15 @@ fn read_blobs(blobs: &[String]) -> Result<HashMap<String, String>> {
     for b in blobs {
         let mut head = String::new();
         rd.read_line(&mut head)
-            .map_err(|e| Error::Msg(format!("git cat-file: {e}")))?;
+            .map_err(|e| IndexError::git("cat-file", e))?;
         let size: usize = head
             .split_whitespace()
             .nth(2)
             .and_then(|s| s.parse().ok())
-            .ok_or_else(|| Error::Msg(format!("git cat-file: {b}: {}", head.trim())))?;
+            .ok_or_else(|| IndexError::git("cat-file", format!("{b}: {}", head.trim())))?;
         let mut buf = vec![0; size + 1];
         rd.read_exact(&mut buf)
-            .map_err(|e| Error::Msg(format!("git cat-file: {e}")))?;
+            .map_err(|e| IndexError::git("cat-file", e))?;
         buf.pop();
         out.insert(b.clone(), String::from_utf8_lossy(&buf).into_owned());
     }
@@ -377,7 +380,7 @@ fn read_blobs(blobs: &[String]) -> Result<HashMap<String, String>> {
 /// tier (`dir`, relative to the repository root) merged as git will merge
 /// it, then [`team::render_index`] of the result.
 ///
-/// Errors: a git command that fails ([`Error::Msg`]).
+/// Errors: a git command that fails ([`IndexError::Git`]).
 pub fn merge_index_from_commits(base: &str, ours: &str, theirs: &str, dir: &str) -> Result<String> {
     let (to, ta, tb) = (
         tree_files(base, dir)?,
@@ -573,33 +576,20 @@ fn sh_quote(s: &str) -> String {
     }
 }
 
-/// What [`install`] changed (`true`) or found already in place (`false`).
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Installed {
-    /// The `.gitattributes` file.
-    pub gitattributes: String,
-    /// Whether the line was added.
-    pub gitattributes_added: bool,
-    /// The command set as `merge.mem.driver`.
-    pub driver: String,
-    /// Whether the git config changed.
-    pub config_changed: bool,
-}
-
 /// Install the driver in the repository at `root`: the line
 /// [`GITATTRIBUTES_LINE`] in `<root>/.gitattributes` (added once, every
 /// other line kept; written atomically), and in the repository's local git
 /// config `merge.mem.name` and `merge.mem.driver` = `<exe> merge-driver %O
 /// %A %B %P` (`exe` the absolute path of this mem-index). Idempotent.
 ///
-/// Errors: [`Error::Io`] for `.gitattributes`; [`Error::Msg`] when `git
-/// config` fails (not a repository).
-pub fn install(root: &Path, exe: &Path) -> Result<Installed> {
+/// Errors: an I/O error for `.gitattributes`; [`IndexError::Git`] when
+/// `git config` fails (not a repository).
+pub fn install(root: &Path, exe: &Path) -> Result<DriverInstalled> {
     let ga = root.join(".gitattributes");
     let old = match std::fs::read_to_string(&ga) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(Error::io(&ga, e)),
+        Err(e) => return Err(IndexError::io(&ga, e)),
     };
     let has = old.lines().any(|l| l.trim() == GITATTRIBUTES_LINE);
     if !has {
@@ -640,17 +630,16 @@ pub fn install(root: &Path, exe: &Path) -> Result<Installed> {
             .arg(root)
             .args(["config", "--local", k, v])
             .output()
-            .map_err(|e| Error::Msg(format!("git config: {e}")))?;
+            .map_err(|e| IndexError::git("config", e))?;
         if !st.status.success() {
-            return Err(Error::Msg(format!(
-                "git config {k} in {}: {}",
-                root.display(),
-                String::from_utf8_lossy(&st.stderr).trim()
-            )));
+            return Err(IndexError::git(
+                format!("config {k} in {}", root.display()),
+                String::from_utf8_lossy(&st.stderr).trim(),
+            ));
         }
         changed = true;
     }
-    Ok(Installed {
+    Ok(DriverInstalled {
         gitattributes: ga.display().to_string(),
         gitattributes_added: !has,
         driver,

@@ -20,7 +20,9 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use mem_core::confine;
-use mem_core::error::{Error, Result};
+use mem_core::error::Error;
+
+use crate::error::{IndexError, Result};
 use mem_core::frontmatter;
 use mem_core::index_md::{self, Rendered};
 use mem_core::memdir;
@@ -28,7 +30,7 @@ use mem_core::records::{Memory, Trust};
 use mem_core::scrub::{self, FindingKind, Scrubber};
 use mem_core::store::{self, IndexGuard, Store};
 
-use crate::check::Finding;
+use mem_core::records::{Finding, FindingCode, Level, MoveResult, TierMove};
 
 /// What replaces evidence that points at private transcripts.
 pub const NOT_SHARED: &str = "not shared";
@@ -395,23 +397,6 @@ pub fn for_team_with(
     Ok((out, notes))
 }
 
-/// What [`promote`] or [`demote`] did with one memory.
-#[derive(Debug, Clone, Serialize)]
-pub struct Moved {
-    /// `promote` or `demote`.
-    pub op: &'static str,
-    /// The memory's id.
-    pub id: String,
-    /// The file written (or kept).
-    pub path: String,
-    /// `create`, `update`, `unchanged`, or for `demote` `kept` (the
-    /// personal directory already had that memory: it stays as it is).
-    pub result: &'static str,
-    /// What was dropped or changed on the way.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
-
 /// Why a promotion was refused: one memory and its refusals.
 #[derive(Debug, Clone)]
 pub struct Refused {
@@ -427,23 +412,21 @@ pub struct Refused {
 /// written and the refusals are returned (`Ok(Err(..))`). Each file is
 /// written atomically; an existing team file with the same id is replaced.
 ///
-/// Errors: an unknown id or an unparsable personal file ([`Error::Msg`]
-/// naming it), [`Error::Io`].
+/// Errors: an unknown id ([`IndexError::NoSuchMemory`]) or an unparsable
+/// personal file, naming it; an I/O error.
 pub fn promote(
     personal: &Path,
     team: &Path,
     root: &Path,
     ids: &[String],
-) -> Result<std::result::Result<Vec<Moved>, Vec<Refused>>> {
+) -> Result<std::result::Result<Vec<TierMove>, Vec<Refused>>> {
     let mut ready = Vec::new();
     let mut refused = Vec::new();
     let (plain, local) = (Scrubber::new(None), Scrubber::new(Some(root)));
     for id in ids {
-        let t = store::read_one(personal, id)?.ok_or_else(|| {
-            Error::Msg(format!(
-                "{}: no such memory",
-                personal.join(format!("{id}.md")).display()
-            ))
+        let t = store::read_one(personal, id)?.ok_or_else(|| IndexError::NoSuchMemory {
+            path: personal.join(format!("{id}.md")),
+            near: Vec::new(),
         })?;
         match for_team_with(&t.memory, &plain, &local) {
             Ok((m, notes)) => ready.push((id.clone(), m, notes)),
@@ -465,14 +448,13 @@ pub fn promote(
         let text = frontmatter::render(&m);
         let existed = path.exists();
         let changed = confine::write_if_changed(team, &path, text.as_bytes())?;
-        done.push(Moved {
-            op: "promote",
+        done.push(TierMove {
             id,
             path: path.display().to_string(),
             result: match (existed, changed) {
-                (false, _) => "create",
-                (true, true) => "update",
-                (true, false) => "unchanged",
+                (false, _) => MoveResult::Create,
+                (true, true) => MoveResult::Update,
+                (true, false) => MoveResult::Unchanged,
             },
             notes,
         });
@@ -487,22 +469,18 @@ pub fn promote(
 /// kept as it is), then removed from the team tier, whose `MEMORY.md` is
 /// rebuilt; the personal index is updated too.
 ///
-/// Errors: an unknown id or an unparsable team file ([`Error::Msg`]),
-/// [`Error::Io`].
+/// Errors: an unknown id ([`IndexError::NoSuchTeamMemory`]) or an
+/// unparsable team file; an I/O error.
 pub fn demote(
     team: &Path,
     personal: &Path,
     ids: &[String],
     today: NaiveDate,
-) -> Result<Vec<Moved>> {
+) -> Result<Vec<TierMove>> {
     let mut found = Vec::new();
     for id in ids {
-        let t = store::read_one(team, id)?.ok_or_else(|| {
-            Error::Msg(format!(
-                "{}: no such memory in the team tier",
-                team.join(format!("{id}.md")).display()
-            ))
-        })?;
+        let t = store::read_one(team, id)?
+            .ok_or_else(|| IndexError::NoSuchTeamMemory(team.join(format!("{id}.md"))))?;
         found.push(t);
     }
     std::fs::create_dir_all(personal).map_err(|e| Error::io(personal, e))?;
@@ -511,23 +489,22 @@ pub fn demote(
     for t in &found {
         let path = mem_core::id::safe_join(personal, &t.id, ".md")?;
         let result = if path.exists() {
-            "kept"
+            MoveResult::Kept
         } else {
             let mut m = t.memory.clone();
             m.id = None;
             m.hash = None;
             confine::write_atomic(personal, &path, frontmatter::render(&m).as_bytes())?;
-            "create"
+            MoveResult::Create
         };
-        done.push(Moved {
-            op: "demote",
+        done.push(TierMove {
             id: t.id.clone(),
             path: path.display().to_string(),
             result,
             notes: Vec::new(),
         });
     }
-    crate::ops::reindex(&plock, personal, today)?;
+    crate::index_file::reindex(&plock, personal, today)?;
     drop(plock);
     let tlock = store::lock_index(team)?;
     for t in &found {
@@ -537,15 +514,8 @@ pub fn demote(
     Ok(done)
 }
 
-fn finding(level: &'static str, code: &'static str, file: &str, message: String) -> Finding {
-    Finding {
-        level,
-        code,
-        file: file.to_string(),
-        line: None,
-        message,
-        extra: serde_json::Map::new(),
-    }
+fn finding(level: Level, code: FindingCode, file: &str, message: String) -> Finding {
+    Finding::new(level, code, file, message)
 }
 
 /// True when `text` has a line git writes for a conflict (`<<<<<<< `,
@@ -574,7 +544,7 @@ pub fn has_git_markers(text: &str) -> bool {
 pub fn check_team(dir: &Path, today: NaiveDate) -> Result<Vec<Finding>> {
     let mut out: Vec<Finding> = crate::check::check(dir, today, 0)?
         .into_iter()
-        .filter(|f| f.code != "sensitive" && f.code != "expired-indexed")
+        .filter(|f| f.code != FindingCode::Sensitive && f.code != FindingCode::ExpiredIndexed)
         .collect();
     let st = store::load(dir)?;
     let scrubber = Scrubber::new(None);
@@ -582,12 +552,17 @@ pub fn check_team(dir: &Path, today: NaiveDate) -> Result<Vec<Finding>> {
     for t in &st.topics {
         let file = format!("{}.md", t.id);
         for r in hard_scan(&scrubber, &t.memory) {
-            out.push(finding("error", "sensitive", &file, r.to_string()));
+            out.push(finding(
+                Level::Error,
+                FindingCode::Sensitive,
+                &file,
+                r.to_string(),
+            ));
         }
         if t.memory.is_expired(today) {
             out.push(finding(
-                "warning",
-                "expired",
+                Level::Warning,
+                FindingCode::Expired,
                 &file,
                 format!(
                     "expired {} (retire it: `mem-index demote {}`, or remove the file)",
@@ -602,8 +577,8 @@ pub fn check_team(dir: &Path, today: NaiveDate) -> Result<Vec<Finding>> {
             .is_some_and(|b| b.contains(CONFLICT_START))
         {
             out.push(finding(
-                "warning",
-                "merge-conflict",
+                Level::Warning,
+                FindingCode::MergeConflict,
                 &file,
                 "the body holds both versions of a merge: keep one and delete the other and the mem lines".into(),
             ));
@@ -621,8 +596,8 @@ pub fn check_team(dir: &Path, today: NaiveDate) -> Result<Vec<Finding>> {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             out.push(finding(
-                "error",
-                "conflict-markers",
+                Level::Error,
+                FindingCode::ConflictMarkers,
                 &name,
                 "holds git conflict markers (resolve the merge; install the merge driver: `mem-index merge-driver --install`)".into(),
             ));
@@ -636,8 +611,8 @@ pub fn check_team(dir: &Path, today: NaiveDate) -> Result<Vec<Finding>> {
     };
     if drift {
         out.push(finding(
-            "error",
-            "index-drift",
+            Level::Error,
+            FindingCode::IndexDrift,
             store::INDEX_FILE,
             "MEMORY.md is not the index of the topic files (run `mem-index reindex --tier team` and commit it)".into(),
         ));
@@ -719,8 +694,8 @@ mod tests {
             check_team(d, today)
                 .unwrap()
                 .into_iter()
-                .filter(|f| f.level != "info")
-                .map(|f| (f.level, f.code))
+                .filter(|f| f.level != Level::Info)
+                .map(|f| (f.level.as_str(), f.code.as_str()))
                 .collect()
         };
         // no MEMORY.md yet: drift (and the file has no line)

@@ -837,7 +837,7 @@ fn daily_log_appends_by_day() {
     let f2 = dir.join("logs/2026/07/2026-07-13.md");
     let t1 = std::fs::read_to_string(&f1).unwrap();
     assert!(t1.ends_with('\n'));
-    let (ms, errs) = mem_index::extra::parse_log("x", &t1);
+    let (ms, errs) = mem_index::daily_log::parse_log("x", &t1);
     assert!(errs.is_empty(), "{errs:?}");
     assert_eq!(ms.len(), 2);
     assert_eq!(ms[0].body.as_deref(), Some("x --> y"));

@@ -27,15 +27,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, SystemTime};
 
-use anyhow::Context;
 use chrono::{DateTime, Utc};
 use clap::{Args, Parser, Subcommand};
 use mem_core::Exit;
 use mem_core::cli::{Format, Output, OutputArgs, warn};
 use mem_core::lock::{
-    Acquired, Content, DEFAULT_STALE_AFTER, Finish, Finished, LOCK_FILE, Lock, LockState, Released,
+    Acquired, Content, DEFAULT_STALE_AFTER, Finish, Finished, LOCK_FILE, Lock, LockState, Reclaim,
+    Released,
 };
-use serde_json::json;
+use mem_core::records::{
+    LockAcquired, LockReleased, LockRolledBack, LockStamped, LockStatus, ReclaimKind, ReleaseResult,
+};
+use serde::Serialize;
 
 const NAME: &str = "mem-lock";
 
@@ -254,18 +257,25 @@ pub fn fmt_time(t: SystemTime) -> String {
     mem_core::time::fmt_ts(DateTime::<Utc>::from(t))
 }
 
-fn fmt_opt(t: Option<SystemTime>) -> serde_json::Value {
-    t.map_or(serde_json::Value::Null, |t| json!(fmt_time(t)))
+fn fmt_opt(t: Option<SystemTime>) -> Option<String> {
+    t.map(fmt_time)
 }
 
-fn content_json(c: &Content) -> serde_json::Value {
+/// A lock's content as printed: `"0"`, a PID, `""`, the garbage, or
+/// `None` when there is no file.
+pub fn content_text(c: &Content) -> Option<String> {
     match c {
-        Content::Missing => serde_json::Value::Null,
-        Content::Free => json!("0"),
-        Content::Pid(p) => json!(p.to_string()),
-        Content::Empty => json!(""),
-        Content::Garbage(g) => json!(g),
+        Content::Missing => None,
+        Content::Free => Some("0".into()),
+        Content::Pid(p) => Some(p.to_string()),
+        Content::Empty => Some(String::new()),
+        Content::Garbage(g) => Some(g.clone()),
     }
+}
+
+/// A lock's content as JSON (for messages): `"4242"`, or `null`.
+fn content_json(c: &Content) -> String {
+    serde_json::to_string(&content_text(c)).expect("a string serializes")
 }
 
 fn ago(d: Duration) -> String {
@@ -278,21 +288,21 @@ fn ago(d: Duration) -> String {
     }
 }
 
-/// The JSON record of a status.
-pub fn status_json(st: &LockState, stale_after: Duration) -> serde_json::Value {
-    json!({
-        "path": st.path.display().to_string(),
-        "exists": st.exists,
-        "content": content_json(&st.content),
-        "pid": st.pid,
-        "alive": st.alive,
-        "mtime": fmt_opt(st.mtime),
-        "age_secs": st.age.map(|a| a.as_secs()),
-        "stale": st.stale,
-        "stale_after_secs": stale_after.as_secs(),
-        "corrupt": st.corrupt,
-        "busy": st.busy(),
-    })
+/// The record of a status.
+pub fn status_record(st: &LockState, stale_after: Duration) -> LockStatus {
+    LockStatus {
+        path: st.path.display().to_string(),
+        exists: st.exists,
+        content: content_text(&st.content),
+        pid: st.pid,
+        alive: st.alive,
+        mtime: fmt_opt(st.mtime),
+        age_secs: st.age.map(|a| a.as_secs()),
+        stale: st.stale,
+        stale_after_secs: stale_after.as_secs(),
+        corrupt: st.corrupt,
+        busy: st.busy(),
+    }
 }
 
 /// One line for people describing a status.
@@ -321,17 +331,99 @@ pub fn status_text(st: &LockState) -> String {
     }
 }
 
-/// The JSON record of an acquire.
-pub fn acquired_json(a: &Acquired) -> serde_json::Value {
-    json!({
-        "path": a.path.display().to_string(),
-        "pid": a.pid,
-        "mtime": fmt_time(a.mtime),
-        "previous_mtime": fmt_opt(a.previous_mtime),
-        "previous_content": content_json(&a.previous),
-        "reclaimed": a.reclaimed.as_ref().map(|r| r.kind()),
-        "warnings": a.warnings,
-    })
+/// The record of an acquire.
+pub fn acquired_record(a: &Acquired) -> LockAcquired {
+    LockAcquired {
+        path: a.path.display().to_string(),
+        pid: a.pid,
+        mtime: fmt_time(a.mtime),
+        previous_mtime: fmt_opt(a.previous_mtime),
+        previous_content: content_text(&a.previous),
+        reclaimed: a.reclaimed.as_ref().map(|r| match r {
+            Reclaim::DeadHolder(_) => ReclaimKind::DeadPid,
+            Reclaim::StaleHolder { .. } => ReclaimKind::Stale,
+            Reclaim::Empty => ReclaimKind::Empty,
+            Reclaim::Garbage(_) => ReclaimKind::Garbage,
+        }),
+        warnings: a.warnings.clone(),
+    }
+}
+
+/// What stops a `mem-lock` command, and its exit code
+/// ([`LockError::code`]): 75 for a busy lock, 1 for everything else.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// An error of the lock protocol: I/O naming the lock file, a busy lock
+    /// (exit 75).
+    #[error(transparent)]
+    Core(#[from] mem_core::Error),
+    /// Writing the output failed (a closed pipe exits 0 quietly).
+    #[error(transparent)]
+    Output(#[from] std::io::Error),
+    /// Neither LOCK nor `--memory-dir` was given.
+    #[error("no lock: give LOCK or --memory-dir DIR (env MEM_MEMORY_DIR)")]
+    NoLock,
+    /// `acquire` without `--pid` in a process without a parent.
+    #[error("no parent process to hold the lock for: give --pid")]
+    NoParent,
+    /// `run` without a command.
+    #[error("run: no command given")]
+    NoCommand,
+    /// `run`: the signal handlers could not be installed (nothing run).
+    #[error("cannot install signal handlers: {0}")]
+    Signals(std::io::Error),
+    /// `run`: waiting for the command failed.
+    #[error("waiting for {program}: {err}")]
+    Wait {
+        /// The command.
+        program: String,
+        /// Why.
+        err: std::io::Error,
+    },
+}
+
+impl LockError {
+    /// The exit code: 75 for a busy lock, 1 otherwise.
+    pub fn code(&self) -> Exit {
+        match self {
+            LockError::Core(e) => e.exit(),
+            _ => Exit::Failure,
+        }
+    }
+}
+
+impl mem_core::error::UError for LockError {
+    fn code(&self) -> Exit {
+        LockError::code(self)
+    }
+
+    fn is_broken_pipe(&self) -> bool {
+        match self {
+            LockError::Output(e) => e.kind() == std::io::ErrorKind::BrokenPipe,
+            LockError::Core(e) => mem_core::error::is_broken_pipe(e),
+            _ => false,
+        }
+    }
+}
+
+/// How a `mem-lock` run that did not fail ends: its own exit code, or
+/// (`run`) the command's status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// mem-lock's own code.
+    Exit(Exit),
+    /// The status of the command `run` ran (128+N for signal N; 126 / 127
+    /// when it can't be executed / is not found).
+    Command(u8),
+}
+
+impl From<Status> for std::process::ExitCode {
+    fn from(s: Status) -> Self {
+        match s {
+            Status::Exit(e) => e.into(),
+            Status::Command(c) => c.into(),
+        }
+    }
 }
 
 struct Ctx {
@@ -341,54 +433,52 @@ struct Ctx {
 }
 
 impl Ctx {
-    fn lock(&self, lock: Option<PathBuf>) -> anyhow::Result<Lock> {
+    fn lock(&self, lock: Option<PathBuf>) -> Result<Lock, LockError> {
         match (lock, &self.memory_dir) {
             (Some(p), _) => Ok(Lock::new(p)),
             (None, Some(d)) => Ok(Lock::new(d.join(LOCK_FILE))),
-            (None, None) => Err(mem_core::Error::Env(
-                "no lock: give LOCK or --memory-dir DIR (env MEM_MEMORY_DIR)".into(),
-            )
-            .into()),
+            (None, None) => Err(LockError::NoLock),
         }
     }
 
-    fn emit(&mut self, text: Option<String>, rec: serde_json::Value) -> anyhow::Result<()> {
+    fn emit<T: Serialize>(&mut self, text: Option<String>, rec: &T) -> std::io::Result<()> {
         match self.format {
-            Format::Jsonl => self.out.record(&rec)?,
-            Format::Text => {
-                if let Some(t) = text {
-                    self.out.line(&t)?;
-                }
-            }
+            Format::Jsonl => self.out.record(rec),
+            Format::Text => match text {
+                Some(t) => self.out.line(&t),
+                None => Ok(()),
+            },
         }
-        Ok(())
     }
 }
 
-/// Parse the command line and run. `status` receives the command's exit
-/// status for `run` (which `main` returns instead of the [`Exit`]).
+/// Parse the command line and run.
 ///
-/// Errors: [`mem_core::Error`] variants (exit 1, or 75 when busy).
-pub fn run(status: &mut Option<u8>) -> anyhow::Result<Exit> {
+/// Errors: [`LockError`] (exit 1, or 75 when busy).
+pub fn run() -> Result<Status, LockError> {
     let cli = Cli::parse();
-    run_cli(cli, status)
+    run_cli(cli)
 }
 
 /// Run a parsed command line: see [`run`].
 ///
-/// Errors: [`mem_core::Error`] variants (exit 1, or 75 when busy).
-pub fn run_cli(cli: Cli, status: &mut Option<u8>) -> anyhow::Result<Exit> {
+/// Errors: [`LockError`] (exit 1, or 75 when busy).
+pub fn run_cli(cli: Cli) -> Result<Status, LockError> {
     let format = cli.global.output.format();
     let mut ctx = Ctx {
         out: cli.global.output.stdout(),
         format,
         memory_dir: cli.global.memory_dir,
     };
-    match cli.cmd {
+    let status = match cli.cmd {
         Cmd::Status { lock, stale } => {
             let lock = ctx.lock(lock)?;
             let st = lock.status(stale.stale_after)?;
-            ctx.emit(Some(status_text(&st)), status_json(&st, stale.stale_after))?;
+            ctx.emit(
+                Some(status_text(&st)),
+                &status_record(&st, stale.stale_after),
+            )?;
+            Status::Exit(Exit::Success)
         }
         Cmd::Acquire { lock, stale, pid } => {
             let lock = ctx.lock(lock)?;
@@ -401,7 +491,8 @@ pub fn run_cli(cli: Cli, status: &mut Option<u8>) -> anyhow::Result<Exit> {
                 warn(NAME, w);
             }
             let text = a.previous_mtime.map_or_else(|| "never".into(), fmt_time);
-            ctx.emit(Some(text), acquired_json(&a))?;
+            ctx.emit(Some(text), &acquired_record(&a))?;
+            Status::Exit(Exit::Success)
         }
         Cmd::Release { lock, pid } => {
             let lock = ctx.lock(lock)?;
@@ -410,10 +501,10 @@ pub fn run_cli(cli: Cli, status: &mut Option<u8>) -> anyhow::Result<Exit> {
                 None => lock.release()?,
             };
             let (result, holder) = match &r {
-                Released::Released => ("released", None),
-                Released::AlreadyFree => ("already_free", None),
-                Released::Missing => ("missing", None),
-                Released::NotHolder(c) => ("not_holder", Some(content_json(c))),
+                Released::Released => (ReleaseResult::Released, None),
+                Released::AlreadyFree => (ReleaseResult::AlreadyFree, None),
+                Released::Missing => (ReleaseResult::Missing, None),
+                Released::NotHolder(c) => (ReleaseResult::NotHolder, content_text(c)),
             };
             if let Released::NotHolder(c) = &r {
                 warn(
@@ -426,26 +517,34 @@ pub fn run_cli(cli: Cli, status: &mut Option<u8>) -> anyhow::Result<Exit> {
                     ),
                 );
             }
-            ctx.emit(
-                None,
-                json!({"path": lock.path().display().to_string(), "result": result, "holder": holder}),
-            )?;
+            let rec = LockReleased {
+                path: lock.path().display().to_string(),
+                result,
+                holder,
+            };
+            ctx.emit(None, &rec)?;
+            Status::Exit(Exit::Success)
         }
         Cmd::Stamp { lock, at } => {
             let lock = ctx.lock(lock)?;
             let t = lock.stamp(at)?;
-            ctx.emit(
-                Some(fmt_time(t)),
-                json!({"path": lock.path().display().to_string(), "mtime": fmt_time(t)}),
-            )?;
+            let rec = LockStamped {
+                path: lock.path().display().to_string(),
+                mtime: fmt_time(t),
+            };
+            ctx.emit(Some(fmt_time(t)), &rec)?;
+            Status::Exit(Exit::Success)
         }
         Cmd::Rollback { lock, to } => {
             let lock = ctx.lock(lock)?;
             lock.rollback(to.0)?;
-            ctx.emit(
-                None,
-                json!({"path": lock.path().display().to_string(), "mtime": fmt_opt(to.0), "removed": to.0.is_none()}),
-            )?;
+            let rec = LockRolledBack {
+                path: lock.path().display().to_string(),
+                mtime: fmt_opt(to.0),
+                removed: to.0.is_none(),
+            };
+            ctx.emit(None, &rec)?;
+            Status::Exit(Exit::Success)
         }
         Cmd::Run {
             lock,
@@ -454,24 +553,22 @@ pub fn run_cli(cli: Cli, status: &mut Option<u8>) -> anyhow::Result<Exit> {
             cmd,
         } => {
             let lock = ctx.lock(lock)?;
-            *status = Some(run_under_lock(
+            Status::Command(run_under_lock(
                 &lock,
                 pid.unwrap_or_else(std::process::id),
                 stale.stale_after,
                 &cmd,
-            )?);
+            )?)
         }
-    }
+    };
     ctx.out.flush()?;
-    Ok(Exit::Success)
+    Ok(status)
 }
 
-fn parent_pid() -> anyhow::Result<u32> {
+fn parent_pid() -> Result<u32, LockError> {
     rustix::process::getppid()
         .map(|p| p.as_raw_nonzero().get() as u32)
-        .ok_or_else(|| {
-            mem_core::Error::Env("no parent process to hold the lock for: give --pid".into()).into()
-        })
+        .ok_or(LockError::NoParent)
 }
 
 /// Acquire `lock` for `pid`, run `cmd` with SIGINT/SIGTERM/SIGHUP forwarded,
@@ -486,15 +583,13 @@ pub fn run_under_lock(
     pid: u32,
     stale_after: Duration,
     cmd: &[OsString],
-) -> anyhow::Result<u8> {
+) -> Result<u8, LockError> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let (prog, args) = cmd
-        .split_first()
-        .ok_or_else(|| mem_core::Error::Msg("run: no command given".into()))?;
+    let (prog, args) = cmd.split_first().ok_or(LockError::NoCommand)?;
     // Catch the signals before taking the lock, so no interruption can leave
     // it held.
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
-        .context("cannot install signal handlers")?;
+        .map_err(LockError::Signals)?;
     let held = lock.acquire(pid, stale_after)?;
     for w in &held.warnings {
         warn(NAME, w);
@@ -531,7 +626,10 @@ pub fn run_under_lock(
             let waited = child.wait();
             handle.close();
             let _ = forwarder.join();
-            let st = waited.with_context(|| format!("waiting for {}", prog.to_string_lossy()))?;
+            let st = waited.map_err(|err| LockError::Wait {
+                program: prog.to_string_lossy().into_owned(),
+                err,
+            })?;
             let code = exit_code(st);
             (code, st.success())
         }

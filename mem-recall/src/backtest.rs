@@ -24,7 +24,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use chrono::NaiveDate;
 use clap::Args;
-use mem_core::records::{Event, Kind, Memory};
+use mem_core::records::{Event, IndexOp, Kind, Memory};
 use serde::Serialize;
 
 use crate::gate::{Action, DEFAULT_MIN_SCORE, Query};
@@ -309,27 +309,28 @@ pub fn run_backtest(
             .enumerate()
             .map(|(i, m)| (i + 1, m))
             .collect();
-        let wopts = mem_index::ops::WriteOptions {
+        let wopts = mem_index::write::WriteOptions {
             skip_invalid: true,
             today,
             ..Default::default()
         };
         let lock = mem_core::store::lock_index(dir)?;
-        let rep = mem_index::ops::write_batch(&lock, dir, batch, &s.id, Vec::new(), &wopts)?;
+        let rep = mem_index::write::write_batch(&lock, dir, batch, &s.id, Vec::new(), &wopts)?;
         drop(lock);
         for r in &rep.results {
-            let (kind, at) = match kinds.get(&r.id) {
+            let id = r.id().unwrap_or_default().to_string();
+            let (kind, at) = match kinds.get(&id) {
                 Some((k, at)) => (Some(*k), *at),
                 None => (None, None),
             };
-            let earlier = match r.op {
-                "create" => None,
-                "duplicate" => r.duplicate_of.clone(),
-                _ => Some(r.id.clone()),
+            let earlier = match r {
+                IndexOp::Create { .. } => None,
+                IndexOp::Duplicate { duplicate_of, .. } => Some(duplicate_of.clone()),
+                _ => Some(id.clone()),
             };
-            if r.op == "create" {
+            if let IndexOp::Create { .. } = r {
                 report.created += 1;
-                learned_in.insert(r.id.clone(), s.id.clone());
+                learned_in.insert(id, s.id.clone());
                 continue;
             }
             let Some(lesson) = earlier else { continue };
@@ -350,7 +351,7 @@ pub fn run_backtest(
                 session: s.id.clone(),
                 date: today.to_string(),
                 kind: kind.map_or("", Kind::as_str).to_string(),
-                op: r.op.to_string(),
+                op: r.op().to_string(),
                 learned_in: first.clone(),
                 recalled,
                 why_not,

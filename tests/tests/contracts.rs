@@ -5,10 +5,20 @@
 //! replay), `Memory` (mem-extract), `RecallDecision` (mem-recall --format
 //! jsonl), `PlanOp` (mem-dream --dry-run --format jsonl). The sessions are
 //! the project's own fixtures (tests/fixtures/sessions).
+//!
+//! What `mem-index` and `mem-lock` print is read back the same way, and
+//! written again byte for byte (same fields in the same order):
+//! [`IndexOp`] (every `op` record), `Memory` (`list`, `show`, snapshot
+//! proposals), [`Finding`] (`check`), [`PathInfo`] (`path`),
+//! [`DriverInstalled`] (`merge-driver --install`) and the lock records.
 
 use std::path::Path;
 
-use mem_core::records::{Event, Memory, PlanOp, RecallDecision};
+use mem_core::records::{
+    DriverInstalled, Event, Finding, FindingCode, IndexOp, Level, LockAcquired, LockReleased,
+    LockRolledBack, LockStamped, LockStatus, Memory, MoveResult, PathInfo, PlanOp, RecallDecision,
+    ReclaimKind, ReleaseResult,
+};
 use mem_tests::{cmd, run, show, workspace_root};
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
@@ -148,4 +158,242 @@ fn unknown_fields_survive_every_record_kind() {
         .unwrap();
         assert_eq!(before, after, "{what}");
     }
+}
+
+/// Parses every line of `out` as `T` and checks that writing it again gives
+/// the very same line (field order included); returns the records.
+fn exact<T: DeserializeOwned + Serialize>(what: &str, o: &std::process::Output) -> Vec<T> {
+    ok(what, o);
+    let text = std::str::from_utf8(&o.stdout).unwrap();
+    assert!(!text.is_empty(), "{what} printed nothing: {}", show(o));
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let rec: T = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{what} line {}: {e}: {line}", i + 1));
+            assert_eq!(
+                serde_json::to_string(&rec).unwrap(),
+                line,
+                "{what} line {} changed on a round trip",
+                i + 1
+            );
+            rec
+        })
+        .collect()
+}
+
+fn one<T: DeserializeOwned + Serialize>(what: &str, o: &std::process::Output) -> T {
+    let mut v: Vec<T> = exact(what, o);
+    assert_eq!(v.len(), 1, "{what}: {}", show(o));
+    v.remove(0)
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let st = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "git {args:?}: {}", show(&st));
+}
+
+const RECORDS: &str = r#"{"name":"Use pnpm","description":"pnpm, not npm","type":"feedback","triggers":["npm"],"fact":"Use pnpm.","verified_at":"2026-07-10"}
+{"name":"Mirror slow","description":"mirror slow today","type":"project","kind":"one-time-state","expires":"2026-07-12"}
+{"name":"Use pnpm again","description":"dup","type":"feedback","fact":"use  pnpm."}
+"#;
+
+#[test]
+fn every_mem_index_record_round_trips_through_its_type() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["commit", "-q", "--allow-empty", "-m", "init"]);
+    let memdir = tmp.path().join("memory");
+    let index = |args: &[&str], stdin: &str| {
+        let mut c = cmd("mem-index", &home);
+        c.args(args)
+            .arg("--memory-dir")
+            .arg(&memdir)
+            .arg("--cwd")
+            .arg(&repo)
+            .args(["--format", "jsonl", "--today", "2026-07-13"])
+            .args(["--now", "2026-07-13T10:00:00Z"]);
+        run(c, stdin.as_bytes())
+    };
+
+    let w: Vec<IndexOp> = exact("write", &index(&["write"], RECORDS));
+    assert_eq!(
+        w.iter().map(IndexOp::op).collect::<Vec<_>>(),
+        ["create", "create", "duplicate"]
+    );
+    assert!(
+        matches!(&w[2], IndexOp::Duplicate { duplicate_of, .. } if duplicate_of == "use-pnpm"),
+        "{w:?}"
+    );
+    let update = "{\"name\":\"Use pnpm\",\"description\":\"pnpm only\",\"type\":\"feedback\",\"verified_at\":\"2026-07-11\"}\n";
+    let u: IndexOp = one("write (update)", &index(&["write"], update));
+    assert!(matches!(u, IndexOp::Update { .. }), "{u:?}");
+    let u: IndexOp = one("write (unchanged)", &index(&["write"], update));
+    assert!(matches!(u, IndexOp::Unchanged { .. }), "{u:?}");
+
+    let list: Vec<Memory> = exact("list", &index(&["list"], ""));
+    assert_eq!(list.len(), 2);
+    let m: Memory = one("show", &index(&["show", "use-pnpm"], ""));
+    assert_eq!(m.description, "pnpm only");
+    let r: IndexOp = one("reindex", &index(&["reindex"], ""));
+    assert!(matches!(r, IndexOp::Index { files: 2, .. }), "{r:?}");
+
+    let found: Vec<Finding> = exact("check", &index(&["check"], ""));
+    let limits = found
+        .iter()
+        .find(|f| f.code == FindingCode::Limits)
+        .unwrap();
+    assert_eq!(limits.level, Level::Info);
+    assert_eq!(limits.limits.unwrap().files, 2);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.code == FindingCode::ExpiredIndexed && f.file == "mirror-slow.md"),
+        "{found:?}"
+    );
+
+    let p: PathInfo = one("path", &index(&["path"], ""));
+    assert!(p.explain.is_none());
+    let p: PathInfo = one("path --explain", &index(&["path", "--explain"], ""));
+    assert_eq!(p.explain.unwrap().rule, "--memory-dir");
+
+    let r: IndexOp = one(
+        "retire",
+        &index(&["retire", "mirror-slow", "--reason", "expired"], ""),
+    );
+    assert!(matches!(&r, IndexOp::Retire { reason, .. } if reason == "expired"));
+    let r: IndexOp = one("restore", &index(&["restore", "mirror-slow"], ""));
+    assert!(matches!(r, IndexOp::Restore { .. }), "{r:?}");
+    let r: IndexOp = one(
+        "retire --purge",
+        &index(
+            &["retire", "mirror-slow", "--reason", "gone", "--purge"],
+            "",
+        ),
+    );
+    assert!(matches!(r, IndexOp::Purge { .. }), "{r:?}");
+    let logs: Vec<IndexOp> = exact("log", &index(&["log"], RECORDS));
+    assert!(logs.iter().all(|l| l.op() == "log"), "{logs:?}");
+
+    let p: IndexOp = one("promote", &index(&["promote", "use-pnpm"], ""));
+    assert!(
+        matches!(&p, IndexOp::Promote(m) if m.result == MoveResult::Create),
+        "{p:?}"
+    );
+    let team: Vec<Finding> = exact(
+        "check --tier team",
+        &index(&["check", "--tier", "team"], ""),
+    );
+    assert!(team.iter().all(|f| f.level != Level::Error), "{team:?}");
+    let d: IndexOp = one("demote", &index(&["demote", "use-pnpm"], ""));
+    assert!(
+        matches!(&d, IndexOp::Demote(m) if m.result == MoveResult::Kept),
+        "{d:?}"
+    );
+    let i: DriverInstalled = one(
+        "merge-driver --install",
+        &index(&["merge-driver", "--install"], ""),
+    );
+    assert!(i.gitattributes_added && i.driver.ends_with("merge-driver %O %A %B %P"));
+
+    // Agent-memory snapshots: the project scope of agent `rev` in the repo.
+    let agent = |args: &[&str], stdin: &str| {
+        let mut c = cmd("mem-index", &home);
+        c.args(["--agent", "rev", "--cwd"])
+            .arg(&repo)
+            .args(args)
+            .args(["--format", "jsonl", "--now", "2026-07-13T10:00:00Z"]);
+        run(c, stdin.as_bytes())
+    };
+    let _: Vec<IndexOp> = exact("agent write", &agent(&["write"], RECORDS));
+    let s: IndexOp = one("snapshot save", &agent(&["snapshot", "save"], ""));
+    assert!(
+        matches!(&s, IndexOp::SnapshotSave { updated_at, .. } if updated_at == "2026-07-13T10:00:00Z")
+    );
+    let s: IndexOp = one(
+        "snapshot sync",
+        &agent(&["snapshot", "sync", "--strategy", "initialize"], ""),
+    );
+    assert!(
+        matches!(s, IndexOp::SnapshotInitialize { files: 3, .. }),
+        "{s:?}"
+    );
+    let _: Vec<IndexOp> = exact("agent update", &agent(&["write"], update));
+    let mut c = cmd("mem-index", &home);
+    c.args(["--agent", "rev", "--cwd"]).arg(&repo).args([
+        "snapshot",
+        "save",
+        "--now",
+        "2026-07-14T10:00:00Z",
+    ]);
+    ok("snapshot save (later)", &run(c, b""));
+    let proposals: Vec<Memory> = exact(
+        "snapshot sync --strategy prompt-update",
+        &agent(&["snapshot", "sync", "--strategy", "prompt-update"], ""),
+    );
+    assert_eq!(proposals[0].description, "pnpm only");
+}
+
+#[test]
+fn every_mem_lock_record_round_trips_through_its_type() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lock = tmp.path().join(".consolidate-lock");
+    let lock_cmd = |args: &[&str]| {
+        let mut c = cmd("mem-lock", tmp.path());
+        c.args(args).args(["--format", "jsonl"]).arg(&lock);
+        run(c, b"")
+    };
+    let s: LockStatus = one("status (missing)", &lock_cmd(&["status"]));
+    assert!(!s.exists && s.content.is_none() && s.mtime.is_none());
+    let st: LockStamped = one(
+        "stamp",
+        &lock_cmd(&["stamp", "--at", "2026-07-11T10:00:00Z"]),
+    );
+    assert_eq!(st.mtime, "2026-07-11T10:00:00Z");
+    let a: LockAcquired = one("acquire", &lock_cmd(&["acquire", "--pid", "1"]));
+    assert_eq!(a.previous_mtime.as_deref(), Some("2026-07-11T10:00:00Z"));
+    assert_eq!(a.previous_content.as_deref(), Some("0"));
+    assert_eq!(a.reclaimed, None);
+    let s: LockStatus = one("status (held)", &lock_cmd(&["status"]));
+    assert!(s.busy && s.pid == Some(1) && s.age_secs.is_some());
+    let r: LockReleased = one(
+        "release (not holder)",
+        &lock_cmd(&["release", "--pid", "2"]),
+    );
+    assert_eq!(
+        (r.result, r.holder.as_deref()),
+        (ReleaseResult::NotHolder, Some("1"))
+    );
+    let r: LockReleased = one("release", &lock_cmd(&["release", "--pid", "1"]));
+    assert_eq!((r.result, r.holder), (ReleaseResult::Released, None));
+    std::fs::write(&lock, "garbage").unwrap();
+    let a: LockAcquired = one("acquire (garbage)", &lock_cmd(&["acquire", "--pid", "1"]));
+    assert_eq!(a.reclaimed, Some(ReclaimKind::Garbage));
+    assert_eq!(a.warnings.len(), 1);
+    let r: LockRolledBack = one(
+        "rollback",
+        &lock_cmd(&["rollback", "--to", "2026-07-10T09:00:00Z"]),
+    );
+    assert_eq!(
+        (r.mtime.as_deref(), r.removed),
+        (Some("2026-07-10T09:00:00Z"), false)
+    );
+    let r: LockRolledBack = one(
+        "rollback --to never",
+        &lock_cmd(&["rollback", "--to", "never"]),
+    );
+    assert_eq!((r.mtime, r.removed), (None, true));
 }

@@ -1,5 +1,6 @@
-//! The operations on a memory directory, callable in process (mem-dream uses
-//! them): write a batch, rebuild the index, retire, restore.
+//! `write`: a batch of memory records into topic files ("merge over
+//! create", duplicates by fact, the file limit and `--evict`), callable in
+//! process (mem-dream and mem-recall's backtest use it).
 //!
 //! Every mutating function takes the held index lock
 //! ([`mem_core::store::lock_index`]) as a `&IndexGuard`, so a caller that
@@ -11,14 +12,18 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use chrono::NaiveDate;
-use serde::Serialize;
 
-use mem_core::error::{Error, Result};
+use mem_core::error::Error;
+
+use crate::error::{IndexError, Result};
 use mem_core::index_md::{self, Rendered};
-use mem_core::records::{Memory, Source, Trust};
+use mem_core::records::{IndexOp, Memory, Source, Trust};
 use mem_core::scrub::Scrubber;
 use mem_core::store::{self, IndexGuard, Store, Topic};
 use mem_core::{confine, frontmatter, id};
+
+use crate::index_file::{store_warnings, write_index};
+use crate::retire::retire_in;
 
 /// Default of `--max-files`.
 pub const DEFAULT_MAX_FILES: usize = 200;
@@ -59,43 +64,17 @@ impl Default for WriteOptions {
     }
 }
 
-/// What happened to one record: `{"op":"create|update|unchanged|duplicate","id","path"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct WriteResult {
-    /// `create`, `update`, `unchanged` or `duplicate`.
-    pub op: &'static str,
-    /// The record's id (for `duplicate`: the record's own id).
-    pub id: String,
-    /// The topic file written (for `duplicate`: the existing file with the same fact).
-    pub path: String,
-    /// For `duplicate`: the id of the memory that already holds the fact.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub duplicate_of: Option<String>,
-}
-
-/// A memory retired by `--evict` or [`retire`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Retired {
-    /// Always `retire` (or `purge`).
-    pub op: &'static str,
-    /// The id.
-    pub id: String,
-    /// Where the file went (`retired/<id>.md`), or the deleted path.
-    pub path: String,
-    /// Why.
-    pub reason: String,
-}
-
 /// The outcome of [`write_batch`].
 #[derive(Debug)]
 pub struct WriteReport {
-    /// One result per written (or skipped-as-same) record, in input order.
-    pub results: Vec<WriteResult>,
+    /// One result per written (or skipped-as-same) record, in input order:
+    /// [`IndexOp::Create`], `Update`, `Unchanged` or `Duplicate`.
+    pub results: Vec<IndexOp>,
     /// Every refused record (`<stdin>:LINE: reason`). Non-empty means the run
     /// fails; nothing was written unless `skip_invalid`.
-    pub errors: Vec<Error>,
-    /// Memories retired to make room (`--evict`).
-    pub evicted: Vec<Retired>,
+    pub errors: Vec<IndexError>,
+    /// Memories retired to make room (`--evict`): [`IndexOp::Retire`].
+    pub evicted: Vec<IndexOp>,
     /// The index as written (None when nothing was written).
     pub index: Option<Rendered>,
     /// Warnings about the directory (broken files, bad names), worded.
@@ -293,7 +272,7 @@ pub fn write_batch(
     dir: &Path,
     batch: Vec<(usize, Memory)>,
     source: &str,
-    input_errors: Vec<Error>,
+    input_errors: Vec<IndexError>,
     opts: &WriteOptions,
 ) -> Result<WriteReport> {
     let mut errors = input_errors;
@@ -319,16 +298,16 @@ pub fn write_batch(
         let id = match validate_record(&rec, scrubber.as_ref()) {
             Ok(id) => id,
             Err(reason) => {
-                errors.push(Error::input(source, line, reason));
+                errors.push(IndexError::input(source, line, reason));
                 continue;
             }
         };
         if let Err(e) = id::safe_join(dir, &id, ".md") {
-            errors.push(Error::input(source, line, e.to_string()));
+            errors.push(IndexError::input(source, line, e.to_string()));
             continue;
         }
         if let Some(b) = st.get_broken(&id) {
-            errors.push(Error::input(
+            errors.push(IndexError::input(
                 source,
                 line,
                 format!(
@@ -343,7 +322,7 @@ pub fn write_batch(
             match st.get(&id) {
                 Some(t) if &t.hash == want => {}
                 Some(t) => {
-                    errors.push(Error::input(
+                    errors.push(IndexError::input(
                         source,
                         line,
                         format!(
@@ -354,7 +333,7 @@ pub fn write_batch(
                     continue;
                 }
                 None => {
-                    errors.push(Error::input(
+                    errors.push(IndexError::input(
                         source,
                         line,
                         format!("{id}: --if-match {want}: no such topic file"),
@@ -377,9 +356,15 @@ pub fn write_batch(
     let refuse = !errors.is_empty() && !opts.skip_invalid;
 
     // 2. Decide each record's op.
+    enum Op {
+        Create,
+        Update,
+        Unchanged,
+        Duplicate,
+    }
     struct Plan {
         id: String,
-        op: &'static str,
+        op: Op,
         memory: Memory,
         dup_of: Option<String>,
     }
@@ -392,9 +377,9 @@ pub fn write_batch(
             let mut old = t.memory.clone();
             old.hash = None;
             let op = if same(&merged, &old) {
-                "unchanged"
+                Op::Unchanged
             } else {
-                "update"
+                Op::Update
             };
             plans.push(Plan {
                 id: rid,
@@ -408,7 +393,7 @@ pub fn write_batch(
             if let Some(owner) = fact_owner.get(&k).filter(|o| **o != rid) {
                 plans.push(Plan {
                     id: rid,
-                    op: "duplicate",
+                    op: Op::Duplicate,
                     memory: rec,
                     dup_of: Some(owner.clone()),
                 });
@@ -421,7 +406,7 @@ pub fn write_batch(
         m.id = Some(rid.clone());
         plans.push(Plan {
             id: rid,
-            op: "create",
+            op: Op::Create,
             memory: m,
             dup_of: None,
         });
@@ -434,12 +419,12 @@ pub fn write_batch(
         if after > opts.max_files {
             let need = after - opts.max_files;
             if !opts.evict {
-                errors.push(Error::Msg(format!(
-                    "{}: {} new topic files would make {after}, over --max-files {} (use --evict to retire expired and lowest-ranked memories, or raise --max-files)",
-                    dir.display(),
+                errors.push(IndexError::OverMaxFiles {
+                    dir: dir.to_path_buf(),
                     creates,
-                    opts.max_files
-                )));
+                    after,
+                    max_files: opts.max_files,
+                });
                 return Ok(WriteReport {
                     results: Vec::new(),
                     errors,
@@ -455,16 +440,12 @@ pub fn write_batch(
                 .take(need)
                 .collect();
             if evict_ids.len() < need {
-                errors.push(Error::Msg(format!(
-                    "{}: cannot make room for {creates} new topic files under --max-files {}{}",
-                    dir.display(),
-                    opts.max_files,
-                    if opts.include_foreign {
-                        ""
-                    } else {
-                        " (memories mem did not write are kept; --include-foreign lets --evict retire them too)"
-                    }
-                )));
+                errors.push(IndexError::NoRoom {
+                    dir: dir.to_path_buf(),
+                    creates,
+                    max_files: opts.max_files,
+                    include_foreign: opts.include_foreign,
+                });
                 return Ok(WriteReport {
                     results: Vec::new(),
                     errors,
@@ -497,29 +478,36 @@ pub fn write_batch(
     let mut to_write: Vec<(String, PathBuf, Memory, String)> = Vec::new();
     for p in plans {
         let path = dir.join(format!("{}.md", p.id));
-        match p.op {
-            "duplicate" => {
+        let id = p.id;
+        let rec = match p.op {
+            Op::Duplicate => {
                 let owner = p.dup_of.clone().unwrap_or_default();
-                results.push(WriteResult {
-                    op: "duplicate",
-                    id: p.id,
+                results.push(IndexOp::Duplicate {
+                    id,
                     path: dir.join(format!("{owner}.md")).display().to_string(),
-                    duplicate_of: Some(owner),
+                    duplicate_of: owner,
                 });
+                continue;
             }
-            op => {
-                results.push(WriteResult {
-                    op,
-                    id: p.id.clone(),
+            Op::Unchanged => {
+                results.push(IndexOp::Unchanged {
+                    id,
                     path: path.display().to_string(),
-                    duplicate_of: None,
                 });
-                if op != "unchanged" {
-                    let text = frontmatter::render(&p.memory);
-                    to_write.push((p.id, path, p.memory, text));
-                }
+                continue;
             }
-        }
+            Op::Create => IndexOp::Create {
+                id: id.clone(),
+                path: path.display().to_string(),
+            },
+            Op::Update => IndexOp::Update {
+                id: id.clone(),
+                path: path.display().to_string(),
+            },
+        };
+        results.push(rec);
+        let text = frontmatter::render(&p.memory);
+        to_write.push((id, path, p.memory, text));
     }
     write_files(dir, &to_write)?;
     let sorted_len = st.topics.len();
@@ -597,8 +585,7 @@ fn write_files(dir: &Path, files: &[(String, PathBuf, Memory, String)]) -> Resul
             })
             .collect();
         for h in handles {
-            h.join()
-                .map_err(|_| Error::Msg("a writer thread panicked".into()))??;
+            h.join().map_err(|_| IndexError::WriterPanicked)??;
         }
         Ok(())
     })
@@ -655,258 +642,6 @@ pub fn eviction_order(
     out
 }
 
-/// Warnings about a loaded directory: unparsable files (left unchanged)
-/// and file names that are not valid ids.
-pub fn store_warnings(st: &Store) -> Vec<String> {
-    let mut w = Vec::new();
-    for b in &st.broken {
-        w.push(format!("{} (left unchanged)", b.error));
-    }
-    for b in &st.bad_names {
-        w.push(format!(
-            "{}: not a valid topic id, ignored ({})",
-            b.path.display(),
-            b.error
-        ));
-    }
-    w
-}
-
-/// The file names (`x.md`) of a store's files whose names are not valid
-/// ids: index lines pointing at them are kept.
-pub fn other_files(st: &Store) -> HashSet<String> {
-    st.bad_names
-        .iter()
-        .filter_map(|b| b.path.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .collect()
-}
-
-/// Most bytes of `MEMORY.md` an update reads: lines mem did not write are
-/// kept verbatim, so the whole file is read or it is not rewritten.
-pub const INDEX_UPDATE_BYTES: u64 = 4 << 20;
-
-/// The whole `MEMORY.md` at `path` as text, `None` when there is none.
-///
-/// Errors: a file over [`INDEX_UPDATE_BYTES`] or not valid UTF-8
-/// ([`Error::Msg`] naming the file: it is left unchanged), or what
-/// [`confine::read_prefix`] refuses (not a regular file, a link).
-pub fn read_index_for_update(path: &Path) -> Result<Option<String>> {
-    let (bytes, more) = match confine::read_prefix(path, INDEX_UPDATE_BYTES, false) {
-        Ok(r) => r,
-        Err(Error::Io { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(None);
-        }
-        Err(e) => return Err(e),
-    };
-    if more {
-        return Err(Error::Msg(format!(
-            "{}: over {INDEX_UPDATE_BYTES} bytes: left unchanged (mem rewrites only an index it can read whole)",
-            path.display()
-        )));
-    }
-    match String::from_utf8(bytes) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) => Err(Error::Msg(format!(
-            "{}: not valid UTF-8 (byte {}): left unchanged",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        ))),
-    }
-}
-
-/// Update `MEMORY.md` for `st` ([`index_md::update`]: lines mem did not
-/// write kept verbatim, mem's entries rewritten in place) and write it when
-/// it changed. An index that would be empty is not created.
-///
-/// Errors: [`Error::Io`] when it cannot be read (other than missing) or
-/// written.
-pub fn write_index(st: &Store, today: NaiveDate) -> Result<Rendered> {
-    let path = st.dir.join(store::INDEX_FILE);
-    let old = read_index_for_update(&path)?;
-    let entries = index_md::entries_for(st, old.as_deref());
-    let r = index_md::update(old.as_deref(), &entries, &other_files(st), today);
-    if old.is_none() && r.text.is_empty() {
-        return Ok(r);
-    }
-    confine::write_if_changed(&st.dir, &path, r.text.as_bytes())?;
-    Ok(r)
-}
-
-/// Rebuild `MEMORY.md` of `dir` from its topic files.
-///
-/// Errors: [`Error::Io`] when the directory cannot be read or the index
-/// cannot be written.
-pub fn reindex(_lock: &IndexGuard, dir: &Path, today: NaiveDate) -> Result<(Rendered, Store)> {
-    let st = store::load(dir)?;
-    if !dir.is_dir() {
-        return Ok((index_md::render(&[], today), st));
-    }
-    let r = write_index(&st, today)?;
-    Ok((r, st))
-}
-
-/// A free path `retired/<id>.md` (or `<id>-2.md`, … when taken).
-fn retired_path(dir: &Path, id: &str) -> PathBuf {
-    let rdir = dir.join(store::RETIRED_DIR);
-    let first = rdir.join(format!("{id}.md"));
-    if !first.exists() {
-        return first;
-    }
-    (2..)
-        .map(|n| rdir.join(format!("{id}-{n}.md")))
-        .find(|p| !p.exists())
-        .expect("a free name")
-}
-
-/// Retire one topic of the in-memory store (no index rebuild).
-fn retire_in(
-    st: &mut Store,
-    id: &str,
-    reason: &str,
-    today: NaiveDate,
-    purge: bool,
-) -> Result<Retired> {
-    let dir = st.dir.clone();
-    let src = id::safe_join(&dir, id, ".md")?;
-    if purge {
-        mem_core::journal::crash_point();
-        confine::remove_file(&dir, &src)?;
-        st.topics.retain(|t| t.id != id);
-        st.broken.retain(|b| b.id != id);
-        return Ok(Retired {
-            op: "purge",
-            id: id.into(),
-            path: src.display().to_string(),
-            reason: reason.into(),
-        });
-    }
-    let dest = retired_path(&dir, id);
-    // `retired/` may be a symlink (or hold one) leading out of the memory
-    // dir: refused, never followed.
-    if let Some(rdir) = dest.parent() {
-        confine::create_dirs(&dir, rdir)?;
-    }
-    confine::check_below(&dir, &dest)?;
-    id::contained(&dir, &dest)?;
-    if let Some(i) = st.topics.iter().position(|t| t.id == id) {
-        let mut m = st.topics[i].memory.clone();
-        m.hash = None;
-        m.retired_at = Some(today);
-        m.retired_reason = Some(reason.to_string());
-        mem_core::journal::crash_point();
-        confine::write_atomic(&dir, &dest, frontmatter::render(&m).as_bytes())?;
-        mem_core::journal::crash_point();
-        confine::remove_file(&dir, &src)?;
-        st.topics.remove(i);
-    } else if st.broken.iter().any(|b| b.id == id) {
-        // Unparsable: moved as it is, byte for byte.
-        mem_core::journal::crash_point();
-        confine::rename(&dir, &src, &dest)?;
-        st.broken.retain(|b| b.id != id);
-    } else {
-        return Err(Error::Msg(format!("{}: no such topic file", src.display())));
-    }
-    Ok(Retired {
-        op: "retire",
-        id: id.into(),
-        path: dest.display().to_string(),
-        reason: reason.into(),
-    })
-}
-
-/// Retire topic `id` of `dir`: move it to `retired/` with `retired_at` =
-/// `today` and `retired_reason` in its frontmatter (an unparsable file is
-/// moved unchanged), or delete it with `purge`; then rebuild the index.
-///
-/// Errors: [`Error::Id`] for a bad id; [`Error::Msg`] when there is no such
-/// topic; [`Error::Io`].
-pub fn retire(
-    _lock: &IndexGuard,
-    dir: &Path,
-    id: &str,
-    reason: &str,
-    today: NaiveDate,
-    purge: bool,
-) -> Result<(Retired, Rendered)> {
-    id::validate_id(id)?;
-    let mut st = store::load(dir)?;
-    if st.get(id).is_none() && st.get_broken(id).is_none() {
-        let src = id::safe_join(dir, id, ".md")?;
-        return Err(Error::Msg(format!("{}: no such topic file", src.display())));
-    }
-    // Marked unfinished until the index is written: a killed retire is
-    // rolled forward by the next writer (mem_core::journal::begin_move).
-    let from = format!("{id}.md");
-    if purge {
-        mem_core::journal::begin_write(dir)?;
-    } else {
-        let dest = retired_path(dir, id);
-        let to = dest
-            .strip_prefix(dir)
-            .map_or_else(|_| from.clone(), |p| p.to_string_lossy().into_owned());
-        mem_core::journal::begin_move(dir, &from, &to)?;
-    }
-    let r = retire_in(&mut st, id, reason, today, purge)?;
-    mem_core::journal::crash_point();
-    let idx = write_index(&st, today)?;
-    mem_core::journal::end_write(dir)?;
-    Ok((r, idx))
-}
-
-/// Bring `retired/<id>.md` back as a topic (without `retired_at` /
-/// `retired_reason`), then rebuild the index.
-///
-/// Errors: [`Error::Msg`] when it is not retired or a topic with that id
-/// exists; a parse error of the retired file; [`Error::Io`].
-pub fn restore(
-    _lock: &IndexGuard,
-    dir: &Path,
-    id: &str,
-    today: NaiveDate,
-) -> Result<(PathBuf, Rendered)> {
-    id::validate_id(id)?;
-    let rdir = dir.join(store::RETIRED_DIR);
-    let src = id::safe_join(&rdir, id, ".md")?;
-    let dest = id::safe_join(dir, id, ".md")?;
-    if !src.exists() {
-        return Err(Error::Msg(format!(
-            "{}: not retired (no such file)",
-            src.display()
-        )));
-    }
-    if dest.exists() {
-        return Err(Error::Msg(format!(
-            "{}: a topic with this id exists; retire or rename it first",
-            dest.display()
-        )));
-    }
-    let text =
-        mem_core::confine::read_text_capped(&src, mem_core::confine::MAX_TOPIC_BYTES, false)?;
-    let label = format!("{}/{id}.md", store::RETIRED_DIR);
-    // Marked unfinished until the index is written (see `retire`).
-    mem_core::journal::begin_move(dir, &label, &format!("{id}.md"))?;
-    match frontmatter::parse(&label, &text) {
-        Ok(mut m) => {
-            m.retired_at = None;
-            m.retired_reason = None;
-            mem_core::journal::crash_point();
-            confine::write_atomic(dir, &dest, frontmatter::render(&m).as_bytes())?;
-            mem_core::journal::crash_point();
-            confine::remove_file(dir, &src)?;
-        }
-        Err(_) => {
-            mem_core::journal::crash_point();
-            confine::rename(dir, &src, &dest)?;
-        }
-    }
-    mem_core::journal::crash_point();
-    let st = store::load(dir)?;
-    let idx = write_index(&st, today)?;
-    mem_core::journal::end_write(dir)?;
-    Ok((dest, idx))
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
@@ -938,29 +673,6 @@ mod tests {
         m.verified_at = mem_core::time::parse_day(day);
         m.evidence = evidence.iter().map(|s| s.to_string()).collect();
         m
-    }
-
-    /// Regression: `retired/` a symlink to a folder outside the memory dir
-    /// made `retire` move the topic out of it. Now refused, nothing moved.
-    #[test]
-    fn retire_never_follows_a_symlinked_retired_dir_out() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("memory");
-        let outside = root.path().join("outside");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::create_dir_all(&outside).unwrap();
-        std::fs::write(
-            dir.join("a.md"),
-            "---\nname: \"A\"\ndescription: \"a\"\ntype: user\n---\nFact: a.\n",
-        )
-        .unwrap();
-        std::os::unix::fs::symlink(&outside, dir.join("retired")).unwrap();
-        let lock = mem_core::store::lock_index(&dir).unwrap();
-        let today = mem_core::time::parse_day("2026-07-13").unwrap();
-        let err = super::retire(&lock, &dir, "a", "test", today, false).unwrap_err();
-        assert!(err.to_string().contains("retired"), "{err}");
-        assert!(dir.join("a.md").is_file());
-        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
     }
 
     /// Two sessions give the same lesson on the same day: merging them in
