@@ -9,6 +9,7 @@
 //! `mem-extract scrub` (filter text or JSONL), `mem-extract session` (rolling
 //! session summary).
 
+mod command;
 pub mod dates;
 pub mod extract;
 pub mod instruction;
@@ -18,6 +19,7 @@ mod scan;
 pub mod session;
 pub mod stream;
 pub mod text;
+mod triggers;
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
