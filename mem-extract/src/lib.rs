@@ -14,6 +14,7 @@ pub mod dates;
 pub mod extract;
 pub mod instruction;
 pub mod model;
+mod note;
 pub mod rules;
 mod scan;
 pub mod session;
