@@ -9,7 +9,10 @@
 #   Uses hyperfine when installed (installed with apt-get when run as root),
 #   else bash's `time`. Prints MB/s and ratios.
 # Env: CARGO_TARGET_DIR (default target), KEEP=1 keeps the generated file,
-#      RSS_MB=1000 also reports the peak RSS of replay on a file of that size.
+#      RSS_MB=1000 also reports the peak RSS of replay on a file of that size,
+#      CHAIN=5000000 that of a transcript of that many tiny chain entries,
+#      BASE_BIN=path/to/mem-transcript also times that binary's replay (a
+#      baseline, e.g. the previous release) in the same run, with the ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE_MB=${1:-200}
@@ -44,6 +47,10 @@ declare -A CMDS=(
   [cat]="cat $FILE > /dev/null"
 )
 ORDER=(replay replay-j1 raw jq cat)
+if [ -n "${BASE_BIN:-}" ]; then
+  CMDS[base]="$BASE_BIN replay --format jsonl $FILE > $OUT/base.jsonl"
+  ORDER=(replay base replay-j1 raw jq cat)
+fi
 declare -A SECS
 
 if command -v hyperfine >/dev/null; then
@@ -69,6 +76,9 @@ for k in "${ORDER[@]}"; do
   awk -v k="$k" -v t="${SECS[$k]}" -v mb="$MB" -v jq="${SECS[jq]}" -v c="${SECS[cat]}" \
     'BEGIN { printf "%-10s %10.3f %10.0f %12.1f %10.1f\n", k, t, mb / t, jq / t, t / c }'
 done
+if [ -n "${BASE_BIN:-}" ]; then
+  awk -v a="${SECS[replay]}" -v b="${SECS[base]}" 'BEGIN { printf "replay / base: %.2f (below 1: faster than the baseline)\n", a / b }'
+fi
 "$BIN" replay --format jsonl "$FILE" > "$OUT/events.jsonl"
 echo "events: $(wc -l < "$OUT/events.jsonl") lines, $(du -m "$OUT/events.jsonl" | cut -f1) MB"
 
@@ -81,4 +91,16 @@ if [ -n "${RSS_MB:-}" ]; then
     echo "peak RSS on $(du -m "$BIG" | cut -f1) MB, -j$j: $(grep 'Maximum resident' "$OUT/time.txt" | awk '{print $NF}') KB (longest line $LONGEST chars)"
   done
   [ "${KEEP:-0}" = 1 ] || rm -f "$BIG"
+fi
+
+if [ -n "${CHAIN:-}" ]; then
+  TINY=/tmp/mem-bench-chain-${CHAIN}.jsonl
+  [ -s "$TINY" ] || python3 scripts/gen-transcript.py --chain "$CHAIN" "$TINY"
+  for j in 1 2; do
+    for b in "$BIN" ${BASE_BIN:-}; do
+      /usr/bin/time -v "$b" -j$j replay --format jsonl "$TINY" 2> "$OUT/time.txt" > /dev/null
+      echo "peak RSS on $CHAIN tiny chain entries ($(du -m "$TINY" | cut -f1) MB), -j$j, $b: $(grep 'Maximum resident' "$OUT/time.txt" | awk '{print $NF}') KB"
+    done
+  done
+  [ "${KEEP:-0}" = 1 ] || rm -f "$TINY"
 fi

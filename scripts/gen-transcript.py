@@ -2,17 +2,46 @@
 """Write a realistic Claude Code session transcript of about SIZE_MB megabytes.
 
 Usage: gen-transcript.py SIZE_MB OUT.jsonl [SEED]
+       gen-transcript.py --chain N OUT.jsonl
 
-The mix follows real sessions: user prompts, assistant responses written as
-several lines sharing message.id (thinking, text, tool_use), long tool results
+The first form writes a realistic session; the mix follows real sessions:
+user prompts, assistant responses written as several lines sharing
+message.id (thinking, text, tool_use), long tool results
 with non-ASCII text, hook/bash progress entries hanging off messages, an
 abandoned fork (a retried prompt), inline side-chain (sub-agent) entries,
 file-history snapshots, and one compaction boundary in the middle.
+The second (--chain) writes N tiny chain entries: the shape whose cost is
+the index of the entries, not their content (scripts/bench-transcript.sh
+CHAIN=N reports the peak RSS of replay on it).
 """
 import json
 import random
 import sys
 import uuid
+
+
+def chain(n, out):
+    """N tiny chain entries (user and assistant in turn, each the parent of
+    the next, a two-letter text each): the shape whose cost is the index of
+    the entries, not their content."""
+    with open(out, "w", encoding="utf-8") as f:
+        parent = "null"
+        for i in range(n):
+            u = "%08x-0000-4000-8000-%012x" % (i >> 16, i)
+            kind = "user" if i % 2 == 0 else "assistant"
+            s, ms = divmod(1_768_000_000_000 + i, 1000)
+            f.write('{"parentUuid":%s,"type":"%s","uuid":"%s","timestamp":"%s.%03dZ",'
+                    '"message":{"role":"%s","content":"ok"}}\n'
+                    % (parent, kind, u, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(s)),
+                       ms, kind))
+            parent = '"%s"' % u
+    print(f"{out}: {n} chain entries", file=sys.stderr)
+
+
+import time
+if len(sys.argv) > 1 and sys.argv[1] == "--chain":
+    chain(int(sys.argv[2]), sys.argv[3])
+    sys.exit(0)
 
 size = int(float(sys.argv[1]) * 1_000_000)
 out = sys.argv[2]

@@ -93,6 +93,9 @@ fuzz_target!(|data: &[u8]| {
         max_tokens: 2000,
         min_score: mem_recall::gate::DEFAULT_MIN_SCORE,
         guard: None,
+        vocabulary: None,
+        all_expired: false,
+        low_trust: false,
     };
     let decs = decide(&refs, &q, s);
     assert_eq!(decs.len(), docs.len(), "one decision per memory");

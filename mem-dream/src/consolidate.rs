@@ -73,7 +73,7 @@ pub enum Origin {
 
 /// One memory in the plan.
 #[derive(Debug, Clone)]
-pub struct Item {
+pub struct PlannedMemory {
     /// Its id (file stem).
     pub id: String,
     /// The memory as it will be written.
@@ -90,7 +90,7 @@ pub struct Item {
     pub retired: Option<String>,
 }
 
-impl Item {
+impl PlannedMemory {
     fn mtime(&self) -> SystemTime {
         match &self.origin {
             Origin::Existing { mtime, .. } => *mtime,
@@ -312,20 +312,45 @@ pub fn contamination(m: &Memory) -> Option<&'static str> {
     }
 }
 
+/// The subject and stance of a memory ([`stance`]), by item.
+type Stances = Vec<Option<([u8; 16], String)>>;
+
 /// Build the plan. `items` are the existing topics (sorted by id) followed by
 /// gathered memories; `broken` the unparsable files (kept, flagged in the
 /// index); `old_index` the current `MEMORY.md`.
+///
+/// The steps, in order: [`redact`], [`absolutize_dates`],
+/// [`merge_duplicates`], [`supersede_contradictions`], [`retire`],
+/// [`file_changes`], [`rebuild_index`]; each appends its ops.
 pub fn plan(
     dir: &std::path::Path,
-    mut items: Vec<Item>,
+    mut items: Vec<PlannedMemory>,
     broken: Vec<Broken>,
     old_index: Option<&str>,
     scrubber: &Scrubber,
     opts: &Options,
 ) -> Plan {
     let mut ops = Vec::new();
+    redact(&mut items, scrubber, &mut ops);
+    absolutize_dates(&mut items, &mut ops);
+    // The subject and stance of each memory, for both the merge (the
+    // direction of a preference) and the supersession below: neither
+    // changes the description, fact or type a stance is read from.
+    let stances: Stances = items.iter().map(|it| stance(&it.mem)).collect();
+    merge_duplicates(&mut items, &stances, opts, &mut ops);
+    supersede_contradictions(&mut items, &stances, &mut ops);
+    retire(&mut items, opts, &mut ops);
+    let (mut changes, final_topics) = file_changes(dir, items, opts, &mut ops);
+    if let Some(c) = rebuild_index(dir, final_topics, broken, old_index, opts, &mut ops) {
+        changes.push(c);
+    }
+    changes.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Plan { ops, changes }
+}
 
-    // Redact.
+/// Redact secrets and personal data in every memory: a `redact` op per kind
+/// of finding and memory.
+fn redact(items: &mut [PlannedMemory], scrubber: &Scrubber, ops: &mut Vec<PlanOp>) {
     for it in items.iter_mut() {
         let r = scrubber.scrub_memory(&mut it.mem);
         if !r.changed.is_empty() {
@@ -350,8 +375,11 @@ pub fn plan(
             it.dirty = true;
         }
     }
+}
 
-    // Absolutize relative dates in descriptions and bodies.
+/// Absolutize relative dates in descriptions and bodies against each
+/// memory's [`Basis`]: an `absolutize-date` op per phrase.
+fn absolutize_dates(items: &mut [PlannedMemory], ops: &mut Vec<PlanOp>) {
     for it in items.iter_mut() {
         let Some(basis) = it.basis else { continue };
         let day = basis.day();
@@ -404,13 +432,17 @@ pub fn plan(
             ops.extend(new_ops);
         }
     }
+}
 
-    // The subject and stance of each memory, for both the merge (the
-    // direction of a preference) and the supersession below: neither
-    // changes the description, fact or type a stance is read from.
-    let stances: Vec<Option<([u8; 16], String)>> = items.iter().map(|it| stance(&it.mem)).collect();
-
-    // Merge duplicates: hash buckets of normalized description + body.
+/// Merge duplicates (hash buckets of normalized description + body): the
+/// survivor takes the others' triggers, paths and evidence; a `merge` op per
+/// group.
+fn merge_duplicates(
+    items: &mut [PlannedMemory],
+    stances: &Stances,
+    opts: &Options,
+    ops: &mut Vec<PlanOp>,
+) {
     let n = items.len();
     let mut dsu = Dsu((0..n).collect());
     {
@@ -465,7 +497,7 @@ pub fn plan(
             .min_by(|&&a, &&b| {
                 let (x, y) = (&items[a], &items[b]);
                 // a trusted copy survives over a suspect one
-                let low = |i: &Item| i.mem.effective_trust() == Trust::Low;
+                let low = |i: &PlannedMemory| i.mem.effective_trust() == Trust::Low;
                 low(x)
                     .cmp(&low(y))
                     .then(x.is_new().cmp(&y.is_new()))
@@ -539,8 +571,11 @@ pub fn plan(
             json!({"from": from, "reason": "same fact"}),
         ));
     }
+}
 
-    // Supersede contradictions: buckets of a normalized subject.
+/// Supersede contradictions (buckets of a normalized subject): the newer
+/// memory retires the others of another stance; a `supersede` op each.
+fn supersede_contradictions(items: &mut [PlannedMemory], stances: &Stances, ops: &mut Vec<PlanOp>) {
     let mut subjects: HashMap<[u8; 16], Vec<(usize, String)>> = HashMap::new();
     for (i, it) in items.iter().enumerate() {
         if it.retired.is_some() || it.mem.mem_type == MemoryType::Reference {
@@ -585,8 +620,12 @@ pub fn plan(
             ops.push(op("supersede", Some(&oid), json!({"superseded_by": wid})));
         }
     }
+}
 
-    // Retire: already superseded, expired, contaminated.
+/// Retire what is already superseded, expired or contaminated, and the
+/// oldest beyond `max_files`: a `retire` op each (merged and superseded
+/// memories have theirs already).
+fn retire(items: &mut [PlannedMemory], opts: &Options, ops: &mut Vec<PlanOp>) {
     let live: HashSet<String> = items
         .iter()
         .filter(|i| i.retired.is_none())
@@ -641,7 +680,7 @@ pub fn plan(
             }
         }
     }
-    for it in &items {
+    for it in items.iter() {
         if let Some(r) = &it.retired
             && !r.starts_with("merged into")
             && !r.starts_with("superseded by")
@@ -656,8 +695,16 @@ pub fn plan(
             ops.push(op("retire", Some(&it.id), json!({"reason": r})));
         }
     }
+}
 
-    // File changes.
+/// The file change of every memory (retired ones move to `retired/`), and
+/// the topics left in the directory; a `create` op per gathered memory.
+fn file_changes(
+    dir: &std::path::Path,
+    items: Vec<PlannedMemory>,
+    opts: &Options,
+    ops: &mut Vec<PlanOp>,
+) -> (Vec<Change>, Vec<Topic>) {
     let mut changes = Vec::new();
     let mut retired_taken: HashSet<String> = HashSet::new();
     let mut final_topics = Vec::new();
@@ -722,8 +769,19 @@ pub fn plan(
             memory: m,
         });
     }
+    (changes, final_topics)
+}
 
-    // Index.
+/// The `index` op and the change of `MEMORY.md` (none when it stays the
+/// same, or would be created empty).
+fn rebuild_index(
+    dir: &std::path::Path,
+    final_topics: Vec<Topic>,
+    broken: Vec<Broken>,
+    old_index: Option<&str>,
+    opts: &Options,
+    ops: &mut Vec<PlanOp>,
+) -> Option<Change> {
     let files = final_topics.len() + broken.len();
     let st = Store {
         dir: dir.to_path_buf(),
@@ -749,15 +807,14 @@ pub fn plan(
         if let Some(w) = &rendered.warning {
             reasons.push(w.clone());
         }
-        changes.push(Change {
+        return Some(Change {
             rel: store::INDEX_FILE.to_string(),
             before: old_index.map(|s| s.as_bytes().to_vec()),
             after: Some(rendered.text.into_bytes()),
             reasons,
         });
     }
-    changes.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Plan { ops, changes }
+    None
 }
 
 /// A free name under `retired/` for `id`: `retired/<id>.md`, else
@@ -790,11 +847,11 @@ fn retired_name(
 mod tests {
     use super::*;
 
-    fn item(id: &str, desc: &str, body: &str, day: &str) -> Item {
+    fn item(id: &str, desc: &str, body: &str, day: &str) -> PlannedMemory {
         let mut m = Memory::new(id, desc, MemoryType::Feedback);
         m.body = Some(body.to_string());
         m.verified_at = mem_core::time::parse_day(day);
-        Item {
+        PlannedMemory {
             id: id.into(),
             mem: m,
             origin: Origin::New {

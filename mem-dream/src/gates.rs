@@ -23,7 +23,7 @@ use mem_core::time::Clock;
 use mem_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
-use mem_core::session::SessionFile as Session;
+use mem_core::session::SessionFile;
 
 /// What the gates look at.
 pub struct Context<'a> {
@@ -50,7 +50,7 @@ pub struct Context<'a> {
     /// The lock's stale window.
     pub stale: Duration,
     /// Every session of the project.
-    pub sessions: &'a [Session],
+    pub sessions: &'a [SessionFile],
     /// The folders scanned.
     pub tdirs: &'a [PathBuf],
 }
@@ -85,7 +85,7 @@ pub struct Report {
     /// The gates in order.
     pub gates: Vec<Gate>,
     /// The sessions modified since the last consolidation that count.
-    pub counted: Vec<Session>,
+    pub counted: Vec<SessionFile>,
 }
 
 impl Report {
@@ -206,7 +206,7 @@ pub fn check(c: &Context<'_>) -> Result<Report> {
 
     // 3. sessions (the list is also what gather reads, so it is made even
     // under --force).
-    let newer: Vec<&Session> = c
+    let newer: Vec<&SessionFile> = c
         .sessions
         .iter()
         .filter(|s| last.is_none_or(|t| s.mtime > t))

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use mem_core::records::Memory;
-use mem_core::session::{self as sessions, SessionFile as Session};
+use mem_core::session::{self as sessions, SessionFile};
 use mem_core::store;
 
 use crate::consolidate::Basis;
@@ -23,7 +23,7 @@ use crate::consolidate::Basis;
 pub type Gathered = (Memory, String, Option<Basis>);
 
 /// Map evidence digests (`transcript:<digest>#…`) to session files.
-pub fn digest_map(sessions: &[Session]) -> HashMap<String, PathBuf> {
+pub fn digest_map(sessions: &[SessionFile]) -> HashMap<String, PathBuf> {
     sessions
         .iter()
         .map(|s| (sessions::digest(&s.id), s.path.clone()))
@@ -118,7 +118,7 @@ fn collect_md(d: &Path, out: &mut Vec<PathBuf>) {
 /// and extracted as `mem-extract` does with no options (the project from
 /// the events' recorded cwd, else `root`). Warnings and a session that does
 /// not read are reported in `warnings`; a skipped extraction gives nothing.
-pub fn session(s: &Session, root: &Path, warnings: &mut Vec<String>) -> Vec<Gathered> {
+pub fn session(s: &SessionFile, root: &Path, warnings: &mut Vec<String>) -> Vec<Gathered> {
     let label = s.path.display().to_string();
     let (events, ws) =
         match mem_transcript::replay_to_vec(&s.path, &mem_transcript::ReplayOptions::default()) {

@@ -35,7 +35,7 @@ use mem_core::store;
 use mem_core::time::Clock;
 use mem_core::{Error, Exit};
 
-use crate::consolidate::{Item, Origin};
+use crate::consolidate::{Origin, PlannedMemory};
 
 /// The tool's name in messages.
 pub const NAME: &str = "mem-dream";
@@ -511,10 +511,10 @@ fn phases(
     // The whole index, or none: lines mem did not write are kept verbatim,
     // so an index that cannot be read whole is not rewritten (the run fails).
     let old_index = mem_index::ops::read_index_for_update(&dir.join(store::INDEX_FILE))?;
-    let mut items: Vec<Item> = Vec::with_capacity(st.topics.len());
+    let mut items: Vec<PlannedMemory> = Vec::with_capacity(st.topics.len());
     for (t, bytes) in st.topics.into_iter().zip(bytes) {
         let basis = gather::basis_of(&t.memory, &digests);
-        items.push(Item {
+        items.push(PlannedMemory {
             id: t.id.clone(),
             mem: t.memory,
             origin: Origin::Existing {
@@ -546,7 +546,7 @@ fn phases(
         let basis = gather::basis_of(&m, &digests).or(basis);
         let mut m = m;
         m.id = Some(id.clone());
-        items.push(Item {
+        items.push(PlannedMemory {
             id,
             mem: m,
             origin: Origin::New { source },

@@ -26,7 +26,7 @@ use mem_core::store;
 use mem_core::time::Clock;
 use mem_core::{Error, Exit};
 
-use crate::consolidate::{self, Change, Item, Origin};
+use crate::consolidate::{self, Change, Origin, PlannedMemory};
 use crate::{Cli, NAME, apply, print_op};
 
 /// What a team-tier run says on stderr about applying the plan.
@@ -149,11 +149,11 @@ pub fn plan(
         );
     }
     let old_index = mem_index::ops::read_index_for_update(&dir.join(store::INDEX_FILE))?;
-    let mut items: Vec<Item> = Vec::with_capacity(st.topics.len());
+    let mut items: Vec<PlannedMemory> = Vec::with_capacity(st.topics.len());
     for t in st.topics {
         let bytes =
             mem_core::confine::read_capped(&t.path, mem_core::confine::MAX_TOPIC_BYTES, false)?;
-        items.push(Item {
+        items.push(PlannedMemory {
             id: t.id.clone(),
             mem: t.memory,
             origin: Origin::Existing {

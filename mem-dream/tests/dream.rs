@@ -8,62 +8,32 @@ use std::time::{Duration, SystemTime};
 
 use filetime::FileTime;
 
-fn shared() -> Option<PathBuf> {
-    let p = std::env::var_os("MEM_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    p.join("cases").is_dir().then_some(p)
-}
+use mem_tests::{copy_dir, stderr, stdout};
 
-macro_rules! need_shared {
-    ($name:expr) => {
-        match shared() {
-            Some(s) => s,
-            None => {
-                eprintln!("SKIPPED {}: ../shared not present", $name);
-                println!("SKIPPED {}: ../shared not present", $name);
-                return;
-            }
-        }
-    };
+/// The field cases written for the project (`tests/fixtures/cases/`).
+fn cases() -> PathBuf {
+    mem_tests::fixtures().join("cases")
 }
 
 /// A throwaway home with its own cache and Claude dir.
 struct Env {
-    tmp: tempfile::TempDir,
+    home: mem_tests::Home,
 }
 
 impl Env {
     fn new() -> Env {
         Env {
-            tmp: tempfile::tempdir().unwrap(),
+            home: mem_tests::Home::new(),
         }
     }
     fn path(&self) -> &Path {
-        self.tmp.path()
+        self.home.path()
     }
     fn mem(&self) -> PathBuf {
         self.path().join("memory")
     }
     fn cmd(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_mem-dream"));
-        for v in [
-            "MEM_MEMORY_DIR",
-            "MEM_DISABLE",
-            "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
-            "MEM_REMOTE",
-            "CLAUDE_CODE_REMOTE",
-            "MEM_NOW",
-            "MEM_TODAY",
-            "MEM_PER_WORKTREE",
-        ] {
-            c.env_remove(v);
-        }
-        c.env("HOME", self.path().join("home"))
-            .env("CLAUDE_CONFIG_DIR", self.path().join("home/.claude"))
-            .env("XDG_CACHE_HOME", self.path().join("cache"))
-            .current_dir(self.path());
-        c
+        self.home.command(env!("CARGO_BIN_EXE_mem-dream"))
     }
     fn run(&self, args: &[&str]) -> Output {
         let out = self.cmd().args(args).output().unwrap();
@@ -83,26 +53,6 @@ impl Env {
         a.extend_from_slice(args);
         self.run(&a)
     }
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to);
-        } else {
-            std::fs::write(&to, std::fs::read(e.path()).unwrap()).unwrap();
-        }
-    }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Every file under `dir` with its bytes and mtime.
@@ -148,9 +98,8 @@ fn mtime(p: &Path) -> SystemTime {
 
 #[test]
 fn b16_broken_frontmatter_is_left_byte_identical() {
-    let sh = need_shared!("b16_broken_frontmatter_is_left_byte_identical");
     let env = Env::new();
-    copy_dir(&sh.join("cases/B16/memory"), &env.mem());
+    copy_dir(&cases().join("B16/memory"), &env.mem());
     let q = env.mem().join("quote-style.md");
     let before = std::fs::read(&q).unwrap();
     let o = env.dream(&["--force"]);
@@ -175,9 +124,8 @@ fn b16_broken_frontmatter_is_left_byte_identical() {
 
 #[test]
 fn b21_identical_memories_merge_into_exactly_one() {
-    let sh = need_shared!("b21_identical_memories_merge_into_exactly_one");
     let env = Env::new();
-    copy_dir(&sh.join("cases/B21/memory"), &env.mem());
+    copy_dir(&cases().join("B21/memory"), &env.mem());
     let o = env.dream(&["--force"]);
     assert_eq!(o.status.code(), Some(0));
     let t = topics(&env.mem());
@@ -294,11 +242,10 @@ fn b26_dead_stale_empty_and_garbage_locks_are_reclaimed() {
 
 #[test]
 fn b27_own_sessions_do_not_count_and_a_run_releases_the_lock() {
-    let sh = need_shared!("b27_own_sessions_do_not_count_and_a_run_releases_the_lock");
     let env = Env::new();
     let dest = env.path().join("case");
     let out = Command::new("bash")
-        .arg(sh.join("cases/B27/setup.sh"))
+        .arg(cases().join("B27/setup.sh"))
         .arg(&dest)
         .output()
         .unwrap();
@@ -372,13 +319,12 @@ fn b27_own_sessions_do_not_count_and_a_run_releases_the_lock() {
 
 #[test]
 fn b29_relative_dates_use_the_local_day_of_the_source() {
-    let sh = need_shared!("b29_relative_dates_use_the_local_day_of_the_source");
     let env = Env::new();
     let td = env.path().join("transcripts");
     std::fs::create_dir_all(&td).unwrap();
     let sid = "00000000-0000-4000-8000-000000000001";
     std::fs::copy(
-        sh.join("cases/B29/events.jsonl"),
+        cases().join("B29/events.jsonl"),
         td.join(format!("{sid}.jsonl")),
     )
     .unwrap();
@@ -449,9 +395,9 @@ fn b29_relative_dates_use_the_local_day_of_the_source() {
     );
 }
 
-fn b21_env(sh: &Path) -> Env {
+fn b21_env() -> Env {
     let env = Env::new();
-    copy_dir(&sh.join("cases/B21/memory"), &env.mem());
+    copy_dir(&cases().join("B21/memory"), &env.mem());
     // Something to retire and something to date, too.
     std::fs::write(
         env.mem().join("mirror-slow.md"),
@@ -464,8 +410,7 @@ fn b21_env(sh: &Path) -> Env {
 
 #[test]
 fn dry_run_changes_nothing_anywhere() {
-    let sh = need_shared!("dry_run_changes_nothing_anywhere");
-    let env = b21_env(&sh);
+    let env = b21_env();
     let before = snapshot(env.path());
     let o = env.dream(&["--dry-run", "--force", "--explain"]);
     assert_eq!(o.status.code(), Some(0));
@@ -500,8 +445,7 @@ fn dry_run_changes_nothing_anywhere() {
 
 #[test]
 fn undo_restores_the_state_before_the_last_run() {
-    let sh = need_shared!("undo_restores_the_state_before_the_last_run");
-    let env = b21_env(&sh);
+    let env = b21_env();
     let lock = env.mem().join(".consolidate-lock");
     let lock_mtime = mtime(&lock);
     let before: BTreeMap<_, _> = snapshot(&env.mem())
@@ -663,8 +607,7 @@ fn master_and_time_gates() {
 
 #[test]
 fn a_failed_run_restores_files_and_rolls_the_lock_back() {
-    let sh = need_shared!("a_failed_run_restores_files_and_rolls_the_lock_back");
-    let env = b21_env(&sh);
+    let env = b21_env();
     // `retired` is a file: moving a memory there fails half-way.
     std::fs::write(env.mem().join("retired"), "in the way").unwrap();
     let lock = env.mem().join(".consolidate-lock");
@@ -702,11 +645,10 @@ fn a_failed_run_restores_files_and_rolls_the_lock_back() {
 
 #[test]
 fn max_sessions_stamps_the_newest_processed_session() {
-    let sh = need_shared!("max_sessions_stamps_the_newest_processed_session");
     let env = Env::new();
     let dest = env.path().join("case");
     let out = Command::new("bash")
-        .arg(sh.join("cases/B27/setup.sh"))
+        .arg(cases().join("B27/setup.sh"))
         .arg(&dest)
         .output()
         .unwrap();

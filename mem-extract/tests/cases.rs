@@ -1,4 +1,4 @@
-//! Cases B05, B10, B11, B22, B29 (shared/cases), the model command, bad input
+//! Cases B05, B10, B11, B22, B29 (tests/fixtures/cases), the model command, bad input
 //! and the `scrub` subcommand, run against the library and the real binary.
 
 use std::io::Write;
@@ -9,24 +9,9 @@ use mem_core::records::{Event, Kind, Memory, Source, Trust};
 use mem_extract::extract::{ExtractOptions, extract};
 use serde_json::{Value, json};
 
-fn shared() -> Option<PathBuf> {
-    let p = std::env::var_os("MEM_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    p.is_dir().then_some(p)
-}
-
-macro_rules! need_shared {
-    ($name:expr) => {
-        match shared() {
-            Some(p) => p,
-            None => {
-                eprintln!("SKIPPED {}: ../shared not present", $name);
-                println!("SKIPPED {}: ../shared not present", $name);
-                return;
-            }
-        }
-    };
+/// The field cases written for the project (`tests/fixtures/cases/`).
+fn cases() -> PathBuf {
+    mem_tests::fixtures().join("cases")
 }
 
 /// A small event builder for Claude transcript lines (file order, the test
@@ -113,10 +98,8 @@ fn run_bin(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> (i32, String, St
     cmd.args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env_remove("MEM_MEMORY_DIR")
-        .env_remove("MEM_DISABLE")
-        .env_remove("CLAUDE_CODE_DISABLE_AUTO_MEMORY");
+        .stderr(Stdio::piped());
+    mem_tests::scrub(&mut cmd);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -336,9 +319,8 @@ fn fix_named_by_the_output_is_low_trust() {
 /// B05: the session with a lone surrogate reads and extracts without panic.
 #[test]
 fn b05_lone_surrogate_session() {
-    let dir = need_shared!("b05_lone_surrogate_session");
     let evs = events_from_transcript(
-        &std::fs::read_to_string(dir.join("cases/B05/session.jsonl")).unwrap(),
+        &std::fs::read_to_string(cases().join("B05/session.jsonl")).unwrap(),
     );
     assert_eq!(evs.len(), 4);
     let (code, out, _) = run_bin(&[], &jsonl(&evs), &[]);
@@ -349,9 +331,8 @@ fn b05_lone_surrogate_session() {
 /// B10: one response in several lines → the preference is emitted once.
 #[test]
 fn b10_preference_emitted_once() {
-    let dir = need_shared!("b10_preference_emitted_once");
     let evs = events_from_transcript(
-        &std::fs::read_to_string(dir.join("cases/B10/session.jsonl")).unwrap(),
+        &std::fs::read_to_string(cases().join("B10/session.jsonl")).unwrap(),
     );
     let (code, out, _) = run_bin(&[], &jsonl(&evs), &[]);
     assert_eq!(code, 0);
@@ -407,8 +388,7 @@ fn b11_tool_output_cap_with_marker() {
 /// B22: credentials from tool output never reach a candidate.
 #[test]
 fn b22_credentials_from_tool_output() {
-    let dir = need_shared!("b22_credentials_from_tool_output");
-    let text = std::fs::read_to_string(dir.join("cases/B22/events.jsonl")).unwrap();
+    let text = std::fs::read_to_string(cases().join("B22/events.jsonl")).unwrap();
     let evs = events_from_transcript(&text);
     let (code, out, _) = run_bin(&[], &jsonl(&evs), &[]);
     assert_eq!(code, 0);
@@ -444,8 +424,7 @@ fn b22_credentials_from_tool_output() {
 /// (TZ=America/Los_Angeles: 2026-01-15T07:30Z is 2026-01-14).
 #[test]
 fn b29_relative_dates_local_day() {
-    let dir = need_shared!("b29_relative_dates_local_day");
-    let text = std::fs::read_to_string(dir.join("cases/B29/events.jsonl")).unwrap();
+    let text = std::fs::read_to_string(cases().join("B29/events.jsonl")).unwrap();
     let evs = events_from_transcript(&text);
     if std::env::var_os("MEM_TEST_CHILD_TZ").is_some() {
         let got: Vec<String> = evs
@@ -463,7 +442,6 @@ fn b29_relative_dates_local_day() {
         .args(["--exact", "b29_relative_dates_local_day", "--nocapture"])
         .env("MEM_TEST_CHILD_TZ", "1")
         .env("TZ", "America/Los_Angeles")
-        .env("MEM_SHARED_DIR", &dir)
         .output()
         .unwrap();
     assert!(child.status.success(), "{child:?}");

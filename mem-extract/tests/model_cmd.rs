@@ -56,10 +56,9 @@ fn run(body: &str, args: &[&str]) -> (i32, Vec<Memory>, String, f64) {
     .unwrap();
     let cmd = format!("sh {}", script.display());
     let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mem-extract"))
+    let mut child = mem_tests::scrub(&mut Command::new(env!("CARGO_BIN_EXE_mem-extract")))
         .args(["--model-cmd", &cmd, "--format", "jsonl"])
         .args(args)
-        .env_remove("MEM_HOOK_GUARD")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

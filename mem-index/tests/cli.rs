@@ -6,29 +6,17 @@ use std::process::{Command, Output, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mem-index");
 
-fn shared() -> Option<PathBuf> {
-    let p = match std::env::var_os("MEM_SHARED_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    };
-    p.join("cases").is_dir().then_some(p)
-}
-
-fn skipped(name: &str) {
-    eprintln!("SKIPPED {name}: ../shared not present");
-    println!("SKIPPED {name}: ../shared not present");
+/// The field cases written for the project (`tests/fixtures/cases/`).
+fn cases() -> PathBuf {
+    mem_tests::fixtures().join("cases")
 }
 
 /// Run mem-index with `args` and `stdin`, HOME pointed into `home`.
 fn run(home: &Path, args: &[&str], stdin: &str) -> Output {
     let mut c = Command::new(BIN);
-    c.args(args)
+    mem_tests::scrub(&mut c)
+        .args(args)
         .env("HOME", home)
-        .env_remove("MEM_MEMORY_DIR")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("MEM_DISABLE")
-        .env_remove("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
-        .env_remove("MEM_PER_WORKTREE")
         .env("MEM_TODAY", "2026-07-13")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -325,13 +313,10 @@ fn b19_twenty_concurrent_writers() {
 /// t010 (superseded) dropped; reported on stderr, exit 0.
 #[test]
 fn b14_index_over_200_lines() {
-    let Some(sh) = shared() else {
-        return skipped("b14_index_over_200_lines");
-    };
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("memory");
     let ok = Command::new("python3")
-        .arg(sh.join("cases/B14/gen_memory_dir.py"))
+        .arg(cases().join("B14/gen_memory_dir.py"))
         .arg(&dir)
         .status()
         .map(|s| s.success())
@@ -385,16 +370,13 @@ fn b14_index_over_200_lines() {
 /// the index keeps its entry (no lint text in it); db-tests is processed normally.
 #[test]
 fn b16_broken_frontmatter_left_alone_and_flagged() {
-    let Some(sh) = shared() else {
-        return skipped("b16_broken_frontmatter_left_alone_and_flagged");
-    };
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("memory");
     std::fs::create_dir(&dir).unwrap();
     for f in ["quote-style.md", "db-tests.md", "MEMORY.md"] {
         std::fs::write(
             dir.join(f),
-            std::fs::read(sh.join("cases/B16/memory").join(f)).unwrap(),
+            std::fs::read(cases().join("B16/memory").join(f)).unwrap(),
         )
         .unwrap();
     }
@@ -488,15 +470,11 @@ fn broken_file_gets_no_lint_text_in_the_index() {
 /// unquoted `: ` is reported, unchanged.
 #[test]
 fn b17_colons() {
-    let Some(sh) = shared() else {
-        return skipped("b17_colons");
-    };
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("memory");
-    let cand: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(sh.join("cases/B17/candidate.json")).unwrap(),
-    )
-    .unwrap();
+    let cand: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cases().join("B17/candidate.json")).unwrap())
+            .unwrap();
     let d = dir.to_str().unwrap();
     let o = run(
         t.path(),
@@ -505,7 +483,7 @@ fn b17_colons() {
     );
     assert!(o.status.success(), "{}", show(&o));
     assert!(dir.join("build-release-profile.md").is_file());
-    let hand = std::fs::read(sh.join("cases/B17/memory/handwritten-colon.md")).unwrap();
+    let hand = std::fs::read(cases().join("B17/memory/handwritten-colon.md")).unwrap();
     std::fs::write(dir.join("handwritten-colon.md"), &hand).unwrap();
     let o = run(t.path(), &["--memory-dir", d, "list"], "");
     assert!(o.status.success(), "{}", show(&o));
@@ -529,14 +507,11 @@ fn b17_colons() {
 /// each bad line named; nothing outside the directory.
 #[test]
 fn b25_traversal_names() {
-    let Some(sh) = shared() else {
-        return skipped("b25_traversal_names");
-    };
     let t = tempfile::tempdir().unwrap();
     let parent = t.path().join("p");
     let dir = parent.join("memory");
     std::fs::create_dir_all(&parent).unwrap();
-    let input = std::fs::read_to_string(sh.join("cases/B25/candidates.jsonl")).unwrap();
+    let input = std::fs::read_to_string(cases().join("B25/candidates.jsonl")).unwrap();
     let d = dir.to_str().unwrap();
     let o = run(t.path(), &["--memory-dir", d, "write"], &input);
     assert_eq!(o.status.code(), Some(1), "{}", show(&o));
@@ -620,12 +595,9 @@ fn b22_sensitive_records_are_refused() {
 /// --per-worktree isolates.
 #[test]
 fn b24_worktree_shares_the_main_memory_dir() {
-    let Some(sh) = shared() else {
-        return skipped("b24_worktree_shares_the_main_memory_dir");
-    };
     let t = tempfile::tempdir().unwrap();
     let ok = Command::new("bash")
-        .arg(sh.join("cases/B24/setup.sh"))
+        .arg(cases().join("B24/setup.sh"))
         .arg(t.path())
         .env("HOME", t.path())
         .stdout(Stdio::null())
@@ -840,7 +812,7 @@ fn retire_restore_list_filters_show_and_disable() {
     assert_eq!(o.status.code(), Some(1));
     // MEM_DISABLE: nothing written, exit 0 with a note
     let mut c = Command::new(BIN);
-    let o = c
+    let o = mem_tests::scrub(&mut c)
         .args(["--memory-dir", d, "write"])
         .env("MEM_DISABLE", "1")
         .stdin(Stdio::null())

@@ -38,9 +38,8 @@ impl Run {
 }
 
 fn mem_lock(args: &[&str]) -> Run {
-    let out = Command::new(BIN)
+    let out = mem_tests::scrub(&mut Command::new(BIN))
         .args(args)
-        .env_remove("MEM_MEMORY_DIR")
         .stdin(Stdio::null())
         .output()
         .expect("run mem-lock");
@@ -311,7 +310,7 @@ fn sigterm_to_run_is_forwarded_and_rolled_back() {
     let d = tempfile::tempdir().unwrap();
     let l = lock_in(&d, "L");
     let before = put(&l, "0", 5000);
-    let mut child = Command::new(BIN)
+    let mut child = mem_tests::scrub(&mut Command::new(BIN))
         .args(["run", s(&l), "--", "sleep", "30"])
         .spawn()
         .unwrap();

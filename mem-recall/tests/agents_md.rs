@@ -3,7 +3,7 @@
 //! user's $CODEX_HOME/AGENTS.md; the text is self-contained (memory bodies
 //! inline, no links to the memory directory); a symbolic link is refused.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 struct World {
@@ -27,7 +27,7 @@ impl World {
         assert!(git.status.success());
         let memdir = home.join("memory");
         std::fs::create_dir_all(&memdir).unwrap();
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/claude-memory");
+        let fixture = mem_tests::fixtures().join("claude-memory");
         for e in std::fs::read_dir(fixture).unwrap() {
             let e = e.unwrap();
             std::fs::copy(e.path(), memdir.join(e.file_name())).unwrap();
@@ -42,17 +42,8 @@ impl World {
 
     fn context(&self, args: &[&str]) -> Output {
         let mut c = Command::new(env!("CARGO_BIN_EXE_mem-recall"));
-        for (k, _) in std::env::vars_os() {
-            let k = k.to_string_lossy().to_string();
-            if k.starts_with("MEM_")
-                || k.starts_with("CLAUDE_")
-                || k.starts_with("CODEX_")
-                || k.starts_with("XDG_")
-            {
-                c.env_remove(k);
-            }
-        }
-        c.arg("context")
+        mem_tests::scrub(&mut c)
+            .arg("context")
             .args(args)
             .env("HOME", &self.home)
             .env("XDG_CACHE_HOME", self.home.join(".cache"))

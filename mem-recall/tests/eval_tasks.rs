@@ -16,11 +16,9 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recall-eval")
 }
 
+/// `../shared` with its recall eval set (extra coverage), if present.
 fn shared() -> Option<PathBuf> {
-    let p = std::env::var_os("MEM_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    p.join("eval/recall/memory").is_dir().then_some(p)
+    mem_tests::shared_dir().filter(|p| p.join("eval/recall/memory").is_dir())
 }
 
 /// Per category of the tasks of one fixture file, against one memory
@@ -107,8 +105,7 @@ fn claude_style_memories_meet_the_floors() {
 
 #[test]
 fn shared_eval_memories_meet_the_floors() {
-    if shared().is_none() {
-        eprintln!("SKIPPED shared_eval_memories_meet_the_floors: ../shared is not present");
+    if mem_tests::shared_or_skip("shared_eval_memories_meet_the_floors").is_none() {
         return;
     }
     check(

@@ -115,13 +115,10 @@ fn hook_session_start_adds_user_memories_and_the_index_warning() {
 /// WARNING line when loaded, within 200 lines in all.
 #[test]
 fn b14_hand_made_index_is_cut_with_warning() {
-    let Some(shared) = shared("b14_hand_made_index_is_cut_with_warning") else {
-        return;
-    };
     let env = Env::new();
     let mem = env.path().join("memory");
     let st = Command::new("python3")
-        .arg(shared.join("cases/B14/gen_memory_dir.py"))
+        .arg(cases().join("B14/gen_memory_dir.py"))
         .arg(&mem)
         .status();
     if !st.is_ok_and(|s| s.success()) {
@@ -177,17 +174,11 @@ fn b14_hand_made_index_is_cut_with_warning() {
 /// for project B.
 #[test]
 fn b23_shared_slug_folder_guard() {
-    let Some(shared) = shared("b23_shared_slug_folder_guard") else {
-        return;
-    };
     let env = Env::new();
     std::fs::create_dir_all(env.claude()).unwrap();
-    std::os::unix::fs::symlink(
-        shared.join("cases/B23/projects"),
-        env.claude().join("projects"),
-    )
-    .unwrap();
-    let mem = shared.join("cases/B23/projects/-home-user-test-project/memory");
+    std::os::unix::fs::symlink(cases().join("B23/projects"), env.claude().join("projects"))
+        .unwrap();
+    let mem = cases().join("B23/projects/-home-user-test-project/memory");
     let run = |cwd: &str| {
         env.run(
             &[

@@ -37,13 +37,8 @@ impl Home {
 
     fn hooks(&self, args: &[&str], cwd: &Path, env: &[(&str, &Path)]) -> Output {
         let mut c = Command::new(env!("CARGO_BIN_EXE_mem-recall"));
-        for (k, _) in std::env::vars_os() {
-            let k = k.to_string_lossy().to_string();
-            if k.starts_with("MEM_") || k.starts_with("CLAUDE_") || k.starts_with("CODEX_") {
-                c.env_remove(k);
-            }
-        }
-        c.arg("hooks")
+        mem_tests::scrub(&mut c)
+            .arg("hooks")
             .args(args)
             .env("HOME", &self.root)
             .current_dir(cwd);

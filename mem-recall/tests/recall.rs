@@ -107,7 +107,7 @@ fn eval_set_every_expected_recalled_none_forbidden() {
     };
     let env = Env::new();
     let bin = std::path::Path::new(env!("CARGO_BIN_EXE_mem-recall"));
-    let out = std::process::Command::new("python3")
+    let out = mem_tests::scrub(&mut std::process::Command::new("python3"))
         .arg(shared.join("eval/score_recall.py"))
         .arg(shared.join("eval/recall/memory"))
         .arg(shared.join("eval/recall/tasks.jsonl"))
@@ -123,7 +123,6 @@ fn eval_set_every_expected_recalled_none_forbidden() {
         .env("HOME", env.path().join("home"))
         .env("CLAUDE_CONFIG_DIR", env.claude())
         .env("XDG_CACHE_HOME", env.path().join("cache"))
-        .env_remove("MEM_MEMORY_DIR")
         .output();
     let out = match out {
         Ok(o) => o,

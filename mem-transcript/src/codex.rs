@@ -16,7 +16,7 @@ use mem_core::Error;
 use mem_core::jsonl::{Warning, describe, parse_lossy, sanitize};
 use serde_json::Value;
 
-use crate::event::{EventOut, Input as ToolInput, Sink, Text, norm_ts};
+use crate::event::{EventOut, Sink, Text, ToolInput, norm_ts};
 use crate::input::Input;
 
 /// Prefixes of Codex user messages that carry context, not the human's words.
@@ -28,7 +28,7 @@ const META_PREFIXES: [&str; 3] = [
 
 /// One parsed rollout line.
 #[derive(Debug, Clone)]
-pub struct Item {
+pub struct RolloutLine {
     /// 1-based line.
     pub line: usize,
     /// Byte offset of the line.
@@ -51,7 +51,7 @@ pub struct Rollout {
     /// Recorded cwd (`session_meta` or the first `turn_context`).
     pub cwd: Option<String>,
     /// Items in file order.
-    pub items: Vec<Item>,
+    pub items: Vec<RolloutLine>,
     /// Read warnings.
     pub warnings: Vec<Warning>,
     /// Lines in the file.
@@ -173,7 +173,7 @@ pub fn read(input: &Input) -> Result<Rollout, Error> {
         {
             r.cwd = Some(c.to_string());
         }
-        r.items.push(Item {
+        r.items.push(RolloutLine {
             line: line.no,
             offset: line.offset,
             len: 0,
@@ -452,7 +452,7 @@ impl Rollout {
     }
 
     /// The items `--raw` prints (from the last `compacted` with `resume`).
-    pub fn raw_items(&self, resume: bool) -> &[Item] {
+    pub fn raw_items(&self, resume: bool) -> &[RolloutLine] {
         &self.items[self.plan(resume).start..]
     }
 }

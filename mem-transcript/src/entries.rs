@@ -96,11 +96,7 @@ pub fn raw_extras(input: &Input, ix: &Index, br: &Branch) -> Result<Vec<Extra>, 
     if ix.extras.is_empty() || br.nodes.is_empty() {
         return Ok(Vec::new());
     }
-    let on_branch: HashSet<u128> = br
-        .nodes
-        .iter()
-        .map(|&i| ix.nodes[i as usize].uuid)
-        .collect();
+    let on_branch: HashSet<u128> = br.nodes.iter().map(|&i| ix.keys[i as usize]).collect();
     let lines: HashSet<usize> = br
         .nodes
         .iter()
@@ -149,7 +145,7 @@ fn latest_on_branch(
         .nodes
         .iter()
         .enumerate()
-        .map(|(p, &i)| (ix.nodes[i as usize].uuid, p))
+        .map(|(p, &i)| (ix.keys[i as usize], p))
         .collect();
     let of_kind = ix.extras.iter().filter(|e| e.kind == kind);
     let mut best: Option<(usize, Extra, Value)> = None;
@@ -223,7 +219,7 @@ pub fn files_at(
             .file_stem()
             .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
     });
-    let at = br.leaf.and_then(|l| leaf_uuid(input, ix, l));
+    let at = br.leaf.and_then(|l| crate::report::uuid_of(input, ix, l));
     let cwd = ix.cwd.as_deref().map(PathBuf::from);
     let abs = |f: &str| match &cwd {
         Some(c) if Path::new(f).is_relative() => c.join(f),
@@ -284,15 +280,6 @@ pub fn files_at(
 /// A backup name is one path component (never `..` or a path).
 fn safe_name(n: &str) -> bool {
     !n.is_empty() && n != "." && n != ".." && !n.contains(['/', '\\', '\0'])
-}
-
-/// The uuid of node `i` (read from its line).
-fn leaf_uuid(input: &Input, ix: &Index, i: u32) -> Option<String> {
-    let n = &ix.nodes[i as usize];
-    let mut win = Window::new(&input.file);
-    let b = win.get(n.offset, n.len as usize).ok()?;
-    let v: Value = serde_json::from_slice(&sanitize(&clean_line(b))).ok()?;
-    v["uuid"].as_str().map(str::to_string)
 }
 
 /// The transcript a `SESSION` argument names: an existing file, else a
@@ -485,7 +472,7 @@ pub fn collapses(input: &Input, ix: &Index, br: &Branch) -> Result<Vec<Collapse>
             br.nodes
                 .iter()
                 .enumerate()
-                .map(|(p, &i)| (ix.nodes[i as usize].uuid, p))
+                .map(|(p, &i)| (ix.keys[i as usize], p))
                 .collect()
         });
         let at = |f: &str| v[f].as_str().and_then(|u| pos.get(&key(u)).copied());

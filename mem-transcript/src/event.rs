@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 
 /// A tool input: raw JSON from the transcript, or a value built here.
 #[derive(Debug, Clone)]
-pub enum Input<'a> {
+pub enum ToolInput<'a> {
     /// The original JSON text of the value (Claude `tool_use.input`), valid
     /// JSON as the transcript's line was.
     Raw(&'a str),
@@ -35,11 +35,11 @@ fn serialize_raw<S: serde::Serializer>(tok: &str, s: S) -> Result<S::Ok, S::Erro
     raw.serialize(s)
 }
 
-impl Serialize for Input<'_> {
+impl Serialize for ToolInput<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Input::Raw(tok) => serialize_raw(tok, s),
-            Input::Value(v) => v.serialize(s),
+            ToolInput::Raw(tok) => serialize_raw(tok, s),
+            ToolInput::Value(v) => v.serialize(s),
         }
     }
 }
@@ -108,7 +108,7 @@ pub struct EventOut<'a> {
     pub tool_id: Option<Cow<'a, str>>,
     /// Tool input.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub input: Option<Input<'a>>,
+    pub input: Option<ToolInput<'a>>,
     /// Text or tool output.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<Text<'a>>,
@@ -350,11 +350,11 @@ fn write_event_parts(buf: &mut Vec<u8>, ev: &EventOut<'_>, holes: bool) -> [usiz
     opt(buf, b",\"tool\":", &ev.tool);
     opt(buf, b",\"tool_id\":", &ev.tool_id);
     match &ev.input {
-        Some(Input::Raw(r)) => {
+        Some(ToolInput::Raw(r)) => {
             buf.extend_from_slice(b",\"input\":");
             buf.extend_from_slice(r.as_bytes());
         }
-        Some(Input::Value(v)) => {
+        Some(ToolInput::Value(v)) => {
             buf.extend_from_slice(b",\"input\":");
             // Writing a Value into a Vec cannot fail.
             let _ = serde_json::to_writer(&mut *buf, v);
@@ -464,8 +464,8 @@ fn write_text(out: &mut dyn Write, ev: &EventOut<'_>) -> std::io::Result<()> {
     match ev.kind {
         "tool_use" => {
             let input = match &ev.input {
-                Some(Input::Raw(r)) => r.to_string(),
-                Some(Input::Value(v)) => v.to_string(),
+                Some(ToolInput::Raw(r)) => r.to_string(),
+                Some(ToolInput::Value(v)) => v.to_string(),
                 None => String::new(),
             };
             writeln!(
@@ -555,7 +555,7 @@ mod tests {
             kind: "tool_use",
             tool: Some("Bash".into()),
             tool_id: Some("t".into()),
-            input: Some(Input::Raw(raw.get())),
+            input: Some(ToolInput::Raw(raw.get())),
             text: None,
             is_error: None,
             sidechain: false,
@@ -587,7 +587,7 @@ mod tests {
         assert!(norm_ts("soon").is_none());
     }
 
-    fn event<'a>(text: Option<Text<'a>>, input: Option<Input<'a>>) -> EventOut<'a> {
+    fn event<'a>(text: Option<Text<'a>>, input: Option<ToolInput<'a>>) -> EventOut<'a> {
         EventOut {
             session: "s\"q",
             source: "claude",
@@ -619,11 +619,11 @@ mod tests {
         let cases = [
             event(
                 Some(Text::Str(nasty.clone().into())),
-                Some(Input::Raw(raw.get())),
+                Some(ToolInput::Raw(raw.get())),
             ),
             event(
                 Some(Text::Str("".into())),
-                Some(Input::Value(serde_json::json!({"cmd": nasty}))),
+                Some(ToolInput::Value(serde_json::json!({"cmd": nasty}))),
             ),
             event(None, None),
         ];

@@ -12,8 +12,8 @@
 //! 2 usage; 75 when `append` cannot take the file's lock (never: it waits).
 //! `replay --hook` always exits 0 (a hook never fails the agent's turn).
 
-pub mod ahead;
 pub mod append;
+pub mod branch_lines;
 pub mod capture;
 pub mod claude;
 pub mod codex;

@@ -17,7 +17,7 @@ use crate::{FromArg, Global, LocateArgs, LsArgs, source_of};
 
 /// One listed session.
 #[derive(Debug, Clone, Default)]
-pub struct Session {
+pub struct ListedSession {
     /// Session id.
     pub id: String,
     /// `claude` or `codex` (empty when unreadable).
@@ -76,13 +76,15 @@ fn ms_fmt(t: Option<i64>) -> Value {
 
 fn claude_first_prompt(inp: &Input, ix: &crate::claude::Index) -> Option<String> {
     let mut win = Window::new(&inp.file);
-    for n in ix
-        .nodes
-        .iter()
-        .filter(|n| n.ty == NodeType::User && !n.has(SIDECHAIN) && !n.has(META) && !n.has(SUMMARY))
+    for (i, _) in (0u32..)
+        .zip(&ix.nodes)
+        .filter(|(_, n)| {
+            n.ty == NodeType::User && !n.has(SIDECHAIN) && !n.has(META) && !n.has(SUMMARY)
+        })
         .take(50)
     {
-        let raw = win.get(n.offset, n.len as usize).ok()?;
+        let (offset, len) = ix.span(i);
+        let raw = win.get(offset, len).ok()?;
         let line = clean_line(raw);
         let clean = sanitize(&line);
         let mut copy = None;
@@ -119,14 +121,14 @@ fn lossy_damage(n: usize, first: usize) -> String {
 }
 
 /// Summarize one session file; never fails (a damaged file is flagged).
-pub fn summarize(path: &Path) -> Session {
-    let mut s = Session {
+pub fn summarize(path: &Path) -> ListedSession {
+    let mut s = ListedSession {
         path: path.to_path_buf(),
         id: path
             .file_stem()
             .map(|x| x.to_string_lossy().into_owned())
             .unwrap_or_default(),
-        ..Session::default()
+        ..ListedSession::default()
     };
     let inp = match Input::open(path) {
         Ok(i) => i,
@@ -265,7 +267,7 @@ pub fn summarize(path: &Path) -> Session {
     s
 }
 
-fn session_json(s: &Session) -> Value {
+fn session_json(s: &ListedSession) -> Value {
     json!({
         "id": s.id, "source": s.source, "path": s.path.display().to_string(),
         "cwd": s.cwd, "start": ms_fmt(s.start), "end": ms_fmt(s.end),
@@ -324,7 +326,7 @@ pub fn ls(a: &LsArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exi
             files.extend(session_files(&codex, true).into_iter().map(|p| (p, false)));
         }
     }
-    let mut rows: Vec<Session> = Vec::new();
+    let mut rows: Vec<ListedSession> = Vec::new();
     for (f, slug_folder) in files {
         let s = summarize(&f);
         let keep = a.all

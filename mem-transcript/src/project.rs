@@ -27,7 +27,7 @@ use mem_core::{Error, Exit};
 use serde::{Deserialize, Serialize};
 
 use crate::event::Sink;
-use crate::ls::{Session, session_files, summarize};
+use crate::ls::{ListedSession, session_files, summarize};
 use crate::{Global, Notice, ReplayArgs, ReplayOptions, replay_file, report_warnings};
 
 /// What became of one session file.
@@ -180,7 +180,7 @@ pub fn candidate_files(roots: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, Error>
 
 /// True when the session belongs to the project (same rule as `ls`): a
 /// recorded cwd inside a root, or no cwd at all in the project's own folder.
-pub fn belongs(s: &Session, in_project_folder: bool, roots: &[PathBuf]) -> bool {
+pub fn belongs(s: &ListedSession, in_project_folder: bool, roots: &[PathBuf]) -> bool {
     if s.cwds.is_empty() {
         in_project_folder
     } else {
@@ -297,7 +297,7 @@ pub fn replay_project(
         ..State::default()
     };
     // Which files to look at: new or changed ones.
-    let mut todo: Vec<(Session, Seen)> = Vec::new();
+    let mut todo: Vec<(ListedSession, Seen)> = Vec::new();
     let mut seen_paths: HashMap<String, ()> = HashMap::new();
     for (f, own_folder) in candidate_files(&roots)? {
         let key = f.display().to_string();

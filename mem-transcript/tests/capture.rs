@@ -39,13 +39,8 @@ impl T {
     /// `replay --hook` for `event`: the events and stderr.
     fn hook(&self, event: &str) -> (Vec<Value>, String) {
         let mut c = Command::new(env!("CARGO_BIN_EXE_mem-transcript"));
-        for (k, _) in std::env::vars_os() {
-            let k = k.to_string_lossy().to_string();
-            if k.starts_with("MEM_") || k.starts_with("CLAUDE_") || k.starts_with("XDG_") {
-                c.env_remove(k);
-            }
-        }
-        c.env("HOME", &self.root)
+        mem_tests::scrub(&mut c)
+            .env("HOME", &self.root)
             .env("XDG_CACHE_HOME", self.root.join("cache"))
             .env("MEM_MEMORY_DIR", self.root.join("mem"))
             .args(["replay", "--hook"])
@@ -190,10 +185,7 @@ fn bad_hook_input_is_said_on_stderr_and_exits_0() {
         "not json",
         r#"{"hook_event_name":"Stop","transcript_path":"/no/such.jsonl"}"#,
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_mem-transcript"))
-            .env_remove("MEM_HOOK_GUARD")
-            .env_remove("MEM_DISABLE")
-            .env_remove("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
+        let out = mem_tests::scrub(&mut Command::new(env!("CARGO_BIN_EXE_mem-transcript")))
             .env("XDG_CACHE_HOME", t.root.join("cache"))
             .env("MEM_MEMORY_DIR", t.root.join("mem"))
             .args(["replay", "--hook"])

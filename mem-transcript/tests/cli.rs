@@ -1,5 +1,6 @@
-//! End-to-end tests of the `mem-transcript` binary on the shared corpus and
-//! the failure cases (`../shared/cases`), plus bad input and append.
+//! End-to-end tests of the `mem-transcript` binary on the failure cases
+//! (`tests/fixtures/cases`), bad input and append, and on the external
+//! corpus (`../shared/corpus`, extra coverage).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -7,29 +8,29 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-fn shared() -> Option<PathBuf> {
-    let p = std::env::var_os("MEM_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    p.is_dir().then_some(p)
+/// `../shared` (the external corpus: extra coverage), or `None` after the
+/// SKIPPED line.
+fn corpus_or_skip(test: &str) -> Option<PathBuf> {
+    mem_tests::shared_or_skip(test).filter(|p| p.join("corpus").is_dir())
 }
 
 macro_rules! need_shared {
     ($name:expr) => {
-        match shared() {
+        match corpus_or_skip($name) {
             Some(s) => s,
-            None => {
-                eprintln!("SKIPPED {}: ../shared not present", $name);
-                println!("SKIPPED {}: ../shared not present", $name);
-                return;
-            }
+            None => return,
         }
     };
 }
 
+/// The field cases written for the project (`tests/fixtures/cases/`).
+fn cases() -> PathBuf {
+    mem_tests::fixtures().join("cases")
+}
+
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_mem-transcript"));
-    c.env_remove("CLAUDE_CONFIG_DIR").env_remove("CODEX_HOME");
+    mem_tests::scrub(&mut c);
     c
 }
 
@@ -125,12 +126,29 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 #[test]
+#[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
 fn every_corpus_file_goes_through_every_reader() {
     let sh = need_shared!("every_corpus_file_goes_through_every_reader");
     let mut files = Vec::new();
     walk(&sh.join("corpus"), &mut files);
     assert!(files.len() > 100, "corpus has {} files", files.len());
-    for f in &files {
+    every_reader_reads(&files);
+}
+
+#[test]
+fn every_fixture_transcript_goes_through_every_reader() {
+    let fx = mem_tests::fixtures();
+    let mut files = Vec::new();
+    for d in ["cases", "sessions", "codex", "poisoning"] {
+        walk(&fx.join(d), &mut files);
+    }
+    assert!(files.len() > 20, "fixtures have {} files", files.len());
+    every_reader_reads(&files);
+}
+
+/// replay, tree, verify and stats exit 0 on each file, without a panic.
+fn every_reader_reads(files: &[PathBuf]) {
+    for f in files {
         for cmd in ["replay", "tree", "verify", "stats"] {
             let args = [cmd, "--format", "jsonl", s(f)];
             let o = run(&args, None);
@@ -186,9 +204,8 @@ fn verify_agrees_with_replay_on_the_reference_files() {
 
 #[test]
 fn b01_torn_last_line() {
-    let sh = need_shared!("b01_torn_last_line");
     for name in ["session.jsonl", "session_torn_utf8.jsonl"] {
-        let f = sh.join("cases/B01").join(name);
+        let f = cases().join("B01").join(name);
         let o = ok(&["replay", "--format", "jsonl", s(&f)]);
         let evs: Vec<Value> = String::from_utf8(o.stdout.clone())
             .unwrap()
@@ -203,7 +220,7 @@ fn b01_torn_last_line() {
         let t: Value = serde_json::from_slice(&t.stdout).unwrap();
         assert_eq!(t["leaf_uuid"], "11111111-1111-4111-8111-000000000003");
     }
-    let f = sh.join("cases/B01/session_empty.jsonl");
+    let f = cases().join("B01/session_empty.jsonl");
     let o = ok(&["replay", s(&f)]);
     assert!(o.stdout.is_empty());
     assert!(String::from_utf8_lossy(&o.stderr).contains("empty session"));
@@ -214,10 +231,9 @@ fn b01_torn_last_line() {
 
 #[test]
 fn b01_append_after_a_torn_tail_starts_a_fresh_line() {
-    let sh = need_shared!("b01_append_after_a_torn_tail_starts_a_fresh_line");
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("s.jsonl");
-    std::fs::copy(sh.join("cases/B01/session.jsonl"), &f).unwrap();
+    std::fs::copy(cases().join("B01/session.jsonl"), &f).unwrap();
     let entry = br#"{"type":"user","uuid":"11111111-1111-4111-8111-000000000005","parentUuid":"11111111-1111-4111-8111-000000000003","sessionId":"00000000-0000-4000-8000-000000000001","timestamp":"2026-01-10T09:05:00Z","message":{"role":"user","content":"Next."}}
 "#;
     let o = run(&["append", s(&f)], Some(entry));
@@ -236,8 +252,7 @@ fn b01_append_after_a_torn_tail_starts_a_fresh_line() {
 
 #[test]
 fn b03_bad_middle_line_does_not_end_the_history() {
-    let sh = need_shared!("b03_bad_middle_line_does_not_end_the_history");
-    let f = sh.join("cases/B03/session.jsonl");
+    let f = cases().join("B03/session.jsonl");
     let o = ok(&["replay", "--format", "jsonl", s(&f)]);
     let evs: Vec<Value> = String::from_utf8(o.stdout.clone())
         .unwrap()
@@ -255,8 +270,7 @@ fn b03_bad_middle_line_does_not_end_the_history() {
 
 #[test]
 fn b05_lone_surrogate_line_is_kept() {
-    let sh = need_shared!("b05_lone_surrogate_line_is_kept");
-    let f = sh.join("cases/B05/session.jsonl");
+    let f = cases().join("B05/session.jsonl");
     let o = ok(&["replay", "--format", "jsonl", s(&f)]);
     assert!(
         o.stderr.is_empty(),
@@ -280,8 +294,7 @@ fn b05_lone_surrogate_line_is_kept() {
 
 #[test]
 fn b06_dangling_parent_is_bridged() {
-    let sh = need_shared!("b06_dangling_parent_is_bridged");
-    let f = sh.join("cases/B06/session.jsonl");
+    let f = cases().join("B06/session.jsonl");
     let o = ok(&["replay", "--resume", "--format", "jsonl", s(&f)]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -320,8 +333,7 @@ fn b06_dangling_parent_is_bridged() {
 
 #[test]
 fn b07_progress_never_picks_the_leaf() {
-    let sh = need_shared!("b07_progress_never_picks_the_leaf");
-    let f = sh.join("cases/B07/session.jsonl");
+    let f = cases().join("B07/session.jsonl");
     let evs = events(&["replay", "--format", "jsonl", s(&f)]);
     assert_eq!(msg_ids(&evs), ["01", "02", "04", "05", "06", "07"]);
     let raw = ok(&["replay", "--raw", s(&f)]);
@@ -330,8 +342,7 @@ fn b07_progress_never_picks_the_leaf() {
 
 #[test]
 fn b10_one_response_is_one_turn() {
-    let sh = need_shared!("b10_one_response_is_one_turn");
-    let f = sh.join("cases/B10/session.jsonl");
+    let f = cases().join("B10/session.jsonl");
     let evs = events(&["replay", "--format", "jsonl", s(&f)]);
     let shared: Vec<&Value> = evs
         .iter()
@@ -363,11 +374,10 @@ fn b10_one_response_is_one_turn() {
 
 #[test]
 fn b11_big_session_and_a_long_line() {
-    let sh = need_shared!("b11_big_session_and_a_long_line");
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("big.jsonl");
     let st = Command::new("python3")
-        .arg(sh.join("cases/B11/gen_big_session.py"))
+        .arg(cases().join("B11/gen_big_session.py"))
         .arg(&f)
         .status();
     match st {
@@ -396,8 +406,7 @@ fn b11_big_session_and_a_long_line() {
 
 #[test]
 fn b12_codex_rollout_with_a_corrupt_first_line() {
-    let sh = need_shared!("b12_codex_rollout_with_a_corrupt_first_line");
-    let dir = sh.join("cases/B12/sessions");
+    let dir = cases().join("B12/sessions");
     let o = ok(&["ls", "--all", "--format", "jsonl", s(&dir)]);
     let rows: Vec<Value> = json_lines(&o.stdout);
     assert_eq!(rows.len(), 2);
@@ -428,8 +437,7 @@ fn b12_codex_rollout_with_a_corrupt_first_line() {
 
 #[test]
 fn b23_sessions_are_filtered_by_recorded_cwd() {
-    let sh = need_shared!("b23_sessions_are_filtered_by_recorded_cwd");
-    let dir = sh.join("cases/B23/projects");
+    let dir = cases().join("B23/projects");
     let ids = |cwd: &str, latest: bool| -> Vec<String> {
         let mut args = vec!["ls", "--cwd", cwd, "--format", "jsonl"];
         if latest {
@@ -460,7 +468,7 @@ fn b23_sessions_are_filtered_by_recorded_cwd() {
     );
     // Through CLAUDE_CONFIG_DIR: the slug folder is found from the cwd.
     let o = bin()
-        .env("CLAUDE_CONFIG_DIR", sh.join("cases/B23"))
+        .env("CLAUDE_CONFIG_DIR", cases().join("B23"))
         .env("CODEX_HOME", "/nonexistent-codex-home")
         .args([
             "ls",
@@ -479,13 +487,12 @@ fn b23_sessions_are_filtered_by_recorded_cwd() {
 
 #[test]
 fn locate_resolves_an_evidence_pointer() {
-    let sh = need_shared!("locate_resolves_an_evidence_pointer");
     let dir = tempfile::tempdir().unwrap();
     let proj = dir.path().join("projects/-home-user-proj");
     std::fs::create_dir_all(&proj).unwrap();
     let sid = "00000000-0000-4000-8000-000000000001";
     std::fs::copy(
-        sh.join("cases/B10/session.jsonl"),
+        cases().join("B10/session.jsonl"),
         proj.join(format!("{sid}.jsonl")),
     )
     .unwrap();
@@ -599,8 +606,7 @@ fn concurrent_appends_keep_whole_lines() {
 
 #[test]
 fn hook_replays_the_transcript_path() {
-    let sh = need_shared!("hook_replays_the_transcript_path");
-    let f = sh.join("cases/B07/session.jsonl");
+    let f = cases().join("B07/session.jsonl");
     // the watermark goes to a cache folder of the test's own
     let tmp = tempfile::tempdir().unwrap();
     let hook = serde_json::json!({"session_id": "x", "transcript_path": f, "cwd": tmp.path(), "hook_event_name": "SessionEnd"});
@@ -644,8 +650,7 @@ fn hook_replays_the_transcript_path() {
 
 #[test]
 fn raw_is_byte_for_byte() {
-    let sh = need_shared!("raw_is_byte_for_byte");
-    let f = sh.join("cases/B10/session.jsonl");
+    let f = cases().join("B10/session.jsonl");
     let o = ok(&["replay", "--raw", s(&f)]);
     assert_eq!(o.stdout, std::fs::read(&f).unwrap());
 }
@@ -673,18 +678,32 @@ fn codex_rollout_maps_to_events() {
     assert!(evs.iter().all(|e| e["ts"].as_str().unwrap().ends_with('Z')));
 }
 
-/// Every user, assistant, system and progress entry of the corpus and the
-/// cases, re-linked into one chain (new uuids, rising timestamps): a long
-/// branch with every content shape the field has written.
-fn corpus_chain(sh: &Path, out: &Path) -> usize {
+/// Every user, assistant, system and progress entry of the transcripts
+/// under `roots`, re-linked into one chain (new uuids, rising timestamps),
+/// the files taken again in order until the chain holds `min_bytes`: a long
+/// branch with every content shape the inputs have.
+fn chain_of(roots: &[PathBuf], out: &Path, min_bytes: usize) -> usize {
     let mut files = Vec::new();
-    walk(&sh.join("corpus"), &mut files);
-    walk(&sh.join("cases"), &mut files);
+    for r in roots {
+        walk(r, &mut files);
+    }
     files.sort();
     let mut text = String::new();
     let mut n = 0usize;
+    let mut pass = 0;
+    while text.len() < min_bytes && pass < 10_000 {
+        pass += 1;
+        chain_pass(&files, &mut text, &mut n);
+    }
+    std::fs::write(out, text).unwrap();
+    n
+}
+
+/// One pass of [`chain_of`] over `files`, appending to `text`.
+fn chain_pass(files: &[PathBuf], text: &mut String, n: &mut usize) {
+    let n0 = *n;
     for f in files {
-        let Ok(bytes) = std::fs::read(&f) else {
+        let Ok(bytes) = std::fs::read(f) else {
             continue;
         };
         for line in bytes.split(|&b| b == b'\n') {
@@ -695,7 +714,8 @@ fn corpus_chain(sh: &Path, out: &Path) -> usize {
             if !matches!(ty, "user" | "assistant" | "system" | "progress") {
                 continue;
             }
-            n += 1;
+            *n += 1;
+            let n = *n;
             let parent = (n > 1).then(|| format!("00000000-0000-4000-8000-{:012}", n - 1));
             e.insert(
                 "uuid".into(),
@@ -724,19 +744,34 @@ fn corpus_chain(sh: &Path, out: &Path) -> usize {
             text.push('\n');
         }
     }
-    std::fs::write(out, text).unwrap();
-    n
+    assert!(*n > n0, "no transcript entries under the roots");
 }
 
 /// Pass 2 by several workers (regions rendered apart and stitched in order)
 /// writes the same bytes as one thread, on a branch of every content shape
-/// in the corpus (several megabytes, so the workers do run).
+/// of the project's fixtures (several megabytes, so the workers do run).
 #[test]
+#[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
 fn threads_give_the_same_replay() {
-    let sh = need_shared!("threads_give_the_same_replay");
+    let fx = mem_tests::fixtures();
+    let roots = ["cases", "sessions", "codex", "poisoning"].map(|d| fx.join(d));
+    threads_agree(&roots);
+}
+
+/// The same on every content shape of the external corpus (extra coverage).
+#[test]
+#[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
+fn threads_give_the_same_replay_on_the_corpus() {
+    let sh = need_shared!("threads_give_the_same_replay_on_the_corpus");
+    threads_agree(&[sh.join("corpus"), cases()]);
+}
+
+/// `replay` with `-j 1` and `-j 3` print the same bytes on a chain of the
+/// transcripts under `roots` of 8 MB and more.
+fn threads_agree(roots: &[PathBuf]) {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("chain.jsonl");
-    let n = corpus_chain(&sh, &f);
+    let n = chain_of(roots, &f, (8 << 20) + 1);
     assert!(n > 5000, "chain of {n} entries");
     assert!(std::fs::metadata(&f).unwrap().len() > 8 << 20);
     for args in [&["replay", "--format", "jsonl"][..], &["replay", "--raw"]] {

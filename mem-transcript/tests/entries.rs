@@ -20,7 +20,7 @@ fn fixture() -> PathBuf {
 }
 
 fn run(args: &[&str], claude_dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mem-transcript"))
+    mem_tests::scrub(&mut Command::new(env!("CARGO_BIN_EXE_mem-transcript")))
         .args(args)
         .env("CLAUDE_CONFIG_DIR", claude_dir)
         .output()
@@ -211,12 +211,7 @@ fn raw_keeps_the_entries_of_its_branch_verbatim() {
 
 #[test]
 fn corpus_sessions_with_file_history() {
-    let Some(shared) = std::env::var_os("MEM_SHARED_DIR")
-        .map(PathBuf::from)
-        .or_else(|| Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared")))
-        .filter(|p| p.is_dir())
-    else {
-        println!("SKIPPED corpus_sessions_with_file_history: ../shared not present");
+    let Some(shared) = mem_tests::shared_or_skip("corpus_sessions_with_file_history") else {
         return;
     };
     let home = tempfile::tempdir().unwrap();

@@ -6,9 +6,8 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn hook(stdin: &[u8]) -> std::process::Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mem-transcript"))
+    let mut c = mem_tests::scrub(&mut Command::new(env!("CARGO_BIN_EXE_mem-transcript")))
         .args(["replay", "--hook"])
-        .env_remove("MEM_HOOK_GUARD")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

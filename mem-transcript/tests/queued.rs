@@ -24,7 +24,7 @@ fn removed_queue_entries_are_replayed_as_user_text() {
         r#"{"type":"user","uuid":"u2","parentUuid":"u1","sessionId":"s1","timestamp":"2026-07-11T09:02:02Z","cwd":"/p","message":{"role":"user","content":"thanks"}}"#.to_string(),
     ];
     std::fs::write(&t, lines.join("\n") + "\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_mem-transcript"))
+    let out = mem_tests::scrub(&mut Command::new(env!("CARGO_BIN_EXE_mem-transcript")))
         .args(["replay", "--format", "jsonl"])
         .arg(&t)
         .output()

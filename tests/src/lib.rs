@@ -1,5 +1,8 @@
-//! Helpers for the end-to-end tests: find the built mem binaries, run them in
-//! a throwaway directory with a pinned environment, and find `../shared`.
+//! The one test harness of the workspace, used by the end-to-end tests in
+//! `tests/tests/` and by every crate's integration tests (a dev-dependency):
+//! find the built mem binaries, run them in a throwaway home with a scrubbed,
+//! pinned environment ([`scrub`], [`Home`]), find the project's fixtures
+//! ([`fixtures`]) and, as extra coverage, `../shared` ([`shared_or_skip`]).
 
 pub mod corpus;
 
@@ -25,6 +28,8 @@ pub fn shared_dir() -> Option<PathBuf> {
 }
 
 /// `../shared`, or `None` after printing a loud SKIPPED line naming the test.
+/// Only tests that read the external corpus or eval sets (extra coverage)
+/// use it; what the project relies on is in [`fixtures`].
 pub fn shared_or_skip(test: &str) -> Option<PathBuf> {
     let d = shared_dir();
     if d.is_none() {
@@ -32,6 +37,79 @@ pub fn shared_or_skip(test: &str) -> Option<PathBuf> {
         println!("SKIPPED {test}: ../shared is not present");
     }
     d
+}
+
+/// The project's own test inputs: `tests/fixtures/` of the workspace
+/// (`cases/` holds the field failure cases, one folder per case).
+pub fn fixtures() -> PathBuf {
+    workspace_root().join("tests/fixtures")
+}
+
+/// Remove every inherited variable that steers the tools from `c`: `MEM_*`,
+/// `CLAUDE_*`, `CODEX_HOME` and `XDG_*` (a developer's own settings must
+/// never reach a test). Set what a test needs after this call.
+pub fn scrub(c: &mut Command) -> &mut Command {
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().to_string();
+        if k.starts_with("MEM_")
+            || k.starts_with("CLAUDE_")
+            || k == "CODEX_HOME"
+            || k.starts_with("XDG_")
+        {
+            c.env_remove(k);
+        }
+    }
+    c
+}
+
+/// A throwaway home for one test, removed when dropped: `HOME` is
+/// `<dir>/home`, `CLAUDE_CONFIG_DIR` `<dir>/home/.claude`, `XDG_CACHE_HOME`
+/// `<dir>/cache`, and commands run in `<dir>`.
+pub struct Home {
+    tmp: tempfile::TempDir,
+}
+
+impl Default for Home {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Home {
+    /// A new empty throwaway directory.
+    pub fn new() -> Home {
+        Home {
+            tmp: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    /// The throwaway directory (the commands' working directory).
+    pub fn path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// `HOME` of the commands: `<dir>/home`.
+    pub fn home(&self) -> PathBuf {
+        self.path().join("home")
+    }
+
+    /// Claude Code's config dir of the commands: `<dir>/home/.claude`.
+    pub fn claude(&self) -> PathBuf {
+        self.home().join(".claude")
+    }
+
+    /// A scrubbed command for `program` (a binary path) in this home, with
+    /// `TZ=UTC`.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut c = Command::new(program);
+        scrub(&mut c);
+        c.env("HOME", self.home())
+            .env("CLAUDE_CONFIG_DIR", self.claude())
+            .env("XDG_CACHE_HOME", self.path().join("cache"))
+            .env("TZ", "UTC")
+            .current_dir(self.path());
+        c
+    }
 }
 
 /// Path of a built mem binary (`target/<profile>/NAME`), next to the test
@@ -54,24 +132,17 @@ pub fn bin(name: &str) -> PathBuf {
 /// pointed at `home`, no inherited `MEM_*`/`CLAUDE_*` variables, `TZ=UTC`.
 pub fn cmd(name: &str, home: &Path) -> Command {
     let mut c = Command::new(bin(name));
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy().to_string();
-        if k.starts_with("MEM_")
-            || k.starts_with("CLAUDE_")
-            || k == "CODEX_HOME"
-            || k.starts_with("XDG_")
-        {
-            c.env_remove(k);
-        }
-    }
+    scrub(&mut c);
     c.env("HOME", home)
         .env("TZ", "UTC")
         .env("XDG_CACHE_HOME", home.join(".cache"));
     c
 }
 
-/// Run `c` with `stdin` fed from a thread; returns the output.
-pub fn run(mut c: Command, stdin: &[u8]) -> Output {
+/// Run `c` (a `Command` or `&mut Command`) with `stdin` fed from a thread;
+/// returns the output.
+pub fn run(mut c: impl std::borrow::BorrowMut<Command>, stdin: &[u8]) -> Output {
+    let c = c.borrow_mut();
     c.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -108,6 +179,31 @@ pub fn run_on_terminal(mut c: Command) -> Output {
     let out = child.wait_with_output().expect("wait");
     drop(master);
     out
+}
+
+/// Stdout as text (invalid UTF-8 as U+FFFD).
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Stderr as text (invalid UTF-8 as U+FFFD).
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Copy the tree `src` into `dst` (created), files byte for byte, writable
+/// (the permissions of a read-only source are not copied).
+pub fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).expect("create dir");
+    for e in std::fs::read_dir(src).expect("read dir") {
+        let e = e.expect("dir entry");
+        let to = dst.join(e.file_name());
+        if e.file_type().expect("file type").is_dir() {
+            copy_dir(&e.path(), &to);
+        } else {
+            std::fs::write(&to, std::fs::read(e.path()).expect("read")).expect("write");
+        }
+    }
 }
 
 /// Format an output for an assertion message.

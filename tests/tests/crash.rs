@@ -36,11 +36,13 @@ fn crash(args: &[&str]) {
 }
 
 #[test]
+#[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
 fn writers_survive_sigkill_and_write_failures() {
     crash(&["6", "write", "reindex", "append"]);
 }
 
 #[test]
+#[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
 fn dream_survives_sigkill() {
     crash(&["2", "dream"]);
 }

@@ -350,6 +350,7 @@ fn unfinished_journal(dir: &Path) -> bool {
 }
 
 #[test]
+#[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
 fn dream_killed_at_any_step_loses_nothing() {
     let t = tempfile::tempdir().unwrap();
     let env = Env {

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use mem_core::session::{SessionFile, head};
-use mem_tests::{cmd, files_under, run, shared_dir, show, workspace_root};
+use mem_tests::{cmd, files_under, run, shared_or_skip, show, workspace_root};
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -153,11 +153,9 @@ fn the_dream_plans_the_pipelines_candidates() {
 
 /// Extra coverage: every corpus session agrees.
 #[test]
+#[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
 fn every_corpus_session_gives_the_same_candidates() {
-    let Some(shared) = shared_dir() else {
-        println!(
-            "SKIPPED every_corpus_session_gives_the_same_candidates: ../shared is not present"
-        );
+    let Some(shared) = shared_or_skip("every_corpus_session_gives_the_same_candidates") else {
         return;
     };
     let corpus = shared.join("corpus");

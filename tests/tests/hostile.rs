@@ -649,6 +649,7 @@ fn deep_nesting_and_huge_frontmatter() {
 /// A 100 MB single line through the transcript tools and mem-extract:
 /// max RSS under 4× the line (run once; it is the slowest test here).
 #[test]
+#[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
 fn hundred_megabyte_single_line() {
     const LINE: usize = 100 * 1024 * 1024;
     let sb = Sandbox::new();

@@ -11,6 +11,7 @@ use std::process::Command;
 use mem_tests::{bin, workspace_root};
 
 #[test]
+#[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
 fn concurrent_writers_dream_and_readers_lose_nothing() {
     let dir = bin("mem-index");
     let dir = dir.parent().unwrap_or(Path::new("."));

@@ -61,6 +61,7 @@ fn write_path(home: &Path, memdir: &Path, session: &Path) -> String {
 }
 
 #[test]
+#[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
 fn corpus_write_path_keeps_its_invariants() {
     let Some(shared) = shared_or_skip("corpus_write_path_keeps_its_invariants") else {
         return;

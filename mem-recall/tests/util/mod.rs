@@ -1,61 +1,44 @@
-//! Running the real binary in a throwaway home.
+//! Running the real binary in a throwaway home (the workspace's harness,
+//! `mem_tests`), and the memories these tests share.
 
 #![allow(dead_code)]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
-/// The shared dir (`../shared` beside the workspace, or `MEM_SHARED_DIR`),
-/// or `None` after printing the SKIPPED line.
+/// The shared dir (`../shared` beside the workspace, or `MEM_SHARED_DIR`:
+/// extra coverage), or `None` after printing the SKIPPED line.
 pub fn shared(test: &str) -> Option<PathBuf> {
-    let p = std::env::var_os("MEM_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    if p.is_dir() {
-        Some(p)
-    } else {
-        println!("SKIPPED {test}: ../shared not present");
-        eprintln!("SKIPPED {test}: ../shared not present");
-        None
-    }
+    mem_tests::shared_or_skip(test)
+}
+
+/// The field cases written for the project (`tests/fixtures/cases/`).
+pub fn cases() -> PathBuf {
+    mem_tests::fixtures().join("cases")
 }
 
 /// A temp home: HOME, CLAUDE_CONFIG_DIR and XDG_CACHE_HOME point inside it.
 pub struct Env {
-    pub tmp: tempfile::TempDir,
+    pub home: mem_tests::Home,
 }
 
 impl Env {
     pub fn new() -> Env {
         Env {
-            tmp: tempfile::tempdir().unwrap(),
+            home: mem_tests::Home::new(),
         }
     }
 
     pub fn path(&self) -> &Path {
-        self.tmp.path()
+        self.home.path()
     }
 
     pub fn claude(&self) -> PathBuf {
-        self.path().join("home/.claude")
+        self.home.claude()
     }
 
     pub fn cmd(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_mem-recall"));
-        for (k, _) in std::env::vars_os() {
-            let k = k.to_string_lossy().into_owned();
-            if k.starts_with("MEM_") || k == "CLAUDE_CODE_DISABLE_AUTO_MEMORY" {
-                c.env_remove(k);
-            }
-        }
-        c.env_remove("XDG_CONFIG_HOME")
-            .env("HOME", self.path().join("home"))
-            .env("CLAUDE_CONFIG_DIR", self.claude())
-            .env("XDG_CACHE_HOME", self.path().join("cache"))
-            .env("TZ", "UTC")
-            .current_dir(self.path());
-        c
+        self.home.command(env!("CARGO_BIN_EXE_mem-recall"))
     }
 
     /// Run with `args` and `stdin`; prints everything on failure to help.
@@ -64,20 +47,7 @@ impl Env {
     }
 
     pub fn run_cmd(&self, c: &mut Command, stdin: &str) -> Output {
-        let mut child = c
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut si = child.stdin.take().unwrap();
-        let data = stdin.to_string();
-        let t = std::thread::spawn(move || {
-            let _ = si.write_all(data.as_bytes());
-        });
-        let out = child.wait_with_output().unwrap();
-        t.join().unwrap();
-        out
+        mem_tests::run(c, stdin.as_bytes())
     }
 }
 

@@ -46,17 +46,48 @@ impl Region {
     }
 }
 
+/// The byte spans `(offset, len)` of the lines to read, in the order they
+/// are read: a list, or computed from the index on demand (no copy of a
+/// branch of millions of lines).
+pub trait Spans: Sync {
+    /// How many spans.
+    fn count(&self) -> usize;
+    /// Span `k` (`k < count()`): byte offset and length.
+    fn span(&self, k: usize) -> (u64, usize);
+}
+
+impl Spans for [(u64, usize)] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn span(&self, k: usize) -> (u64, usize) {
+        self[k]
+    }
+}
+
+impl Spans for Vec<(u64, usize)> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn span(&self, k: usize) -> (u64, usize) {
+        self[k]
+    }
+}
+
 /// Cut the spans `(offset, len)` into regions, in their order: a region
 /// starts at a span and takes the following spans while they lie inside
 /// `[start, start + max(REGION, first len))`, so spans in file order cost
 /// one read a megabyte. Returns ranges of span indices.
-pub fn plan_regions(spans: &[(u64, usize)]) -> Vec<std::ops::Range<usize>> {
+pub fn plan_regions(spans: &(impl Spans + ?Sized)) -> Vec<std::ops::Range<usize>> {
     let mut plan = Vec::new();
     let mut i = 0;
-    while let Some(&(start, len)) = spans.get(i) {
+    let count = spans.count();
+    while i < count {
+        let (start, len) = spans.span(i);
         let limit = start + len.max(REGION) as u64;
         let mut j = i + 1;
-        while let Some(&(o, l)) = spans.get(j) {
+        while j < count {
+            let (o, l) = spans.span(j);
             if o < start || o + l as u64 > limit {
                 break;
             }
@@ -68,15 +99,23 @@ pub fn plan_regions(spans: &[(u64, usize)]) -> Vec<std::ops::Range<usize>> {
     plan
 }
 
-/// Read the region that holds `spans` (one region of [`plan_regions`])
-/// into `buf` (its old bytes are overwritten, its allocation kept).
+/// Read the region that holds the spans `range` of `spans` (one region of
+/// [`plan_regions`]) into `buf` (its old bytes are overwritten, its
+/// allocation kept).
 /// Errors: the read error; [`crate::input::shrank`] when the file ends
 /// before the region does.
-pub fn read_region(file: &File, spans: &[(u64, usize)], mut buf: Vec<u8>) -> io::Result<Region> {
-    let start = spans.iter().map(|s| s.0).min().unwrap_or(0);
-    let end = spans
-        .iter()
-        .map(|s| s.0 + s.1 as u64)
+pub fn read_region(
+    file: &File,
+    spans: &(impl Spans + ?Sized),
+    range: std::ops::Range<usize>,
+    mut buf: Vec<u8>,
+) -> io::Result<Region> {
+    let start = range.clone().map(|k| spans.span(k).0).min().unwrap_or(0);
+    let end = range
+        .map(|k| {
+            let (o, l) = spans.span(k);
+            o + l as u64
+        })
         .max()
         .unwrap_or(start);
     let len = (end - start) as usize;
@@ -106,7 +145,7 @@ impl Region {
 enum Source<'f> {
     Here {
         file: &'f File,
-        spans: Vec<(u64, usize)>,
+        spans: &'f dyn Spans,
         plan: std::vec::IntoIter<std::ops::Range<usize>>,
     },
     Ahead(Receiver<io::Result<Region>>),
@@ -120,8 +159,8 @@ pub struct BranchLines<'f> {
 
 impl<'f> BranchLines<'f> {
     /// Read the spans `(offset, len)` in this thread, a region at a time.
-    pub fn here(file: &'f File, spans: Vec<(u64, usize)>) -> BranchLines<'f> {
-        let plan = plan_regions(&spans).into_iter();
+    pub fn here(file: &'f File, spans: &'f dyn Spans) -> BranchLines<'f> {
+        let plan = plan_regions(spans).into_iter();
         BranchLines {
             source: Source::Here { file, spans, plan },
             current: None,
@@ -132,15 +171,15 @@ impl<'f> BranchLines<'f> {
     pub fn ahead<'s>(
         scope: &'s std::thread::Scope<'s, '_>,
         file: &'f File,
-        spans: Vec<(u64, usize)>,
+        spans: &'f dyn Spans,
     ) -> BranchLines<'f>
     where
         'f: 's,
     {
         let (tx, rx): (SyncSender<io::Result<Region>>, _) = sync_channel(DEPTH);
         scope.spawn(move || {
-            for r in plan_regions(&spans) {
-                let region = read_region(file, &spans[r], Vec::new());
+            for r in plan_regions(spans) {
+                let region = read_region(file, spans, r, Vec::new());
                 let stop = region.is_err();
                 // The receiver is gone when pass 2 ended early (an error).
                 if tx.send(region).is_err() || stop {
@@ -169,7 +208,7 @@ impl<'f> BranchLines<'f> {
                         .take()
                         .map(Region::into_buf)
                         .unwrap_or_default();
-                    read_region(file, &spans[r], buf)
+                    read_region(file, *spans, r, buf)
                 }),
                 Source::Ahead(rx) => rx.recv().ok(),
             };
@@ -224,7 +263,7 @@ mod tests {
         let mut order: Vec<(u64, usize)> = spans[..2000].to_vec();
         order.extend_from_slice(&spans[10..20]);
         order.extend_from_slice(&spans[2500..]);
-        let plan = plan_regions(&order);
+        let plan = plan_regions(&order[..]);
         // 1500 lines of ~330 bytes a region before the long line, which
         // makes one region of its own with the lines that fit after it
         assert_eq!(plan[0], 0..1500);
@@ -236,15 +275,12 @@ mod tests {
             .iter()
             .map(|&(o, l)| data[o as usize..o as usize + l].to_vec())
             .collect();
-        assert_eq!(
-            collect(&mut BranchLines::here(&f, order.clone()), &order),
-            want
-        );
-        let ahead =
-            std::thread::scope(|s| collect(&mut BranchLines::ahead(s, &f, order.clone()), &order));
+        assert_eq!(collect(&mut BranchLines::here(&f, &order), &order), want);
+        let ahead = std::thread::scope(|s| collect(&mut BranchLines::ahead(s, &f, &order), &order));
         assert_eq!(ahead, want);
         // asked out of order: an error, not a wrong line
-        let mut l = BranchLines::here(&f, spans[..2].to_vec());
+        let first_two = spans[..2].to_vec();
+        let mut l = BranchLines::here(&f, &first_two);
         assert!(l.get(spans[5].0, spans[5].1).is_err());
     }
 
@@ -256,11 +292,11 @@ mod tests {
         let f = file(&data);
         let spans: Vec<(u64, usize)> = (0..2000).map(|i| (i * 8, 8)).collect();
         f.set_len(5000).unwrap();
-        let e = read_region(&f, &spans, Vec::new()).unwrap_err();
+        let e = read_region(&f, &spans[..], 0..spans.len(), Vec::new()).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
         assert!(e.to_string().contains("shorter"), "{e}");
         let got = std::thread::scope(|s| {
-            let mut l = BranchLines::ahead(s, &f, spans.clone());
+            let mut l = BranchLines::ahead(s, &f, &spans);
             l.get(0, 8).map(<[u8]>::to_vec)
         });
         assert!(got.unwrap_err().to_string().contains("shorter"));
