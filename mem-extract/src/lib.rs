@@ -9,15 +9,18 @@
 //! `mem-extract scrub` (filter text or JSONL), `mem-extract session` (rolling
 //! session summary).
 
+mod command;
 pub mod dates;
 pub mod extract;
 pub mod instruction;
 pub mod model;
+mod note;
 pub mod rules;
 mod scan;
 pub mod session;
 pub mod stream;
 pub mod text;
+mod triggers;
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};

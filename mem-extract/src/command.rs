@@ -1,0 +1,496 @@
+//! Shell commands as extraction reads them: the command of a tool call,
+//! its normalized and display forms, whether it inspects or runs a script,
+//! whether its output failed, the retry that fixed a failed one, and the
+//! names in it that make triggers.
+
+use std::sync::OnceLock;
+
+use mem_core::records::Event;
+use mem_core::scrub::Scrubber;
+use mem_core::truncate::floor_to_bytes;
+
+use crate::extract::lower;
+use regex::Regex;
+
+/// Programs that run other things: not distinctive as triggers.
+pub(crate) const RUNNERS: &[&str] = &[
+    "sh", "bash", "zsh", "env", "sudo", "node", "deno", "bun", "python", "python3", "ruby", "perl",
+    "npm", "npx", "pnpm", "yarn", "run", "exec", "make", "cargo", "go", "uv", "poetry", "pip",
+    "mix", "bundle", "java", "dotnet", "time",
+];
+
+/// The distinctive names in a command line: arguments that are not options
+/// or runners, as base names without a script extension, lowercased (at most
+/// two). `node src/build-token.mjs` → `["build-token"]`; `make verify` →
+/// `["verify"]`.
+pub fn command_keywords(cmd: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for tok in cmd.split_whitespace() {
+        if matches!(tok, "&&" | "||" | "|" | ";") {
+            break;
+        }
+        if tok.starts_with('-') || tok.contains('=') {
+            continue;
+        }
+        let base = tok.rsplit('/').next().unwrap_or(tok);
+        let stem = [".sh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl"]
+            .iter()
+            .find_map(|e| base.strip_suffix(e))
+            .unwrap_or(base)
+            .to_lowercase();
+        if stem.chars().count() < 3 || RUNNERS.contains(&stem.as_str()) || out.contains(&stem) {
+            continue;
+        }
+        if !stem
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_' || c == '.')
+        {
+            continue;
+        }
+        out.push(stem);
+        if out.len() == 2 {
+            break;
+        }
+    }
+    out
+}
+
+/// The shell command of a tool call, when it runs one (Claude `Bash`, Codex
+/// `shell` / `exec_command` / `local_shell`).
+pub fn command_of(ev: &Event) -> Option<String> {
+    let input = ev.input.as_ref()?;
+    command_in(ev.tool.as_deref().unwrap_or(""), |k| input.get(k))
+}
+
+/// The shell command of a call of `tool` whose input has the keys `get`
+/// looks up (see [`command_of`]).
+pub fn command_in<'v>(
+    tool: &str,
+    get: impl Fn(&str) -> Option<&'v serde_json::Value>,
+) -> Option<String> {
+    if !matches!(
+        tool,
+        "Bash"
+            | "bash"
+            | "shell"
+            | "exec_command"
+            | "local_shell"
+            | "shell_command"
+            | "container.exec"
+    ) {
+        return None;
+    }
+    let v = get("command").or_else(|| get("cmd"))?;
+    let s = match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(a) => {
+            let parts: Vec<&str> = a.iter().filter_map(|x| x.as_str()).collect();
+            match parts.as_slice() {
+                [sh, flag, rest @ ..] if sh.ends_with("sh") && flag.starts_with('-') => {
+                    rest.join(" ")
+                }
+                _ => parts.join(" "),
+            }
+        }
+        _ => return None,
+    };
+    let s = s.trim();
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+/// A command as compared between runs: whitespace collapsed, a leading
+/// `cd DIR &&` removed.
+pub(crate) fn norm_cmd(c: &str) -> String {
+    let mut s = c.split_whitespace().collect::<Vec<_>>().join(" ");
+    while let Some(rest) = s.strip_prefix("cd ") {
+        match rest.find("&& ") {
+            Some(i) => s = rest[i + 3..].to_string(),
+            None => break,
+        }
+    }
+    s
+}
+
+/// Commands that only look around (never the fix in a lesson).
+pub(crate) fn is_inspection(c: &str) -> bool {
+    let first = c.split_whitespace().next().unwrap_or("");
+    let first = first.rsplit('/').next().unwrap_or(first);
+    matches!(
+        first,
+        "ls" | "cat"
+            | "head"
+            | "tail"
+            | "grep"
+            | "rg"
+            | "find"
+            | "echo"
+            | "pwd"
+            | "which"
+            | "wc"
+            | "less"
+            | "more"
+            | "file"
+            | "stat"
+            | "tree"
+            | "du"
+            | "df"
+            | "env"
+            | "printenv"
+            | "type"
+            | "whoami"
+            | "date"
+            | "sleep"
+            | "true"
+            | "diff"
+            | "awk"
+            | "sed"
+            | "jq"
+    ) || c.starts_with("git status")
+        || c.starts_with("git diff")
+        || c.starts_with("git log")
+        || c.starts_with("git show")
+}
+
+/// Inline scripts and long one-offs are not steps a lesson can name.
+pub(crate) fn is_script(c: &str) -> bool {
+    c.contains('\n')
+        || c.contains("<<")
+        || c.contains(" -c ")
+        || c.contains(" -e ")
+        || c.len() > 160
+}
+
+pub(crate) fn looks_failed(text: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r#"(?i)exit(?:ed)?[ _]?(?:code|status)"?\s*[:=]?\s*"?[1-9]|process exited with code [1-9]"#)
+            .expect("exit regex")
+    });
+    re.is_match(floor_to_bytes(text, 4096))
+}
+
+/// A short display form of a command: first line, without `2>&1` and a
+/// trailing `| tail …` / `| head …` / `| grep …`, at most 80 bytes.
+pub(crate) fn short_cmd(c: &str) -> String {
+    let first = c.lines().next().unwrap_or("").trim();
+    // (the searches below only when their first byte occurs)
+    let mut first = if first.contains('>') {
+        first.replace(" 2>&1", "")
+    } else {
+        first.to_string()
+    };
+    if first.contains('|') {
+        for pager in [
+            "| tail", "| head", "| grep", "| less", "| cat", "|tail", "|head",
+        ] {
+            if let Some(i) = first.find(pager) {
+                first.truncate(i);
+            }
+        }
+    }
+    let first = first.trim();
+    floor_to_bytes(first, 80).trim().to_string()
+}
+
+/// The error's first line as a lesson may quote it: the first line of
+/// `window` (a prefix of the failing output) that names an error, else its
+/// first non-blank line; trimmed, scrubbed; cut at `budget` bytes on a
+/// character boundary with `…` after the cut. `Ok(None)` when the output is
+/// blank.
+///
+/// Errors: the name of the [`crate::instruction::PATTERNS`] entry the line
+/// matches when it reads as an instruction to the agent; it is then not
+/// quoted at all (tool output is never a memory's voice).
+pub(crate) fn error_line(
+    window: &str,
+    budget: usize,
+    scrubber: &Scrubber,
+) -> Result<Option<String>, &'static str> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    // ASCII case-insensitive, like lowercasing each line
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i-u)error|not found|fail|missing|cannot|no such|denied")
+            .expect("error-line regex")
+    });
+    let line = window
+        .lines()
+        .find(|l| re.is_match(l))
+        .or_else(|| window.lines().find(|l| !l.trim().is_empty()))
+        .map(str::trim);
+    let Some(line) = line.filter(|l| !l.is_empty()) else {
+        return Ok(None);
+    };
+    if let Some(pattern) = crate::instruction::instruction_shaped(line) {
+        return Err(pattern);
+    }
+    // scrub a little past the budget so a secret cut at the edge is still seen
+    let scrubbed = scrubber.scrub(floor_to_bytes(line, budget + 512)).text;
+    let scrubbed = scrubbed.trim();
+    if scrubbed.len() <= budget && line.len() <= budget + 512 {
+        return Ok(Some(scrubbed.to_string()));
+    }
+    Ok(Some(format!("{}…", floor_to_bytes(scrubbed, budget))))
+}
+
+/// True when the failing output (`out_l`, lowercased) names command `cmd`
+/// as a command: its short form at word boundaries, and for a one-word
+/// command without `/` or `.` only after `run`, `try`, `execute`, `$ ` or a
+/// backtick (so `make: *** Error 2` does not name `make`).
+pub(crate) fn named_in_output(out_l: &str, cmd: &str) -> bool {
+    let c = lower(&short_cmd(cmd));
+    if c.is_empty() {
+        return false;
+    }
+    let one_word = !c.contains([' ', '/', '.']);
+    let word = |b: Option<char>| b.is_none_or(|b| !(b.is_alphanumeric() || b == '_' || b == '-'));
+    out_l.match_indices(&c).any(|(i, _)| {
+        let before = out_l[..i].chars().next_back();
+        let after = out_l[i + c.len()..].chars().next();
+        if !(word(before) && word(after)) {
+            return false;
+        }
+        if !one_word {
+            return true;
+        }
+        let head = out_l[..i].trim_end_matches([' ', ':']);
+        head.ends_with('`')
+            || head.ends_with('$')
+            || ["run", "try", "execute", "please"]
+                .iter()
+                .any(|w| head.ends_with(w))
+    })
+}
+
+/// A command line up to its core command (see [`core_of`]): the `cd`,
+/// `source` and env segments before it kept, the segments after it dropped.
+pub(crate) fn lesson_form(c: &str) -> String {
+    let segs = segments(c);
+    let mut out = Vec::new();
+    for s in &segs {
+        out.push(s.join(" "));
+        let i = s
+            .iter()
+            .position(|w| !w.contains('=') || w.starts_with('-'));
+        if i.is_some_and(|i| !matches!(s[i], "cd" | "source" | "." | "export" | "set" | "pushd")) {
+            break;
+        }
+    }
+    out.join(" && ")
+}
+
+/// The program and subcommand of a general command (`git push`, `pytest`,
+/// `node assets/build.js`): the words before the first flag or placeholder,
+/// at most three.
+pub(crate) fn head_of(c: &str) -> String {
+    c.split_whitespace()
+        .take_while(|w| !w.starts_with(['-', '<']) && *w != "&&")
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Successful commands at most between a failure and its modified retry.
+pub(crate) const MAX_RETRY_GAP: usize = 8;
+
+/// The simple commands of a command line: split on `&&`, `||`, `;` and `|`,
+/// parentheses and a leading `time`/`exec` dropped.
+pub(crate) fn segments(c: &str) -> Vec<Vec<&str>> {
+    let mut out = vec![Vec::new()];
+    for w in c.split_whitespace() {
+        let w = w.trim_matches(|ch| ch == '(' || ch == ')');
+        if matches!(w, "&&" | "||" | ";" | "|") {
+            out.push(Vec::new());
+            continue;
+        }
+        if w.is_empty() {
+            continue;
+        }
+        let cur = out.last_mut().expect("one");
+        if cur.is_empty() && matches!(w, "time" | "exec" | "command") {
+            continue;
+        }
+        cur.push(w);
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// The command a line runs for its effect: the first segment that is not a
+/// `cd`, `source`/`.`, `export` or env assignment (leading `VAR=x` words
+/// dropped from it).
+pub(crate) fn core_of<'a>(segs: &'a [Vec<&'a str>]) -> Option<&'a [&'a str]> {
+    segs.iter().find_map(|s| {
+        let i = s
+            .iter()
+            .position(|w| !w.contains('=') || w.starts_with('-'))?;
+        let s = &s[i..];
+        (!matches!(s[0], "cd" | "source" | "." | "export" | "set" | "pushd")).then_some(s)
+    })
+}
+
+/// How `b` (which passed) is a modified retry of `a` (which failed), in
+/// words, or `None`: the same command wrapped (`poetry run pytest`), with an
+/// activated environment or an env prefix, with flags added (`git push
+/// --set-upstream …`), from another directory (`cd assets && node build.js`,
+/// `make -C backend test`), or with a versioned program (`python3`).
+pub fn retry_of(a: &str, b: &str) -> Option<&'static str> {
+    if a == b || is_script(a) || is_script(b) || is_inspection(a) {
+        return None;
+    }
+    let (sa, sb) = (segments(a), segments(b));
+    let (ca, cb) = (core_of(&sa)?, core_of(&sb)?);
+    let flags = |c: &[&str]| c.iter().filter(|w| w.starts_with('-')).count();
+    let plain = |c: &[&str]| -> Vec<String> {
+        c.iter()
+            .filter(|w| !w.starts_with('-'))
+            .map(|w| w.rsplit('/').next().unwrap_or(w).to_string())
+            .collect()
+    };
+    let has = |segs: &[Vec<&str>], first: &[&str]| {
+        segs.iter()
+            .any(|s| s.first().is_some_and(|w| first.contains(w)))
+    };
+    // wrapped: a's whole core appears inside b's, after a runner
+    if cb.len() > ca.len() && cb.windows(ca.len()).skip(1).any(|w| w == ca) {
+        return Some("through a wrapper");
+    }
+    if ca == cb {
+        if has(&sb, &["source", "."]) && !has(&sa, &["source", "."]) {
+            return Some("with the environment activated");
+        }
+        if has(&sb, &["cd", "pushd"]) && !has(&sa, &["cd", "pushd"]) {
+            return Some("from another directory");
+        }
+        let env = |segs: &[Vec<&str>]| {
+            segs.iter()
+                .flatten()
+                .filter(|w| w.contains('=') && !w.starts_with('-'))
+                .count()
+        };
+        if env(&sb) > env(&sa) {
+            return Some("with an environment variable set");
+        }
+        return None;
+    }
+    let (pa, pb) = (ca[0].rsplit('/').next()?, cb[0].rsplit('/').next()?);
+    // a versioned program: python → python3, pip → pip3
+    if pb != pa
+        && pb.starts_with(pa)
+        && pb[pa.len()..]
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.')
+        && ca[1..] == cb[1..]
+    {
+        return Some("with the versioned program");
+    }
+    if pa != pb {
+        return None;
+    }
+    // another directory: `node assets/build.js` → `cd assets && node build.js`
+    if has(&sb, &["cd", "pushd"]) && plain(ca).len() == plain(cb).len() && plain(ca) == plain(cb) {
+        return Some("from another directory");
+    }
+    if cb
+        .iter()
+        .any(|w| *w == "-C" || *w == "--directory" || w.starts_with("--manifest-path"))
+    {
+        return Some("from another directory");
+    }
+    // flags added to the same program and subcommand (not ones that only
+    // print help or change nothing)
+    let sub = |c: &[&str]| {
+        c.get(1)
+            .filter(|w| !w.starts_with('-'))
+            .map(|w| w.to_string())
+    };
+    let idle = [
+        "--help",
+        "-h",
+        "--version",
+        "-V",
+        "--dry-run",
+        "-n",
+        "--check",
+        "--list",
+    ];
+    if cb.iter().any(|w| idle.contains(w)) && !ca.iter().any(|w| idle.contains(w)) {
+        return None;
+    }
+    if sub(ca) == sub(cb) && flags(cb) > flags(ca) {
+        return Some("with a flag added");
+    }
+    None
+}
+
+/// A command written for the general case: commit messages, branch names,
+/// ticket-like ids and file lists become placeholders; a `cd` into an
+/// absolute directory keeps the directory's last name.
+pub fn general_cmd(c: &str) -> String {
+    static ID: OnceLock<Regex> = OnceLock::new();
+    let id = ID.get_or_init(|| {
+        Regex::new(r"^(?:[A-Za-z]+-\d+|[a-z]+-[a-z0-9]{2,4}(?:\.\d+)+)$").expect("id regex")
+    });
+    let mut out: Vec<String> = Vec::new();
+    for seg in segments(c) {
+        if !out.is_empty() {
+            out.push("&&".into());
+        }
+        let prog = seg[0].rsplit('/').next().unwrap_or(seg[0]);
+        let sub = seg.get(1).copied().unwrap_or("");
+        let branchy = prog == "git"
+            && matches!(
+                sub,
+                "push" | "pull" | "checkout" | "switch" | "merge" | "rebase" | "branch"
+            );
+        let fileish = prog == "git" && matches!(sub, "add" | "rm" | "restore" | "stage");
+        let mut files = 0;
+        let mut prev = "";
+        for (i, w) in seg.iter().enumerate() {
+            if matches!(*w, "-m" | "--message" | "-F") {
+                // a lesson never needs the message: the flag and it go
+                prev = w;
+                continue;
+            }
+            let word = if matches!(prev, "-m" | "--message" | "-F") {
+                prev = "";
+                if w.starts_with('"') && !w.ends_with('"') {
+                    break;
+                }
+                continue;
+            } else if i == 1 && prog == "cd" && w.starts_with('/') {
+                w.rsplit('/').next().unwrap_or(w).to_string()
+            } else if id.is_match(w.trim_matches(['"', '\''])) {
+                "<id>".to_string()
+            } else if branchy && i >= 2 && !w.starts_with('-') && prev != "--set-upstream-to" {
+                if matches!(*w, "origin" | "upstream") {
+                    w.to_string()
+                } else {
+                    "<branch>".to_string()
+                }
+            } else if fileish && i >= 2 && !w.starts_with('-') {
+                files += 1;
+                if files > 1 {
+                    prev = w;
+                    continue;
+                }
+                w.to_string()
+            } else {
+                w.to_string()
+            };
+            if word.starts_with('"') && !word.ends_with('"') {
+                // a quoted message cut at the first line
+                out.push("<message>".into());
+                break;
+            }
+            out.push(word);
+            prev = w;
+        }
+        if files > 1
+            && let Some(last) = out.iter().rposition(|w| !w.starts_with('-') && w != "&&")
+        {
+            out[last] = "<files>".into();
+        }
+    }
+    let s = out.join(" ");
+    floor_to_bytes(&s, 80).trim().to_string()
+}

@@ -1,0 +1,251 @@
+//! Triggers and the content words they come from: the terms of a text
+//! ([`mem_core::text::each_term`]) without the stop words of
+//! [`mem_core::text`] and extraction's generic words.
+
+use crate::extract::FastSet;
+
+/// Words that never make a trigger or tell two candidates apart, besides
+/// the stop words of [`mem_core::text`]: contractions (a term keeps its
+/// apostrophe), the words of an instruction itself ("never", "use",
+/// "instead"), generic verbs and adjectives (a trigger names the subject).
+/// Sorted (binary search).
+pub(crate) const GENERIC: &[&str] = &[
+    "able",
+    "actually",
+    "add",
+    "added",
+    "adds",
+    "already",
+    "always",
+    "anything",
+    "aren't",
+    "ask",
+    "asked",
+    "avoid",
+    "back",
+    "bad",
+    "bit",
+    "call",
+    "called",
+    "can't",
+    "change",
+    "changed",
+    "changes",
+    "come",
+    "create",
+    "created",
+    "creates",
+    "doesn't",
+    "don't",
+    "dont",
+    "easy",
+    "either",
+    "else",
+    "end",
+    "even",
+    "ever",
+    "every",
+    "everything",
+    "existing",
+    "find",
+    "finds",
+    "fine",
+    "finishing",
+    "first",
+    "fix",
+    "fixed",
+    "found",
+    "fyi",
+    "gets",
+    "getting",
+    "give",
+    "goes",
+    "going",
+    "good",
+    "hard",
+    "heads",
+    "help",
+    "i'd",
+    "i'll",
+    "i'm",
+    "i've",
+    "instead",
+    "isn't",
+    "it's",
+    "keep",
+    "kept",
+    "know",
+    "last",
+    "let's",
+    "like",
+    "little",
+    "live",
+    "lives",
+    "look",
+    "looks",
+    "lot",
+    "love",
+    "made",
+    "main",
+    "make",
+    "makes",
+    "many",
+    "maybe",
+    "mind",
+    "mostly",
+    "much",
+    "must",
+    "need",
+    "needed",
+    "needs",
+    "never",
+    "new",
+    "next",
+    "nothing",
+    "okay",
+    "one",
+    "onto",
+    "part",
+    "per",
+    "prefer",
+    "probably",
+    "put",
+    "rather",
+    "real",
+    "really",
+    "remember",
+    "reporting",
+    "right",
+    "run",
+    "said",
+    "saved",
+    "say",
+    "says",
+    "sec",
+    "seems",
+    "set",
+    "shouldn't",
+    "show",
+    "since",
+    "somebody",
+    "someone",
+    "something",
+    "start",
+    "still",
+    "stop",
+    "sure",
+    "take",
+    "tell",
+    "thank",
+    "thanks",
+    "thing",
+    "things",
+    "think",
+    "tried",
+    "try",
+    "update",
+    "updated",
+    "use",
+    "using",
+    "via",
+    "wait",
+    "want",
+    "wanted",
+    "wants",
+    "way",
+    "we'll",
+    "we're",
+    "we've",
+    "well",
+    "went",
+    "whole",
+    "won't",
+    "work",
+    "worked",
+    "works",
+    "write",
+    "writes",
+    "wrote",
+    "yes",
+    "yet",
+    "you're",
+];
+
+/// True for a stop word ([`mem_core::text::is_stop_word`]) or a
+/// [`GENERIC`] word.
+pub(crate) fn is_stop(w: &str) -> bool {
+    mem_core::text::is_stop_word(w) || GENERIC.binary_search(&w).is_ok()
+}
+
+/// Content words of a text: its terms ([`mem_core::text::each_term`]) of 3
+/// characters or more, not all digits, not stop words, for triggers and
+/// near-duplicate detection.
+pub(crate) fn content_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    mem_core::text::each_term(text, |t| {
+        // fewer than 3 characters, or only digits
+        if t.chars().nth(2).is_none() || t.bytes().all(|b| b.is_ascii_digit()) {
+            return;
+        }
+        if is_stop(t) || (t.len() >= 8 && t.contains("redacted")) {
+            return;
+        }
+        out.push(t.to_owned());
+    });
+    out
+}
+
+pub(crate) fn triggers_of(text: &str, n: usize) -> Vec<String> {
+    triggers_with(text, content_words(text), n)
+}
+
+/// [`triggers_of`] with the content words of `text` already known.
+pub(crate) fn triggers_with(text: &str, words: Vec<String>, n: usize) -> Vec<String> {
+    let mut seen = FastSet::default();
+    let mut out = Vec::new();
+    // backticked spans first
+    for part in text.split('`').skip(1).step_by(2) {
+        let p = part.trim().to_lowercase();
+        if !p.is_empty() && p.len() <= 40 && seen.insert(p.clone()) {
+            out.push(p);
+        }
+    }
+    // names first (`session_nav.html`, `pre-commit`, `ty`), then the other
+    // words in order: a trigger says what the memory is about
+    let named = |w: &String| w.contains(['.', '_', '-']) || w.bytes().any(|b| b.is_ascii_digit());
+    let (names, plain): (Vec<String>, Vec<String>) = words.into_iter().partition(named);
+    for w in names.into_iter().chain(plain) {
+        if out.len() >= n {
+            break;
+        }
+        if w.contains('/') || w.ends_with('.') || !seen.insert(w.clone()) {
+            continue;
+        }
+        out.push(w);
+    }
+    out.truncate(n);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Triggers leave out the shared stop words (`down`, `their`) as well as
+    /// the generic ones, and keep names whole.
+    #[test]
+    fn triggers_skip_stop_and_generic_words() {
+        assert!(GENERIC.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(
+            triggers_of(
+                "Staging is down until Friday for the database upgrade, don't run e2e against it",
+                5
+            ),
+            ["e2e", "staging", "friday", "database", "upgrade"]
+        );
+        assert_eq!(
+            triggers_of("Use `pnpm` over their npm in build-token.mjs", 3),
+            ["pnpm", "build-token.mjs", "npm"]
+        );
+    }
+}
