@@ -15,6 +15,7 @@ use chrono::NaiveDate;
 use globset::{GlobBuilder, GlobMatcher};
 use mem_core::records::{Expires, Kind, Memory, MemoryType, Scope, Source, Trust};
 
+use crate::inject::body_text;
 use crate::text::{Stems, is_cjk};
 
 /// BM25 term-frequency saturation.
@@ -161,7 +162,7 @@ impl Doc {
             trust: m.effective_trust(),
             terms: Text::Owned(terms),
             len,
-            tokens: mem_core::truncate::estimate_tokens(&crate::render::memory_md(id, m)),
+            tokens: mem_core::truncate::estimate_tokens(&crate::inject::memory_md(id, m)),
         }
     }
 
@@ -180,20 +181,6 @@ impl Doc {
         }
         n
     }
-}
-
-/// The Markdown body of a memory, or its Fact / Why / How when it has none.
-pub fn body_text(m: &Memory) -> String {
-    if let Some(b) = &m.body {
-        return b.clone();
-    }
-    let mut s = String::new();
-    for (label, v) in [("Fact", &m.fact), ("Why", &m.why), ("How to use", &m.how)] {
-        if let Some(v) = v {
-            s.push_str(&format!("{label}: {v}\n"));
-        }
-    }
-    s
 }
 
 /// The ids named after "supersedes" in `text` (case-insensitive).

@@ -5,7 +5,8 @@
 //! - [`load`]: topic files through the cache, or records on stdin;
 //! - [`cache`]: the cache file of what the gate needs of each topic file;
 //! - [`guard`]: the cross-project guard for shared project folders;
-//! - [`render`]: text lines, JSONL decisions, injected Markdown;
+//! - [`render`]: text lines and JSONL decisions;
+//! - [`inject`]: the Markdown injected into an agent's context;
 //! - [`context`]: `mem-recall context` (instruction files, imports, index);
 //! - [`hook`]: `mem-recall --hook` for Claude Code and Codex, with
 //!   [`once`] (each memory once per session), [`lessons`] (PreToolUse),
@@ -23,6 +24,7 @@ pub mod context;
 pub mod gate;
 pub mod guard;
 pub mod hook;
+pub mod inject;
 pub mod install;
 pub mod lessons;
 pub mod load;
