@@ -34,6 +34,7 @@ pub mod session_memory;
 pub mod text;
 pub mod tier;
 pub mod vocab;
+mod vocab_key;
 
 use std::path::{Component, Path, PathBuf};
 
@@ -133,6 +134,21 @@ pub struct Cli {
     /// Where and when.
     #[command(flatten)]
     pub common: Common,
+}
+
+/// The command line of the hook: `--hook` and the options every command
+/// shares ([`Cli`] with its subcommands and recall options left out, so
+/// that parsing builds only these).
+#[derive(Debug, Parser)]
+#[command(name = "mem-recall")]
+struct HookCli {
+    /// Run as a hook (see [`Cli::hook`]).
+    #[arg(long)]
+    hook: bool,
+
+    /// Where and when.
+    #[command(flatten)]
+    common: Common,
 }
 
 /// Subcommands of mem-recall.
@@ -379,6 +395,20 @@ pub enum ContextFormat {
 ///
 /// Errors: bad input or environment ([`Error`], exit 1).
 pub fn run() -> anyhow::Result<Exit> {
+    // The hook as installed (`mem-recall --hook`, maybe with the options
+    // every command shares): parsed with a command of those options only,
+    // not the whole tree of subcommands. Anything else, and any error, goes
+    // through the full parse below, as before.
+    if std::env::args_os().any(|a| a == "--hook")
+        && let Ok(h) = HookCli::try_parse()
+        && h.hook
+    {
+        if mem_core::memdir::hook_guarded() {
+            // mem's own model command's agent: no hook work inside it
+            return Ok(Exit::Success);
+        }
+        return Ok(hook::run_guarded(&h.common));
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // The hook never blocks the agent: a bad option or environment value
@@ -1145,6 +1175,30 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+        HookCli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_hook_command_reads_the_shared_options_as_the_full_one_does() {
+        let argv = [
+            "mem-recall",
+            "--hook",
+            "--memory-dir",
+            "/m",
+            "--cwd",
+            "/p",
+            "--today",
+            "2026-07-11",
+            "--no-cache",
+            "--explain",
+        ];
+        let h = HookCli::try_parse_from(argv).unwrap();
+        let c = Cli::try_parse_from(argv).unwrap();
+        assert!(h.hook && c.hook);
+        assert_eq!(format!("{:?}", h.common), format!("{:?}", c.common));
+        // other options are the full command's (the hook falls back to it)
+        assert!(HookCli::try_parse_from(["mem-recall", "--hook", "--tier", "team"]).is_err());
+        assert!(Cli::try_parse_from(["mem-recall", "--hook", "--tier", "team"]).is_ok());
     }
 
     #[test]
