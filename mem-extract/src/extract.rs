@@ -2429,20 +2429,35 @@ struct Pending {
 
 /// A user message as compared with a summary's quote of it: a 64-bit hash
 /// of the text lowercased, whitespace collapsed, closing punctuation and an
-/// ellipsis dropped. Streams the characters (no copy of the message).
+/// ellipsis dropped.
 fn quote_key(s: &str) -> u64 {
-    use std::hash::{BuildHasher, Hasher};
+    use std::hash::BuildHasher;
     let s = s.trim().trim_end_matches(['.', '!', '?', '…', ' ']);
-    let mut h = BuildHasherDefault::<Fx>::default().build_hasher();
-    for (i, word) in s.split_whitespace().enumerate() {
-        if i > 0 {
-            h.write_u32(' ' as u32);
+    if s.is_ascii() {
+        // the common case, a byte at a time (the same result as below)
+        let mut bytes = Vec::with_capacity(s.len());
+        let mut space = false;
+        for &b in s.as_bytes() {
+            if matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r') {
+                space = !bytes.is_empty();
+                continue;
+            }
+            if space {
+                bytes.push(b' ');
+                space = false;
+            }
+            bytes.push(b.to_ascii_lowercase());
         }
-        for c in word.chars().flat_map(char::to_lowercase) {
-            h.write_u32(c as u32);
-        }
+        return BuildHasherDefault::<Fx>::default().hash_one(&bytes[..]);
     }
-    h.finish()
+    let mut norm = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        if !norm.is_empty() {
+            norm.push(' ');
+        }
+        norm.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    BuildHasherDefault::<Fx>::default().hash_one(norm.as_bytes())
 }
 
 /// The user's messages a compaction summary quotes: each `"…"` bullet of
@@ -3236,7 +3251,18 @@ pub fn ensure_id(m: &mut Memory) {
 
 #[cfg(test)]
 mod tests {
-    use super::command_keywords;
+    use super::{command_keywords, quote_key};
+
+    #[test]
+    fn quote_key_ignores_case_spacing_and_closing_punctuation() {
+        let k = quote_key("use pnpm, not npm");
+        assert_eq!(quote_key("  Use   PNPM,\tnot npm!! "), k);
+        assert_eq!(quote_key("use pnpm, not npm..."), k);
+        assert_ne!(quote_key("use npm, not pnpm"), k);
+        // the non-ASCII path normalises the same way
+        assert_eq!(quote_key("Café  NOW…"), quote_key("café now"));
+        assert_ne!(quote_key("café now"), quote_key("cafe now"));
+    }
 
     /// Names are cut at a phrase boundary, never in the middle of one.
     #[test]
