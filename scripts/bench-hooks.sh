@@ -25,6 +25,12 @@
 # Usage: scripts/bench-hooks.sh [N]          (release build of mem-recall)
 #        BIN=target/debug/mem-recall scripts/bench-hooks.sh   (another binary)
 #        RUNS=200 scripts/bench-hooks.sh
+#        BASE_BIN=/path/to/old/mem-recall scripts/bench-hooks.sh
+#            also runs SessionStart, UserPromptSubmit and the PreToolUse
+#            events with that binary (its own cache folder), in the same
+#            run, and prints the ratio of the medians new/base per event
+#        INSTRUCTIONS=1  also counts user-space instructions per event
+#            (perf stat, else callgrind; one run each, state as in the bench)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-200}
@@ -105,15 +111,21 @@ for ev in SessionStart UserPromptSubmit PreToolUse; do
   out=$("$BIN" --hook <"$work/$ev.json" 2>"$work/err.txt")
   [ -n "$out" ] || { echo "$ev printed nothing:" >&2; cat "$work/err.txt" >&2; exit 1; }
 done
-clear_state="sh -c 'rm -rf $XDG_CACHE_HOME/mem/*/sessions'"
+clear_state="sh -c 'rm -rf $XDG_CACHE_HOME/mem/*/sessions $work/cache-base/mem/*/sessions'"
+if [ -n "${BASE_BIN:-}" ]; then
+  BASE_BIN=$(realpath "$BASE_BIN")
+  # the base keeps its own cache (another layout version would be rewritten
+  # by each binary in turn)
+  XDG_CACHE_HOME="$work/cache-base" "$BASE_BIN" --hook <"$work/UserPromptSubmit.json" >/dev/null 2>&1 || true
+fi
 
 echo "mem-recall --hook latency, $n memories, $runs runs each; $(date -u +%FT%TZ), $(nproc) cores; $BIN"
 if command -v hyperfine >/dev/null; then
-  bench() { # bench LABEL INPUT PREPARE CMD
+  bench() { # bench LABEL INPUT PREPARE CMD [ENV-ASSIGNMENT]
     # `sh -c 'exec CMD <file'` for the redirection, the baseline likewise:
     # the shell's start-up is in both
     hyperfine -N --style none --warmup 5 --runs "$runs" \
-      ${3:+--prepare "$3"} --export-json "$work/$1.out.json" "sh -c 'exec $4 <$work/$2.json'" >/dev/null 2>&1
+      ${3:+--prepare "$3"} --export-json "$work/$1.out.json" "sh -c '${5:+$5 }exec $4 <$work/$2.json'" >/dev/null 2>&1
     python3 - "$work/$1.out.json" "$1" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]
@@ -132,6 +144,36 @@ PY
   bench PreToolUse-cold PreToolUse-cold "$clear_state" "$BIN --hook"
   bench PreToolUse-nomatch PreToolUse-nomatch "" "$BIN --hook"
   evs="SessionStart UserPromptSubmit PreToolUse PreToolUse-cold PreToolUse-nomatch"
+  if [ -n "${BASE_BIN:-}" ]; then
+    bench base-SessionStart SessionStart "$clear_state" "$BASE_BIN --hook" "XDG_CACHE_HOME=$work/cache-base"
+    bench base-UserPromptSubmit UserPromptSubmit "$clear_state" "$BASE_BIN --hook" "XDG_CACHE_HOME=$work/cache-base"
+    bench base-PreToolUse PreToolUse "" "$BASE_BIN --hook" "XDG_CACHE_HOME=$work/cache-base"
+    bench base-PreToolUse-nomatch PreToolUse-nomatch "" "$BASE_BIN --hook" "XDG_CACHE_HOME=$work/cache-base"
+    for ev in SessionStart UserPromptSubmit PreToolUse PreToolUse-nomatch; do
+      python3 -c "import sys; m=float(open('$work/$ev.out.json.med').read()); b=float(open('$work/base-$ev.out.json.med').read()); print(f'{\"$ev\":<20} new/base {m/b:5.2f}x  ({m:.2f} ms / {b:.2f} ms, medians of the same run)')"
+    done
+  fi
+  if [ "${INSTRUCTIONS:-0}" = 1 ]; then
+    instr() { # INPUT CMD... -> user-space instructions, or "-"
+      local in=$1 n=-; shift
+      if command -v perf >/dev/null 2>&1; then
+        n=$(perf stat -x, -e instructions:u "$@" <"$in" 2>&1 >/dev/null | awk -F, '/instructions/ {print $1}')
+      fi
+      if ! [[ "$n" =~ ^[0-9]+$ ]] && command -v valgrind >/dev/null 2>&1; then
+        n=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" <"$in" 2>&1 >/dev/null | awk '/Collected :/ {print $NF}')
+      fi
+      [[ "$n" =~ ^[0-9]+$ ]] || n=-
+      echo "$n"
+    }
+    for ev in SessionStart UserPromptSubmit PreToolUse PreToolUse-nomatch; do
+      sh -c "rm -rf $XDG_CACHE_HOME/mem/*/sessions $work/cache-base/mem/*/sessions"
+      line="$ev instructions: $(instr "$work/$ev.json" "$BIN" --hook)"
+      if [ -n "${BASE_BIN:-}" ]; then
+        line+=", base $(XDG_CACHE_HOME="$work/cache-base" instr "$work/$ev.json" "$BASE_BIN" --hook)"
+      fi
+      echo "$line"
+    done
+  fi
   # Stop: the write path the hook runs (mem_core::hooks::WRITE_PATH) with the
   # tools beside BIN, when they are built; steady state (the turn's
   # watermark already past the transcript)

@@ -15,6 +15,7 @@ use chrono::NaiveDate;
 use globset::{GlobBuilder, GlobMatcher};
 use mem_core::records::{Expires, Kind, Memory, MemoryType, Scope, Source, Trust};
 
+use crate::inject::body_text;
 use mem_core::text::{Stems, is_cjk};
 
 /// BM25 term-frequency saturation.
@@ -161,39 +162,72 @@ impl Doc {
             trust: m.effective_trust(),
             terms: Text::Owned(terms),
             len,
-            tokens: mem_core::truncate::estimate_tokens(&crate::render::memory_md(id, m)),
+            tokens: mem_core::truncate::estimate_tokens(&crate::inject::memory_md(id, m)),
         }
-    }
-
-    /// The term frequency of the stem `finder` looks for (a finder of
-    /// ` stem:`, see [`Doc::terms`]).
-    fn tf(&self, finder: &memchr::memmem::Finder<'_>) -> u32 {
-        let Some(i) = finder.find(self.terms.as_bytes()) else {
-            return 0;
-        };
-        let mut n = 0u32;
-        for b in self.terms.as_bytes()[i + finder.needle().len()..].iter() {
-            if !b.is_ascii_digit() {
-                break;
-            }
-            n = n.saturating_mul(10).saturating_add(u32::from(b - b'0'));
-        }
-        n
     }
 }
 
-/// The Markdown body of a memory, or its Fact / Why / How when it has none.
-pub fn body_text(m: &Memory) -> String {
-    if let Some(b) = &m.body {
-        return b.clone();
+/// The term frequency of each of the stems `wanted` (sorted, distinct) in
+/// each doc: `out[j][i]` for `wanted[j]` in `docs[i]` (0 when absent). One
+/// pass over each doc's [`Doc::terms`], merged with `wanted` (both sorted).
+fn term_frequencies(docs: &[&Doc], wanted: &[&str]) -> Vec<Vec<u32>> {
+    let mut out = vec![vec![0u32; docs.len()]; wanted.len()];
+    if wanted.is_empty() {
+        return out;
     }
-    let mut s = String::new();
-    for (label, v) in [("Fact", &m.fact), ("Why", &m.why), ("How to use", &m.how)] {
-        if let Some(v) = v {
-            s.push_str(&format!("{label}: {v}\n"));
+    for (i, d) in docs.iter().enumerate() {
+        let t = d.terms.as_bytes();
+        let mut j = 0;
+        let mut k = 0;
+        'doc: while k < t.len() {
+            if t[k] == b' ' {
+                k += 1;
+                continue;
+            }
+            // a token `stem:tf`
+            let s0 = k;
+            while k < t.len() && t[k] != b':' && t[k] != b' ' {
+                k += 1;
+            }
+            if k == t.len() || t[k] != b':' || k == s0 {
+                continue;
+            }
+            let stem = &t[s0..k];
+            k += 1;
+            let n0 = k;
+            while k < t.len() && t[k] != b' ' {
+                k += 1;
+            }
+            while j < wanted.len() {
+                let w = wanted[j].as_bytes();
+                // most tokens differ in their first byte: no full compare
+                let ord = match w.first().cmp(&stem.first()) {
+                    std::cmp::Ordering::Equal => w.cmp(stem),
+                    o => o,
+                };
+                match ord {
+                    std::cmp::Ordering::Less => j += 1,
+                    std::cmp::Ordering::Greater => break,
+                    std::cmp::Ordering::Equal => {
+                        let mut n = 0u32;
+                        for &b in &t[n0..k] {
+                            if !b.is_ascii_digit() {
+                                break;
+                            }
+                            n = n.saturating_mul(10).saturating_add(u32::from(b - b'0'));
+                        }
+                        out[j][i] = n;
+                        j += 1;
+                        break;
+                    }
+                }
+            }
+            if j == wanted.len() {
+                break 'doc;
+            }
         }
     }
-    s
+    out
 }
 
 /// The ids named after "supersedes" in `text` (case-insensitive).
@@ -646,21 +680,23 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
     let n = docs.len().max(1) as f64;
     let avgdl = (docs.iter().map(|d| d.len as f64).sum::<f64>() / n).max(1.0);
     let concepts = std::mem::take(&mut p.concepts);
-    let mut tf_of: HashMap<&str, Vec<u32>> = HashMap::new();
-    for s in concepts.iter().flat_map(|c| &c.alts).flat_map(|a| &a.stems) {
-        tf_of.entry(s.as_str()).or_insert_with(|| {
-            let pat = format!(" {s}:");
-            let finder = memchr::memmem::Finder::new(pat.as_bytes());
-            docs.iter().map(|d| d.tf(&finder)).collect()
-        });
-    }
+    let mut wanted: Vec<&str> = concepts
+        .iter()
+        .flat_map(|c| &c.alts)
+        .flat_map(|a| &a.stems)
+        .map(String::as_str)
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let cols = term_frequencies(docs, &wanted);
+    let tf_of: HashMap<&str, &Vec<u32>> = wanted.iter().copied().zip(&cols).collect();
     let idf_n = n.max(MIN_IDF_DOCS);
     // Per concept: (alternative, idf × weight, tf per doc).
     let mut scored: Vec<Vec<(&Alt, f64, Vec<u32>)>> = Vec::with_capacity(concepts.len());
     for c in &concepts {
         let mut live = Vec::new();
         for a in &c.alts {
-            let cols: Vec<&Vec<u32>> = a.stems.iter().map(|s| &tf_of[s.as_str()]).collect();
+            let cols: Vec<&Vec<u32>> = a.stems.iter().map(|s| tf_of[s.as_str()]).collect();
             let tfs: Vec<u32> = match cols[..] {
                 [one] => one.clone(),
                 _ => (0..docs.len())
@@ -818,6 +854,47 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn term_frequencies_merge_the_sorted_terms() {
+        let d = |terms: &str| Doc {
+            id: Text::Borrowed("x"),
+            mem_type: MemoryType::Project,
+            kind: Kind::Reference,
+            scope: Scope::ThisRepo,
+            project: None,
+            triggers: Vec::new(),
+            trigger_stems: Vec::new(),
+            paths: Vec::new(),
+            expires: None,
+            superseded_by: None,
+            supersedes: Vec::new(),
+            retired: false,
+            source: Source::Manual,
+            trust: Trust::Normal,
+            terms: Text::Owned(terms.to_string()),
+            len: 1,
+            tokens: 1,
+        };
+        let (a, b, c) = (
+            d(" a:1 ab:2 b:10 c:3 ü:4 "),
+            d(" "),
+            d(" bb:7 z:99999999999 "),
+        );
+        let wanted = ["a", "ab", "b", "bb", "c", "z", "ü"];
+        assert_eq!(
+            term_frequencies(&[&a, &b, &c], &wanted),
+            [
+                [1, 0, 0],
+                [2, 0, 0],
+                [10, 0, 0],
+                [0, 0, 7],
+                [3, 0, 0],
+                [0, 0, u32::MAX],
+                [4, 0, 0]
+            ]
+        );
+    }
 
     #[test]
     fn literal_needs_word_boundaries() {

@@ -5,7 +5,8 @@
 //! - [`load`]: topic files through the cache, or records on stdin;
 //! - [`cache`]: the cache file of what the gate needs of each topic file;
 //! - [`guard`]: the cross-project guard for shared project folders;
-//! - [`render`]: text lines, JSONL decisions, injected Markdown;
+//! - [`render`]: text lines and JSONL decisions;
+//! - [`inject`]: the Markdown injected into an agent's context;
 //! - [`context`]: `mem-recall context` (instruction files, imports, index);
 //! - [`hook`]: `mem-recall --hook` for Claude Code and Codex, with
 //!   [`once`] (each memory once per session), [`lessons`] (PreToolUse),
@@ -23,6 +24,7 @@ pub mod context;
 pub mod gate;
 pub mod guard;
 pub mod hook;
+pub mod inject;
 pub mod install;
 pub mod lessons;
 pub mod load;
@@ -31,6 +33,7 @@ pub mod render;
 pub mod session_memory;
 pub mod tier;
 pub mod vocab;
+mod vocab_key;
 
 use std::path::{Component, Path, PathBuf};
 
@@ -130,6 +133,21 @@ pub struct Cli {
     /// Where and when.
     #[command(flatten)]
     pub common: Common,
+}
+
+/// The command line of the hook: `--hook` and the options every command
+/// shares ([`Cli`] with its subcommands and recall options left out, so
+/// that parsing builds only these).
+#[derive(Debug, Parser)]
+#[command(name = "mem-recall")]
+struct HookCli {
+    /// Run as a hook (see [`Cli::hook`]).
+    #[arg(long)]
+    hook: bool,
+
+    /// Where and when.
+    #[command(flatten)]
+    common: Common,
 }
 
 /// Subcommands of mem-recall.
@@ -376,6 +394,20 @@ pub enum ContextFormat {
 ///
 /// Errors: bad input or environment ([`Error`], exit 1).
 pub fn run() -> anyhow::Result<Exit> {
+    // The hook as installed (`mem-recall --hook`, maybe with the options
+    // every command shares): parsed with a command of those options only,
+    // not the whole tree of subcommands. Anything else, and any error, goes
+    // through the full parse below, as before.
+    if std::env::args_os().any(|a| a == "--hook")
+        && let Ok(h) = HookCli::try_parse()
+        && h.hook
+    {
+        if mem_core::memdir::hook_guarded() {
+            // mem's own model command's agent: no hook work inside it
+            return Ok(Exit::Success);
+        }
+        return Ok(hook::run_guarded(&h.common));
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // The hook never blocks the agent: a bad option or environment value
@@ -1142,6 +1174,30 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+        HookCli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_hook_command_reads_the_shared_options_as_the_full_one_does() {
+        let argv = [
+            "mem-recall",
+            "--hook",
+            "--memory-dir",
+            "/m",
+            "--cwd",
+            "/p",
+            "--today",
+            "2026-07-11",
+            "--no-cache",
+            "--explain",
+        ];
+        let h = HookCli::try_parse_from(argv).unwrap();
+        let c = Cli::try_parse_from(argv).unwrap();
+        assert!(h.hook && c.hook);
+        assert_eq!(format!("{:?}", h.common), format!("{:?}", c.common));
+        // other options are the full command's (the hook falls back to it)
+        assert!(HookCli::try_parse_from(["mem-recall", "--hook", "--tier", "team"]).is_err());
+        assert!(Cli::try_parse_from(["mem-recall", "--hook", "--tier", "team"]).is_ok());
     }
 
     #[test]

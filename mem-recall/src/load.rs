@@ -133,7 +133,13 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
         .collect::<std::io::Result<Vec<_>>>()
         .map_err(|e| mem_core::Error::io(dir, e))?;
     // The topic files with their mtime and size (one stat each).
-    let listed: Vec<Listed> = par_map(&ents, list_entry).into_iter().flatten().collect();
+    // A name the cache holds was checked when it was cached (the check
+    // depends on the name only).
+    let cached = |name: &str| old.entries.binary_search_by(|e| e.file.cmp(name)).is_ok();
+    let listed: Vec<Listed> = par_map(&ents, |e| list_entry(e, &cached))
+        .into_iter()
+        .flatten()
+        .collect();
     drop(ents);
     // Cache entries still valid (decoded below, in order), files read now.
     let mut used: Vec<usize> = Vec::with_capacity(old.entries.len());
@@ -236,13 +242,16 @@ struct Listed {
 }
 
 /// The directory entry when it is a topic file (`<id>.md`, not reserved,
-/// not a directory), with its mtime and size.
-fn list_entry(ent: &std::fs::DirEntry) -> Option<Listed> {
+/// not a directory), with its mtime and size. `known` tells a name already
+/// checked (in the cache): its id is not checked again.
+fn list_entry(ent: &std::fs::DirEntry, known: &(impl Fn(&str) -> bool + Sync)) -> Option<Listed> {
     let name = ent.file_name().into_string().ok()?;
-    if mem_core::store::is_reserved(&name) {
-        return None;
+    if !known(&name) {
+        if mem_core::store::is_reserved(&name) {
+            return None;
+        }
+        mem_core::id::validate_id(name.strip_suffix(".md")?).ok()?;
     }
-    mem_core::id::validate_id(name.strip_suffix(".md")?).ok()?;
     let meta = ent.metadata().ok()?;
     if meta.is_dir() {
         return None;

@@ -18,7 +18,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use crate::vocab_key::{key, term_key};
 use mem_core::text::{Stems, is_cjk, is_stop_word, words};
+
+/// The built-in vocabulary indexed at compile time (`build.rs`): `LINES`,
+/// `BY_KEY`.
+mod index {
+    include!(concat!(env!("OUT_DIR"), "/vocab_index.rs"));
+}
 
 /// The built-in developer synonyms.
 pub const SYNONYMS: &str = include_str!("../data/synonyms.txt");
@@ -57,29 +64,6 @@ impl Term {
     /// Stems of the words that are not stop words (what is scored).
     pub fn content(&self, stems: &Stems) -> &[String] {
         &self.stems(stems).1
-    }
-}
-
-/// The [`key`] of a term's first word (lowercased), as [`words`] would
-/// split it; `None` for a term without a letter or digit.
-fn term_key(term: &str) -> Option<std::borrow::Cow<'_, str>> {
-    let first = term
-        .split(|c: char| !c.is_alphanumeric())
-        .find(|w| !w.is_empty())?;
-    let k = key(first);
-    Some(if k.chars().any(char::is_uppercase) {
-        std::borrow::Cow::Owned(k.chars().flat_map(char::to_lowercase).take(2).collect())
-    } else {
-        std::borrow::Cow::Borrowed(k)
-    })
-}
-
-/// The lookup key of a word: its first two characters (stemming only
-/// changes the end of a word, so a word and its stem share them).
-fn key(word: &str) -> &str {
-    match word.char_indices().nth(2) {
-        Some((i, _)) => &word[..i],
-        None => word,
     }
 }
 
@@ -163,28 +147,52 @@ impl Vocabulary {
 
     /// The part of the built-in vocabulary and of `user` (as
     /// [`Vocabulary::user_source`] gives it, already checked) that can bear
-    /// on `task`: the groups with a term whose first word starts as a word
-    /// of the task does (a Chinese term: that occurs in the task), and for
-    /// a Chinese term's group the groups of its English terms. Recall with
-    /// it finds the same as with the whole vocabulary, without reading the
-    /// rest.
+    /// on `task`. For a task without a Chinese character: the groups with a
+    /// term whose first word has the key ([`key`]) and the stem of a word of
+    /// the task (built-in groups looked up in an index made at compile time,
+    /// `build.rs`). For a task with one: the groups with a term whose first
+    /// word starts as a word of the task does, or a Chinese term that occurs
+    /// in the task, and for a Chinese term's group the groups of its English
+    /// terms. Recall with it finds the same terms, bringing in the same
+    /// terms in the same order, as with the whole vocabulary, without
+    /// reading the rest.
     pub fn for_task(task: &str, user: Option<&(String, String)>) -> Vocabulary {
         let lower = task.to_lowercase();
         let ws = words(&lower);
         let mut keys: Vec<&str> = ws.iter().map(|w| key(w)).collect();
         keys.sort_unstable();
         keys.dedup();
-        let mut sources: Vec<(&str, &str)> =
-            vec![(SYNONYMS, "data/synonyms.txt"), (ZH_EN, "data/zh-en.txt")];
-        if let Some((t, o)) = user {
-            sources.push((t, o));
-        }
-        let lines: Vec<&str> = sources
-            .iter()
+        let user_lines = user
+            .into_iter()
             .flat_map(|(text, _)| text.lines())
             .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .collect();
+            .filter(|l| !l.is_empty() && !l.starts_with('#'));
+        // A Chinese term can only occur in a task with a Chinese character:
+        // without one, only the built-in lines the compile-time index gives
+        // for the task's keys can bear on it (a superset; each is checked as
+        // every line is), then the user's lines.
+        let cjk_task = lower.chars().any(is_cjk);
+        let lines: Vec<&str> = if cjk_task {
+            index::LINES.iter().copied().chain(user_lines).collect()
+        } else {
+            let mut ids: Vec<u16> = keys
+                .iter()
+                .filter_map(|k| {
+                    index::BY_KEY
+                        .binary_search_by(|(x, _)| x.cmp(k))
+                        .ok()
+                        .map(|i| index::BY_KEY[i].1)
+                })
+                .flatten()
+                .copied()
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            ids.into_iter()
+                .map(|i| index::LINES[usize::from(i)])
+                .chain(user_lines)
+                .collect()
+        };
         let mut picked: Vec<&str> = Vec::new();
         let mut english: Vec<String> = Vec::new();
         for &line in &lines {
@@ -212,6 +220,7 @@ impl Vocabulary {
                 );
             }
         }
+        // (only after a Chinese term: `lines` holds every line then)
         if !english.is_empty() {
             for &line in &lines {
                 if !picked.contains(&line)
@@ -222,6 +231,37 @@ impl Vocabulary {
                     picked.push(line);
                 }
             }
+        }
+        if !cjk_task {
+            // Of those, only the groups with a term that [`Vocabulary::find`]
+            // can find in the task: its first word has a key and a stem of a
+            // word of the task. Every group of every term found is kept (in
+            // order), so the terms found and what they bring in are the same.
+            let stems = Stems::default();
+            let mut task_stems: Vec<String> = words(task).iter().map(|w| stems.stem(w)).collect();
+            task_stems.sort_unstable();
+            task_stems.dedup();
+            let mut seen: Vec<(String, bool)> = Vec::new();
+            picked.retain(|line| {
+                line.split(',').any(|t| {
+                    let t = t.trim();
+                    if t.chars().any(is_cjk)
+                        || term_key(t).is_none_or(|k| keys.binary_search(&&*k).is_err())
+                    {
+                        return false;
+                    }
+                    let lower_t = t.to_lowercase();
+                    let Some(first) = words(&lower_t).into_iter().next() else {
+                        return false;
+                    };
+                    if let Some((_, ok)) = seen.iter().find(|(w, _)| *w == first) {
+                        return *ok;
+                    }
+                    let ok = task_stems.binary_search(&stems.stem(&first)).is_ok();
+                    seen.push((first, ok));
+                    ok
+                })
+            });
         }
         let mut v = Vocabulary::default();
         let text = picked.join("\n");
@@ -449,6 +489,71 @@ mod tests {
                 part.terms.len(),
                 whole.terms.len()
             );
+        }
+    }
+
+    /// A term found: start, end, text, what it brings in, its translations.
+    type Seen = (usize, usize, String, Vec<String>, Vec<String>);
+
+    /// What recall takes from a vocabulary for a task: each term found
+    /// (where, which), what it brings in and its translations, in order.
+    fn found(v: &Vocabulary, task: &str, s: &Stems) -> Vec<Seen> {
+        let ws = words(task);
+        let all: Vec<String> = ws.iter().map(|w| s.stem(w)).collect();
+        v.find(&ws, &all, s)
+            .iter()
+            .map(|f| {
+                (
+                    f.start,
+                    f.end,
+                    v.terms[f.term].text.clone(),
+                    texts(v, &v.alternatives(f.term)),
+                    texts(v, &v.translations(f.term)),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_part_for_a_task_brings_in_what_the_whole_does_in_order() {
+        let s = Stems::default();
+        let user = (
+            "# mine\nFlob, Widget thing\n部件, widget\ndeploy, yeet\nTests, checks\n".to_string(),
+            "my.txt".to_string(),
+        );
+        let mut whole_user = Vocabulary::builtin();
+        whole_user.add(&user.0, &user.1).unwrap();
+        let whole = Vocabulary::builtin();
+        // every term of the vocabulary as a task (alone, upper-cased, in a
+        // sentence, inflected), every line, and some tasks of the eval set
+        let mut tasks: Vec<String> = vec![
+            String::new(),
+            "Roll out the integration tests to PROD".into(),
+            "部署热修复到生产环境".into(),
+            "use fakes for the datastore in the order specs".into(),
+            "rename the variable foo".into(),
+            "fix the Flob widget things".into(),
+            "检查部件".into(),
+            "the API token for the CI pipeline".into(),
+            "fix the deploy of the api cache and check the grafana latency of the proxy worker"
+                .into(),
+        ];
+        for text in [SYNONYMS, ZH_EN] {
+            for line in text.lines().filter(|l| !l.starts_with('#')) {
+                tasks.push(line.to_string());
+                for t in line.split(',') {
+                    let t = t.trim();
+                    tasks.push(t.to_string());
+                    tasks.push(t.to_uppercase());
+                    tasks.push(format!("please {t}s now, {t}ing it"));
+                }
+            }
+        }
+        for task in &tasks {
+            for (u, w) in [(None, &whole), (Some(&user), &whole_user)] {
+                let part = Vocabulary::for_task(task, u);
+                assert_eq!(found(&part, task, &s), found(w, task, &s), "{task:?}");
+            }
         }
     }
 
