@@ -30,6 +30,13 @@ pub struct HookSpec {
 /// as its answer (JSON for Claude Code, invalid as plain text for Codex).
 pub const WRITE_PATH: &str = "mem-transcript replay --hook | mem-extract | mem-index write >&2";
 
+/// What the `PreCompact` hook runs: `replay --hook` emits the session's
+/// events since the last compaction and `mem-extract session --hook` folds
+/// them into the session summary. The summary's path, which `mem-extract
+/// session` prints, goes to stderr like the write path's report: Codex
+/// reads a hook's plain-text stdout as a malformed answer.
+pub const COMPACT_PATH: &str = "mem-transcript replay --hook | mem-extract session --hook >&2";
+
 /// Every hook mem installs, in the order they are written.
 pub const HOOKS: &[HookSpec] = &[
     HookSpec {
@@ -59,7 +66,7 @@ pub const HOOKS: &[HookSpec] = &[
     HookSpec {
         event: "PreCompact",
         matcher: None,
-        command: "mem-transcript replay --hook | mem-extract session --hook",
+        command: COMPACT_PATH,
         timeout_secs: 30,
     },
     HookSpec {
