@@ -171,13 +171,6 @@ pub fn run_hook(stdin: &[u8], out: &mut dyn Write, threads: usize) -> Result<(),
     else {
         return Ok(());
     };
-    if path.extension().is_some_and(|e| e == "zst") {
-        note(&format!(
-            "{}: compressed rollouts are not read (decompress it with `zstd -d` and replay the .jsonl): no events",
-            path.display()
-        ));
-        return Ok(());
-    }
     if crate::is_subagent_path(&path) {
         // a sub-agent's own transcript: never the main agent
         return Ok(());
