@@ -29,6 +29,7 @@
 # Usage: scripts/bench-hooks.sh [N]          (release build of the tools)
 #        BIN=target/debug/mem-recall scripts/bench-hooks.sh   (another binary)
 #        RUNS=200 STOP_RUNS=30 scripts/bench-hooks.sh
+#        WORK=/tmp/hb scripts/bench-hooks.sh   (keep the memory dir and inputs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-200}
@@ -39,7 +40,11 @@ if [ -z "${BIN:-}" ]; then
   BIN="${CARGO_TARGET_DIR:-target}/release/mem-recall"
 fi
 BIN=$(realpath "$BIN")
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+if [ -n "${WORK:-}" ]; then  # kept afterwards (inputs for other tools)
+  work=$(realpath -m "$WORK"); rm -rf "$work"; mkdir -p "$work"
+else
+  work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fi
 export HOME="$work/home" XDG_CACHE_HOME="$work/cache" CLAUDE_CONFIG_DIR="$work/home/.claude"
 unset MEM_DISABLE CLAUDE_CODE_DISABLE_AUTO_MEMORY MEM_REMOTE CLAUDE_CODE_REMOTE MEM_NOW MEM_TODAY MEM_HOOK_GUARD
 mkdir -p "$HOME/.claude" "$work/proj"
