@@ -8,6 +8,11 @@
 # replay | extract; extract must not be the slow stage.
 # Binaries: $MEM_BIN_DIR (default target/release); build with
 #   cargo build --release -p mem-transcript -p mem-extract
+# MEM_BASE_DIR=DIR  a baseline build (e.g. a previous release) measured in the
+#   same run, the two alternating; rows for both and new/base ratios of CPU
+#   time. Extract reads the same events file (from $MEM_BIN_DIR's replay).
+# INSTRUCTIONS=1    also count instructions of extract alone (valgrind) on the
+#   first 20,000 events, for each build: steady on a busy machine.
 set -euo pipefail
 TURNS=${1:-40000}
 RUNS=${2:-3}
@@ -54,9 +59,22 @@ t() {
   done
   echo "$best"
 }
-R=$(t "'$BIN/mem-transcript' replay '$TMP/big.jsonl'")
-X=$(t "'$BIN/mem-extract' '$TMP/events.jsonl'")
-P=$(t "'$BIN/mem-transcript' replay '$TMP/big.jsonl' | '$BIN/mem-extract'")
+run_all() { # BIN -> "R|X|P"
+  local b=$1
+  echo "$(t "'$b/mem-transcript' replay '$TMP/big.jsonl'")|$(t "'$b/mem-extract' '$TMP/events.jsonl'")|$(t "'$b/mem-transcript' replay '$TMP/big.jsonl' | '$b/mem-extract'")"
+}
+if [ -n "${MEM_BASE_DIR:-}" ]; then
+  # alternate: base, new, base, new; keep each build's best
+  best() { # "R|X|P" "R|X|P" -> per stage, the one with less CPU
+    paste -d' ' <(echo "$1" | tr '|' '\n') <(echo "$2" | tr '|' '\n') |
+      awk '{ if ($2 <= $4) print $1, $2; else print $3, $4 }' | paste -sd'|'
+  }
+  B1=$(run_all "$MEM_BASE_DIR"); N1=$(run_all "$BIN"); B2=$(run_all "$MEM_BASE_DIR"); N2=$(run_all "$BIN")
+  BASE_ROWS=$(best "$B1" "$B2"); NEW_ROWS=$(best "$N1" "$N2")
+else
+  NEW_ROWS=$(run_all "$BIN")
+fi
+IFS='|' read -r R X P <<< "$NEW_ROWS"
 printf 'transcript %.1f MB, %s events (%.1f MB of events), best of %s runs\n' "$MB" "$EV" "$EMB" "$RUNS"
 printf '%-18s %8s %8s %12s %12s %10s %10s\n' stage wall_s cpu_s events/s ev/cpu_s MB/s MB/cpu_s
 row() { # name "wall cpu" MB
@@ -67,4 +85,23 @@ row() { # name "wall cpu" MB
 row "replay alone" "$R" "$MB"
 row "extract alone" "$X" "$EMB"
 row "replay | extract" "$P" "$MB"
+if [ -n "${MEM_BASE_DIR:-}" ]; then
+  IFS='|' read -r BR BX BP <<< "$BASE_ROWS"
+  row "base replay" "$BR" "$MB"
+  row "base extract" "$BX" "$EMB"
+  row "base pipeline" "$BP" "$MB"
+  ratio() { echo "$1 $2" | awk '{ split($0, a, " "); printf "%.2f", $2 / $4 }'; }
+  printf 'new/base CPU: replay %sx, extract %sx, pipeline %sx\n' \
+    "$(ratio "$R" "$BR")" "$(ratio "$X" "$BX")" "$(ratio "$P" "$BP")"
+fi
 echo "(MB/s: of the transcript for replay and the pipeline, of the events for extract)"
+if [ "${INSTRUCTIONS:-0}" = 1 ]; then
+  command -v valgrind >/dev/null || { echo "INSTRUCTIONS=1 needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+  head -n 20000 "$TMP/events.jsonl" > "$TMP/sample.jsonl"
+  ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1/mem-extract" "$TMP/sample.jsonl" 2>&1 >/dev/null |
+    sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'; }
+  NI=$(ir "$BIN"); echo "extract instructions, 20,000 events: new $NI"
+  if [ -n "${MEM_BASE_DIR:-}" ]; then
+    BI=$(ir "$MEM_BASE_DIR"); echo "extract instructions, 20,000 events: base $BI ($(echo "$NI $BI" | awk '{printf "%.2f", $1/$2}')x)"
+  fi
+fi

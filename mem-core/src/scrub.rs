@@ -308,6 +308,30 @@ impl Scrubber {
     /// Every sensitive span in `text`, sorted by start, non-overlapping.
     pub fn find(&self, text: &str) -> Vec<Finding> {
         let mut all = Vec::new();
+        self.push_secrets(text, &mut all);
+        if text.contains('-') {
+            for m in self.uuid.find_iter(text) {
+                all.push(Finding {
+                    kind: FindingKind::SessionId,
+                    start: m.start(),
+                    end: m.end(),
+                });
+            }
+        }
+        find_paths(text, &mut all);
+        resolve_overlaps(all)
+    }
+
+    /// The secrets in `text` only (no session ids, no paths): in order,
+    /// overlaps resolved as in [`Scrubber::find`]. Byte offsets into `text`.
+    pub fn find_secrets(&self, text: &str) -> Vec<Finding> {
+        let mut all = Vec::new();
+        self.push_secrets(text, &mut all);
+        resolve_overlaps(all)
+    }
+
+    /// Push the secret findings of `text` onto `all` (unordered).
+    fn push_secrets(&self, text: &str, all: &mut Vec<Finding>) {
         let may = self.pre.candidates(text);
         for (r, _) in self.rules.iter().zip(may).filter(|(_, may)| *may) {
             for caps in r.re.captures_iter(text) {
@@ -335,17 +359,6 @@ impl Scrubber {
                 });
             }
         }
-        if text.contains('-') {
-            for m in self.uuid.find_iter(text) {
-                all.push(Finding {
-                    kind: FindingKind::SessionId,
-                    start: m.start(),
-                    end: m.end(),
-                });
-            }
-        }
-        find_paths(text, &mut all);
-        resolve_overlaps(all)
     }
 
     /// Scrub `text`: secrets → `[REDACTED]`, UUIDs removed, absolute paths

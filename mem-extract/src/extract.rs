@@ -2416,9 +2416,9 @@ pub struct Extractor {
     /// scrubber cannot recognise on its own (`hunter2xyz` split off
     /// `--password hunter2xyz`), so every field is cleared of them.
     secrets: SecretValues,
-    /// The user's messages read so far (normalized, [`norm_quote`]): a
-    /// compaction summary's quote of one of them adds nothing.
-    said: FxSet<String>,
+    /// The user's messages read so far (as [`quote_key`]s): a compaction
+    /// summary's quote of one of them adds nothing.
+    said: FxSet<u64>,
 }
 
 /// A tool call whose result may carry the user's words.
@@ -2427,14 +2427,22 @@ struct Pending {
     cmd: Option<String>,
 }
 
-/// A user message as compared with a summary's quote of it: lowercase,
-/// whitespace collapsed, closing punctuation and an ellipsis dropped.
-fn norm_quote(s: &str) -> String {
+/// A user message as compared with a summary's quote of it: a 64-bit hash
+/// of the text lowercased, whitespace collapsed, closing punctuation and an
+/// ellipsis dropped. Streams the characters (no copy of the message).
+fn quote_key(s: &str) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
     let s = s.trim().trim_end_matches(['.', '!', '?', '…', ' ']);
-    s.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
+    let mut h = BuildHasherDefault::<Fx>::default().build_hasher();
+    for (i, word) in s.split_whitespace().enumerate() {
+        if i > 0 {
+            h.write_u32(' ' as u32);
+        }
+        for c in word.chars().flat_map(char::to_lowercase) {
+            h.write_u32(c as u32);
+        }
+    }
+    h.finish()
 }
 
 /// The user's messages a compaction summary quotes: each `"…"` bullet of
@@ -2490,6 +2498,9 @@ const REJECTED: &str = "The user doesn't want to proceed with this tool use.";
 const REASON: &str = "The user provided the following reason for the rejection:";
 /// The user text that marks an interrupt.
 const INTERRUPTED: &str = "[Request interrupted by user";
+/// Bytes of a tool result decoded to see whether it starts with
+/// [`ANSWERED`] or [`REJECTED`] (after leading whitespace).
+const MARKER_HEAD: usize = 256;
 
 impl Extractor {
     /// A new extraction with `opts`.
@@ -2551,7 +2562,7 @@ impl Extractor {
                     let text = text.whole();
                     self.secrets.learn(&self.scrubber, &text);
                     if text.len() <= MAX_MESSAGE_BYTES {
-                        self.said.insert(norm_quote(&text));
+                        self.said.insert(quote_key(&text));
                     }
                     let t = text.trim_start();
                     if t.starts_with(INTERRUPTED) {
@@ -2609,7 +2620,7 @@ impl Extractor {
         let text = text.whole();
         let quotes: Vec<String> = summary_quotes(&text)
             .into_iter()
-            .filter(|q| !self.said.contains(&norm_quote(q)))
+            .filter(|q| !self.said.contains(&quote_key(q)))
             .collect();
         if quotes.is_empty() {
             return;
@@ -2628,7 +2639,7 @@ impl Extractor {
                 &mut got,
                 &mut self.notes,
             );
-            self.said.insert(norm_quote(q));
+            self.said.insert(quote_key(q));
         }
         for mut c in got.v {
             c.mem.source = Some(Source::Assistant);
@@ -2672,6 +2683,15 @@ impl Extractor {
         let Some(text) = ev.text.as_ref() else {
             return;
         };
+        // Only an answer or a rejection is read here: decide on a short head,
+        // and decode up to the message budget only for those.
+        let head = text.prefix(MARKER_HEAD);
+        let t = head.trim_start();
+        let marker_len = ANSWERED.len().max(REJECTED.len());
+        let cut = head.len() >= MARKER_HEAD && t.len() < marker_len;
+        if !cut && !t.starts_with(ANSWERED) && !t.starts_with(REJECTED) {
+            return;
+        }
         let text = text.prefix(MAX_MESSAGE_BYTES);
         let t = text.trim_start();
         if call.ask && ev.is_error != Some(true) {
@@ -2991,10 +3011,7 @@ impl SecretValues {
 
     /// Remember the secret values of `text`.
     fn learn(&mut self, scrubber: &Scrubber, text: &str) {
-        for f in scrubber.find(text) {
-            if !matches!(f.kind, mem_core::scrub::FindingKind::Secret { .. }) {
-                continue;
-            }
+        for f in scrubber.find_secrets(text) {
             let span = &text[f.start..f.end];
             self.pieces.insert(span.to_string());
             for p in span.split(|c: char| c.is_whitespace() || "=:\"'`,;".contains(c)) {
