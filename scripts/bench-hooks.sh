@@ -23,8 +23,10 @@
 # the added latency of an event is the difference event − cat of each pair
 # (its median and p95), which holds on a loaded machine where absolute
 # times drift. Prints per event: wall median and p95 (ms), mean CPU (user +
-# system), and the paired difference and ratio against `cat`. Needs python3
-# only.
+# system), the same for `cat`, the paired wall difference (median, p95) and
+# ratio, and the CPU difference. On a loaded machine wall times are mostly
+# waiting for a processor; the CPU difference is the work the hook adds.
+# Needs python3 only.
 #
 # Usage: scripts/bench-hooks.sh [N]          (release build of the tools)
 #        BIN=target/debug/mem-recall scripts/bench-hooks.sh   (another binary)
@@ -196,24 +198,25 @@ def q(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(len(xs) * p))]
 
-print(f"{'event':<20} {'median':>8} {'p95':>8} {'cpu':>7} | {'cat':>6} | {'+median':>8} {'+p95':>8} {'ratio':>6}  (ms; + = event - cat, paired)")
+print(f"{'event':<20} {'median':>8} {'p95':>8} {'cpu':>7} | {'cat':>6} {'cpu':>5} | {'+median':>8} {'+p95':>8} {'ratio':>6} {'+cpu':>6}  (ms; + = event - cat, paired)")
 for name, argv, inp, prepare, n in events:
     stdin = os.path.join(work, inp + ".json")
     for _ in range(3):  # warm-up (Stop: the first run reads the session's backlog)
         if prepare:
             prepare()
         once(argv, stdin)
-    wall, cpu, base, diff, ratio = [], [], [], [], []
+    wall, cpu, base, bcpu, diff, ratio = [], [], [], [], [], []
     for i in range(n):
         if prepare:
             prepare()
         if i % 2:
-            b, _ = once([cat], stdin)
+            b, bc = once([cat], stdin)
             w, c = once(argv, stdin)
         else:
             w, c = once(argv, stdin)
-            b, _ = once([cat], stdin)
-        wall.append(w); cpu.append(c); base.append(b); diff.append(w - b); ratio.append(w / b)
+            b, bc = once([cat], stdin)
+        wall.append(w); cpu.append(c); base.append(b); bcpu.append(bc); diff.append(w - b); ratio.append(w / b)
     print(f"{name:<20} {statistics.median(wall):8.2f} {q(wall, 0.95):8.2f} {statistics.mean(cpu):7.2f} |"
-          f" {statistics.median(base):6.2f} | {statistics.median(diff):8.2f} {q(diff, 0.95):8.2f} {statistics.median(ratio):6.1f}")
+          f" {statistics.median(base):6.2f} {statistics.mean(bcpu):5.2f} | {statistics.median(diff):8.2f}"
+          f" {q(diff, 0.95):8.2f} {statistics.median(ratio):6.1f} {statistics.mean(cpu) - statistics.mean(bcpu):6.2f}")
 PY
