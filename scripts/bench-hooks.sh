@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Latency of `mem-recall --hook` per event on a generated memory directory of
-# N memories (default 200: 170 feedback/project memories with triggers, 10
-# `type: user`, 20 lessons "run X before Y" / "use X′ instead of X"), against
-# a baseline in the same run (`cat` reading the same hook JSON: the cost of
-# starting a process). Whole-process wall time, as the agent waits for it.
+# Latency of mem's hooks per event on a generated memory directory of N
+# memories (default 200: 170 feedback/project memories with triggers, 10
+# `type: user`, 20 lessons "run X before Y" / "use X′ instead of X"), each
+# event paired run by run with a baseline: `cat` reading the same hook JSON
+# (the cost of starting a process and reading stdin). Whole-process wall
+# time, as the agent waits for it.
 #
 #   SessionStart       startup, each run a session that injected nothing yet
 #   UserPromptSubmit   a prompt recalling ~10 memories, same (state removed)
@@ -12,35 +13,40 @@
 #   PreToolUse-cold    the same with the session state removed before each
 #                      run: the whole transcript is read
 #   PreToolUse-nomatch `ls -la`: no lesson bears on it
-#   Stop               the write path (mem-transcript replay --hook |
-#                      mem-extract | mem-index write), when those tools are
+#   Stop               the write path of one turn (mem-transcript replay
+#                      --hook | mem-extract | mem-index write): before each
+#                      run one new turn is appended to a 1 MiB session whose
+#                      earlier turns were captured; when those tools are
 #                      built beside BIN
 #
-# Prints wall-time median and p95 (ms) per event, the mean CPU time (user +
-# system, less moved by other load on the machine) and the median's excess
-# over the baseline. Needs hyperfine (else farm-bench, medians only). Every command,
-# the baseline too, runs as `sh -c 'exec CMD <input.json'` (hyperfine 1.15
-# has no --input), so the shell's start-up is in both.
+# Runs alternate (event, cat, cat, event, …) so both see the same machine;
+# the added latency of an event is the difference event − cat of each pair
+# (its median and p95), which holds on a loaded machine where absolute
+# times drift. Prints per event: wall median and p95 (ms), mean CPU (user +
+# system), the same for `cat`, the paired wall difference (median, p95) and
+# ratio, and the CPU difference. On a loaded machine wall times are mostly
+# waiting for a processor; the CPU difference is the work the hook adds.
+# Needs python3 only.
 #
-# Usage: scripts/bench-hooks.sh [N]          (release build of mem-recall)
+# Usage: scripts/bench-hooks.sh [N]          (release build of the tools)
 #        BIN=target/debug/mem-recall scripts/bench-hooks.sh   (another binary)
-#        RUNS=200 scripts/bench-hooks.sh
-#        BASE_BIN=/path/to/old/mem-recall scripts/bench-hooks.sh
-#            also runs SessionStart, UserPromptSubmit and the PreToolUse
-#            events with that binary (its own cache folder), in the same
-#            run, and prints the ratio of the medians new/base per event
-#        INSTRUCTIONS=1  also counts user-space instructions per event
-#            (perf stat, else callgrind; one run each, state as in the bench)
+#        RUNS=200 STOP_RUNS=30 scripts/bench-hooks.sh
+#        WORK=/tmp/hb scripts/bench-hooks.sh   (keep the memory dir and inputs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-200}
 runs=${RUNS:-100}
+stop_runs=${STOP_RUNS:-30}
 if [ -z "${BIN:-}" ]; then
-  cargo build --release -p mem-recall >&2
+  cargo build --release -p mem-recall -p mem-transcript -p mem-extract -p mem-index --bins >&2
   BIN="${CARGO_TARGET_DIR:-target}/release/mem-recall"
 fi
 BIN=$(realpath "$BIN")
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+if [ -n "${WORK:-}" ]; then  # kept afterwards (inputs for other tools)
+  work=$(realpath -m "$WORK"); rm -rf "$work"; mkdir -p "$work"
+else
+  work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fi
 export HOME="$work/home" XDG_CACHE_HOME="$work/cache" CLAUDE_CONFIG_DIR="$work/home/.claude"
 unset MEM_DISABLE CLAUDE_CODE_DISABLE_AUTO_MEMORY MEM_REMOTE CLAUDE_CODE_REMOTE MEM_NOW MEM_TODAY MEM_HOOK_GUARD
 mkdir -p "$HOME/.claude" "$work/proj"
@@ -93,6 +99,38 @@ with open(t, "w") as f:
             separators=(",", ":")) + "\n")
         i += 1
 proj = os.path.join(work, "proj")
+# a 1 MiB Claude Code session for Stop (a uuid chain; turns of a prompt, a
+# Bash call, its result and an answer); the benchmark appends turns to it
+# with the same function (turn.py)
+TURN = f"""import json, random
+nouns, proj, rnd = {nouns!r}, {proj!r}, random.Random(11)
+def turn(f, k, parent):
+    ids = [f"00000000-0000-4000-8000-{{k * 4 + j:012d}}" for j in range(4)]
+    noun = rnd.choice(nouns)
+    msgs = [("user", {{"role": "user", "content": f"Please check the {{noun}} step of module {{k}} and fix what fails."}}),
+            ("assistant", {{"id": f"msg_{{k}}a", "role": "assistant", "content": [
+                {{"type": "tool_use", "id": f"toolu_s{{k}}", "name": "Bash", "input": {{"command": f"make {{noun}} MODULE={{k}}"}}}}]}}),
+            ("user", {{"role": "user", "content": [
+                {{"type": "tool_result", "tool_use_id": f"toolu_s{{k}}", "content": f"{{noun}}: module {{k}} ok", "is_error": False}}]}}),
+            ("assistant", {{"id": f"msg_{{k}}b", "role": "assistant", "content": [
+                {{"type": "text", "text": f"The {{noun}} step of module {{k}} passes."}}]}})]
+    for (kind, m), u in zip(msgs, ids):
+        f.write(json.dumps({{"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": proj,
+                            "sessionId": "bench-stop", "version": "2.1.200", "type": kind, "uuid": u,
+                            "timestamp": f"2026-07-14T{{k // 3600 % 24:02d}}:{{k // 60 % 60:02d}}:{{k % 60:02d}}Z",
+                            "message": m}}, separators=(",", ":")) + "\\n")
+        parent = u
+    return parent
+"""
+open(os.path.join(work, "turn.py"), "w").write(TURN)
+exec(TURN)
+st = os.path.join(work, "stop-session.jsonl")
+with open(st, "w") as f:
+    k, parent = 0, None
+    while f.tell() < (1 << 20):
+        parent = turn(f, k, parent)
+        k += 1
+json.dump({"next": k, "parent": parent, "path": st}, open(os.path.join(work, "stop-state.json"), "w"))
 def hook(name, **kw):
     file = kw.pop("_file", name)
     v = {"session_id": "bench-session", "transcript_path": t, "cwd": proj, "hook_event_name": name}
@@ -102,7 +140,7 @@ hook("SessionStart", source="startup")
 hook("UserPromptSubmit", prompt="fix the deploy of the api cache and check the grafana latency of the proxy worker")
 hook("PreToolUse", tool_name="Bash", tool_input={"command": "npm test -- --ci"}, tool_use_id="toolu_x")
 hook("PreToolUse", tool_name="Bash", tool_input={"command": "ls -la"}, tool_use_id="toolu_y", _file="PreToolUse-nomatch")
-hook("Stop", stop_hook_active=False, last_assistant_message="Done.")
+hook("Stop", stop_hook_active=False, last_assistant_message="Done.", session_id="bench-stop", transcript_path=st)
 PY
 cp "$work/PreToolUse.json" "$work/PreToolUse-cold.json"
 
@@ -111,100 +149,74 @@ for ev in SessionStart UserPromptSubmit PreToolUse; do
   out=$("$BIN" --hook <"$work/$ev.json" 2>"$work/err.txt")
   [ -n "$out" ] || { echo "$ev printed nothing:" >&2; cat "$work/err.txt" >&2; exit 1; }
 done
-clear_state="sh -c 'rm -rf $XDG_CACHE_HOME/mem/*/sessions $work/cache-base/mem/*/sessions'"
-if [ -n "${BASE_BIN:-}" ]; then
-  BASE_BIN=$(realpath "$BASE_BIN")
-  # the base keeps its own cache (another layout version would be rewritten
-  # by each binary in turn)
-  XDG_CACHE_HOME="$work/cache-base" "$BASE_BIN" --hook <"$work/UserPromptSubmit.json" >/dev/null 2>&1 || true
-fi
+echo "mem hooks latency, $n memories, $runs runs each (Stop: $stop_runs); $(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); $BIN"
+bd=$(dirname "$BIN")
+python3 - "$work" "$BIN" "$runs" "$stop_runs" "$bd" <<'PY'
+import glob, json, os, random, shutil, statistics, sys, time
+work, BIN, runs, stop_runs, bd = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+devnull = os.open(os.devnull, os.O_WRONLY)
+cat = shutil.which("cat")
 
-echo "mem-recall --hook latency, $n memories, $runs runs each; $(date -u +%FT%TZ), $(nproc) cores; $BIN"
-if command -v hyperfine >/dev/null; then
-  bench() { # bench LABEL INPUT PREPARE CMD [ENV-ASSIGNMENT]
-    # `sh -c 'exec CMD <file'` for the redirection, the baseline likewise:
-    # the shell's start-up is in both
-    hyperfine -N --style none --warmup 5 --runs "$runs" \
-      ${3:+--prepare "$3"} --export-json "$work/$1.out.json" "sh -c '${5:+$5 }exec $4 <$work/$2.json'" >/dev/null 2>&1
-    python3 - "$work/$1.out.json" "$1" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"][0]
-t = sorted(r["times"])
-med = t[len(t) // 2] * 1000
-p95 = t[min(len(t) - 1, int(len(t) * 0.95))] * 1000
-cpu = (r["user"] + r["system"]) * 1000
-open(sys.argv[1] + ".med", "w").write(f"{med}")
-print(f"{sys.argv[2]:<20} median {med:7.2f} ms   p95 {p95:7.2f} ms   cpu (user+sys, mean) {cpu:6.2f} ms")
+def once(argv, stdin_path):
+    """Wall ms, CPU ms (user + system of the process and what it waited for)."""
+    fd = os.open(stdin_path, os.O_RDONLY)
+    acts = [(os.POSIX_SPAWN_DUP2, fd, 0), (os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
+    t0 = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=acts)
+    _, status, ru = os.wait4(pid, 0)
+    t1 = time.perf_counter()
+    os.close(fd)
+    if status != 0:
+        sys.exit(f"{argv} exited {status}")
+    return (t1 - t0) * 1000, (ru.ru_utime + ru.ru_stime) * 1000
+
+def clear_state():
+    for d in glob.glob(os.path.join(os.environ["XDG_CACHE_HOME"], "mem", "*", "sessions")):
+        shutil.rmtree(d)
+
+# Stop: one new turn appended before each run
+exec(open(os.path.join(work, "turn.py")).read())
+stop_state = json.load(open(os.path.join(work, "stop-state.json")))
+def new_turn():
+    with open(stop_state["path"], "a") as f:
+        stop_state["parent"] = turn(f, stop_state["next"], stop_state["parent"])
+    stop_state["next"] += 1
+
+hook = [BIN, "--hook"]
+stop = ["/bin/sh", "-c", f"'{bd}/mem-transcript' replay --hook | '{bd}/mem-extract' | '{bd}/mem-index' write >&2"]
+events = [("SessionStart", hook, "SessionStart", clear_state, runs),
+          ("UserPromptSubmit", hook, "UserPromptSubmit", clear_state, runs),
+          ("PreToolUse", hook, "PreToolUse", None, runs),
+          ("PreToolUse-cold", hook, "PreToolUse-cold", clear_state, runs),
+          ("PreToolUse-nomatch", hook, "PreToolUse-nomatch", None, runs)]
+if all(os.access(os.path.join(bd, t), os.X_OK) for t in ("mem-transcript", "mem-extract", "mem-index")):
+    events.append(("Stop", stop, "Stop", new_turn, stop_runs))
+else:
+    print(f"Stop: mem-transcript, mem-extract, mem-index not built beside {BIN}; not measured")
+
+def q(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(len(xs) * p))]
+
+print(f"{'event':<20} {'median':>8} {'p95':>8} {'cpu':>7} | {'cat':>6} {'cpu':>5} | {'+median':>8} {'+p95':>8} {'ratio':>6} {'+cpu':>6}  (ms; + = event - cat, paired)")
+for name, argv, inp, prepare, n in events:
+    stdin = os.path.join(work, inp + ".json")
+    for _ in range(3):  # warm-up (Stop: the first run reads the session's backlog)
+        if prepare:
+            prepare()
+        once(argv, stdin)
+    wall, cpu, base, bcpu, diff, ratio = [], [], [], [], [], []
+    for i in range(n):
+        if prepare:
+            prepare()
+        if i % 2:
+            b, bc = once([cat], stdin)
+            w, c = once(argv, stdin)
+        else:
+            w, c = once(argv, stdin)
+            b, bc = once([cat], stdin)
+        wall.append(w); cpu.append(c); base.append(b); bcpu.append(bc); diff.append(w - b); ratio.append(w / b)
+    print(f"{name:<20} {statistics.median(wall):8.2f} {q(wall, 0.95):8.2f} {statistics.mean(cpu):7.2f} |"
+          f" {statistics.median(base):6.2f} {statistics.mean(bcpu):5.2f} | {statistics.median(diff):8.2f}"
+          f" {q(diff, 0.95):8.2f} {statistics.median(ratio):6.1f} {statistics.mean(cpu) - statistics.mean(bcpu):6.2f}")
 PY
-  }
-  bench baseline-cat PreToolUse "" "cat"
-  bench SessionStart SessionStart "$clear_state" "$BIN --hook"
-  bench UserPromptSubmit UserPromptSubmit "$clear_state" "$BIN --hook"
-  bench PreToolUse PreToolUse "" "$BIN --hook"
-  bench PreToolUse-cold PreToolUse-cold "$clear_state" "$BIN --hook"
-  bench PreToolUse-nomatch PreToolUse-nomatch "" "$BIN --hook"
-  evs="SessionStart UserPromptSubmit PreToolUse PreToolUse-cold PreToolUse-nomatch"
-  if [ -n "${BASE_BIN:-}" ]; then
-    bench base-SessionStart SessionStart "$clear_state" "$BASE_BIN --hook" "XDG_CACHE_HOME=$work/cache-base"
-    bench base-UserPromptSubmit UserPromptSubmit "$clear_state" "$BASE_BIN --hook" "XDG_CACHE_HOME=$work/cache-base"
-    bench base-PreToolUse PreToolUse "" "$BASE_BIN --hook" "XDG_CACHE_HOME=$work/cache-base"
-    bench base-PreToolUse-nomatch PreToolUse-nomatch "" "$BASE_BIN --hook" "XDG_CACHE_HOME=$work/cache-base"
-    for ev in SessionStart UserPromptSubmit PreToolUse PreToolUse-nomatch; do
-      python3 -c "import sys; m=float(open('$work/$ev.out.json.med').read()); b=float(open('$work/base-$ev.out.json.med').read()); print(f'{\"$ev\":<20} new/base {m/b:5.2f}x  ({m:.2f} ms / {b:.2f} ms, medians of the same run)')"
-    done
-  fi
-  if [ "${INSTRUCTIONS:-0}" = 1 ]; then
-    instr() { # INPUT CMD... -> user-space instructions, or "-"
-      local in=$1 n=-; shift
-      if command -v perf >/dev/null 2>&1; then
-        n=$(perf stat -x, -e instructions:u "$@" <"$in" 2>&1 >/dev/null | awk -F, '/instructions/ {print $1}')
-      fi
-      if ! [[ "$n" =~ ^[0-9]+$ ]] && command -v valgrind >/dev/null 2>&1; then
-        n=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" <"$in" 2>&1 >/dev/null | awk '/Collected :/ {print $NF}')
-      fi
-      [[ "$n" =~ ^[0-9]+$ ]] || n=-
-      echo "$n"
-    }
-    for ev in SessionStart UserPromptSubmit PreToolUse PreToolUse-nomatch; do
-      sh -c "rm -rf $XDG_CACHE_HOME/mem/*/sessions $work/cache-base/mem/*/sessions"
-      line="$ev instructions: $(instr "$work/$ev.json" "$BIN" --hook)"
-      if [ -n "${BASE_BIN:-}" ]; then
-        line+=", base $(XDG_CACHE_HOME="$work/cache-base" instr "$work/$ev.json" "$BASE_BIN" --hook)"
-      fi
-      echo "$line"
-    done
-  fi
-  # Stop: the write path the hook runs (mem_core::hooks::WRITE_PATH) with the
-  # tools beside BIN, when they are built; steady state (the turn's
-  # watermark already past the transcript)
-  bd=$(dirname "$BIN")
-  if [ -x "$bd/mem-transcript" ] && [ -x "$bd/mem-extract" ] && [ -x "$bd/mem-index" ]; then
-    stop="sh -c '$bd/mem-transcript replay --hook <$work/Stop.json | $bd/mem-extract | $bd/mem-index write >&2'"
-    hyperfine -N --style none --warmup 5 --runs "$runs" --export-json "$work/Stop.out.json" "$stop" >/dev/null 2>&1
-    bench_print() { python3 - "$work/Stop.out.json" Stop <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"][0]
-t = sorted(r["times"])
-med = t[len(t) // 2] * 1000
-p95 = t[min(len(t) - 1, int(len(t) * 0.95))] * 1000
-cpu = (r["user"] + r["system"]) * 1000
-open(sys.argv[1] + ".med", "w").write(f"{med}")
-print(f"{sys.argv[2]:<20} median {med:7.2f} ms   p95 {p95:7.2f} ms   cpu (user+sys, mean) {cpu:6.2f} ms")
-PY
-    }
-    bench_print
-    evs="$evs Stop"
-  else
-    echo "Stop: mem-transcript, mem-extract, mem-index not built beside $BIN; not measured"
-  fi
-  base=$(cat "$work/baseline-cat.out.json.med")
-  for ev in $evs; do
-    python3 -c "import sys; m=float(open('$work/$ev.out.json.med').read()); b=$base; print(f'{\"$ev\":<20} over baseline {m-b:6.2f} ms  (x{m/b:.1f})')"
-  done
-else
-  for ev in SessionStart UserPromptSubmit PreToolUse PreToolUse-nomatch; do
-    echo "== $ev (vs cat)"
-    farm-bench -n 30 --vs "sh -c 'exec cat <$work/$ev.json >/dev/null'" -- \
-      sh -c "exec $BIN --hook <$work/$ev.json >/dev/null 2>&1"
-  done
-fi

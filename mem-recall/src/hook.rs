@@ -27,10 +27,9 @@ use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde::Deserialize;
-
 use crate::{Common, NAME, RecallArgs, Session, render};
 use mem_core::Exit;
+use mem_core::hooks::HookInput;
 use mem_core::text::Stems;
 
 /// Most characters of `additionalContext`.
@@ -38,40 +37,6 @@ pub const MAX_CHARS: usize = 10_000;
 
 /// Most bytes of hook JSON read from stdin.
 pub const MAX_INPUT: u64 = 16 << 20;
-
-/// The hook input (fields Claude Code sends; others ignored).
-#[derive(Debug, Deserialize)]
-pub struct HookInput {
-    /// The session's id.
-    #[serde(default)]
-    pub session_id: Option<String>,
-    /// The session's transcript file.
-    #[serde(default)]
-    pub transcript_path: Option<String>,
-    /// The session's working directory.
-    #[serde(default)]
-    pub cwd: Option<String>,
-    /// `SessionStart`, `UserPromptSubmit`, …
-    pub hook_event_name: String,
-    /// The prompt (UserPromptSubmit).
-    #[serde(default)]
-    pub prompt: Option<String>,
-    /// `startup`, `resume`, `clear`, `compact` (SessionStart).
-    #[serde(default)]
-    pub source: Option<String>,
-    /// The tool about to run (PreToolUse): `Bash`, …
-    #[serde(default)]
-    pub tool_name: Option<String>,
-    /// The tool's input (PreToolUse); for Bash, `{"command": …}`.
-    #[serde(default)]
-    pub tool_input: Option<serde_json::Value>,
-    /// The tool call's id (PreToolUse).
-    #[serde(default)]
-    pub tool_use_id: Option<String>,
-    /// The turn's id: sent by Codex, not by Claude Code.
-    #[serde(default)]
-    pub turn_id: Option<String>,
-}
 
 /// Most memories one hook answer injects.
 pub const HOOK_MAX_ITEMS: usize = 20;
@@ -171,7 +136,10 @@ pub fn run_guarded(common: &Common) -> Exit {
 pub fn respond(common: &Common, input: &[u8]) -> anyhow::Result<Option<String>> {
     let h: HookInput = serde_json::from_slice(input)
         .map_err(|e| anyhow::anyhow!("stdin is not hook JSON: {e}"))?;
-    let (task, start) = match h.hook_event_name.as_str() {
+    let Some(event) = h.hook_event_name.as_deref() else {
+        anyhow::bail!("stdin is not hook JSON: missing field `hook_event_name`");
+    };
+    let (task, start) = match event {
         "UserPromptSubmit" => (h.prompt.clone().unwrap_or_default(), false),
         "SessionStart" => (String::new(), true),
         "PreToolUse" => (String::new(), false),
@@ -194,7 +162,7 @@ pub fn respond(common: &Common, input: &[u8]) -> anyhow::Result<Option<String>> 
         eprintln!("{NAME}: hook: memory is off ({why}); nothing added to the context");
         return Ok(None);
     }
-    if h.hook_event_name == "PreToolUse" {
+    if event == "PreToolUse" {
         return crate::lessons::respond(common, &h, here.as_deref());
     }
     // Once per session (docs/hooks.md): the budget is applied after the
@@ -266,7 +234,7 @@ pub fn respond(common: &Common, input: &[u8]) -> anyhow::Result<Option<String>> 
     let ctx = fit(&ctx);
     let v = serde_json::json!({
         "hookSpecificOutput": {
-            "hookEventName": h.hook_event_name,
+            "hookEventName": event,
             "additionalContext": ctx,
         }
     });

@@ -258,11 +258,13 @@ pub fn entries(bin: &Path, model: &Model) -> Vec<Entry> {
         .collect()
 }
 
-/// The commands the previous installer wrote (bare tool names), recognised
-/// as mem's too.
+/// Commands earlier installers wrote (the tools' paths aside), recognised
+/// as mem's too: the bare `mem-recall --hook`, the `SessionEnd` write path
+/// without `>&2`, the `PreCompact` path without `>&2`.
 pub const LEGACY: &[&str] = &[
     "mem-recall --hook",
     "mem-transcript replay --hook | mem-extract | mem-index write",
+    "mem-transcript replay --hook | mem-extract session --hook",
 ];
 
 /// A command's stages as (tool name, arguments), the model options of

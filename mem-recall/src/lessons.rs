@@ -49,11 +49,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use chrono::NaiveDate;
 use mem_core::Memory;
+use mem_core::hooks::HookInput;
 use mem_core::records::{Expires, Trust};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use crate::hook::HookInput;
 use crate::{Common, NAME};
 
 /// The lesson cache's name in the memory dir's cache folder.
@@ -901,7 +901,7 @@ pub fn respond(
     {
         eprintln!("{NAME}: hook: {e}");
     }
-    let codex = h.turn_id.is_some();
+    let codex = h.is_codex();
     Ok(answer(&fired, codex).map(|v| format!("{v}\n")))
 }
 

@@ -345,7 +345,7 @@ fn model_command_in_the_dry_run() {
     assert_eq!(
         commands(&v, "PreCompact"),
         [format!(
-            "{b}/mem-transcript replay --hook | {b}/mem-extract session --hook"
+            "{b}/mem-transcript replay --hook | {b}/mem-extract session --hook >&2"
         )]
     );
     let err = String::from_utf8_lossy(&o.stderr);

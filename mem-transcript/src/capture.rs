@@ -43,6 +43,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use mem_core::Error;
+use mem_core::hooks::HookInput;
 use serde::{Deserialize, Serialize};
 
 use crate::claude::{self, BOUNDARY, Branch, SIDECHAIN};
@@ -58,26 +59,6 @@ pub const CARRY_EVENTS: usize = 40;
 
 /// Most bytes of carried events.
 pub const CARRY_BYTES: usize = 64 * 1024;
-
-/// The hook input (fields Claude Code and Codex send; others ignored).
-#[derive(Debug, Default, Deserialize)]
-pub struct HookInput {
-    /// The session's id.
-    #[serde(default)]
-    pub session_id: Option<String>,
-    /// The session's transcript file.
-    #[serde(default)]
-    pub transcript_path: Option<String>,
-    /// The session's working directory.
-    #[serde(default)]
-    pub cwd: Option<String>,
-    /// `Stop`, `SessionEnd`, `PreCompact`, `SubagentStop`, …
-    #[serde(default)]
-    pub hook_event_name: Option<String>,
-    /// True when the agent goes on because a Stop hook blocked it.
-    #[serde(default)]
-    pub stop_hook_active: Option<bool>,
-}
 
 /// How far a session's transcript was read for one purpose: the
 /// `capture.json` / `compact.json` file. Unknown fields are kept.
@@ -172,7 +153,7 @@ pub fn run_hook(stdin: &[u8], out: &mut dyn Write, threads: usize) -> Result<(),
             format!("hook input is not JSON: {}", mem_core::jsonl::describe(&e)),
         )
     })?;
-    let event = h.hook_event_name.as_deref().unwrap_or("");
+    let event = h.event();
     let purpose = match event {
         "SubagentStop" => return Ok(()),
         "Stop" if h.stop_hook_active == Some(true) => return Ok(()),
@@ -190,13 +171,6 @@ pub fn run_hook(stdin: &[u8], out: &mut dyn Write, threads: usize) -> Result<(),
     else {
         return Ok(());
     };
-    if path.extension().is_some_and(|e| e == "zst") {
-        note(&format!(
-            "{}: compressed rollouts are not read (decompress it with `zstd -d` and replay the .jsonl): no events",
-            path.display()
-        ));
-        return Ok(());
-    }
     if crate::is_subagent_path(&path) {
         // a sub-agent's own transcript: never the main agent
         return Ok(());

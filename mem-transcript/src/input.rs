@@ -1,9 +1,10 @@
-//! Opening transcripts: files, stdin (spooled to a temporary file so it can
-//! be re-read by offset), the positioned line reader of the second pass, and
-//! the format sniffing of `--from auto`.
+//! Opening transcripts: files, stdin and zstd-compressed files (`.zst`, as
+//! Codex archives its rollouts), both spooled to a temporary file so they
+//! can be re-read by offset; the positioned line reader of the second pass,
+//! and the format sniffing of `--from auto`.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
@@ -23,8 +24,10 @@ pub struct Input {
 }
 
 impl Input {
-    /// Open `path` (`-` = stdin). Errors: [`Error::Io`] naming the file when
-    /// it is missing or unreadable, [`Error::Msg`] for a directory.
+    /// Open `path` (`-` = stdin; a name ending in `.zst` is decompressed,
+    /// [`Input::zstd`]). Errors: [`Error::Io`] naming the file when it is
+    /// missing or unreadable, [`Error::Msg`] for a directory, those of
+    /// [`Input::zstd`].
     pub fn open(path: &Path) -> Result<Input, Error> {
         if path.as_os_str() == "-" {
             return Input::stdin();
@@ -36,11 +39,71 @@ impl Input {
                 path.display()
             )));
         }
+        if path.extension().is_some_and(|e| e == "zst") {
+            return Input::zstd(path);
+        }
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         Ok(Input {
             file,
             label: path.display().to_string(),
             size: meta.len(),
+        })
+    }
+
+    /// Decompress the zstd file at `path` into an anonymous temporary file
+    /// (so it is read by offset like any transcript; offsets and sizes are
+    /// those of the decompressed text). Every frame is read in turn and
+    /// skippable frames are passed over; the frames' content checksums are
+    /// not verified.
+    ///
+    /// Errors: [`Error::Io`] naming the file when it cannot be read or the
+    /// temporary file cannot be written; [`Error::Input`] naming the file
+    /// when its bytes are not zstd data (a wrong magic number, a cut or
+    /// corrupt frame), with what the decoder said.
+    pub fn zstd(path: &Path) -> Result<Input, Error> {
+        use ruzstd::decoding::StreamingDecoder;
+        use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+        use std::io::BufRead;
+        let label = path.display().to_string();
+        let bad = |what: String| Error::input(&label, 0, format!("not zstd data: {what}"));
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let mut src = std::io::BufReader::new(file);
+        let mut tmp = tempfile::tempfile().map_err(|e| Error::io("<temporary file>", e))?;
+        let mut size = 0u64;
+        while !src.fill_buf().map_err(|e| Error::io(path, e))?.is_empty() {
+            match StreamingDecoder::new(&mut src) {
+                Ok(mut frame) => {
+                    // the decoder's errors come as io errors of its read
+                    let mut out = std::io::BufWriter::new(&mut tmp);
+                    size += std::io::copy(&mut frame, &mut out).map_err(|e| {
+                        if e.kind() == std::io::ErrorKind::Other {
+                            bad(e.to_string())
+                        } else {
+                            Error::io("<temporary file>", e)
+                        }
+                    })?;
+                    out.flush().map_err(|e| Error::io("<temporary file>", e))?;
+                }
+                Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
+                    length,
+                    ..
+                })) => {
+                    let skipped = std::io::copy(
+                        &mut (&mut src).take(u64::from(length)),
+                        &mut std::io::sink(),
+                    )
+                    .map_err(|e| Error::io(path, e))?;
+                    if skipped < u64::from(length) {
+                        return Err(bad("a skippable frame is cut short".into()));
+                    }
+                }
+                Err(e) => return Err(bad(e.to_string())),
+            }
+        }
+        Ok(Input {
+            file: tmp,
+            label,
+            size,
         })
     }
 

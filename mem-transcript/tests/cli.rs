@@ -1010,7 +1010,16 @@ fn hook_reads_codex_rollouts() {
             .unwrap();
         child.wait_with_output().unwrap()
     };
-    for (sid, f) in [("codex-a", &fixture), ("codex-b", &plain)] {
+    // the same rollout compressed as Codex archives it, in two zstd frames:
+    // (head -8 F | zstd -19; tail -n +9 F | zstd -19) > F.zst
+    let mut name = fixture.file_name().unwrap().to_os_string();
+    name.push(".zst");
+    let zst = fixture.with_file_name(name);
+    for (sid, f) in [
+        ("codex-a", &fixture),
+        ("codex-b", &plain),
+        ("codex-c", &zst),
+    ] {
         let input = serde_json::json!({"session_id": sid, "transcript_path": f,
             "cwd": root, "hook_event_name": "SessionEnd", "turn_id": "turn-2",
             "model": "gpt-5-codex", "reason": "other"});
@@ -1042,17 +1051,50 @@ fn hook_reads_codex_rollouts() {
             show(&["replay"], &o)
         );
     }
-    let zst = root.join("rollout-2026-07-14T09-00-00-x.jsonl.zst");
-    std::fs::write(&zst, b"\x28\xb5\x2f\xfd").unwrap();
+    // a cut frame: said, naming the file; nothing emitted; the hook exits 0
+    let cut = root.join("rollout-2026-07-14T09-00-00-x.jsonl.zst");
+    std::fs::write(&cut, b"\x28\xb5\x2f\xfd").unwrap();
     let o = hook(
-        &serde_json::json!({"session_id": "z", "transcript_path": zst,
+        &serde_json::json!({"session_id": "z", "transcript_path": cut,
         "cwd": root, "hook_event_name": "Stop"}),
     );
     assert_eq!(o.status.code(), Some(0), "{}", show(&["replay"], &o));
     assert!(o.stdout.is_empty());
+    let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("compressed rollouts are not read"),
+        err.contains(&format!("{}:0: not zstd data", cut.display())),
         "{}",
         show(&["replay"], &o)
+    );
+}
+
+#[test]
+fn replay_reads_zstd_compressed_rollouts() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../tests/fixtures/codex/rollout-2026-07-14T09-00-00-0199b0c0-0000-7000-8000-000000000002.jsonl",
+    );
+    let mut name = fixture.file_name().unwrap().to_os_string();
+    name.push(".zst");
+    let zst = fixture.with_file_name(name);
+    let plain = run(&["replay", fixture.to_str().unwrap()], None);
+    assert!(plain.status.success(), "{}", show(&["replay"], &plain));
+    let packed = run(&["replay", zst.to_str().unwrap()], None);
+    assert!(packed.status.success(), "{}", show(&["replay"], &packed));
+    assert_eq!(json_lines(&packed.stdout).len(), 11);
+    assert_eq!(
+        String::from_utf8_lossy(&packed.stdout),
+        String::from_utf8_lossy(&plain.stdout)
+    );
+    // not zstd at all: exit 1, the file named
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("rollout.jsonl.zst");
+    std::fs::write(&bad, "{\"type\":\"session_meta\"}\n").unwrap();
+    let o = run(&["replay", bad.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(1), "{}", show(&["replay"], &o));
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("{}:0: not zstd data", bad.display())),
+        "{err}"
     );
 }

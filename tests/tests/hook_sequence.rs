@@ -13,7 +13,20 @@
 //!
 //! Each step checks what every hook must do (exit 0, valid hook JSON or
 //! nothing on stdout); the per-turn memories, the injected context, the
-//! reminder and the dream are checked at the step where they happen.
+//! reminder and the dream are checked at the step where they happen:
+//!
+//! - the dream: its gates are opened before SessionStart (the last
+//!   consolidation 25 h ago, 5 sessions since); the hook starts `mem-dream`
+//!   and returns while the dream still waits at its lock (the test holds
+//!   the lock's flock), then the dream runs, stamps the lock, logs and
+//!   learns; after it the time gate is closed;
+//! - the PreToolUse reminder: lessons the user wrote by hand fire for the
+//!   command they are about and not for others, and no longer once the
+//!   session ran the precondition; `enforce: ask` asks in Claude Code and
+//!   reminds in Codex;
+//! - compaction: a session past 10,000 tokens (auto-compaction on) gets its
+//!   summary saved at PreCompact and injected first at SessionStart
+//!   (`compact`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -263,15 +276,192 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         .collect()
 }
 
-/// True once `mem-extract session` reads a hook's JSON (the PreCompact
-/// hook's second stage); before, the PreCompact step is run but its exit
-/// status is not asserted.
-fn precompact_ready() -> bool {
-    let out = Command::new(bin("mem-extract"))
-        .args(["session", "--help"])
-        .output()
+/// Lessons the user wrote into the memory directory by hand (Claude Code's
+/// shape: `name`, `description`, `type`, a body with **Why:** and **How to
+/// apply:**), each listed in MEMORY.md as Claude Code would; added to
+/// `claude` (they are not mem's, so they must come through untouched).
+/// One is a precondition (a reminder), one a replacement with
+/// `enforce: ask`.
+fn user_lessons(dir: &Path, claude: &mut BTreeMap<String, Vec<u8>>) {
+    let files = [
+        (
+            "feedback_lint.md",
+            "---\nname: Lint before committing\ndescription: The linter runs before every commit in this repo\ntype: feedback\n---\n\nRun `npm run lint` before `git commit`.\n\n**Why:** CI rejects a commit the linter would have fixed.\n**How to apply:** every commit, also the small ones.\n",
+        ),
+        (
+            "feedback_npm_ci.md",
+            "---\nname: Clean installs only\ndescription: Dependencies are installed from the lockfile as it is\ntype: feedback\nenforce: ask\n---\n\nUse `npm ci` instead of `npm install`.\n\n**Why:** npm install rewrote the lockfile twice last month.\n**How to apply:** whenever dependencies need installing.\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+        claude.insert(name.to_string(), text.as_bytes().to_vec());
+    }
+    let index = String::from_utf8(claude["MEMORY.md"].clone()).unwrap();
+    let index = index.replace(
+        "## Project\n",
+        "- [Lint before committing](feedback_lint.md) — run the linter before every commit\n- [Clean installs only](feedback_npm_ci.md) — npm ci, not npm install\n\n## Project\n",
+    );
+    std::fs::write(dir.join("MEMORY.md"), &index).unwrap();
+    claude.insert("MEMORY.md".into(), index.into_bytes());
+}
+
+/// The answer of the installed PreToolUse hook for a Bash `command`:
+/// `None` when it printed nothing, else `hookSpecificOutput`.
+fn pre_tool_use(
+    w: &World,
+    hooks: &Installed,
+    input: &Value,
+    env: &[(&str, &Path)],
+) -> Option<Value> {
+    let f = fire_event(w, hooks, input, env, true);
+    assert!(f.answers.len() <= 1, "{}", f.shown);
+    f.answers
+        .into_iter()
+        .next()
+        .map(|v| v["hookSpecificOutput"].clone())
+}
+
+/// The dream's gates, opened: the last consolidation 25 h ago (the lock's
+/// mtime; content `0`, no holder) and 5 earlier sessions of the project in
+/// Claude Code's transcript folder, newer than that (one of them with a
+/// correction for the dream to learn). The lock file is returned under an
+/// exclusive `flock`: the `mem-dream` a hook starts stops at its lock
+/// (every change of the lock is made under that flock) until the test
+/// drops it, so the test can see the hook return while the dream waits.
+/// The hook's own check never takes the flock.
+struct DreamGates {
+    lock: PathBuf,
+    held: std::fs::File,
+    before: std::time::SystemTime,
+}
+
+fn open_dream_gates(memdir: &Path, project: &Path) -> DreamGates {
+    use std::time::{Duration, SystemTime};
+    let lock = memdir.join(".consolidate-lock");
+    std::fs::write(&lock, "0").unwrap();
+    let before = SystemTime::now() - Duration::from_secs(25 * 3600);
+    let held = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&lock)
         .unwrap();
-    String::from_utf8_lossy(&out.stdout).contains("--hook")
+    held.set_modified(before).unwrap();
+    held.lock().unwrap();
+    let before = std::fs::metadata(&lock).unwrap().modified().unwrap();
+    let sessions = memdir.parent().unwrap();
+    for i in 1..=5 {
+        let id = format!("cccccccc-0000-4000-8000-{i:012}");
+        let prompt = if i == 3 {
+            "Never push directly to the main branch of this repo, because every commit on main is deployed to production."
+        } else {
+            "Show me where the orders API validates its input."
+        };
+        let entry = |n: usize, kind: &str, message: Value| {
+            json!({"parentUuid": if n == 1 { Value::Null } else { json!(format!("{id}-{}", n - 1)) },
+                "isSidechain": false, "userType": "external", "entrypoint": "cli",
+                "cwd": project, "sessionId": id, "version": "2.1.200", "type": kind,
+                "uuid": format!("{id}-{n}"), "timestamp": format!("2026-07-1{i}T08:00:0{n}Z"),
+                "message": message})
+        };
+        let text = format!(
+            "{}\n{}\n",
+            entry(1, "user", json!({"role": "user", "content": prompt})),
+            entry(
+                2,
+                "assistant",
+                json!({"id": format!("msg_c{i}"), "role": "assistant",
+                    "content": [{"type": "text", "text": "Understood."}]})
+            )
+        );
+        std::fs::write(sessions.join(format!("{id}.jsonl")), text).unwrap();
+    }
+    DreamGates { lock, held, before }
+}
+
+/// Whether process `pid` is running (not gone, not a zombie).
+fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.trim_start().chars().next())
+            .is_some_and(|state| state != 'Z' && state != 'X'),
+        Err(_) => false,
+    }
+}
+
+/// SessionStart (`f`) found the gates open and started `mem-dream`
+/// detached: the hook has returned while the dream still waits at its
+/// lock (nothing consolidated yet); once the lock is let go the dream
+/// runs to its end, takes the lock and stamps it (its mtime is the
+/// consolidation's time), writes its log, and learns the earlier
+/// session's correction.
+fn dream_ran_detached(w: &World, memdir: &Path, f: &Fired, gates: DreamGates) {
+    use std::time::{Duration, Instant, SystemTime};
+    let said = f
+        .shown
+        .split("mem-dream started (pid ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("the dream was not started:\n{}", f.shown));
+    let pid: u32 = said[..said.find(',').unwrap()].parse().unwrap();
+    // The hook has returned; the dream it started is still waiting.
+    assert!(running(pid), "mem-dream {pid} is not running:\n{}", f.shown);
+    let mtime = || std::fs::metadata(&gates.lock).unwrap().modified().unwrap();
+    assert_eq!(
+        mtime(),
+        gates.before,
+        "the dream ran before the hook returned"
+    );
+    // Let it go, and wait for its end.
+    drop(gates.held);
+    let start = Instant::now();
+    while running(pid) {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "mem-dream {pid} still running after 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let age = SystemTime::now()
+        .duration_since(mtime())
+        .unwrap_or_default();
+    assert!(
+        age < Duration::from_secs(600),
+        "the lock was not stamped by a consolidation: {age:?} old"
+    );
+    assert_eq!(std::fs::read_to_string(&gates.lock).unwrap().trim(), "0");
+    let log = mem_tests::files_under(&w.home.join(".cache"))
+        .into_iter()
+        .find(|p| p.file_name().is_some_and(|n| n == "dream.log"))
+        .expect("dream.log");
+    let log = std::fs::read_to_string(log).unwrap();
+    assert!(log.contains("mem-dream"), "dream.log: {log}");
+    assert!(!log.contains("not due"), "dream.log: {log}");
+    let learnt = std::fs::read_dir(memdir)
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .any(|m| m.contains("main branch") && m.contains("type: feedback"));
+    assert!(learnt, "the dream learnt nothing; dream.log: {log}");
+}
+
+/// The session summary `mem-extract session --hook` saved at PreCompact
+/// (`session-memory.md` in the session's hook-state folder).
+fn session_summary(home: &Path) -> Option<String> {
+    mem_tests::files_under(&home.join(".cache"))
+        .into_iter()
+        .find(|p| p.file_name().is_some_and(|n| n == "session-memory.md"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+}
+
+/// A long test log (about 53 KB, 13,000 tokens): enough to take a session
+/// past the 10,000 tokens after which its summary is kept.
+fn long_test_log() -> String {
+    (1..=800)
+        .map(|i| {
+            format!("  ok {i:>3} orders API refund case {i:>3} validates the payload schema\n")
+        })
+        .collect()
 }
 
 /// True when the prompt hook keeps the memories it injected per session
@@ -342,11 +532,17 @@ impl Transcript {
 #[test]
 fn claude_code_session_through_the_installed_hooks() {
     let w = World::new();
-    let claude = w.claude_populates();
+    let mut claude = w.claude_populates();
     let memdir = w.memory_dir();
+    user_lessons(&memdir, &mut claude);
     let settings = w.home.join(".claude/settings.json");
+    // The user's settings: auto-compaction on (the session summary is kept
+    // for it); the installer keeps the key.
+    std::fs::write(&settings, r#"{"autoCompactEnabled": true}"#).unwrap();
     w.install(&[], &[]);
     let hooks = installed(&settings);
+    let kept: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(kept["autoCompactEnabled"], true);
     // Every hook of the table, with its timeout and absolute tool paths.
     for spec in mem_core::hooks::HOOKS {
         let list = &hooks[spec.event];
@@ -377,7 +573,10 @@ fn claude_code_session_through_the_installed_hooks() {
     };
 
     // SessionStart (startup): Claude's own `type: user` memory is what a
-    // session starts with (Claude Code loads MEMORY.md itself).
+    // session starts with (Claude Code loads MEMORY.md itself). The dream's
+    // gates are open (a day since the last consolidation, 5 sessions
+    // since): it starts, detached.
+    let gates = open_dream_gates(&memdir, &w.project);
     let f = fire_event(
         &w,
         &hooks,
@@ -389,6 +588,8 @@ fn claude_code_session_through_the_installed_hooks() {
         true,
     );
     assert!(f.context.contains("Senior Go engineer"), "{}", f.shown);
+    dream_ran_detached(&w, &memdir, &f, gates);
+    nothing_of_claudes_lost(&memdir, &claude);
 
     // Turn 1: the prompt, a Bash call, the failure, the fix, the pass.
     let p1 = "Add integration tests for the orders API.";
@@ -490,34 +691,84 @@ fn claude_code_session_through_the_installed_hooks() {
     // session; what SessionStart gave is not given again.
     assert!(once_per_session(&w.home), "no injected.json kept");
     assert!(!f.context.contains("Senior Go engineer"), "{}", f.shown);
-    // A command no lesson is about gets no reminder.
-    let f = fire_event(&w, &hooks, &pre("ls -la src", "toolu_04"), &[], true);
-    assert!(f.answers.is_empty(), "{}", f.shown);
-    let f = fire_event(
-        &w,
-        &hooks,
-        &pre("npm run test:integration", "toolu_05"),
-        &[],
-        true,
+    // Lessons at the moment of action. A command no lesson is about gets
+    // nothing; nor does the one turn 1's lesson is about (run
+    // `npm run db:migrate` first): this session ran it.
+    assert_eq!(
+        pre_tool_use(&w, &hooks, &pre("ls -la src", "toolu_04"), &[]),
+        None
     );
-    if let Some(a) = f.answers.first() {
-        // a reminder, when given, names the lesson
-        assert!(a.to_string().contains("db:migrate"), "{a}");
-    }
-    t.bash("toolu_05", "npm run test:integration", "13 passing", false);
-    t.say("Done: 13 passing.");
+    assert!(
+        after2.values().any(|m| m.contains("`npm run db:migrate`")),
+        "{after2:#?}"
+    );
+    assert_eq!(
+        pre_tool_use(
+            &w,
+            &hooks,
+            &pre("npm run test:integration", "toolu_05"),
+            &[]
+        ),
+        None
+    );
+    t.bash(
+        "toolu_05",
+        "npm run test:integration",
+        &long_test_log(),
+        false,
+    );
+    // The user's lesson fires for the command it is about, as a reminder.
+    let commit = "git add src/refunds.ts && git commit -m 'Validate refunds with zod'";
+    let a = pre_tool_use(&w, &hooks, &pre(commit, "toolu_06"), &[]).expect("a reminder");
+    let ctx = a["additionalContext"].as_str().unwrap();
+    assert!(
+        ctx.contains("Run `npm run lint` before `git commit`.")
+            && ctx.contains("memory feedback_lint")
+            && ctx.contains("quoted as data"),
+        "{a}"
+    );
+    assert_eq!(a["permissionDecision"], Value::Null, "{a}");
+    // `enforce: ask`: Claude Code asks the user.
+    let a = pre_tool_use(&w, &hooks, &pre("npm install zod", "toolu_07"), &[]).expect("ask");
+    assert_eq!(a["permissionDecision"], "ask", "{a}");
+    assert!(
+        a["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("Use `npm ci` instead of `npm install`."),
+        "{a}"
+    );
+    assert_eq!(
+        pre_tool_use(&w, &hooks, &pre("npm ci", "toolu_08"), &[]),
+        None
+    );
+    // Once the session ran the linter, the commit gets nothing.
+    t.bash("toolu_09", "npm run lint", "0 problems", false);
+    assert_eq!(
+        pre_tool_use(&w, &hooks, &pre(commit, "toolu_10"), &[]),
+        None
+    );
+    t.bash(
+        "toolu_10",
+        commit,
+        "[main 1a2b3c4] Validate refunds with zod",
+        false,
+    );
+    t.say("Done: 800 passing.");
     fire_event(
         &w,
         &hooks,
         &with(
             base("Stop"),
-            json!({"stop_hook_active": false, "last_assistant_message": "Done: 13 passing."}),
+            json!({"stop_hook_active": false, "last_assistant_message": "Done: 800 passing."}),
         ),
         &[],
         true,
     );
 
-    // Compaction, then the session goes on from the summary.
+    // Compaction: the session is past 10,000 tokens, so PreCompact keeps
+    // its summary, and SessionStart (compact) gives it back first.
+    assert_eq!(session_summary(&w.home), None);
     fire_event(
         &w,
         &hooks,
@@ -526,14 +777,30 @@ fn claude_code_session_through_the_installed_hooks() {
             json!({"trigger": "auto", "custom_instructions": ""}),
         ),
         &[],
-        precompact_ready(),
+        true,
     );
-    fire_event(
+    let summary = session_summary(&w.home).expect("no session summary after PreCompact");
+    assert!(
+        summary.starts_with("# Session summary") && summary.contains("Add the zod package"),
+        "{summary}"
+    );
+    let f = fire_event(
         &w,
         &hooks,
         &with(base("SessionStart"), json!({"source": "compact"})),
         &[],
         true,
+    );
+    assert!(
+        f.context.starts_with("# Session memory") && f.context.contains("Add the zod package"),
+        "{}",
+        f.shown
+    );
+    // The dream ran at startup: its time gate is closed now.
+    assert!(
+        f.shown.contains("no consolidation: time:") && !f.shown.contains("mem-dream started"),
+        "{}",
+        f.shown
     );
 
     // SessionEnd catches the rest; a second run changes nothing.
@@ -578,11 +845,36 @@ fn rollout(project: &Path, turns: usize) -> String {
     out
 }
 
+/// Turn 3 of the Codex session, in the rollout's lines: a request, a
+/// shell call with a long output, the answer.
+fn codex_turn_3() -> String {
+    let at = |s: u32| format!("2026-07-14T09:01:{s:02}.000Z");
+    let output =
+        json!({"output": long_test_log(), "metadata": {"exit_code": 0, "duration_seconds": 9.1}});
+    [
+        json!({"timestamp": at(0), "type": "event_msg", "payload": {"type": "task_started", "turn_id": "turn-3"}}),
+        json!({"timestamp": at(1), "type": "response_item", "payload": {"type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": "Run the whole test suite and tell me what fails."}]}}),
+        json!({"timestamp": at(2), "type": "response_item", "payload": {"type": "function_call", "name": "shell",
+            "arguments": json!({"command": ["bash", "-lc", "npm test"]}).to_string(), "call_id": "call_31"}}),
+        json!({"timestamp": at(3), "type": "response_item", "payload": {"type": "function_call_output",
+            "call_id": "call_31", "output": output.to_string()}}),
+        json!({"timestamp": at(4), "type": "response_item", "payload": {"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": "All 800 cases pass; nothing fails."}]}}),
+        json!({"timestamp": at(5), "type": "event_msg", "payload": {"type": "task_complete", "turn_id": "turn-3",
+            "last_agent_message": "All 800 cases pass; nothing fails."}}),
+    ]
+    .iter()
+    .map(|v| format!("{v}\n"))
+    .collect()
+}
+
 #[test]
 fn codex_session_through_the_installed_hooks() {
     let w = World::new();
-    let claude = w.claude_populates();
+    let mut claude = w.claude_populates();
     let memdir = w.memory_dir();
+    user_lessons(&memdir, &mut claude);
     let codex_home = w.home.join("codex-home");
     let env: [(&str, &Path); 1] = [("CODEX_HOME", &codex_home)];
     let out = w.install(&["--codex"], &env);
@@ -610,10 +902,14 @@ fn codex_session_through_the_installed_hooks() {
     };
 
     // SessionStart before the rollout exists: a null transcript_path.
+    // The dream's gates are open: it starts, detached.
+    let gates = open_dream_gates(&memdir, &w.project);
     let mut start = with(base("SessionStart", "turn-1"), json!({"source": "startup"}));
     start["transcript_path"] = Value::Null;
     let f = fire_event(&w, &hooks, &start, &env, true);
     assert!(f.context.contains("Senior Go engineer"), "{}", f.shown);
+    dream_ran_detached(&w, &memdir, &f, gates);
+    nothing_of_claudes_lost(&memdir, &claude);
 
     std::fs::write(&path, rollout(&w.project, 0)).unwrap();
     fire_event(
@@ -626,16 +922,52 @@ fn codex_session_through_the_installed_hooks() {
         &env,
         true,
     );
-    fire_event(
+    let pre = |cmd: &str, id: &str| {
+        with(
+            base("PreToolUse", "turn-1"),
+            json!({"tool_name": "Bash", "tool_use_id": id,
+                "tool_input": {"command": cmd}}),
+        )
+    };
+    // Lessons at the moment of action, in Codex's shape: the user's lesson
+    // fires for its command as a reminder, not for another; `enforce: ask`
+    // is a reminder too (Codex takes `ask` for a failed hook).
+    assert_eq!(
+        pre_tool_use(
+            &w,
+            &hooks,
+            &pre("npm run test:integration", "call_01"),
+            &env
+        ),
+        None
+    );
+    assert_eq!(
+        pre_tool_use(&w, &hooks, &pre("ls -la src", "call_x1"), &env),
+        None
+    );
+    let a = pre_tool_use(
         &w,
         &hooks,
-        &with(
-            base("PreToolUse", "turn-1"),
-            json!({"tool_name": "Bash", "tool_use_id": "call_01",
-                "tool_input": {"command": "npm run test:integration"}}),
-        ),
+        &pre("git commit -am 'Add tests'", "call_x2"),
         &env,
-        true,
+    )
+    .expect("a reminder");
+    assert!(
+        a["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("Run `npm run lint` before `git commit`."),
+        "{a}"
+    );
+    assert_eq!(a["permissionDecision"], Value::Null, "{a}");
+    let a = pre_tool_use(&w, &hooks, &pre("npm install", "call_x3"), &env).expect("a reminder");
+    assert_eq!(a["permissionDecision"], Value::Null, "{a}");
+    assert!(
+        a["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("Use `npm ci` instead of `npm install`."),
+        "{a}"
     );
     // Stop of turn 1: the lesson.
     std::fs::write(&path, rollout(&w.project, 1)).unwrap();
@@ -672,20 +1004,39 @@ fn codex_session_through_the_installed_hooks() {
     assert!(f.answers.is_empty(), "{}", f.shown);
     assert_eq!(snapshot(&memdir), before);
 
+    // Turn 3 takes the rollout past 10,000 tokens (a long test log): at
+    // PreCompact its summary is kept, and SessionStart (compact) gives it
+    // back first.
+    let mut text = rollout(&w.project, 2);
+    text.push_str(&codex_turn_3());
+    std::fs::write(&path, text).unwrap();
+    fire_event(&w, &hooks, &stop("turn-3"), &env, true);
+    assert_eq!(session_summary(&w.home), None);
     fire_event(
         &w,
         &hooks,
         &with(base("PreCompact", "turn-3"), json!({"trigger": "auto"})),
         &env,
-        precompact_ready(),
+        true,
     );
-    fire_event(
+    let summary = session_summary(&w.home).expect("no session summary after PreCompact");
+    assert!(
+        summary.starts_with("# Session summary") && summary.contains("Run the whole test suite"),
+        "{summary}"
+    );
+    let f = fire_event(
         &w,
         &hooks,
         &with(base("SessionStart", "turn-3"), json!({"source": "compact"})),
         &env,
         true,
     );
+    assert!(
+        f.context.starts_with("# Session memory") && f.context.contains("Run the whole test suite"),
+        "{}",
+        f.shown
+    );
+    assert!(f.shown.contains("no consolidation: time:"), "{}", f.shown);
     let end = with(base("SessionEnd", "turn-3"), json!({"reason": "other"}));
     fire_event(&w, &hooks, &end, &env, true);
     let before = snapshot(&memdir);
