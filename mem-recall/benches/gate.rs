@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use chrono::NaiveDate;
 use divan::{Bencher, black_box};
+use mem_core::text::{Stems, words};
 use mem_recall::gate::{DEFAULT_MIN_SCORE, Query};
 use mem_recall::load::load_dir;
-use mem_core::text::{Stems, words};
 
 fn main() {
     divan::main();
