@@ -64,8 +64,9 @@ pub fn memory_md_in(id: &str, m: &Memory, tier: Tier) -> String {
     s
 }
 
-/// The longest run of `~` or of backticks in `s`.
-fn longest_fence_run(s: &str) -> usize {
+/// The longest run of `~` or of backticks in `s`: a fence around `s` is
+/// one longer.
+pub fn longest_fence_run(s: &str) -> usize {
     let mut best = 0;
     for ch in ['~', '`'] {
         let mut run = 0;

@@ -12,6 +12,7 @@
 
 use std::path::Path;
 
+use crate::inject::longest_fence_run;
 use crate::render::neutralize;
 
 /// The summary's file name in the session's hook-state folder (the file
@@ -53,7 +54,7 @@ pub fn injected(memory_dir: &Path, session_id: &str) -> Option<String> {
         return None;
     }
     let body = neutralize(body);
-    let fence = "~".repeat(longest_run(&body).max(2) + 1);
+    let fence = "~".repeat(longest_fence_run(&body).max(2) + 1);
     Some(format!("{HEADER}\n{fence}markdown\n{body}\n{fence}\n"))
 }
 
@@ -74,19 +75,6 @@ fn newest(s: &str, max: usize) -> &str {
         Some(i) => &tail[i + 1..],
         None => tail,
     }
-}
-
-/// The longest run of `~` or of backticks in `s`.
-fn longest_run(s: &str) -> usize {
-    let mut best = 0;
-    for ch in ['~', '`'] {
-        let mut run = 0;
-        for c in s.chars() {
-            run = if c == ch { run + 1 } else { 0 };
-            best = best.max(run);
-        }
-    }
-    best
 }
 
 #[cfg(test)]
