@@ -14,7 +14,8 @@
 //!   removed, and so is mem's previous WARNING line;
 //! - memories without a line are added, in policy order (type user,
 //!   feedback, project, reference, then unparsable files; then newer
-//!   `verified_at`, newer mtime, id; superseded and expired last), right
+//!   `verified_at`, newer mtime in whole seconds, id; superseded and
+//!   expired last), right
 //!   after the last entry line of a memory of the directory, else at the end.
 //!
 //! No lint text is written (problems are `mem-index check`'s). Limits:
@@ -339,8 +340,15 @@ fn policy_cmp(a: &IndexEntry, b: &IndexEntry, today: NaiveDate) -> std::cmp::Ord
         .cmp(&b.is_demoted(today))
         .then(rank(a.mem_type).cmp(&rank(b.mem_type)))
         .then(b.verified_at.cmp(&a.verified_at))
-        .then(b.mtime.cmp(&a.mtime))
+        .then(whole_seconds(b.mtime).cmp(&whole_seconds(a.mtime)))
         .then(a.id.cmp(&b.id))
+}
+
+/// `t` in whole seconds since the epoch: files one write wrote in the same
+/// second tie (and go by id), whatever order the file system stamped them in.
+fn whole_seconds(t: SystemTime) -> u64 {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Sort entries by the policy (see module docs) on `today`.
@@ -799,6 +807,21 @@ mod tests {
             broken: None,
             foreign: false,
         }
+    }
+
+    /// Files one write stamped within the same second go by id, whatever
+    /// order their sub-second mtimes say; a later second still goes first.
+    #[test]
+    fn mtimes_within_one_second_tie_and_go_by_id() {
+        let today = day("2026-08-01");
+        let mut b = entry("b-later-ns", MemoryType::Feedback, "2026-07-01", 100);
+        b.mtime += Duration::from_nanos(900);
+        let a = entry("a-earlier-ns", MemoryType::Feedback, "2026-07-01", 100);
+        let c = entry("c-next-second", MemoryType::Feedback, "2026-07-01", 101);
+        let mut entries = vec![b, a, c];
+        sort_entries(&mut entries, today);
+        let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["c-next-second", "a-earlier-ns", "b-later-ns"]);
     }
 
     #[test]
