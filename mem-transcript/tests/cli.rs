@@ -678,6 +678,34 @@ fn codex_rollout_maps_to_events() {
     assert!(evs.iter().all(|e| e["ts"].as_str().unwrap().ends_with('Z')));
 }
 
+/// A Codex rollout whose messages Codex also wrote as `event_msg` copies
+/// (`user_message`, `agent_message`): each message is one event, and every
+/// timestamp is UTC with `Z`.
+#[test]
+fn codex_event_msg_copies_are_not_emitted_twice() {
+    let f = mem_tests::fixtures().join(
+        "codex-copies/rollout-2026-07-15T10-00-00-0199b0c0-0000-7000-8000-000000000003.jsonl",
+    );
+    let evs = events(&["replay", "--format", "jsonl", s(&f)]);
+    for text in [
+        "Fix the flaky orders test.",
+        "The test shared a temp dir; each test now gets its own.",
+    ] {
+        let n = evs.iter().filter(|e| e["text"] == text).count();
+        assert_eq!(n, 1, "{text:?} in {evs:#?}");
+    }
+    let user = evs
+        .iter()
+        .position(|e| e["role"] == "user" && e["kind"] == "text")
+        .expect("the user's text");
+    let assistant = evs
+        .iter()
+        .position(|e| e["role"] == "assistant" && e["kind"] == "text")
+        .expect("the assistant's text");
+    assert!(user < assistant);
+    assert!(evs.iter().all(|e| e["ts"].as_str().unwrap().ends_with('Z')));
+}
+
 /// Every user, assistant, system and progress entry of the transcripts
 /// under `roots`, re-linked into one chain (new uuids, rising timestamps),
 /// the files taken again in order until the chain holds `min_bytes`: a long
@@ -988,12 +1016,6 @@ fn hook_reads_codex_rollouts() {
     std::fs::copy(&fixture, &plain).unwrap();
     let hook = |input: &serde_json::Value| {
         let mut c = bin();
-        for (k, _) in std::env::vars_os() {
-            let k = k.to_string_lossy().to_string();
-            if k.starts_with("MEM_") || k.starts_with("CLAUDE_") || k.starts_with("XDG_") {
-                c.env_remove(k);
-            }
-        }
         c.env("HOME", root)
             .env("XDG_CACHE_HOME", root.join("cache"))
             .env("MEM_MEMORY_DIR", root.join("mem"))
