@@ -319,9 +319,9 @@ type Stances = Vec<Option<([u8; 16], String)>>;
 /// gathered memories; `broken` the unparsable files (kept, flagged in the
 /// index); `old_index` the current `MEMORY.md`.
 ///
-/// The steps, in order: [`redact`], [`absolutize_dates`],
-/// [`merge_duplicates`], [`supersede_contradictions`], [`retire`],
-/// [`file_changes`], [`rebuild_index`]; each appends its ops.
+/// The steps, in order: `redact`, `absolutize_dates`,
+/// `merge_duplicates`, `supersede_contradictions`, `retire`,
+/// `file_changes`, `rebuild_index`; each appends its ops.
 pub fn plan(
     dir: &std::path::Path,
     mut items: Vec<PlannedMemory>,

@@ -148,7 +148,7 @@ impl Vocabulary {
     /// The part of the built-in vocabulary and of `user` (as
     /// [`Vocabulary::user_source`] gives it, already checked) that can bear
     /// on `task`. For a task without a Chinese character: the groups with a
-    /// term whose first word has the key ([`key`]) and the stem of a word of
+    /// term whose first word has the key (`vocab_key::key`) and the stem of a word of
     /// the task (built-in groups looked up in an index made at compile time,
     /// `build.rs`). For a task with one: the groups with a term whose first
     /// word starts as a word of the task does, or a Chinese term that occurs
