@@ -191,6 +191,10 @@ pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
         return Ok(code);
     }
     let resolved = memdir::resolve(&g.memdir_options())?;
+    // A directory named by --memory-dir or MEM_MEMORY_DIR must exist (a
+    // mistyped path would read as "nothing to do"); the project's own may
+    // not exist yet.
+    memdir::require_given_dir(&resolved)?;
     let format = g.output.format();
     let mut out = g.output.stdout();
     let recovered = recover(

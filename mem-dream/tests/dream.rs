@@ -702,6 +702,27 @@ fn max_sessions_stamps_the_newest_processed_session() {
     );
 }
 
+/// A memory directory named by `--memory-dir` that does not exist is an
+/// error (exit 1, named on stderr), not "nothing to do"; nothing is created.
+#[test]
+fn a_missing_memory_dir_given_is_an_error() {
+    let env = Env::new();
+    for extra in [&["--force"][..], &["--force", "--dry-run"], &[], &["undo"]] {
+        let o = env.dream(extra);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}");
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "mem-dream: --memory-dir {}: no such directory\n",
+                env.mem().display()
+            ),
+            "{extra:?}"
+        );
+        assert!(stdout(&o).is_empty(), "{extra:?}");
+        assert!(!env.mem().exists(), "{extra:?}");
+    }
+}
+
 /// A session whose memories the directory already holds (written by an
 /// earlier run, or by `mem-extract | mem-index write`) is not gathered
 /// again when it counts again, even under `--force`: no second copy to
