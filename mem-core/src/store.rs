@@ -410,6 +410,7 @@ pub fn lock_index(dir: &Path) -> Result<IndexGuard> {
     };
     file.lock().map_err(|e| Error::io(&path, e))?;
     sweep_temp_files(dir);
+    crate::lock::Lock::in_dir(dir).sweep_temp_files();
     Ok(IndexGuard { file, path })
 }
 
@@ -483,6 +484,12 @@ mod tests {
         }
         std::fs::write(d.join("keep.md"), "k").unwrap();
         std::fs::write(d.join(".other.tmp"), "not ours").unwrap();
+        // the consolidation lock's temp file of a killed writer
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let lock_tmp = format!(".consolidate-lock.{dead}.aB3xY9.tmp");
+        std::fs::write(d.join(&lock_tmp), "1").unwrap();
         let outside = tempfile::tempdir().unwrap();
         std::fs::write(outside.path().join(".mem-z.tmp"), "outside").unwrap();
         std::os::unix::fs::symlink(outside.path(), d.join("linked")).unwrap();
@@ -492,6 +499,7 @@ mod tests {
         assert!(!d.join(".mem/journal/run1/.mem-y.tmp").exists());
         assert!(d.join("keep.md").exists());
         assert!(d.join(".other.tmp").exists());
+        assert!(!d.join(&lock_tmp).exists());
         // symlinked folders are not followed
         assert!(outside.path().join(".mem-z.tmp").exists());
     }

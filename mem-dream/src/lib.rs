@@ -379,12 +379,12 @@ fn print_op(out: &mut Output, format: Format, o: &PlanOp) -> std::io::Result<()>
     match format {
         Format::Jsonl => out.record(o),
         Format::Text => {
-            let mut s = o.op.clone();
-            if let Some(id) = &o.id {
+            let mut s = o.op().to_string();
+            if let Some(id) = o.id() {
                 s.push(' ');
                 s.push_str(id);
             }
-            for (k, v) in &o.fields {
+            for (k, v) in o.fields() {
                 s.push_str(&format!(" {k}={v}"));
             }
             out.line(&s)

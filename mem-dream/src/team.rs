@@ -20,6 +20,7 @@ use std::path::Path;
 
 use mem_core::cli::{Format, Output, warn};
 use mem_core::memdir;
+use mem_core::records::PlanOp;
 use mem_core::scrub::Scrubber;
 use mem_core::store;
 use mem_core::time::Clock;
@@ -198,11 +199,17 @@ fn team_index(dir: &Path, p: &mut consolidate::Plan) -> anyhow::Result<()> {
         });
         p.changes.sort_by(|a, b| a.rel.cmp(&b.rel));
     }
-    for o in p.ops.iter_mut().filter(|o| o.op == "index") {
-        o.fields.insert("lines".into(), r.lines.into());
-        o.fields.insert("bytes".into(), r.bytes.into());
-        o.fields
-            .insert("files".into(), (st.topics.len() + st.broken.len()).into());
+    for o in p.ops.iter_mut() {
+        if let PlanOp::Index {
+            lines,
+            bytes,
+            files,
+            ..
+        } = o
+        {
+            (*lines, *bytes) = (r.lines, r.bytes);
+            *files = st.topics.len() + st.broken.len();
+        }
     }
     Ok(())
 }
