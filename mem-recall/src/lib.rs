@@ -616,9 +616,7 @@ impl Session {
     /// `tier` field (`personal` or `team`).
     pub fn record(&self, d: &Decision, today: chrono::NaiveDate) -> mem_core::RecallDecision {
         let it = &self.items[d.doc];
-        let mut r = render::record(d, &it.doc, today);
-        r.extra.insert("tier".into(), it.tier.as_str().into());
-        r
+        render::record(d, &it.doc, today, Some(it.tier))
     }
 
     /// The query for `args` (paths made relative to the project root).
