@@ -10,7 +10,8 @@ use mem_core::tier::Tier;
 
 use crate::gate::{Action, Decision, Doc, Why};
 pub use crate::inject::{
-    MD_HEADER, Recalled, TEAM_NOTE, memories_md, memory_md, memory_md_in, neutralize,
+    MD_HEADER, Recalled, Rendered, TEAM_NOTE, memories_md, memory_md, memory_md_in, neutralize,
+    rendered_md,
 };
 
 /// The text line of one decision (`RECALL id [kind]`, `EVICT  id — …`,
