@@ -16,7 +16,6 @@
 //! applies. Diff paths are relative to the repository root (`a/.claude/team-memory/…`),
 //! so `git apply` takes the diff from the root.
 
-use std::io::Write as _;
 use std::path::Path;
 
 use mem_core::cli::{Format, Output, warn};
@@ -28,7 +27,7 @@ use mem_core::time::Clock;
 use mem_core::{Error, Exit};
 
 use crate::consolidate::{self, Change};
-use crate::{Cli, NAME, apply, print_op};
+use crate::{Cli, NAME, apply};
 
 /// What a team-tier run says on stderr about applying the plan.
 pub const APPLY_NOTE: &str = "the team tier is only planned, never written by mem-dream: save the plan with `mem-dream --tier team --diff > team.diff`, apply it from the repository root with `git apply team.diff`, review and commit";
@@ -83,21 +82,13 @@ pub fn run(cli: &Cli, clock: &Clock, format: Format, out: &mut Output) -> anyhow
     // A clone may carry a link: only a folder below the root is read.
     mem_core::confine::check_below(&root, &dir)?;
     let c = plan(&dir, &root, clock, &cli.run)?;
-    let io = |e| Error::io("<stdout>", e);
-    if cli.run.diff {
-        for ch in &c.changes {
-            out.write_all(diff(ch).as_bytes()).map_err(io)?;
-        }
-    } else {
-        for o in &c.ops {
-            print_op(out, format, o).map_err(io)?;
-        }
-    }
-    if cli.global.explain {
-        for ch in &c.changes {
-            eprintln!("{NAME}: {}: {}", ch.rel, ch.reasons.join("; "));
-        }
-    }
+    crate::print_plan(
+        out,
+        format,
+        &c,
+        cli.run.diff.then_some(diff as fn(&Change) -> String),
+        cli.global.explain,
+    )?;
     eprintln!(
         "{NAME}: team tier {}: {} op(s), {} file change(s) planned, nothing written",
         dir.display(),
