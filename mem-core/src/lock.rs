@@ -21,6 +21,11 @@
 //! roll it back. The lock is re-read afterwards; a different PID means a
 //! lost race, reported as busy.
 //!
+//! The temp file is named `.NAME.PID.XXXXXX.tmp` (NAME the lock's file name
+//! without its leading dot, PID the writer's). A writer killed between
+//! creating and renaming it leaves it behind; every later change of the lock
+//! sweeps such files ([`Lock::sweep_temp_files`]).
+//!
 //! A run ends with [`Lock::finish`]: on success the mtime becomes the
 //! completion time (or a given time) and the content `0`; on failure the
 //! previous mtime comes back (or, when there was no lock before, the file is
@@ -77,6 +82,12 @@ pub const DEFAULT_MIN_SESSIONS: usize = 5;
 /// Minutes between two session scans of mem-dream's gate
 /// (`--scan-interval` default), and between two starts from a hook.
 pub const DEFAULT_SCAN_INTERVAL_MIN: f64 = 10.0;
+
+/// How long ago a lock temp file must have been created before it is swept
+/// when its writer is still alive or unknown: a writer keeps its temp file
+/// only for the few system calls between creating and renaming it. A temp
+/// file whose writer PID is gone is swept at once.
+pub const TEMP_STALE_AFTER: Duration = Duration::from_secs(600);
 
 /// At most this many bytes of a lock file are read (a PID is ≤ 10 digits).
 const READ_LIMIT: u64 = 4096;
@@ -547,6 +558,7 @@ impl Lock {
     /// where there was none.
     fn update<T>(&self, mut decide: impl FnMut(&Seen) -> Result<(Step, T)>) -> Result<T> {
         const TRIES: usize = 10_000;
+        self.sweep_temp_files();
         for _ in 0..TRIES {
             let file = match open_lock(&self.path) {
                 Ok(f) => f,
@@ -598,20 +610,79 @@ impl Lock {
         Err(Error::LockRace(self.path.clone()))
     }
 
-    /// A temp file in the lock's directory with `content` and `mtime`.
-    fn temp(&self, content: &str, mtime: SystemTime) -> Result<tempfile::NamedTempFile> {
+    /// Remove the temp files a writer of this lock killed mid-update left in
+    /// the lock's directory: `.NAME.PID.XXXXXX.tmp` whose PID is gone, and
+    /// any `.NAME.[PID.]XXXXXX.tmp` created more than [`TEMP_STALE_AFTER`]
+    /// ago. Called by every change of the lock (taking, finishing, releasing,
+    /// stamping it); [`crate::store::lock_index`] calls it too. Returns how
+    /// many were removed; errors are ignored (a file that cannot be removed
+    /// stays).
+    pub fn sweep_temp_files(&self) -> usize {
+        self.sweep_temps(TEMP_STALE_AFTER)
+    }
+
+    fn sweep_temps(&self, max_age: Duration) -> usize {
+        use std::os::unix::fs::MetadataExt;
+        let (dir, prefix) = self.temp_dir_and_prefix();
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return 0;
+        };
+        let now = SystemTime::now();
+        let mut n = 0;
+        for ent in rd.flatten() {
+            let name = ent.file_name();
+            let Some(middle) = name
+                .to_str()
+                .and_then(|s| s.strip_prefix(prefix.as_str()))
+                .and_then(|s| s.strip_suffix(".tmp"))
+            else {
+                continue;
+            };
+            let Ok(meta) = ent.path().symlink_metadata() else {
+                continue;
+            };
+            if !meta.is_file() {
+                continue;
+            }
+            // `PID.XXXXXX` (the random part has no dot), or `XXXXXX` alone
+            let writer = middle
+                .split_once('.')
+                .and_then(|(pid, _)| pid.parse::<u32>().ok());
+            let created = SystemTime::UNIX_EPOCH
+                + Duration::new(
+                    u64::try_from(meta.ctime()).unwrap_or(0),
+                    u32::try_from(meta.ctime_nsec()).unwrap_or(0),
+                );
+            let old = now.duration_since(created).unwrap_or_default() > max_age;
+            let orphan = writer.is_some_and(|p| !pid_alive(p)) || old;
+            if orphan && std::fs::remove_file(ent.path()).is_ok() {
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// The lock's directory and its temp files' name prefix `.NAME.`.
+    fn temp_dir_and_prefix(&self) -> (&Path, String) {
         let dir = match self.path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let name = self
             .path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| LOCK_FILE.into());
+        (dir, format!(".{}.", name.trim_start_matches('.')))
+    }
+
+    /// A temp file in the lock's directory with `content` and `mtime`, named
+    /// `.NAME.PID.XXXXXX.tmp`.
+    fn temp(&self, content: &str, mtime: SystemTime) -> Result<tempfile::NamedTempFile> {
+        let (dir, prefix) = self.temp_dir_and_prefix();
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let mut tmp = tempfile::Builder::new()
-            .prefix(&format!(".{}.", name.trim_start_matches('.')))
+            .prefix(&format!("{prefix}{}.", std::process::id()))
             .suffix(".tmp")
             .tempfile_in(dir)
             .map_err(|e| Error::io(dir, e))?;
@@ -781,6 +852,71 @@ mod tests {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         assert!(names.len() <= 1, "temp files left: {names:?}");
+    }
+
+    /// Regression: a writer killed between creating its temp file and
+    /// renaming it over the lock left `.consolidate-lock.*.tmp` behind for
+    /// good.
+    #[test]
+    fn taking_the_lock_sweeps_the_temp_files_of_dead_writers() {
+        let d = tempfile::tempdir().unwrap();
+        let lock = Lock::in_dir(d.path());
+        let live = Live::new();
+        let dead = format!(".consolidate-lock.{}.aB3xY9.tmp", dead_pid());
+        let running = format!(".consolidate-lock.{}.Qw8rT2.tmp", live.pid());
+        let unnamed = ".consolidate-lock.k2J9sd.tmp";
+        let other = ".mem-zz9Aq1.tmp";
+        for n in [dead.as_str(), running.as_str(), unnamed, other] {
+            std::fs::write(d.path().join(n), "123").unwrap();
+        }
+        lock.acquire(std::process::id(), HOUR).unwrap();
+        let mut left: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        // the dead writer's file is gone; a live writer's and one of unknown
+        // writer stay while fresh; other files are not the lock's
+        let mut want = vec![
+            LOCK_FILE.to_string(),
+            running.clone(),
+            unnamed.to_string(),
+            other.to_string(),
+        ];
+        want.sort();
+        assert_eq!(left, want);
+        // past the age limit, the writer's liveness no longer matters
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(lock.sweep_temps(Duration::from_millis(10)), 2);
+        assert!(!d.path().join(&running).exists());
+        assert!(!d.path().join(unnamed).exists());
+        assert!(d.path().join(other).exists());
+        assert_eq!(lock.sweep_temp_files(), 0);
+    }
+
+    #[test]
+    fn temp_files_carry_the_writers_pid() {
+        let d = tempfile::tempdir().unwrap();
+        let lock = Lock::in_dir(d.path());
+        let tmp = lock.temp("7", SystemTime::now()).unwrap();
+        let name = tmp
+            .path()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        let pid = std::process::id().to_string();
+        let middle = name
+            .strip_prefix(".consolidate-lock.")
+            .and_then(|s| s.strip_suffix(".tmp"))
+            .unwrap();
+        let (p, rand) = middle.split_once('.').unwrap();
+        assert_eq!(p, pid);
+        assert_eq!(rand.len(), 6);
+        // our own temp file, fresh and with a live writer, is never swept
+        assert_eq!(lock.sweep_temp_files(), 0);
+        assert!(tmp.path().exists());
     }
 
     #[test]

@@ -32,6 +32,24 @@ pub const STATE_DIR: &str = ".mem";
 /// The index lock, relative to the memory directory.
 pub const INDEX_LOCK: &str = ".mem/index.lock";
 
+/// The name of the retired copy of topic `id`, relative to the memory
+/// directory: `retired/<id>.md`, else (when `taken` says that is taken)
+/// `retired/<id>-<today>.md`, else `retired/<id>-<today>-2.md`, `-3`, ….
+/// The one naming rule of `mem-index retire`, eviction and `mem-dream`.
+pub fn retired_rel(id: &str, today: chrono::NaiveDate, taken: impl Fn(&str) -> bool) -> String {
+    (1usize..)
+        .map(|k| {
+            let stem = match k {
+                1 => id.to_string(),
+                2 => format!("{id}-{today}"),
+                _ => format!("{id}-{today}-{}", k - 1),
+            };
+            format!("{RETIRED_DIR}/{stem}.md")
+        })
+        .find(|rel| !taken(rel))
+        .expect("a free name")
+}
+
 /// True when `name` (one directory entry of a memory dir) is reserved and
 /// never a topic: `MEMORY.md`, `retired`, `logs`, `.consolidate-lock`,
 /// `.mem`, and every hidden name.
@@ -392,6 +410,7 @@ pub fn lock_index(dir: &Path) -> Result<IndexGuard> {
     };
     file.lock().map_err(|e| Error::io(&path, e))?;
     sweep_temp_files(dir);
+    crate::lock::Lock::in_dir(dir).sweep_temp_files();
     Ok(IndexGuard { file, path })
 }
 
@@ -436,6 +455,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_retired_copy_is_named_by_id_then_by_day() {
+        let today = crate::time::parse_day("2026-07-13").unwrap();
+        assert_eq!(retired_rel("a", today, |_| false), "retired/a.md");
+        let taken = ["retired/a.md", "retired/a-2026-07-13.md"];
+        assert_eq!(
+            retired_rel("a", today, |r| taken[..1].contains(&r)),
+            "retired/a-2026-07-13.md"
+        );
+        assert_eq!(
+            retired_rel("a", today, |r| taken.contains(&r)),
+            "retired/a-2026-07-13-2.md"
+        );
+    }
+
+    #[test]
     fn lock_index_sweeps_temp_files_left_by_a_killed_writer() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
@@ -450,6 +484,12 @@ mod tests {
         }
         std::fs::write(d.join("keep.md"), "k").unwrap();
         std::fs::write(d.join(".other.tmp"), "not ours").unwrap();
+        // the consolidation lock's temp file of a killed writer
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let lock_tmp = format!(".consolidate-lock.{dead}.aB3xY9.tmp");
+        std::fs::write(d.join(&lock_tmp), "1").unwrap();
         let outside = tempfile::tempdir().unwrap();
         std::fs::write(outside.path().join(".mem-z.tmp"), "outside").unwrap();
         std::os::unix::fs::symlink(outside.path(), d.join("linked")).unwrap();
@@ -459,6 +499,7 @@ mod tests {
         assert!(!d.join(".mem/journal/run1/.mem-y.tmp").exists());
         assert!(d.join("keep.md").exists());
         assert!(d.join(".other.tmp").exists());
+        assert!(!d.join(&lock_tmp).exists());
         // symlinked folders are not followed
         assert!(outside.path().join(".mem-z.tmp").exists());
     }

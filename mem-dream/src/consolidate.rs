@@ -16,12 +16,12 @@ use std::time::SystemTime;
 use chrono::{DateTime, NaiveDate, Utc};
 use mem_core::frontmatter;
 use mem_core::index_md;
-use mem_core::records::{Memory, MemoryType, PlanOp, Trust};
+use mem_core::merge::unite;
+use mem_core::records::{Extra, Memory, MemoryType, PlanOp, Trust};
 use mem_core::scrub::Scrubber;
 use mem_core::store::{self, Broken, Store, Topic};
 use mem_core::text;
 use regex::Regex;
-use serde_json::{Value, json};
 
 use mem_extract::dates;
 
@@ -145,17 +145,6 @@ pub struct Plan {
     pub changes: Vec<Change>,
 }
 
-fn op(name: &str, id: Option<&str>, fields: Value) -> PlanOp {
-    PlanOp {
-        op: name.to_string(),
-        id: id.map(str::to_string),
-        fields: match fields {
-            Value::Object(m) => m,
-            _ => Default::default(),
-        },
-    }
-}
-
 /// The labels of a rendered body ("Fact:", "How to apply:") that are not
 /// stop words ([`mem_core::text::is_stop_word`]): never content.
 const SECTION_LABELS: &[&str] = &["apply", "fact"];
@@ -192,13 +181,6 @@ fn set_key(prefix: &str, ws: &[String]) -> Option<[u8; 16]> {
     Some(out)
 }
 
-fn body_text(m: &Memory) -> String {
-    match &m.body {
-        Some(b) if !b.trim().is_empty() => b.clone(),
-        _ => frontmatter::render_sections(m),
-    }
-}
-
 struct Dsu(Vec<usize>);
 impl Dsu {
     fn find(&mut self, x: usize) -> usize {
@@ -218,16 +200,6 @@ impl Dsu {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra != rb {
             self.0[rb.max(ra)] = rb.min(ra);
-        }
-    }
-}
-
-fn push_unique(dst: &mut Vec<String>, src: &[String]) {
-    let have: HashSet<String> = dst.iter().cloned().collect();
-    let mut seen = have;
-    for s in src {
-        if seen.insert(s.clone()) {
-            dst.push(s.clone());
         }
     }
 }
@@ -365,11 +337,12 @@ fn redact(items: &mut [PlannedMemory], scrubber: &Scrubber, ops: &mut Vec<PlanOp
                 }
             }
             for (what, count) in by {
-                ops.push(op(
-                    "redact",
-                    Some(&it.id),
-                    json!({"what": what, "count": count}),
-                ));
+                ops.push(PlanOp::Redact {
+                    id: it.id.clone(),
+                    what: what.clone(),
+                    count,
+                    extra: Extra::new(),
+                });
                 it.reasons.push(format!("redact {count} {what}"));
             }
             it.dirty = true;
@@ -407,11 +380,14 @@ fn absolutize_dates(items: &mut [PlannedMemory], ops: &mut Vec<PlanOp>) {
                 if f.phrase.contains(&iso) || annotated {
                     continue;
                 }
-                new_ops.push(op(
-                    "absolutize-date",
-                    Some(&it.id),
-                    json!({"field": name, "from": f.phrase, "to": iso, "basis": basis.label()}),
-                ));
+                new_ops.push(PlanOp::AbsolutizeDate {
+                    id: it.id.clone(),
+                    field: name.to_string(),
+                    from: f.phrase.to_string(),
+                    to: iso,
+                    basis: basis.label(),
+                    extra: Extra::new(),
+                });
             }
             *text = new;
             any = true;
@@ -457,7 +433,7 @@ fn merge_duplicates(
             // words but never merge (the newer supersedes the older below).
             let direction = stances[i].as_ref().map_or("", |(_, s)| s.as_str());
             let ty = &format!("{}\0{direction}", it.mem.mem_type.as_str());
-            let bw = content_stems(&body_text(&it.mem));
+            let bw = content_stems(&frontmatter::body_text(&it.mem));
             let bk = set_key(ty, &bw);
             if let Some(dk) = set_key(ty, &content_stems(&it.mem.description)) {
                 match pair.get(&(dk, bk)) {
@@ -532,15 +508,15 @@ fn merge_duplicates(
             let sm = &mut items[s].mem;
             if om.effective_trust() == Trust::Low && sm.effective_trust() != Trust::Low {
                 // a suspect duplicate lends nothing but its evidence
-                push_unique(&mut sm.evidence, &om.evidence);
+                unite(&mut sm.evidence, &om.evidence);
                 let it = &mut items[o];
                 it.mem.superseded_by = Some(sid.clone());
                 it.retired = Some(format!("merged into {sid}"));
                 continue;
             }
-            push_unique(&mut sm.triggers, &om.triggers);
-            push_unique(&mut sm.paths, &om.paths);
-            push_unique(&mut sm.evidence, &om.evidence);
+            unite(&mut sm.triggers, &om.triggers);
+            unite(&mut sm.paths, &om.paths);
+            unite(&mut sm.evidence, &om.evidence);
             if om.verified_at > sm.verified_at {
                 sm.verified_at = om.verified_at;
             }
@@ -565,11 +541,12 @@ fn merge_duplicates(
         it.dirty |= !keep_as_is;
         it.reasons
             .push(format!("merge {} into {sid}: same fact", from.join(", ")));
-        ops.push(op(
-            "merge",
-            Some(&sid),
-            json!({"from": from, "reason": "same fact"}),
-        ));
+        ops.push(PlanOp::Merge {
+            id: sid.clone(),
+            from,
+            reason: "same fact".into(),
+            extra: Extra::new(),
+        });
     }
 }
 
@@ -613,11 +590,15 @@ fn supersede_contradictions(items: &mut [PlannedMemory], stances: &Stances, ops:
             it.mem.superseded_by = Some(wid.clone());
             it.retired = Some(format!("superseded by {wid}"));
             let win = &mut items[w];
-            push_unique(&mut win.mem.supersedes, std::slice::from_ref(&oid));
+            unite(&mut win.mem.supersedes, std::slice::from_ref(&oid));
             win.dirty = true;
             win.reasons
                 .push(format!("supersede {oid}: contradicts it and is newer"));
-            ops.push(op("supersede", Some(&oid), json!({"superseded_by": wid})));
+            ops.push(PlanOp::Supersede {
+                id: oid.clone(),
+                superseded_by: wid.clone(),
+                extra: Extra::new(),
+            });
         }
     }
 }
@@ -685,14 +666,22 @@ fn retire(items: &mut [PlannedMemory], opts: &Options, ops: &mut Vec<PlanOp>) {
             && !r.starts_with("merged into")
             && !r.starts_with("superseded by")
         {
-            ops.push(op("retire", Some(&it.id), json!({"reason": r})));
+            ops.push(PlanOp::Retire {
+                id: it.id.clone(),
+                reason: r.clone(),
+                extra: Extra::new(),
+            });
         } else if let Some(r) = &it.retired
             && r.starts_with("superseded by")
             && !ops
                 .iter()
-                .any(|o| o.op == "supersede" && o.id.as_deref() == Some(&it.id))
+                .any(|o| matches!(o, PlanOp::Supersede { id, .. } if *id == it.id))
         {
-            ops.push(op("retire", Some(&it.id), json!({"reason": r})));
+            ops.push(PlanOp::Retire {
+                id: it.id.clone(),
+                reason: r.clone(),
+                extra: Extra::new(),
+            });
         }
     }
 }
@@ -719,7 +708,10 @@ fn file_changes(
             m.retired_at = Some(opts.today);
             m.retired_reason = Some(reason.clone());
             m.hash = None;
-            let target = retired_name(dir, &it.id, opts.today, &mut retired_taken);
+            let target = store::retired_rel(&it.id, opts.today, |rel| {
+                retired_taken.contains(rel) || dir.join(rel).exists()
+            });
+            retired_taken.insert(target.clone());
             let mut reasons = it.reasons.clone();
             reasons.push(format!("retire: {reason}"));
             if before.is_some() {
@@ -758,7 +750,11 @@ fn file_changes(
             });
         }
         if let Origin::New { source } = &it.origin {
-            ops.push(op("create", Some(&it.id), json!({"source": source})));
+            ops.push(PlanOp::Create {
+                id: it.id.clone(),
+                source: source.clone(),
+                extra: Extra::new(),
+            });
         }
         final_topics.push(Topic {
             id: it.id.clone(),
@@ -791,11 +787,12 @@ fn rebuild_index(
     };
     let entries = index_md::entries_for(&st, old_index);
     let rendered = index_md::update(old_index, &entries, &opts.other_files, opts.today);
-    ops.push(op(
-        "index",
-        None,
-        json!({"lines": rendered.lines, "bytes": rendered.bytes, "files": files}),
-    ));
+    ops.push(PlanOp::Index {
+        lines: rendered.lines,
+        bytes: rendered.bytes,
+        files,
+        extra: Extra::new(),
+    });
     // An index that would be empty is not created.
     if old_index.map(str::as_bytes) != Some(rendered.text.as_bytes())
         && (old_index.is_some() || !rendered.text.is_empty())
@@ -815,32 +812,6 @@ fn rebuild_index(
         });
     }
     None
-}
-
-/// A free name under `retired/` for `id`: `retired/<id>.md`, else
-/// `retired/<id>-<today>.md`, else with `-2`, `-3`, ….
-fn retired_name(
-    dir: &std::path::Path,
-    id: &str,
-    today: NaiveDate,
-    taken: &mut HashSet<String>,
-) -> String {
-    let free =
-        |rel: &String, taken: &HashSet<String>| !taken.contains(rel) && !dir.join(rel).exists();
-    let mut k = 1usize;
-    loop {
-        let stem = match k {
-            1 => id.to_string(),
-            2 => format!("{id}-{today}"),
-            _ => format!("{id}-{today}-{}", k - 1),
-        };
-        let rel = format!("{}/{stem}.md", store::RETIRED_DIR);
-        if free(&rel, taken) {
-            taken.insert(rel.clone());
-            return rel;
-        }
-        k += 1;
-    }
 }
 
 #[cfg(test)]
@@ -899,10 +870,12 @@ mod tests {
             &Scrubber::new(None),
             &opts(),
         );
-        let merges: Vec<_> = p.ops.iter().filter(|o| o.op == "merge").collect();
+        let merges: Vec<_> = p.ops.iter().filter(|o| o.op() == "merge").collect();
         assert_eq!(merges.len(), 1);
-        assert_eq!(merges[0].id.as_deref(), Some("a"));
-        assert_eq!(merges[0].fields["from"], json!(["bb"]));
+        assert!(
+            matches!(merges[0], PlanOp::Merge { id, from, .. } if id == "a" && from == &["bb"]),
+            "{merges:?}"
+        );
     }
 
     #[test]
@@ -932,10 +905,12 @@ mod tests {
             &Scrubber::new(None),
             &opts(),
         );
-        let merges: Vec<_> = p.ops.iter().filter(|o| o.op == "merge").collect();
+        let merges: Vec<_> = p.ops.iter().filter(|o| o.op() == "merge").collect();
         assert_eq!(merges.len(), 1);
-        assert_eq!(merges[0].id.as_deref(), Some("a"));
-        assert_eq!(merges[0].fields["from"], json!(["bb"]));
+        assert!(
+            matches!(merges[0], PlanOp::Merge { id, from, .. } if id == "a" && from == &["bb"]),
+            "{merges:?}"
+        );
     }
 
     #[test]
@@ -966,10 +941,12 @@ mod tests {
             &Scrubber::new(None),
             &opts(),
         );
-        let merges: Vec<_> = p.ops.iter().filter(|o| o.op == "merge").collect();
+        let merges: Vec<_> = p.ops.iter().filter(|o| o.op() == "merge").collect();
         assert_eq!(merges.len(), 1);
-        assert_eq!(merges[0].id.as_deref(), Some("bb"));
-        assert_eq!(merges[0].fields["from"], json!(["a"]));
+        assert!(
+            matches!(merges[0], PlanOp::Merge { id, from, .. } if id == "bb" && from == &["a"]),
+            "{merges:?}"
+        );
         let kept = p.changes.iter().find(|c| c.rel == "bb.md").unwrap();
         let text = String::from_utf8_lossy(kept.after.as_deref().unwrap());
         assert!(
@@ -1008,11 +985,15 @@ mod tests {
         let sup: Vec<_> = p
             .ops
             .iter()
-            .filter(|o| o.op == "supersede")
-            .map(|o| (o.id.clone().unwrap(), o.fields["superseded_by"].clone()))
+            .filter_map(|o| match o {
+                PlanOp::Supersede {
+                    id, superseded_by, ..
+                } => Some((id.as_str(), superseded_by.as_str())),
+                _ => None,
+            })
             .collect();
-        assert!(sup.contains(&("old".into(), json!("new"))), "{sup:?}");
-        assert!(sup.contains(&("npm".into(), json!("pnpm"))), "{sup:?}");
+        assert!(sup.contains(&("old", "new")), "{sup:?}");
+        assert!(sup.contains(&("npm", "pnpm")), "{sup:?}");
     }
 
     /// Regression: "use npm instead of pnpm" and the later "use pnpm
@@ -1050,16 +1031,13 @@ mod tests {
                 let ops: Vec<(String, Option<String>, String)> = p
                     .ops
                     .iter()
-                    .filter(|o| o.op == "merge" || o.op == "supersede")
+                    .filter(|o| matches!(o, PlanOp::Merge { .. } | PlanOp::Supersede { .. }))
                     .map(|o| {
-                        (
-                            o.op.clone(),
-                            o.id.clone(),
-                            o.fields
-                                .get("superseded_by")
-                                .map(ToString::to_string)
-                                .unwrap_or_default(),
-                        )
+                        let by = match o {
+                            PlanOp::Supersede { superseded_by, .. } => format!("{superseded_by:?}"),
+                            _ => String::new(),
+                        };
+                        (o.op().to_string(), o.id().map(str::to_string), by)
                     })
                     .collect();
                 assert_eq!(

@@ -16,18 +16,18 @@
 //! applies. Diff paths are relative to the repository root (`a/.claude/team-memory/…`),
 //! so `git apply` takes the diff from the root.
 
-use std::io::Write as _;
 use std::path::Path;
 
 use mem_core::cli::{Format, Output, warn};
 use mem_core::memdir;
+use mem_core::records::PlanOp;
 use mem_core::scrub::Scrubber;
 use mem_core::store;
 use mem_core::time::Clock;
 use mem_core::{Error, Exit};
 
-use crate::consolidate::{self, Change, Origin, PlannedMemory};
-use crate::{Cli, NAME, apply, print_op};
+use crate::consolidate::{self, Change};
+use crate::{Cli, NAME, apply};
 
 /// What a team-tier run says on stderr about applying the plan.
 pub const APPLY_NOTE: &str = "the team tier is only planned, never written by mem-dream: save the plan with `mem-dream --tier team --diff > team.diff`, apply it from the repository root with `git apply team.diff`, review and commit";
@@ -82,21 +82,13 @@ pub fn run(cli: &Cli, clock: &Clock, format: Format, out: &mut Output) -> anyhow
     // A clone may carry a link: only a folder below the root is read.
     mem_core::confine::check_below(&root, &dir)?;
     let c = plan(&dir, &root, clock, &cli.run)?;
-    let io = |e| Error::io("<stdout>", e);
-    if cli.run.diff {
-        for ch in &c.changes {
-            out.write_all(diff(ch).as_bytes()).map_err(io)?;
-        }
-    } else {
-        for o in &c.ops {
-            print_op(out, format, o).map_err(io)?;
-        }
-    }
-    if cli.global.explain {
-        for ch in &c.changes {
-            eprintln!("{NAME}: {}: {}", ch.rel, ch.reasons.join("; "));
-        }
-    }
+    crate::print_plan(
+        out,
+        format,
+        &c,
+        cli.run.diff.then_some(diff as fn(&Change) -> String),
+        cli.global.explain,
+    )?;
     eprintln!(
         "{NAME}: team tier {}: {} op(s), {} file change(s) planned, nothing written",
         dir.display(),
@@ -138,41 +130,13 @@ pub fn plan(
     clock: &Clock,
     a: &crate::RunArgs,
 ) -> anyhow::Result<consolidate::Plan> {
-    let st = store::load(dir)?;
-    for b in &st.broken {
-        warn(NAME, format!("{}: left unchanged", b.error));
-    }
-    for b in &st.bad_names {
-        warn(
-            NAME,
-            format!("{}: {}: left unchanged", b.path.display(), b.error),
-        );
-    }
-    let old_index = mem_index::index_file::read_index_for_update(&dir.join(store::INDEX_FILE))?;
-    let mut items: Vec<PlannedMemory> = Vec::with_capacity(st.topics.len());
-    for t in st.topics {
-        let bytes =
-            mem_core::confine::read_capped(&t.path, mem_core::confine::MAX_TOPIC_BYTES, false)?;
-        items.push(PlannedMemory {
-            id: t.id.clone(),
-            mem: t.memory,
-            origin: Origin::Existing {
-                path: t.path,
-                bytes,
-                mtime: t.mtime,
-            },
-            basis: None,
-            dirty: false,
-            reasons: Vec::new(),
-            retired: None,
-        });
-    }
+    let st = crate::orient(dir, |_| None)?;
     let scrubber = Scrubber::new(Some(root));
     let mut p = consolidate::plan(
         dir,
-        items,
+        st.items,
         st.broken,
-        old_index.as_deref(),
+        st.old_index.as_deref(),
         &scrubber,
         &crate::plan_options(a, clock.today, &st.bad_names),
     );
@@ -235,11 +199,17 @@ fn team_index(dir: &Path, p: &mut consolidate::Plan) -> anyhow::Result<()> {
         });
         p.changes.sort_by(|a, b| a.rel.cmp(&b.rel));
     }
-    for o in p.ops.iter_mut().filter(|o| o.op == "index") {
-        o.fields.insert("lines".into(), r.lines.into());
-        o.fields.insert("bytes".into(), r.bytes.into());
-        o.fields
-            .insert("files".into(), (st.topics.len() + st.broken.len()).into());
+    for o in p.ops.iter_mut() {
+        if let PlanOp::Index {
+            lines,
+            bytes,
+            files,
+            ..
+        } = o
+        {
+            (*lines, *bytes) = (r.lines, r.bytes);
+            *files = st.topics.len() + st.broken.len();
+        }
     }
     Ok(())
 }

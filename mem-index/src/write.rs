@@ -81,6 +81,20 @@ pub struct WriteReport {
     pub warnings: Vec<String>,
 }
 
+impl WriteReport {
+    /// A batch refused whole: its `errors` (and the directory's
+    /// `warnings`), nothing written.
+    fn refused(errors: Vec<IndexError>, warnings: Vec<String>) -> WriteReport {
+        WriteReport {
+            results: Vec::new(),
+            errors,
+            evicted: Vec::new(),
+            index: None,
+            warnings,
+        }
+    }
+}
+
 /// Normalised fact text for duplicate detection: the record's `fact` (or the
 /// fact read from its body), else its body; lowercase, whitespace collapsed.
 /// `None` when there is nothing to compare.
@@ -107,13 +121,10 @@ pub fn fact_key(m: &Memory) -> Option<String> {
     }
 }
 
+/// `a` with `b`'s new entries after it ([`mem_core::merge::unite`]).
 fn union(a: &[String], b: &[String]) -> Vec<String> {
     let mut out = a.to_vec();
-    for x in b {
-        if !out.contains(x) {
-            out.push(x.clone());
-        }
-    }
+    mem_core::merge::unite(&mut out, b);
     out
 }
 
@@ -167,11 +178,10 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
     };
     let (was, now) = (sessions(old), sessions(new));
     if !was.is_empty() && now.iter().any(|d| !was.contains(d)) {
-        let c = old
-            .confidence
-            .unwrap_or(0.7)
-            .max(new.confidence.unwrap_or(0.7));
-        m.confidence = Some(((c + 0.1) * 100.0).round().min(95.0) / 100.0);
+        m.confidence = Some(mem_core::merge::confirmed_confidence(
+            old.confidence,
+            new.confidence,
+        ));
     }
     if old.trust == Some(Trust::Low) || new.trust == Some(Trust::Low) {
         m.trust = Some(Trust::Low);
@@ -425,13 +435,7 @@ pub fn write_batch(
                     after,
                     max_files: opts.max_files,
                 });
-                return Ok(WriteReport {
-                    results: Vec::new(),
-                    errors,
-                    evicted: Vec::new(),
-                    index: None,
-                    warnings,
-                });
+                return Ok(WriteReport::refused(errors, warnings));
             }
             let touched: HashSet<&str> = plans.iter().map(|p| p.id.as_str()).collect();
             evict_ids = eviction_order(&st, opts.today, opts.include_foreign)
@@ -446,24 +450,12 @@ pub fn write_batch(
                     max_files: opts.max_files,
                     include_foreign: opts.include_foreign,
                 });
-                return Ok(WriteReport {
-                    results: Vec::new(),
-                    errors,
-                    evicted: Vec::new(),
-                    index: None,
-                    warnings,
-                });
+                return Ok(WriteReport::refused(errors, warnings));
             }
         }
     }
     if refuse {
-        return Ok(WriteReport {
-            results: Vec::new(),
-            errors,
-            evicted: Vec::new(),
-            index: None,
-            warnings,
-        });
+        return Ok(WriteReport::refused(errors, warnings));
     }
 
     // 4. Write, marked as unfinished until the index is written (a killed

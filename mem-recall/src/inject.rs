@@ -7,20 +7,6 @@
 use mem_core::records::{Expires, Memory};
 use mem_core::tier::Tier;
 
-/// The Markdown body of a memory, or its Fact / Why / How when it has none.
-pub fn body_text(m: &Memory) -> String {
-    if let Some(b) = &m.body {
-        return b.clone();
-    }
-    let mut s = String::new();
-    for (label, v) in [("Fact", &m.fact), ("Why", &m.why), ("How to use", &m.how)] {
-        if let Some(v) = v {
-            s.push_str(&format!("{label}: {v}\n"));
-        }
-    }
-    s
-}
-
 /// One memory as injected Markdown, framed as data: a heading with the
 /// name and id, a line with its source, trust and the validity of one-time
 /// state, then its description and body inside a `~~~` fence longer than any
@@ -53,7 +39,7 @@ pub fn memory_md_in(id: &str, m: &Memory, tier: Tier) -> String {
     }
     s.push('\n');
     let mut text = neutralize(&one_line(&m.description));
-    let body = body_text(m);
+    let body = mem_core::frontmatter::body_text(m);
     let body = body.trim();
     if !body.is_empty() {
         text.push_str("\n\n");
@@ -131,13 +117,38 @@ pub struct Recalled {
 /// Recalled memories as one Markdown document (header, [`TEAM_NOTE`] when
 /// one is a team memory, then each memory).
 pub fn memories_md(items: &[Recalled]) -> String {
-    let mut s = String::from(MD_HEADER);
+    let rendered: Vec<Rendered> = items
+        .iter()
+        .map(|r| Rendered {
+            tier: r.tier,
+            md: memory_md_in(&r.id, &r.memory, r.tier),
+        })
+        .collect();
+    rendered_md(&rendered)
+}
+
+/// One recalled memory as injected: its Markdown ([`memory_md_in`]) and
+/// its tier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The tier it came from.
+    pub tier: Tier,
+    /// [`memory_md_in`] of the memory.
+    pub md: String,
+}
+
+/// [`memories_md`] of memories already rendered: the same document.
+pub fn rendered_md(items: &[Rendered]) -> String {
+    let mut s = String::with_capacity(
+        MD_HEADER.len() + TEAM_NOTE.len() + items.iter().map(|r| r.md.len() + 1).sum::<usize>(),
+    );
+    s.push_str(MD_HEADER);
     if items.iter().any(|r| r.tier == Tier::Team) {
         s.push_str(TEAM_NOTE);
     }
     for r in items {
         s.push('\n');
-        s.push_str(&memory_md_in(&r.id, &r.memory, r.tier));
+        s.push_str(&r.md);
     }
     s
 }

@@ -47,18 +47,19 @@ pub(super) struct Parts {
 }
 
 /// [`merge_into`] with the near-duplicate in parts; its why and how are
-/// made only when `into` lacks them.
+/// made only when `into` lacks them. The merge policy is mem's
+/// ([`mem_core::merge`]: confidence confirmed, triggers united); evidence
+/// is united too, but kept to [`MAX_EVIDENCE`] pointers.
 pub(super) fn merge_parts(
     into: &mut Memory,
     from: Parts,
     why: impl FnOnce() -> Option<String>,
     how: impl FnOnce() -> Option<String>,
 ) {
-    let c = into
-        .confidence
-        .unwrap_or(0.7)
-        .max(from.confidence.unwrap_or(0.7));
-    into.confidence = Some(((c + 0.1) * 100.0).round().min(95.0) / 100.0);
+    into.confidence = Some(mem_core::merge::confirmed_confidence(
+        into.confidence,
+        from.confidence,
+    ));
     // pointers, not copies: at most MAX_EVIDENCE, the newest replacing the last
     for e in from.evidence {
         if into.evidence.contains(&e) {
@@ -70,11 +71,7 @@ pub(super) fn merge_parts(
             *last = e;
         }
     }
-    for t in from.triggers {
-        if !into.triggers.contains(&t) {
-            into.triggers.push(t);
-        }
-    }
+    mem_core::merge::unite(&mut into.triggers, &from.triggers);
     into.verified_at = into.verified_at.max(from.verified_at);
     if into.why.is_none() {
         into.why = why();
