@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use regex::{Regex, RegexSet};
 use serde::Deserialize;
 
-use mem_core::Error;
+use crate::error::ExtractError as Error;
 
 /// The default rules shipped with the tool.
 pub const DEFAULT_RULES_YAML: &str = include_str!("rules.yaml");
@@ -157,11 +157,15 @@ impl Rules {
 
     /// Parse a rules file.
     ///
-    /// Errors: [`Error::Msg`] naming `label` and the YAML error or the rule
-    /// whose pattern does not compile.
+    /// Errors: [`crate::ExtractError::RulesYaml`] naming `label` and the
+    /// YAML error, [`crate::ExtractError::BadRule`] naming the rule whose
+    /// pattern does not compile, [`crate::ExtractError::BadWhy`],
+    /// [`crate::ExtractError::RuleSet`].
     pub fn parse(yaml: &str, label: &str) -> Result<Rules, Error> {
-        let spec: RulesSpec =
-            serde_norway::from_str(yaml).map_err(|e| Error::Msg(format!("{label}: {e}")))?;
+        let spec: RulesSpec = serde_norway::from_str(yaml).map_err(|e| Error::RulesYaml {
+            file: label.into(),
+            reason: e.to_string(),
+        })?;
         let patterns: Vec<&str> = [
             &spec.drop,
             &spec.user,
@@ -181,18 +185,24 @@ impl Rules {
             v.into_iter()
                 .map(|r| {
                     if set_failed {
-                        Regex::new(&r.pattern).map_err(|e| {
-                            Error::Msg(format!("{label}: rule {}: bad pattern: {e}", r.name))
+                        Regex::new(&r.pattern).map_err(|err| Error::BadRule {
+                            file: label.into(),
+                            rule: r.name.clone(),
+                            what: "pattern",
+                            err,
                         })?;
                     }
-                    let unless = r
-                        .unless
-                        .as_deref()
-                        .map(Regex::new)
-                        .transpose()
-                        .map_err(|e| {
-                            Error::Msg(format!("{label}: rule {}: bad unless: {e}", r.name))
-                        })?;
+                    let unless =
+                        r.unless
+                            .as_deref()
+                            .map(Regex::new)
+                            .transpose()
+                            .map_err(|err| Error::BadRule {
+                                file: label.into(),
+                                rule: r.name.clone(),
+                                what: "unless",
+                                err,
+                            })?;
                     Ok(Rule {
                         label: format!("{group}/{}", r.name),
                         name: r.name,
@@ -207,7 +217,13 @@ impl Rules {
         let why = spec
             .why
             .iter()
-            .map(|p| Regex::new(p).map_err(|e| Error::Msg(format!("{label}: why {p:?}: {e}"))))
+            .map(|p| {
+                Regex::new(p).map_err(|err| Error::BadWhy {
+                    file: label.into(),
+                    pattern: p.clone(),
+                    err,
+                })
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let drop = comp(spec.drop, "drop")?;
         let user = comp(spec.user, "user")?;
@@ -215,7 +231,10 @@ impl Rules {
         let project = comp(spec.project, "project")?;
         let request = comp(spec.request, "request")?;
         // every pattern compiled alone above, so the set compiles too
-        let set = set_result.map_err(|e| Error::Msg(format!("{label}: rules: {e}")))?;
+        let set = set_result.map_err(|err| Error::RuleSet {
+            file: label.into(),
+            err,
+        })?;
         let reference_words: Vec<String> = spec
             .reference_words
             .into_iter()
