@@ -464,6 +464,18 @@ pub fn render_sections(m: &Memory) -> String {
     s
 }
 
+/// The Markdown body of a memory as mem writes it: `body` when the memory
+/// has one (even empty: a topic file's text after its frontmatter is kept
+/// as it is), else its `Fact:` / `Why:` / `How to use:` lines
+/// ([`render_sections`]). The one body every tool writes, compares and
+/// injects.
+pub fn body_text(m: &Memory) -> std::borrow::Cow<'_, str> {
+    match &m.body {
+        Some(b) => std::borrow::Cow::Borrowed(b.as_str()),
+        None => std::borrow::Cow::Owned(render_sections(m)),
+    }
+}
+
 /// Render a memory as a topic file (see module docs).
 pub fn render(m: &Memory) -> String {
     let mut y = String::from("---\n");
@@ -546,10 +558,7 @@ pub fn render(m: &Memory) -> String {
         kv(&key, json_flow(v));
     }
     y.push_str("---\n");
-    match &m.body {
-        Some(b) => y.push_str(b),
-        None => y.push_str(&render_sections(m)),
-    }
+    y.push_str(&body_text(m));
     y
 }
 
@@ -776,6 +785,24 @@ mod tests {
             err.contains("t.md:8") && err.contains("normal or low"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn body_text_is_the_body_or_the_sections() {
+        let mut m = Memory::new("n", "d", MemoryType::Feedback);
+        m.fact = Some("Run setup\nfirst.".into());
+        m.why = Some("  ".into());
+        m.how = Some("Before tests.".into());
+        assert_eq!(
+            body_text(&m),
+            "Fact: Run setup first.\nHow to use: Before tests.\n"
+        );
+        // a body, even an empty one, is written as it is
+        m.body = Some(String::new());
+        assert_eq!(body_text(&m), "");
+        m.body = Some("Free text.\n".into());
+        assert_eq!(body_text(&m), "Free text.\n");
+        assert!(render(&m).ends_with("---\nFree text.\n"));
     }
 
     #[test]

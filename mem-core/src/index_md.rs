@@ -34,7 +34,7 @@ use std::time::SystemTime;
 
 use chrono::NaiveDate;
 
-use crate::records::{Expires, MemoryType};
+use crate::records::{Expires, Memory, MemoryType};
 use crate::store::{Broken, Store, Topic};
 use crate::truncate::floor_to_chars;
 
@@ -235,14 +235,8 @@ pub fn entries_for(store: &Store, old_index: Option<&str>) -> Vec<IndexEntry> {
     let ids: HashSet<&str> = store.topics.iter().map(|t| t.id.as_str()).collect();
     let mut by: HashMap<String, String> = HashMap::new();
     for t in &store.topics {
-        let m = &t.memory;
-        let mut named: Vec<String> = m.supersedes.clone();
-        named.extend(supersedes_in_text(&m.description));
-        if let Some(b) = &m.body {
-            named.extend(supersedes_in_text(b));
-        }
-        for old in named {
-            if old != t.id && ids.contains(old.as_str()) {
+        for old in supersedes_of(&t.id, &t.memory) {
+            if ids.contains(old.as_str()) {
                 by.entry(old).or_insert_with(|| t.id.clone());
             }
         }
@@ -322,6 +316,22 @@ pub fn supersedes_in_text(text: &str) -> Vec<String> {
             out.push(id.to_string());
         }
     }
+    out
+}
+
+/// The ids `m` (whose id is `id`) supersedes: its `supersedes` field and
+/// every "supersedes `<id>`" ([`supersedes_in_text`]) in its description,
+/// body, fact, why and how; without `id` itself, sorted, each once. The one
+/// rule the index, recall, the tiers and `mem-index check` read.
+pub fn supersedes_of(id: &str, m: &Memory) -> Vec<String> {
+    let mut out = m.supersedes.clone();
+    out.extend(supersedes_in_text(&m.description));
+    for t in [&m.body, &m.fact, &m.why, &m.how].into_iter().flatten() {
+        out.extend(supersedes_in_text(t));
+    }
+    out.retain(|s| s != id);
+    out.sort();
+    out.dedup();
     out
 }
 
@@ -1102,5 +1112,22 @@ mod tests {
         );
         assert_eq!(supersedes_in_text("Supersedes: use-npm."), ["use-npm"]);
         assert!(supersedes_in_text("nothing here").is_empty());
+        // byte offsets stay right after a letter whose lowercase is longer
+        assert_eq!(supersedes_in_text("İ supersedes old-one"), ["old-one"]);
+    }
+
+    #[test]
+    fn supersedes_reads_the_field_and_the_text() {
+        let mut m = Memory::new(
+            "Use pnpm",
+            "Package manager is pnpm (supersedes use-npm)",
+            MemoryType::Project,
+        );
+        m.supersedes = vec!["old-yarn".into(), "use-pnpm".into(), "old-yarn".into()];
+        m.how = Some("Supersedes: lockfile-v1.".into());
+        assert_eq!(
+            supersedes_of("use-pnpm", &m),
+            ["lockfile-v1", "old-yarn", "use-npm"]
+        );
     }
 }

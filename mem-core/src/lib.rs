@@ -14,7 +14,9 @@
 //! - [`time`]: the pinned clock, local days;
 //! - [`truncate`]: byte budgets at character boundaries, the token estimate;
 //! - [`memdir`]: where memory lives (slug, worktrees, settings);
-//! - [`store`]: reading a memory directory, the index lock;
+//! - [`merge`]: how two copies of one memory combine (the merge policy);
+//! - [`store`]: reading a memory directory, the index lock, the names of
+//!   retired copies;
 //! - [`tier`]: the personal and team tiers, which wins on a conflict;
 //! - [`index_md`]: the `MEMORY.md` policy (order, limits, WARNING line);
 //! - [`lock`]: the consolidation lock protocol;
@@ -36,6 +38,7 @@ pub mod journal;
 pub mod jsonl;
 pub mod lock;
 pub mod memdir;
+pub mod merge;
 pub mod records;
 pub mod scan;
 pub mod scrub;

@@ -32,6 +32,24 @@ pub const STATE_DIR: &str = ".mem";
 /// The index lock, relative to the memory directory.
 pub const INDEX_LOCK: &str = ".mem/index.lock";
 
+/// The name of the retired copy of topic `id`, relative to the memory
+/// directory: `retired/<id>.md`, else (when `taken` says that is taken)
+/// `retired/<id>-<today>.md`, else `retired/<id>-<today>-2.md`, `-3`, ….
+/// The one naming rule of `mem-index retire`, eviction and `mem-dream`.
+pub fn retired_rel(id: &str, today: chrono::NaiveDate, taken: impl Fn(&str) -> bool) -> String {
+    (1usize..)
+        .map(|k| {
+            let stem = match k {
+                1 => id.to_string(),
+                2 => format!("{id}-{today}"),
+                _ => format!("{id}-{today}-{}", k - 1),
+            };
+            format!("{RETIRED_DIR}/{stem}.md")
+        })
+        .find(|rel| !taken(rel))
+        .expect("a free name")
+}
+
 /// True when `name` (one directory entry of a memory dir) is reserved and
 /// never a topic: `MEMORY.md`, `retired`, `logs`, `.consolidate-lock`,
 /// `.mem`, and every hidden name.
@@ -435,6 +453,21 @@ pub fn sweep_temp_files(dir: &Path) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_retired_copy_is_named_by_id_then_by_day() {
+        let today = crate::time::parse_day("2026-07-13").unwrap();
+        assert_eq!(retired_rel("a", today, |_| false), "retired/a.md");
+        let taken = ["retired/a.md", "retired/a-2026-07-13.md"];
+        assert_eq!(
+            retired_rel("a", today, |r| taken[..1].contains(&r)),
+            "retired/a-2026-07-13.md"
+        );
+        assert_eq!(
+            retired_rel("a", today, |r| taken.contains(&r)),
+            "retired/a-2026-07-13-2.md"
+        );
+    }
 
     #[test]
     fn lock_index_sweeps_temp_files_left_by_a_killed_writer() {

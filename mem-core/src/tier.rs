@@ -94,26 +94,12 @@ impl Conflict {
 pub struct PersonalEntry<'a> {
     /// Its id.
     pub id: &'a str,
-    /// The ids it supersedes (field and text, see [`supersedes_of`]).
+    /// The ids it supersedes (field and text, see
+    /// [`crate::index_md::supersedes_of`]).
     pub supersedes: Vec<&'a str>,
     /// False when it is retired or expired: it then still shadows the team
     /// memory of the same id, but supersedes nothing.
     pub live: bool,
-}
-
-/// The ids `m` supersedes: its `supersedes` field and every "supersedes
-/// `<id>`" in its description and body (as [`crate::index_md`] reads them),
-/// without its own id, sorted, each once.
-pub fn supersedes_of(id: &str, m: &Memory) -> Vec<String> {
-    let mut out = m.supersedes.clone();
-    out.extend(crate::index_md::supersedes_in_text(&m.description));
-    for t in [&m.body, &m.fact, &m.why, &m.how].into_iter().flatten() {
-        out.extend(crate::index_md::supersedes_in_text(t));
-    }
-    out.retain(|s| s != id);
-    out.sort();
-    out.dedup();
-    out
 }
 
 /// The team memories a personal memory overrides, in `team` order: the same
@@ -211,17 +197,6 @@ mod tests {
     fn a_retired_personal_memory_supersedes_nothing() {
         let sup = ["use-npm"];
         assert!(conflicts(&[entry("use-pnpm", &sup, false)], &["use-npm"]).is_empty());
-    }
-
-    #[test]
-    fn supersedes_reads_the_field_and_the_text() {
-        let mut m = Memory::new(
-            "Use pnpm",
-            "Package manager is pnpm (supersedes use-npm)",
-            crate::MemoryType::Project,
-        );
-        m.supersedes = vec!["old-yarn".into(), "use-pnpm".into()];
-        assert_eq!(supersedes_of("use-pnpm", &m), ["old-yarn", "use-npm"]);
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::time::SystemTime;
 use chrono::{DateTime, NaiveDate, Utc};
 use mem_core::frontmatter;
 use mem_core::index_md;
+use mem_core::merge::unite;
 use mem_core::records::{Memory, MemoryType, PlanOp, Trust};
 use mem_core::scrub::Scrubber;
 use mem_core::store::{self, Broken, Store, Topic};
@@ -192,13 +193,6 @@ fn set_key(prefix: &str, ws: &[String]) -> Option<[u8; 16]> {
     Some(out)
 }
 
-fn body_text(m: &Memory) -> String {
-    match &m.body {
-        Some(b) if !b.trim().is_empty() => b.clone(),
-        _ => frontmatter::render_sections(m),
-    }
-}
-
 struct Dsu(Vec<usize>);
 impl Dsu {
     fn find(&mut self, x: usize) -> usize {
@@ -218,16 +212,6 @@ impl Dsu {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra != rb {
             self.0[rb.max(ra)] = rb.min(ra);
-        }
-    }
-}
-
-fn push_unique(dst: &mut Vec<String>, src: &[String]) {
-    let have: HashSet<String> = dst.iter().cloned().collect();
-    let mut seen = have;
-    for s in src {
-        if seen.insert(s.clone()) {
-            dst.push(s.clone());
         }
     }
 }
@@ -457,7 +441,7 @@ fn merge_duplicates(
             // words but never merge (the newer supersedes the older below).
             let direction = stances[i].as_ref().map_or("", |(_, s)| s.as_str());
             let ty = &format!("{}\0{direction}", it.mem.mem_type.as_str());
-            let bw = content_stems(&body_text(&it.mem));
+            let bw = content_stems(&frontmatter::body_text(&it.mem));
             let bk = set_key(ty, &bw);
             if let Some(dk) = set_key(ty, &content_stems(&it.mem.description)) {
                 match pair.get(&(dk, bk)) {
@@ -532,15 +516,15 @@ fn merge_duplicates(
             let sm = &mut items[s].mem;
             if om.effective_trust() == Trust::Low && sm.effective_trust() != Trust::Low {
                 // a suspect duplicate lends nothing but its evidence
-                push_unique(&mut sm.evidence, &om.evidence);
+                unite(&mut sm.evidence, &om.evidence);
                 let it = &mut items[o];
                 it.mem.superseded_by = Some(sid.clone());
                 it.retired = Some(format!("merged into {sid}"));
                 continue;
             }
-            push_unique(&mut sm.triggers, &om.triggers);
-            push_unique(&mut sm.paths, &om.paths);
-            push_unique(&mut sm.evidence, &om.evidence);
+            unite(&mut sm.triggers, &om.triggers);
+            unite(&mut sm.paths, &om.paths);
+            unite(&mut sm.evidence, &om.evidence);
             if om.verified_at > sm.verified_at {
                 sm.verified_at = om.verified_at;
             }
@@ -613,7 +597,7 @@ fn supersede_contradictions(items: &mut [PlannedMemory], stances: &Stances, ops:
             it.mem.superseded_by = Some(wid.clone());
             it.retired = Some(format!("superseded by {wid}"));
             let win = &mut items[w];
-            push_unique(&mut win.mem.supersedes, std::slice::from_ref(&oid));
+            unite(&mut win.mem.supersedes, std::slice::from_ref(&oid));
             win.dirty = true;
             win.reasons
                 .push(format!("supersede {oid}: contradicts it and is newer"));
@@ -719,7 +703,10 @@ fn file_changes(
             m.retired_at = Some(opts.today);
             m.retired_reason = Some(reason.clone());
             m.hash = None;
-            let target = retired_name(dir, &it.id, opts.today, &mut retired_taken);
+            let target = store::retired_rel(&it.id, opts.today, |rel| {
+                retired_taken.contains(rel) || dir.join(rel).exists()
+            });
+            retired_taken.insert(target.clone());
             let mut reasons = it.reasons.clone();
             reasons.push(format!("retire: {reason}"));
             if before.is_some() {
@@ -815,32 +802,6 @@ fn rebuild_index(
         });
     }
     None
-}
-
-/// A free name under `retired/` for `id`: `retired/<id>.md`, else
-/// `retired/<id>-<today>.md`, else with `-2`, `-3`, ….
-fn retired_name(
-    dir: &std::path::Path,
-    id: &str,
-    today: NaiveDate,
-    taken: &mut HashSet<String>,
-) -> String {
-    let free =
-        |rel: &String, taken: &HashSet<String>| !taken.contains(rel) && !dir.join(rel).exists();
-    let mut k = 1usize;
-    loop {
-        let stem = match k {
-            1 => id.to_string(),
-            2 => format!("{id}-{today}"),
-            _ => format!("{id}-{today}-{}", k - 1),
-        };
-        let rel = format!("{}/{stem}.md", store::RETIRED_DIR);
-        if free(&rel, taken) {
-            taken.insert(rel.clone());
-            return rel;
-        }
-        k += 1;
-    }
 }
 
 #[cfg(test)]

@@ -195,6 +195,10 @@ pub fn run_cli(cli: Cli) -> Result<Exit> {
         return Ok(code);
     }
     let resolved = memdir::resolve(&g.memdir_options())?;
+    // A directory named by --memory-dir or MEM_MEMORY_DIR must exist (a
+    // mistyped path would read as "nothing to do"); the project's own may
+    // not exist yet.
+    memdir::require_given_dir(&resolved)?;
     let format = g.output.format();
     let mut out = g.output.stdout();
     let recovered = recover(
@@ -235,6 +239,89 @@ pub(crate) fn plan_options(
             .map(|n| n.to_string_lossy().into_owned())
             .collect(),
     }
+}
+
+/// The memories of a directory as a plan starts from them ([`orient`]).
+pub(crate) struct Oriented {
+    /// Every topic file, sorted by id, unchanged so far.
+    pub items: Vec<PlannedMemory>,
+    /// The files whose frontmatter does not parse (left byte-identical).
+    pub broken: Vec<store::Broken>,
+    /// The files whose names are not ids (never touched).
+    pub bad_names: Vec<store::BadName>,
+    /// `MEMORY.md` as it is, when there is one.
+    pub old_index: Option<String>,
+}
+
+/// Orient: read the topic files of `dir` (with their bytes, for the diff and
+/// the journal) and its index; warn about the files left unchanged. `basis`
+/// gives each memory its basis for relative dates. The one reading of a
+/// directory a plan starts from, for the personal tier and the team tier.
+///
+/// Errors: the directory, a topic file or the index cannot be read (an
+/// index that cannot be read whole is never rewritten: its lines mem did
+/// not write are kept verbatim).
+pub(crate) fn orient(
+    dir: &std::path::Path,
+    basis: impl Fn(&mem_core::Memory) -> Option<consolidate::Basis>,
+) -> Result<Oriented> {
+    let (st, bytes) = store::load_with_bytes(dir)?;
+    for b in &st.broken {
+        warn(NAME, format!("{}: left unchanged", b.error));
+    }
+    for b in &st.bad_names {
+        warn(
+            NAME,
+            format!("{}: {}: left unchanged", b.path.display(), b.error),
+        );
+    }
+    let old_index = mem_index::index_file::read_index_for_update(&dir.join(store::INDEX_FILE))?;
+    let items = st
+        .topics
+        .into_iter()
+        .zip(bytes)
+        .map(|(t, bytes)| PlannedMemory {
+            id: t.id,
+            basis: basis(&t.memory),
+            mem: t.memory,
+            origin: Origin::Existing {
+                path: t.path,
+                bytes,
+                mtime: t.mtime,
+            },
+            dirty: false,
+            reasons: Vec::new(),
+            retired: None,
+        })
+        .collect();
+    Ok(Oriented {
+        items,
+        broken: st.broken,
+        bad_names: st.bad_names,
+        old_index,
+    })
+}
+
+/// The session evidence (`transcript:<digest>#<line>`) the memories of
+/// the directory carry.
+fn recorded_evidence(items: &[PlannedMemory]) -> std::collections::HashSet<&str> {
+    items
+        .iter()
+        .flat_map(|i| &i.mem.evidence)
+        .filter(|e| e.starts_with("transcript:"))
+        .map(String::as_str)
+        .collect()
+}
+
+/// True when `m`, gathered from a session, is already in the directory:
+/// every one of its evidence pointers (at least one) is recorded there.
+fn already_recorded(m: &mem_core::Memory, recorded: &std::collections::HashSet<&str>) -> bool {
+    let mut session = m
+        .evidence
+        .iter()
+        .filter(|e| e.starts_with("transcript:"))
+        .peekable();
+    session.peek().is_some() && session.all(|e| recorded.contains(e.as_str()))
 }
 
 /// Before anything else: roll back a consolidation (or roll forward a
@@ -498,42 +585,19 @@ fn phases(
         Some(store::lock_index(dir)?)
     };
     // Orient.
-    let (st, bytes) = store::load_with_bytes(dir)?;
-    for b in &st.broken {
-        warn(NAME, format!("{}: left unchanged", b.error));
-    }
-    for b in &st.bad_names {
-        warn(
-            NAME,
-            format!("{}: {}: left unchanged", b.path.display(), b.error),
-        );
-    }
-    // The whole index, or none: lines mem did not write are kept verbatim,
-    // so an index that cannot be read whole is not rewritten (the run fails).
-    let old_index = mem_index::index_file::read_index_for_update(&dir.join(store::INDEX_FILE))?;
-    let mut items: Vec<PlannedMemory> = Vec::with_capacity(st.topics.len());
-    for (t, bytes) in st.topics.into_iter().zip(bytes) {
-        let basis = gather::basis_of(&t.memory, &digests);
-        items.push(PlannedMemory {
-            id: t.id.clone(),
-            mem: t.memory,
-            origin: Origin::Existing {
-                path: t.path,
-                bytes,
-                mtime: t.mtime,
-            },
-            basis,
-            dirty: false,
-            reasons: Vec::new(),
-            retired: None,
-        });
-    }
+    let st = orient(dir, |m| gather::basis_of(m, &digests))?;
+    let mut items = st.items;
     interrupted()?;
 
     let mut taken: std::collections::HashSet<String> = items.iter().map(|i| i.id.clone()).collect();
     for b in &st.broken {
         taken.insert(b.id.clone());
     }
+    // What the directory already holds from a session (a memory written by
+    // `mem-extract | mem-index write` keeps its evidence) is not gathered
+    // again: the same session read twice gives nothing new.
+    let recorded = recorded_evidence(&items);
+    gathered.retain(|(m, _, _)| !already_recorded(m, &recorded));
     for (m, source, basis) in gathered {
         let Ok(base) = m.resolve_id() else { continue };
         let mut id = base.clone();
@@ -563,7 +627,7 @@ fn phases(
         dir,
         items,
         st.broken,
-        old_index.as_deref(),
+        st.old_index.as_deref(),
         &scrubber,
         &crate::plan_options(a, clock.today, &st.bad_names),
     );

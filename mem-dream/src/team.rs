@@ -26,9 +26,8 @@ use mem_core::store;
 use mem_core::time::Clock;
 use mem_core::{Error, Exit};
 
+use crate::consolidate::{self, Change};
 use crate::error::{DreamError, Result};
-
-use crate::consolidate::{self, Change, Origin, PlannedMemory};
 use crate::{Cli, NAME, apply, print_op};
 
 /// What a team-tier run says on stderr about applying the plan.
@@ -129,41 +128,13 @@ pub fn plan(
     clock: &Clock,
     a: &crate::RunArgs,
 ) -> Result<consolidate::Plan> {
-    let st = store::load(dir)?;
-    for b in &st.broken {
-        warn(NAME, format!("{}: left unchanged", b.error));
-    }
-    for b in &st.bad_names {
-        warn(
-            NAME,
-            format!("{}: {}: left unchanged", b.path.display(), b.error),
-        );
-    }
-    let old_index = mem_index::index_file::read_index_for_update(&dir.join(store::INDEX_FILE))?;
-    let mut items: Vec<PlannedMemory> = Vec::with_capacity(st.topics.len());
-    for t in st.topics {
-        let bytes =
-            mem_core::confine::read_capped(&t.path, mem_core::confine::MAX_TOPIC_BYTES, false)?;
-        items.push(PlannedMemory {
-            id: t.id.clone(),
-            mem: t.memory,
-            origin: Origin::Existing {
-                path: t.path,
-                bytes,
-                mtime: t.mtime,
-            },
-            basis: None,
-            dirty: false,
-            reasons: Vec::new(),
-            retired: None,
-        });
-    }
+    let st = crate::orient(dir, |_| None)?;
     let scrubber = Scrubber::new(Some(root));
     let mut p = consolidate::plan(
         dir,
-        items,
+        st.items,
         st.broken,
-        old_index.as_deref(),
+        st.old_index.as_deref(),
         &scrubber,
         &crate::plan_options(a, clock.today, &st.bad_names),
     );

@@ -727,3 +727,70 @@ fn max_sessions_stamps_the_newest_processed_session() {
         stderr(&o)
     );
 }
+
+/// A memory directory named by `--memory-dir` that does not exist is an
+/// error (exit 1, named on stderr), not "nothing to do"; nothing is created.
+#[test]
+fn a_missing_memory_dir_given_is_an_error() {
+    let env = Env::new();
+    for extra in [&["--force"][..], &["--force", "--dry-run"], &[], &["undo"]] {
+        let o = env.dream(extra);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}");
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "mem-dream: --memory-dir {}: no such directory\n",
+                env.mem().display()
+            ),
+            "{extra:?}"
+        );
+        assert!(stdout(&o).is_empty(), "{extra:?}");
+        assert!(!env.mem().exists(), "{extra:?}");
+    }
+}
+
+/// A session whose memories the directory already holds (written by an
+/// earlier run, or by `mem-extract | mem-index write`) is not gathered
+/// again when it counts again, even under `--force`: no second copy to
+/// merge, nothing retired, nothing changed.
+#[test]
+fn a_session_already_written_is_not_gathered_again() {
+    let env = Env::new();
+    let td = env.path().join("transcripts");
+    std::fs::create_dir_all(&td).unwrap();
+    std::fs::create_dir_all(env.mem()).unwrap();
+    let session = td.join("00000000-0000-4000-8000-000000000001.jsonl");
+    std::fs::copy(
+        mem_tests::fixtures().join("sessions/fail-setup-pass.jsonl"),
+        &session,
+    )
+    .unwrap();
+    let args = ["--transcripts", td.to_str().unwrap(), "--force"];
+    let o = env.dream(&args);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains(r#""op":"create""#), "{}", stdout(&o));
+    let written = snapshot(&env.mem());
+    let created = topics(&env.mem());
+    assert!(!created.is_empty());
+    // The session changes after the run: newer than the lock, it counts again.
+    let later = FileTime::from_system_time(SystemTime::now() + Duration::from_secs(60));
+    filetime::set_file_mtime(&session, later).unwrap();
+    for extra in [&[][..], &["--dry-run"]] {
+        let mut a = args.to_vec();
+        a.extend_from_slice(extra);
+        let o = env.dream(&a);
+        assert_eq!(o.status.code(), Some(0));
+        let ops = stdout(&o);
+        assert_eq!(ops.lines().count(), 1, "{ops}");
+        assert!(ops.starts_with(r#"{"op":"index""#), "{ops}");
+        assert_eq!(topics(&env.mem()), created);
+        assert!(!env.mem().join("retired").exists());
+    }
+    let after = snapshot(&env.mem());
+    for (p, (bytes, _)) in &written {
+        if p.starts_with(".mem") || p.ends_with(".consolidate-lock") {
+            continue;
+        }
+        assert_eq!(&after[p].0, bytes, "{}", p.display());
+    }
+}

@@ -61,12 +61,9 @@ pub const MAX_DESCRIPTION_CHARS: usize = 200;
 pub const MAX_FIELD_CHARS: usize = 600;
 /// Triggers kept at most, each at most 40 characters.
 pub const MAX_TRIGGERS: usize = 8;
-/// The confidence of a model memory (a rule memory it duplicates is raised
-/// by [`MERGE_RAISE`] instead).
+/// The confidence of a model memory (a rule memory it duplicates is
+/// confirmed instead, [`mem_core::merge::confirmed_confidence`]).
 pub const MODEL_CONFIDENCE: f64 = 0.6;
-/// How much a model memory raises the confidence of the rule memory it
-/// duplicates (at most 0.95).
-pub const MERGE_RAISE: f64 = 0.1;
 
 /// The prompt sent before the session digest (`mem-extract --print-prompt`).
 pub const PROMPT: &str = "\
@@ -503,9 +500,9 @@ fn words(m: &Memory) -> std::collections::BTreeSet<String> {
 
 /// The rules' and the model's memories together: a model memory that
 /// duplicates a rule memory (same id, or same type and at least half of
-/// their words shared) raises that memory's confidence by [`MERGE_RAISE`]
-/// (at most 0.95) and adds its evidence and triggers, instead of a second
-/// memory.
+/// their words shared) confirms that memory, as any second copy does
+/// ([`mem_core::merge`]: the higher confidence plus 0.1, at most 0.95),
+/// and adds its evidence and triggers, instead of a second memory.
 pub fn merge(mut rules: Extraction, model: Extraction) -> Extraction {
     let n_rules = rules.memories.len();
     for m in model.memories {
@@ -521,12 +518,11 @@ pub fn merge(mut rules: Extraction, model: Extraction) -> Extraction {
         match hit {
             Some(i) => {
                 let r = &mut rules.memories[i];
-                r.confidence = Some((r.confidence.unwrap_or(0.5) + MERGE_RAISE).min(0.95));
-                for e in m.evidence {
-                    if !r.evidence.contains(&e) {
-                        r.evidence.push(e);
-                    }
-                }
+                r.confidence = Some(mem_core::merge::confirmed_confidence(
+                    r.confidence,
+                    m.confidence,
+                ));
+                mem_core::merge::unite(&mut r.evidence, &m.evidence);
                 for t in m.triggers {
                     if !r.triggers.contains(&t) && r.triggers.len() < MAX_TRIGGERS {
                         r.triggers.push(t);
@@ -561,6 +557,31 @@ mod tests {
             "{warns:?}"
         );
         assert_eq!(warns[1], "<model-cmd>:7: array item is not an object");
+    }
+
+    /// A model memory confirms the rule memory it duplicates as any second
+    /// copy does: the higher confidence plus 0.1 (a suggested rule memory,
+    /// 0.3, raised to 0.4 before), evidence united.
+    #[test]
+    fn a_duplicate_confirms_the_rule_memory_by_the_merge_policy() {
+        let mut r = Memory::new("Never mock the database", "d", MemoryType::Feedback);
+        r.confidence = Some(0.3);
+        r.evidence = vec!["transcript:abc#1".into()];
+        let mut m = r.clone();
+        m.confidence = Some(MODEL_CONFIDENCE);
+        m.evidence = vec!["transcript:abc#2".into(), "transcript:abc#1".into()];
+        let x = |memories| Extraction {
+            memories,
+            notes: Vec::new(),
+            sensitive_drops: Vec::new(),
+        };
+        let out = merge(x(vec![r]), x(vec![m]));
+        assert_eq!(out.memories.len(), 1);
+        assert_eq!(out.memories[0].confidence, Some(0.7));
+        assert_eq!(
+            out.memories[0].evidence,
+            ["transcript:abc#1", "transcript:abc#2"]
+        );
     }
 
     #[test]

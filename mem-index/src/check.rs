@@ -281,7 +281,8 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
 /// (`same-id`, `supersedes`) are extra fields. Nothing when the team folder
 /// does not exist, is the personal directory, or cannot be read.
 pub fn tier_conflicts(personal_dir: &Path, team_dir: &Path, today: NaiveDate) -> Vec<Finding> {
-    use mem_core::tier::{ConflictKind, PersonalEntry, conflicts, same_content, supersedes_of};
+    use mem_core::index_md::supersedes_of;
+    use mem_core::tier::{ConflictKind, PersonalEntry, conflicts, same_content};
     if !team_dir.is_dir()
         || mem_core::memdir::real_path(team_dir) == mem_core::memdir::real_path(personal_dir)
     {

@@ -281,6 +281,11 @@ pub fn check_cmd(
 /// `--format jsonl`), with `--explain` the rule that chose it.
 pub fn path_cmd(g: &Global, explain: bool) -> Result<Exit> {
     let mut r = memdir::resolve(&memdir_opts(g, None))?;
+    if g.tier != TierArg::Team {
+        // A directory named by --memory-dir or MEM_MEMORY_DIR must exist;
+        // the project's own may not exist yet (its path is still printed).
+        memdir::require_given_dir(&r)?;
+    }
     if g.tier == TierArg::Team {
         r.root = team::repo_root(g.args.place.cwd.as_deref())?;
         r.dir = memdir::team_dir(&r.root);

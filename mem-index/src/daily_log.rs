@@ -44,10 +44,7 @@ pub fn log_entry(m: &Memory) -> String {
     let json = serde_json::to_string(&rec).expect("a memory serializes");
     // `-->` cannot occur inside the comment.
     let json = json.replace("-->", "--\\u003e");
-    let body = match &m.body {
-        Some(b) => b.clone(),
-        None => frontmatter::render_sections(m),
-    };
+    let body = frontmatter::body_text(m);
     let mut s = format!(
         "## {} [{}]\n{LOG_MARKER}{json} -->\n{}\n",
         m.name.replace('\n', " "),

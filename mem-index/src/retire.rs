@@ -13,17 +13,9 @@ use mem_core::{confine, frontmatter, id};
 
 use crate::index_file::write_index;
 
-/// A free path `retired/<id>.md` (or `<id>-2.md`, … when taken).
-fn retired_path(dir: &Path, id: &str) -> PathBuf {
-    let rdir = dir.join(store::RETIRED_DIR);
-    let first = rdir.join(format!("{id}.md"));
-    if !first.exists() {
-        return first;
-    }
-    (2..)
-        .map(|n| rdir.join(format!("{id}-{n}.md")))
-        .find(|p| !p.exists())
-        .expect("a free name")
+/// A free path for the retired copy of `id` ([`store::retired_rel`]).
+fn retired_path(dir: &Path, id: &str, today: NaiveDate) -> PathBuf {
+    dir.join(store::retired_rel(id, today, |rel| dir.join(rel).exists()))
 }
 
 /// Retire one topic of the in-memory store (no index rebuild).
@@ -47,7 +39,7 @@ pub(crate) fn retire_in(
             reason: reason.into(),
         });
     }
-    let dest = retired_path(&dir, id);
+    let dest = retired_path(&dir, id, today);
     // `retired/` may be a symlink (or hold one) leading out of the memory
     // dir: refused, never followed.
     if let Some(rdir) = dest.parent() {
@@ -106,7 +98,7 @@ pub fn retire(
     if purge {
         mem_core::journal::begin_write(dir)?;
     } else {
-        let dest = retired_path(dir, id);
+        let dest = retired_path(dir, id, today);
         let to = dest
             .strip_prefix(dir)
             .map_or_else(|_| from.clone(), |p| p.to_string_lossy().into_owned());

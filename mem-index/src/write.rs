@@ -107,13 +107,10 @@ pub fn fact_key(m: &Memory) -> Option<String> {
     }
 }
 
+/// `a` with `b`'s new entries after it ([`mem_core::merge::unite`]).
 fn union(a: &[String], b: &[String]) -> Vec<String> {
     let mut out = a.to_vec();
-    for x in b {
-        if !out.contains(x) {
-            out.push(x.clone());
-        }
-    }
+    mem_core::merge::unite(&mut out, b);
     out
 }
 
@@ -167,11 +164,10 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
     };
     let (was, now) = (sessions(old), sessions(new));
     if !was.is_empty() && now.iter().any(|d| !was.contains(d)) {
-        let c = old
-            .confidence
-            .unwrap_or(0.7)
-            .max(new.confidence.unwrap_or(0.7));
-        m.confidence = Some(((c + 0.1) * 100.0).round().min(95.0) / 100.0);
+        m.confidence = Some(mem_core::merge::confirmed_confidence(
+            old.confidence,
+            new.confidence,
+        ));
     }
     if old.trust == Some(Trust::Low) || new.trust == Some(Trust::Low) {
         m.trust = Some(Trust::Low);

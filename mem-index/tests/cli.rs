@@ -1013,6 +1013,7 @@ fn check_accepts_the_warning_line_write_makes() {
 fn path_is_plain_when_piped() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path().join("mem");
+    std::fs::create_dir(&d).unwrap();
     let d = d.to_str().unwrap();
     let o = run(t.path(), &["--memory-dir", d, "path"], "");
     assert!(o.status.success(), "{}", show(&o));
@@ -1025,14 +1026,15 @@ fn path_is_plain_when_piped() {
     assert_eq!(jsonl(&o), [serde_json::json!({"dir": d})]);
 }
 
-/// A `--memory-dir` that does not exist is an error for the readers (a
-/// typo read as "no memories" before), named, exit 1; `write` creates it.
+/// A `--memory-dir` that does not exist is an error for the readers and
+/// `path` (a typo read as "no memories", or printed as if it were the
+/// memory directory, before), named, exit 1; `write` creates it.
 #[test]
 fn a_missing_memory_dir_is_an_error_for_readers() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path().join("no-such-dir");
     let ds = d.to_str().unwrap();
-    for args in [&["list"][..], &["show", "x"], &["check"]] {
+    for args in [&["list"][..], &["show", "x"], &["check"], &["path"]] {
         let mut a = vec!["--memory-dir", ds];
         a.extend_from_slice(args);
         let o = run(t.path(), &a, "");

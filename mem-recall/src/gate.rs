@@ -15,7 +15,7 @@ use chrono::NaiveDate;
 use globset::{GlobBuilder, GlobMatcher};
 use mem_core::records::{Expires, Kind, Memory, MemoryType, Scope, Source, Trust};
 
-use crate::inject::body_text;
+use mem_core::frontmatter::body_text;
 use mem_core::text::{Stems, is_cjk};
 
 /// BM25 term-frequency saturation.
@@ -107,7 +107,7 @@ impl Doc {
         for (text, w) in [
             (m.name.as_str(), NAME_WEIGHT),
             (m.description.as_str(), DESCRIPTION_WEIGHT),
-            (body.as_str(), BODY_WEIGHT),
+            (&*body, BODY_WEIGHT),
         ] {
             for s in stems.content(text) {
                 *tf.entry(s).or_default() += w;
@@ -128,13 +128,7 @@ impl Doc {
             terms.push_str(&n.to_string());
             terms.push(' ');
         }
-        let mut supersedes = m.supersedes.clone();
-        for t in [m.description.as_str(), body.as_str()] {
-            supersedes.extend(supersedes_in_text(t));
-        }
-        supersedes.retain(|s| s != id);
-        supersedes.sort();
-        supersedes.dedup();
+        let supersedes = mem_core::index_md::supersedes_of(id, m);
         Doc {
             id: Text::Owned(id.to_string()),
             mem_type: m.mem_type,
@@ -225,30 +219,6 @@ fn term_frequencies(docs: &[&Doc], wanted: &[&str]) -> Vec<Vec<u32>> {
             if j == wanted.len() {
                 break 'doc;
             }
-        }
-    }
-    out
-}
-
-/// The ids named after "supersedes" in `text` (case-insensitive).
-pub fn supersedes_in_text(text: &str) -> Vec<String> {
-    let lower = text.to_lowercase();
-    if lower.len() != text.len() {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(i) = lower[from..].find("supersedes") {
-        let start = from + i + "supersedes".len();
-        from = start;
-        let rest = text[start..].trim_start_matches([' ', ':']);
-        let id: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-            .collect();
-        let id = id.trim_end_matches(['.', '-', '_']);
-        if !id.is_empty() {
-            out.push(id.to_string());
         }
     }
     out

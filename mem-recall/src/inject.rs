@@ -7,20 +7,6 @@
 use mem_core::records::{Expires, Memory};
 use mem_core::tier::Tier;
 
-/// The Markdown body of a memory, or its Fact / Why / How when it has none.
-pub fn body_text(m: &Memory) -> String {
-    if let Some(b) = &m.body {
-        return b.clone();
-    }
-    let mut s = String::new();
-    for (label, v) in [("Fact", &m.fact), ("Why", &m.why), ("How to use", &m.how)] {
-        if let Some(v) = v {
-            s.push_str(&format!("{label}: {v}\n"));
-        }
-    }
-    s
-}
-
 /// One memory as injected Markdown, framed as data: a heading with the
 /// name and id, a line with its source, trust and the validity of one-time
 /// state, then its description and body inside a `~~~` fence longer than any
@@ -53,7 +39,7 @@ pub fn memory_md_in(id: &str, m: &Memory, tier: Tier) -> String {
     }
     s.push('\n');
     let mut text = neutralize(&one_line(&m.description));
-    let body = body_text(m);
+    let body = mem_core::frontmatter::body_text(m);
     let body = body.trim();
     if !body.is_empty() {
         text.push_str("\n\n");

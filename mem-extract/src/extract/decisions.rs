@@ -1,0 +1,309 @@
+//! Decisions inside tool results: answers, rejections, corrections after an interrupt.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use mem_core::records::{Kind, Memory, MemoryType, Source, Trust};
+use mem_core::truncate::floor_to_chars;
+
+use super::merge::Cand;
+use super::message::from_message;
+use super::notes::note;
+use super::origin::{At, base_memory};
+use super::sentence::{clean_sentence, cut, lower, normalize_quotes, sentences, title_of};
+use super::view::{EventView, MAX_MESSAGE_BYTES};
+use super::{Bucket, Extractor, command_keywords};
+use crate::command::short_cmd;
+use crate::triggers::{content_words, triggers_with};
+
+/// A tool call whose result may carry the user's words.
+pub(super) struct Pending {
+    pub(super) ask: bool,
+    pub(super) cmd: Option<String>,
+}
+
+/// The question tool's result: `User has answered your questions: "Q"="A", …`.
+pub(super) const ANSWERED: &str = "User has answered your questions:";
+/// A rejected tool call's result, and the phrase before the user's reason.
+pub(super) const REJECTED: &str = "The user doesn't want to proceed with this tool use.";
+pub(super) const REASON: &str = "The user provided the following reason for the rejection:";
+/// The user text that marks an interrupt.
+pub(super) const INTERRUPTED: &str = "[Request interrupted by user";
+/// Bytes of a tool result decoded to see whether it starts with
+/// [`ANSWERED`] or [`REJECTED`] (after leading whitespace).
+pub(super) const MARKER_HEAD: usize = 256;
+
+impl Extractor {
+    /// Remember the calls whose results may carry a decision; read the
+    /// user's words out of those results (the question tool's answers, a
+    /// rejection's reason).
+    pub(super) fn decision_in(&mut self, ev: &EventView<'_>) {
+        let Some(id) = ev.tool_id.as_deref() else {
+            return;
+        };
+        if ev.kind == "tool_use" {
+            let ask = ev.tool.as_deref() == Some("AskUserQuestion");
+            self.decisions.insert(
+                id.to_string(),
+                Pending {
+                    ask,
+                    cmd: ev.command.as_deref().map(short_cmd),
+                },
+            );
+            return;
+        }
+        let Some(call) = self.decisions.remove(id) else {
+            return;
+        };
+        let Some(text) = ev.text.as_ref() else {
+            return;
+        };
+        // Only an answer or a rejection is read here: decide on a short head,
+        // and decode up to the message budget only for those.
+        let head = text.prefix(MARKER_HEAD);
+        let t = head.trim_start();
+        let marker_len = ANSWERED.len().max(REJECTED.len());
+        let cut = head.len() >= MARKER_HEAD && t.len() < marker_len;
+        if !cut && !t.starts_with(ANSWERED) && !t.starts_with(REJECTED) {
+            return;
+        }
+        let text = text.prefix(MAX_MESSAGE_BYTES);
+        let t = text.trim_start();
+        if call.ask && ev.is_error != Some(true) {
+            if let Some(rest) = t.strip_prefix(ANSWERED) {
+                let at = self.at(ev);
+                for (q, a) in answers(rest) {
+                    self.answer(&at, &q, &a);
+                }
+            }
+            return;
+        }
+        if let Some(rest) = t.strip_prefix(REJECTED) {
+            self.after_interrupt = true;
+            if let Some(i) = rest.find(REASON) {
+                let reason = rest[i + REASON.len()..].trim();
+                if !reason.is_empty() {
+                    let at = self.at(ev);
+                    self.rejection(&at, reason, call.cmd.as_deref());
+                }
+            }
+        }
+    }
+
+    /// One answer to the agent's question: a decision in the user's words.
+    pub(super) fn answer(&mut self, at: &At, q: &str, a: &str) {
+        let a = a.trim();
+        let q = q.trim();
+        if a.is_empty() || a.len() > 400 || q.len() > 400 {
+            return;
+        }
+        let scrub = |s: &str| self.scrubber.scrub(s).text;
+        let (q, a) = (scrub(q), scrub(a));
+        // a short answer says little alone: the question names the subject
+        let bare = {
+            let l = lower(&a);
+            [
+                "yes", "no", "option", "ok", "sure", "both", "neither", "all", "none",
+            ]
+            .iter()
+            .any(|w| l.starts_with(w))
+        };
+        let name = if a.split_whitespace().count() >= 4 && !bare {
+            title_of(&clean_sentence(&a))
+        } else {
+            // the question's first clause, short, then the answer
+            let full = q.split(['?', '(']).next().unwrap_or(&q).trim();
+            let mut q = floor_to_chars(full, 40);
+            if q.len() < full.len() {
+                q = q.rfind(' ').map_or(q, |i| &q[..i]);
+            }
+            title_of(&format!("{q}: {a}"))
+        };
+        let fact = format!("Asked \"{q}\", the user answered \"{a}\".");
+        let words = content_words(&format!("{q} {a}"));
+        let mut m = base_memory(
+            name,
+            cut(&fact, 150),
+            MemoryType::Feedback,
+            Kind::Preference,
+            at,
+            &self.opts,
+        );
+        m.triggers = triggers_with(&a, content_words(&a), 5);
+        if m.triggers.len() < 3 {
+            let more = triggers_with(q.as_str(), content_words(&q), 5 - m.triggers.len());
+            for w in more {
+                if !m.triggers.contains(&w) {
+                    m.triggers.push(w);
+                }
+            }
+        }
+        self.add_decision(m, fact, "decision/answer", at, &a, words);
+    }
+
+    /// The reason the user gave when rejecting a tool call: read like a
+    /// message; a bare imperative ("use pnpm") becomes "use X instead of the
+    /// rejected command".
+    pub(super) fn rejection(&mut self, at: &At, reason: &str, cmd: Option<&str>) {
+        let before = self.cands.v.len();
+        from_message(
+            at,
+            reason,
+            reason.len(),
+            &self.opts,
+            &self.scrubber,
+            &mut self.cands,
+            &mut self.notes,
+        );
+        if self.cands.v.len() > before {
+            return;
+        }
+        static RE: OnceLock<Regex> = OnceLock::new();
+        let re = RE.get_or_init(|| {
+            Regex::new(r"(?i)^(?:let'?s |please |just )?(use|keep|prefer|stick (?:to|with)|run|switch to|go with)\s+\S")
+                .expect("rejection regex")
+        });
+        let first = sentences(reason).into_iter().next().unwrap_or("").trim();
+        let Some(c) = re.captures(first) else {
+            note(
+                &mut self.notes,
+                false,
+                Bucket::CurrentContext,
+                "decision/rejection-unclassified",
+                at.line,
+                reason,
+            );
+            return;
+        };
+        let rule = clean_sentence(&first[c.get(1).map_or(0, |m| m.start())..]);
+        let rule = rule.trim_end_matches(['.', '!']).to_string();
+        let fact = match cmd {
+            Some(c) if !rule.contains(" instead") && first.len() < 80 => {
+                format!("{rule} instead of `{c}`")
+            }
+            _ => rule.clone(),
+        };
+        let fact = self.scrubber.scrub(&fact).text;
+        let words = content_words(&fact);
+        let mut m = base_memory(
+            title_of(&fact),
+            cut(&fact, 150),
+            MemoryType::Feedback,
+            Kind::Preference,
+            at,
+            &self.opts,
+        );
+        let mut trig = triggers_with(&rule, content_words(&rule), 4);
+        if let Some(c) = cmd {
+            for k in command_keywords(c)
+                .into_iter()
+                .chain(c.split_whitespace().next().map(String::from))
+            {
+                if !trig.contains(&k) && k.len() >= 2 {
+                    trig.push(k);
+                }
+            }
+        }
+        m.triggers = trig;
+        m.why = Some("The user rejected the tool call and said so.".into());
+        self.add_decision(m, fact, "decision/rejection", at, reason, words);
+    }
+
+    /// Keep a decision the user stated inside a tool result: the user's
+    /// words, normal trust, confidence 0.8, noted with `rule` (the quoted
+    /// text is `quoted`).
+    pub(super) fn add_decision(
+        &mut self,
+        mut m: Memory,
+        fact: String,
+        rule: &str,
+        at: &At,
+        quoted: &str,
+        words: impl IntoIterator<Item = String>,
+    ) {
+        m.fact = Some(fact);
+        m.source = Some(Source::User);
+        m.trust = Some(Trust::Normal);
+        m.confidence = Some(0.8);
+        m.extra.insert("rule".into(), rule.into());
+        note(
+            &mut self.notes,
+            true,
+            Bucket::DurableInstruction,
+            rule,
+            at.line,
+            quoted,
+        );
+        self.cands.add(Cand {
+            mem: m,
+            tokens: words.into_iter().collect(),
+            key: None,
+        });
+    }
+
+    /// The user's message right after an interrupt that no rule kept: a
+    /// sentence saying what to do instead ("you can set group.visible, which
+    /// is less work") is a correction.
+    pub(super) fn correction_after_interrupt(&mut self, at: &At, text: &str) {
+        static RE: OnceLock<Regex> = OnceLock::new();
+        let re = RE.get_or_init(|| {
+            Regex::new(r"(?i)(?:^|[^a-z])(?:you|we) (?:can|could) (?:just |simply )?(?:use|set|call|reuse|pass|import|do it with)\s|less work|(?:is|are|would be) (?:simpler|easier|cleaner|enough)(?:[^a-z]|$)|(?:^|[^a-z])(?:no need|don't need|not needed)(?:[^a-z]|$)")
+                .expect("interrupt regex")
+        });
+        if text.len() > MAX_MESSAGE_BYTES {
+            return;
+        }
+        let norm = normalize_quotes(text);
+        let Some(s) = sentences(&norm)
+            .into_iter()
+            .find(|s| s.len() <= 400 && re.is_match(s))
+        else {
+            return;
+        };
+        let fact = self.scrubber.scrub(&clean_sentence(s)).text;
+        let fact = fact.trim_end_matches(['.', '!']).to_string();
+        let words = content_words(&fact);
+        let mut m = base_memory(
+            title_of(&fact),
+            cut(&fact, 150),
+            MemoryType::Feedback,
+            Kind::Preference,
+            at,
+            &self.opts,
+        );
+        m.triggers = triggers_with(&fact, words.clone(), 5);
+        m.why = Some("The user interrupted the agent to say so.".into());
+        m.fact = Some(fact);
+        m.source = Some(Source::User);
+        m.trust = Some(Trust::Normal);
+        m.confidence = Some(0.7);
+        m.extra
+            .insert("rule".into(), "decision/after-interrupt".into());
+        note(
+            &mut self.notes,
+            true,
+            Bucket::DurableInstruction,
+            "decision/after-interrupt",
+            at.line,
+            s,
+        );
+        self.cands.add(Cand {
+            mem: m,
+            tokens: words.into_iter().collect(),
+            key: None,
+        });
+    }
+}
+
+/// The `"question"="answer"` pairs of the question tool's result (the text
+/// after [`ANSWERED`]); a quote inside is written `\"`.
+pub(super) fn answers(rest: &str) -> Vec<(String, String)> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r#""((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)""#).expect("answers regex")
+    });
+    re.captures_iter(rest)
+        .map(|c| (c[1].replace("\\\"", "\""), c[2].replace("\\\"", "\"")))
+        .collect()
+}

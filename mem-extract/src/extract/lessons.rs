@@ -1,0 +1,446 @@
+//! Lessons from tool calls: a command fails, another runs, the first passes.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+use mem_core::records::{Kind, MemoryType, Source, Trust};
+use mem_core::scrub::Scrubber;
+use mem_core::time::local_day;
+use mem_core::truncate::floor_to_bytes;
+
+use super::merge::{Cand, Merged, Parts, merge_parts};
+use super::notes::{Notes, note};
+use super::origin::{At, base_memory};
+use super::sentence::{cut, lower, title_of};
+use super::view::{EventView, min_text_window};
+use super::{Bucket, ExtractOptions, FastMap, command_keywords, general_cmd, retry_of};
+use crate::command::{
+    MAX_RETRY_GAP, core_of, error_line, head_of, is_inspection, is_script, lesson_form,
+    looks_failed, named_in_output, norm_cmd, segments, short_cmd,
+};
+use crate::triggers::is_stop;
+
+/// Lessons from failure → other command → success, one event at a time.
+///
+/// Holds the open tool calls (command and origin), the failed commands not
+/// yet fixed (with a window of their output) and the successful commands
+/// since the oldest open failure; nothing else of the events.
+#[derive(Default)]
+pub(super) struct Lessons {
+    pub(super) calls: FastMap<String, Call>,
+    /// File edits (write tools) so far.
+    pub(super) edits: u64,
+    // successful commands since the oldest open failure, in order
+    pub(super) ok: Vec<(String, At)>,
+    pub(super) failed: Vec<(String, Fail)>,
+    pub(super) cands: Merged,
+    pub(super) notes: Notes,
+}
+
+pub(super) struct Call {
+    pub(super) cmd: String,
+    /// The command as run (a leading `cd DIR &&` kept), display form.
+    pub(super) raw: String,
+    pub(super) at: At,
+}
+
+pub(super) struct Fail {
+    pub(super) call: At,
+    pub(super) result: At,
+    pub(super) output: String,
+    pub(super) since: usize,
+    /// The command as run, display form.
+    pub(super) raw: String,
+    /// Files edited before this failure (a change after it, not a command,
+    /// may be what fixed it).
+    pub(super) edits: u64,
+}
+
+impl Lessons {
+    pub(super) fn step(
+        &mut self,
+        ev: &EventView<'_>,
+        at: impl FnOnce() -> At,
+        opts: &ExtractOptions,
+        scrubber: &Scrubber,
+    ) {
+        match &*ev.kind {
+            "tool_use" => {
+                if let (Some(id), Some(cmd)) = (ev.tool_id.as_deref(), ev.command.as_deref()) {
+                    self.calls.insert(
+                        id.to_string(),
+                        Call {
+                            cmd: norm_cmd(cmd),
+                            raw: short_cmd(cmd),
+                            at: at(),
+                        },
+                    );
+                } else if ev.path.is_some() && !self.failed.is_empty() {
+                    self.edits += 1;
+                }
+            }
+            "tool_result" => {
+                let Some(call) = ev.tool_id.as_deref().and_then(|id| self.calls.remove(id)) else {
+                    return;
+                };
+                // the output is decoded only when read, and only its first
+                // `min_text_window` bytes: a 7 MB output is never read in full
+                let decode = || match &ev.text {
+                    Some(t) => t.prefix(min_text_window(opts.max_quote_bytes)),
+                    None => Cow::Borrowed(""),
+                };
+                let mut window = None;
+                let bad = match ev.is_error {
+                    Some(b) => b,
+                    None => looks_failed(window.insert(decode())),
+                };
+                if bad {
+                    let window = window.unwrap_or_else(decode);
+                    let keep = opts.max_quote_bytes * 4 + 1024;
+                    let fail = Fail {
+                        call: call.at,
+                        result: at(),
+                        output: floor_to_bytes(&window, keep).to_string(),
+                        since: self.ok.len(),
+                        raw: call.raw,
+                        edits: self.edits,
+                    };
+                    match self.failed.iter_mut().find(|(c, _)| *c == call.cmd) {
+                        // failed again: what ran before did not fix it
+                        Some((_, f)) => *f = fail,
+                        None => self.failed.push((call.cmd, fail)),
+                    }
+                    return;
+                }
+                if let Some(pos) = self.failed.iter().position(|(c, _)| *c == call.cmd) {
+                    let (a, f) = self.failed.remove(pos);
+                    self.fixed(&a, f, &call, &at(), opts, scrubber);
+                } else if let Some(pos) = self.failed.iter().rposition(|(_, f)| {
+                    // a retry comes soon after the failure
+                    self.ok.len() - f.since <= MAX_RETRY_GAP
+                        && retry_of(&f.raw, &call.raw).is_some()
+                }) {
+                    let (_, f) = self.failed.remove(pos);
+                    self.retried(f, &call, &at(), opts);
+                }
+                if self.failed.is_empty() {
+                    // no open failure looks back at these
+                    self.ok.clear();
+                } else {
+                    self.ok.push((call.cmd, call.at));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Command `a` failed (`f`), then succeeded (`call`, result at `ev`).
+    pub(super) fn fixed(
+        &mut self,
+        a: &str,
+        f: Fail,
+        call: &Call,
+        ev: &At,
+        opts: &ExtractOptions,
+        scrubber: &Scrubber,
+    ) {
+        let between: Vec<&(String, At)> = self.ok[f.since..]
+            .iter()
+            .filter(|(c, _)| c != a && !is_inspection(c) && !is_script(c))
+            .collect();
+        let out_l = lower(floor_to_bytes(&f.output, 4096));
+        let program = |c: &str| c.split_whitespace().next().unwrap_or("").to_string();
+        // the fix the error names, else the last one of the same program
+        let fix = between
+            .iter()
+            .rev()
+            .find(|(c, _)| out_l.contains(&lower(&short_cmd(c))))
+            .or_else(|| {
+                between
+                    .iter()
+                    .rev()
+                    .find(|(c, _)| program(c) == program(a) && !program(a).starts_with('('))
+            })
+            // else the last command between that changes something (reads
+            // and listings were left out above), when no file was edited:
+            // an edit after the failure is the likelier fix
+            .or_else(|| between.last().filter(|_| self.edits == f.edits))
+            .copied();
+        if fix.is_some() && self.edits != f.edits {
+            note(
+                &mut self.notes,
+                false,
+                Bucket::RawEvidence,
+                "lesson/edited-between",
+                ev.line,
+                a,
+            );
+            return;
+        }
+        let Some((b, b_at)) = fix else {
+            note(
+                &mut self.notes,
+                false,
+                Bucket::RawEvidence,
+                "lesson/no-command-between",
+                ev.line,
+                a,
+            );
+            return;
+        };
+        let (sa, sb) = (general_cmd(&short_cmd(a)), general_cmd(&short_cmd(b)));
+        // The error told the agent to run the fix: whoever wrote that output
+        // chose the command, so the lesson is the tool's, and suspect.
+        let suggested = named_in_output(&out_l, b);
+        let newest = [f.call.ts, f.result.ts, b_at.ts, call.at.ts, ev.ts]
+            .into_iter()
+            .flatten()
+            .max();
+        let mut trig = Vec::new();
+        let fixes: &[&String] = if suggested { &[&sa] } else { &[&sa, &sb] };
+        for c in fixes {
+            let words: Vec<&str> = c.split_whitespace().take(2).collect();
+            trig.push(words.join(" "));
+        }
+        // The failing command's own names (`node src/build-token.mjs` →
+        // `build-token`) so a task that names it recalls the lesson.
+        for k in command_keywords(&sa) {
+            if !trig.contains(&k) {
+                trig.push(k);
+            }
+        }
+        trig.dedup();
+        trig.retain(|t| !is_stop(t) && t != "git");
+        let output_at = f.result.evidence();
+        let mut evidence = vec![output_at.clone(), b_at.evidence(), ev.evidence()];
+        evidence.dedup();
+        let rule = if suggested {
+            "lesson/fix-named-by-output"
+        } else {
+            "lesson/fail-fix-succeed"
+        };
+        note(
+            &mut self.notes,
+            true,
+            Bucket::AutomaticMemory,
+            rule,
+            ev.line,
+            &format!("run {sb} before {sa}"),
+        );
+        let key = format!(
+            "{rule}:{sb}\u{0}{}",
+            sa.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+        );
+        let verified_at = newest.map(local_day).or(ev.day());
+        let quote = || error_line(&f.output, opts.max_quote_bytes, scrubber);
+        let why = |quote: Result<Option<String>, &'static str>| {
+            if suggested {
+                return format!(
+                    "`{sa}` failed and its own output named `{sb}`; that ran, then `{sa}` passed. \
+                     The fix came from the tool's output (output: {output_at})."
+                );
+            }
+            match quote {
+                Ok(Some(line)) => {
+                    format!("`{sa}` failed with \"{line}\" (output: {output_at}).")
+                }
+                Ok(None) => format!("`{sa}` failed (output: {output_at})."),
+                Err(pattern) => {
+                    format!("`{sa}` failed (output: {output_at}; not quoted: {pattern}).")
+                }
+            }
+        };
+        let how = || format!("Before running `{sa}`, run `{sb}`.");
+        let name = || {
+            if suggested {
+                title_of(&format!("Fix for {sa} named by its own output"))
+            } else {
+                title_of(&format!("Run {sb} before {sa}"))
+            }
+        };
+        let empty = BTreeSet::new();
+        if let Some(i) = self.cands.hit(MemoryType::Feedback, Some(&key), &empty) {
+            // a repeated lesson: its quote is made only when the kept one lacks one
+            self.cands.note_merge(name);
+            merge_parts(
+                &mut self.cands.v[i].mem,
+                Parts {
+                    confidence: Some(0.7),
+                    evidence,
+                    triggers: trig,
+                    verified_at,
+                },
+                || Some(why(quote())),
+                || (!suggested).then(how),
+            );
+            return;
+        }
+        let quoted = if suggested { Ok(None) } else { quote() };
+        if let Err(pattern) = quoted {
+            note(
+                &mut self.notes,
+                false,
+                Bucket::RawEvidence,
+                "lesson/quote-instruction-shaped",
+                f.result.line,
+                pattern,
+            );
+        }
+        let description = if suggested {
+            format!("{sa} failed until a command its own output named ran (low trust)")
+        } else {
+            format!("{sa} failed until {sb} ran")
+        };
+        let mut m = base_memory(
+            name(),
+            cut(&description, 150),
+            MemoryType::Feedback,
+            Kind::DurableLesson,
+            ev,
+            opts,
+        );
+        m.verified_at = verified_at;
+        m.why = Some(why(quoted));
+        if suggested {
+            m.source = Some(Source::Tool);
+            m.trust = Some(Trust::Low);
+        } else {
+            m.source = Some(Source::Assistant);
+            m.trust = Some(Trust::Normal);
+            m.fact = Some(format!("Run `{sb}` before `{sa}`."));
+            m.how = Some(how());
+        }
+        m.triggers = trig;
+        m.evidence = evidence;
+        m.confidence = Some(if suggested { 0.3 } else { 0.7 });
+        m.extra.insert("rule".into(), rule.into());
+        self.cands.v.push(Cand {
+            key: Some(key),
+            mem: m,
+            tokens: empty,
+        });
+    }
+}
+
+impl Lessons {
+    /// Command `f.raw` failed, then a modified form of it (`call`) passed:
+    /// "use X′ instead of X", written for the general case.
+    pub(super) fn retried(&mut self, f: Fail, call: &Call, ev: &At, opts: &ExtractOptions) {
+        let Some(how) = retry_of(&f.raw, &call.raw) else {
+            return;
+        };
+        // the lesson names the retried command only (what ran after it on
+        // the same line is not part of it), the failing one by its head
+        let (sa, sb) = (
+            general_cmd(&lesson_form(&f.raw)),
+            general_cmd(&lesson_form(&call.raw)),
+        );
+        if sa == sb || sa.is_empty() || sb.is_empty() {
+            return;
+        }
+        let ha = head_of(&sa);
+        let name = title_of(&format!("Use `{sb}` instead of `{ha}`"));
+        note(
+            &mut self.notes,
+            true,
+            Bucket::AutomaticMemory,
+            "lesson/modified-retry",
+            ev.line,
+            &name,
+        );
+        // triggers: the command family (`git push`, `pytest`), the programs
+        // and the names the commands carry, never `cd`/`git` alone
+        let mut trig: Vec<String> = Vec::new();
+        let mut add = |t: String| {
+            if t.len() >= 2 && !t.starts_with('<') && !is_stop(&t) && !trig.contains(&t) {
+                trig.push(t);
+            }
+        };
+        for c in [&sb, &sa] {
+            let segs = segments(c);
+            let Some(core) = core_of(&segs) else {
+                continue;
+            };
+            let words: Vec<&str> = core
+                .iter()
+                .copied()
+                .filter(|w| !w.starts_with(['-', '<']))
+                .collect();
+            add(words.iter().take(2).copied().collect::<Vec<_>>().join(" "));
+            for w in words.iter().take(2) {
+                if !matches!(*w, "git" | "sh" | "bash" | "env" | "sudo" | "run" | "exec")
+                    && !w.contains('/')
+                {
+                    add(w.to_string());
+                }
+            }
+            for s in &segs {
+                if matches!(s[0], "source" | ".") {
+                    add("activate".into());
+                }
+            }
+            for k in command_keywords(&core.join(" ")) {
+                if !matches!(k.as_str(), "git" | "sudo") {
+                    add(k);
+                }
+            }
+        }
+        trig.truncate(6);
+        let evidence = vec![f.result.evidence(), ev.evidence()];
+        let key = format!("retry:{sb}\u{0}{ha}");
+        let verified_at = [f.result.ts, call.at.ts, ev.ts]
+            .into_iter()
+            .flatten()
+            .max()
+            .map(local_day)
+            .or(ev.day());
+        let empty = BTreeSet::new();
+        if let Some(i) = self.cands.hit(MemoryType::Feedback, Some(&key), &empty) {
+            self.cands.note_merge(|| name.clone());
+            merge_parts(
+                &mut self.cands.v[i].mem,
+                Parts {
+                    confidence: Some(0.7),
+                    evidence,
+                    triggers: trig,
+                    verified_at,
+                },
+                || None,
+                || None,
+            );
+            return;
+        }
+        let mut m = base_memory(
+            name,
+            cut(&format!("`{sa}` fails here; `{sb}` ({how}) works"), 150),
+            MemoryType::Feedback,
+            Kind::DurableLesson,
+            ev,
+            opts,
+        );
+        m.verified_at = verified_at;
+        m.fact = Some(format!("Run `{sb}`, not `{sa}`."));
+        m.why = Some(format!("`{sa}` failed and passed when run again {how}."));
+        m.how = Some(format!("Where you would run `{sa}`, run `{sb}`."));
+        // The failing output told the agent how to run it: whoever wrote
+        // that output chose the command, so the lesson is the tool's, and
+        // suspect (the same rule as a fix named by the output).
+        let suggested = named_in_output(&lower(floor_to_bytes(&f.output, 4096)), &call.raw);
+        m.source = Some(if suggested {
+            Source::Tool
+        } else {
+            Source::Assistant
+        });
+        m.trust = Some(if suggested { Trust::Low } else { Trust::Normal });
+        m.triggers = trig;
+        m.evidence = evidence;
+        m.confidence = Some(if suggested { 0.3 } else { 0.7 });
+        m.extra
+            .insert("rule".into(), "lesson/modified-retry".into());
+        self.cands.v.push(Cand {
+            key: Some(key),
+            mem: m,
+            tokens: empty,
+        });
+    }
+}

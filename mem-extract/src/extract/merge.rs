@@ -1,0 +1,138 @@
+//! The merge of near-duplicate candidates.
+
+use std::collections::BTreeSet;
+
+use chrono::NaiveDate;
+
+use mem_core::records::{Memory, MemoryType};
+
+use super::notes::{Notes, note};
+use super::{Bucket, MAX_EVIDENCE};
+
+/// A candidate before merging.
+pub(super) struct Cand {
+    pub(super) mem: Memory,
+    pub(super) tokens: BTreeSet<String>,
+    pub(super) key: Option<String>,
+}
+
+pub(super) fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    a.intersection(b).count() as f64 / a.union(b).count() as f64
+}
+
+pub(super) fn merge_into(into: &mut Memory, from: Memory) {
+    let (why, how) = (from.why, from.how);
+    merge_parts(
+        into,
+        Parts {
+            confidence: from.confidence,
+            evidence: from.evidence,
+            triggers: from.triggers,
+            verified_at: from.verified_at,
+        },
+        || why,
+        || how,
+    );
+}
+
+/// What a merge takes from a near-duplicate besides its why and how.
+pub(super) struct Parts {
+    pub(super) confidence: Option<f64>,
+    pub(super) evidence: Vec<String>,
+    pub(super) triggers: Vec<String>,
+    pub(super) verified_at: Option<NaiveDate>,
+}
+
+/// [`merge_into`] with the near-duplicate in parts; its why and how are
+/// made only when `into` lacks them. The merge policy is mem's
+/// ([`mem_core::merge`]: confidence confirmed, triggers united); evidence
+/// is united too, but kept to [`MAX_EVIDENCE`] pointers.
+pub(super) fn merge_parts(
+    into: &mut Memory,
+    from: Parts,
+    why: impl FnOnce() -> Option<String>,
+    how: impl FnOnce() -> Option<String>,
+) {
+    into.confidence = Some(mem_core::merge::confirmed_confidence(
+        into.confidence,
+        from.confidence,
+    ));
+    // pointers, not copies: at most MAX_EVIDENCE, the newest replacing the last
+    for e in from.evidence {
+        if into.evidence.contains(&e) {
+            continue;
+        }
+        if into.evidence.len() < MAX_EVIDENCE {
+            into.evidence.push(e);
+        } else if let Some(last) = into.evidence.last_mut() {
+            *last = e;
+        }
+    }
+    mem_core::merge::unite(&mut into.triggers, &from.triggers);
+    into.verified_at = into.verified_at.max(from.verified_at);
+    if into.why.is_none() {
+        into.why = why();
+    }
+    if into.how.is_none() {
+        into.how = how();
+    }
+}
+
+/// Candidates merged as they come: a near-duplicate of an earlier one (same
+/// type and key, or no key and similar words) raises its confidence instead
+/// of being kept. Message candidates and lessons never merge with each
+/// other (their keys differ), so each has its own list.
+#[derive(Default)]
+pub(super) struct Merged {
+    pub(super) v: Vec<Cand>,
+    pub(super) notes: Notes,
+}
+
+impl Merged {
+    /// The kept candidate a new one of type `t` with `key` (else `tokens`)
+    /// merges into.
+    pub(super) fn hit(
+        &self,
+        t: MemoryType,
+        key: Option<&str>,
+        tokens: &BTreeSet<String>,
+    ) -> Option<usize> {
+        self.v.iter().position(|m| {
+            m.mem.mem_type == t
+                && match (m.key.as_deref(), key) {
+                    (Some(a), Some(b)) => a == b,
+                    (None, None) => jaccard(&m.tokens, tokens) >= 0.6,
+                    _ => false,
+                }
+        })
+    }
+
+    /// Note a merge of the candidate named `name()` (made only when notes
+    /// are collected).
+    pub(super) fn note_merge(&mut self, name: impl FnOnce() -> String) {
+        if !self.notes.off {
+            let name = name();
+            note(
+                &mut self.notes,
+                false,
+                Bucket::DurableInstruction,
+                "merge/near-duplicate",
+                0,
+                &name,
+            );
+        }
+    }
+
+    pub(super) fn add(&mut self, c: Cand) {
+        match self.hit(c.mem.mem_type, c.key.as_deref(), &c.tokens) {
+            Some(i) => {
+                self.note_merge(|| c.mem.name.clone());
+                merge_into(&mut self.v[i].mem, c.mem);
+            }
+            None => self.v.push(c),
+        }
+    }
+}

@@ -1,0 +1,384 @@
+//! One user message into candidates: references, instructions, dated state.
+
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+use chrono::NaiveDate;
+use regex::Regex;
+
+use mem_core::records::{Expires, Kind, MemoryType, Source, Trust};
+use mem_core::scrub::Scrubber;
+use mem_core::truncate::floor_to_chars;
+
+use super::classify::{
+    Cat, Class, classify, colon_why, instruction_clause, rule_of_question, why_of,
+};
+use super::merge::{Cand, Merged, Parts, merge_parts};
+use super::notes::{Notes, note};
+use super::origin::{At, base_memory};
+use super::sentence::{clean_sentence, cut, lower, normalize_quotes, sentences, title_of};
+use super::{Bucket, ExtractOptions, MAX_MESSAGE_BYTES};
+use crate::dates;
+use crate::rules::Rules;
+use crate::triggers::{content_words, triggers_of, triggers_with};
+
+pub(super) fn url_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r#"https?://[^\s<>"'`)\]}]+"#).expect("url regex"))
+}
+
+pub(super) struct Draft<'r> {
+    pub(super) cat: Cat,
+    pub(super) rule: &'r str,
+    pub(super) fact: String,
+    pub(super) why: Option<String>,
+    pub(super) how: Vec<String>,
+    pub(super) date: Option<dates::DateMention>,
+}
+
+/// Is this URL one the user points to as a resource (dashboard, runbook,
+/// tracker, doc)?
+pub(super) fn is_reference(rules: &Rules, url: &str, clause: &str) -> bool {
+    let host = url
+        .split("://")
+        .nth(1)
+        .unwrap_or("")
+        .split(['/', ':', '?', '#'])
+        .next()
+        .unwrap_or("");
+    if rules
+        .reference_skip_hosts
+        .iter()
+        .any(|h| host.eq_ignore_ascii_case(h))
+    {
+        return false;
+    }
+    let hay = format!("{} {}", lower(clause), lower(url));
+    // a phrase (or non-ASCII word) anywhere, or a word among the words
+    rules.reference_phrases().any(|w| hay.contains(w))
+        || hay
+            .split(|c: char| !c.is_alphanumeric() && c != '-')
+            .any(|w| !w.is_empty() && rules.is_reference_word(w))
+}
+
+/// The title of a reference: the words that name it, then the address.
+pub(super) fn reference_title(desc: &str, url: &str, host_path: &str) -> String {
+    let (before, after) = desc.split_once(url).unwrap_or((desc, ""));
+    let link = [
+        "is", "are", "at", "live", "lives", "here", "in", "on", "see", "the", "under", "via",
+        "is:", "are:", "-", ":", "—", "to", "check", "use",
+    ];
+    let trim = |s: &str, from_end: bool| {
+        let mut w: Vec<&str> = s.split_whitespace().collect();
+        loop {
+            let last = if from_end { w.last() } else { w.first() };
+            match last {
+                Some(x) if link.contains(&x.to_ascii_lowercase().as_str()) => {
+                    if from_end {
+                        w.pop();
+                    } else {
+                        w.remove(0);
+                    }
+                }
+                _ => break,
+            }
+        }
+        w.join(" ")
+    };
+    let mut label = trim(before, true);
+    if label.is_empty() {
+        label = trim(after, false);
+    }
+    let label = title_of(&clean_sentence(&label));
+    let label = floor_to_chars(&label, 40).trim().to_string();
+    let hp = floor_to_chars(host_path, 80);
+    if label.is_empty() {
+        hp.to_string()
+    } else {
+        format!("{label}: {hp}")
+    }
+}
+
+/// The clause of `sentence` around byte range `[s, e)`: cut at `,`, `;`, ` and `.
+pub(super) fn clause_around(sentence: &str, s: usize, e: usize) -> &str {
+    let before = &sentence[..s];
+    let mut start = 0;
+    for sep in [", ", "; ", " and ", " or "] {
+        if let Some(i) = before.rfind(sep) {
+            start = start.max(i + sep.len());
+        }
+    }
+    let after = &sentence[e..];
+    let mut end = sentence.len();
+    for sep in [", ", "; ", " and ", " or "] {
+        if let Some(i) = after.find(sep) {
+            end = end.min(e + i);
+        }
+    }
+    sentence[start..end].trim()
+}
+
+/// A draft as a candidate, added to `out`: merged into a near-duplicate
+/// (its why and how then made only when the kept one lacks them), else kept.
+pub(super) fn draft_into(
+    d: Draft,
+    at: &At,
+    base: Option<NaiveDate>,
+    opts: &ExtractOptions,
+    scrubber: &Scrubber,
+    out: &mut Merged,
+) {
+    let abs = |s: &str| {
+        let s = scrubber.scrub(s).text;
+        match base {
+            Some(b) => dates::absolutize(&s, b).0,
+            None => s,
+        }
+    };
+    let fact = abs(&d.fact);
+    let (t, kind, conf) = match d.cat {
+        Cat::User => (MemoryType::User, Kind::Preference, 0.8),
+        Cat::Feedback => (MemoryType::Feedback, Kind::Preference, 0.8),
+        Cat::Project => (MemoryType::Project, Kind::DurableLesson, 0.7),
+        Cat::Dated => (MemoryType::Project, Kind::OneTimeState, 0.8),
+    };
+    let words = content_words(&fact);
+    let tokens: BTreeSet<String> = words.iter().cloned().collect();
+    let why = || d.why.as_deref().map(abs);
+    let how = || (!d.how.is_empty()).then(|| abs(&d.how.join(" ")));
+    if let Some(i) = out.hit(t, None, &tokens) {
+        out.note_merge(|| title_of(&fact));
+        let triggers = triggers_with(&fact, words, 5);
+        merge_parts(
+            &mut out.v[i].mem,
+            Parts {
+                confidence: Some(conf),
+                evidence: vec![at.evidence()],
+                triggers,
+                verified_at: at.day(),
+            },
+            why,
+            how,
+        );
+        return;
+    }
+    let mut m = base_memory(title_of(&fact), cut(&fact, 150), t, kind, at, opts);
+    if let (Cat::Dated, Some(dm)) = (d.cat, &d.date) {
+        m.expires = Some(Expires::On(dm.date));
+    }
+    m.triggers = triggers_with(&fact, words, 5);
+    m.why = why();
+    m.how = how();
+    m.fact = Some(fact);
+    m.source = Some(Source::User);
+    m.trust = Some(Trust::Normal);
+    m.confidence = Some(conf);
+    m.extra.insert("rule".into(), d.rule.into());
+    out.v.push(Cand {
+        mem: m,
+        tokens,
+        key: None,
+    });
+}
+
+/// Extract from one user message.
+pub(super) fn from_message(
+    at: &At,
+    text: &str,
+    text_len: usize,
+    opts: &ExtractOptions,
+    scrubber: &Scrubber,
+    out: &mut Merged,
+    notes: &mut Notes,
+) {
+    let rules = &opts.rules;
+    let base = at.day();
+    notes.message(scrubber, text);
+    let t = text.trim_start();
+    // `text` may be a window: the length that counts is the whole text's
+    let trimmed_len = text_len - (text.len() - t.len());
+    if t.starts_with('<') || trimmed_len > MAX_MESSAGE_BYTES {
+        note(
+            notes,
+            false,
+            Bucket::CurrentContext,
+            "drop/wrapped-or-pasted",
+            at.line,
+            t,
+        );
+        return;
+    }
+    let norm = normalize_quotes(cut_pasted_output(text, at.line, notes));
+    let mut current: Option<Draft> = None;
+    let finish = |d: Option<Draft>, out: &mut Merged| {
+        if let Some(d) = d {
+            draft_into(d, at, base, opts, scrubber, out);
+        }
+    };
+    for s in sentences(&norm) {
+        if s.len() > 400 {
+            note(
+                notes,
+                false,
+                Bucket::CurrentContext,
+                "drop/too-long",
+                at.line,
+                s,
+            );
+            continue;
+        }
+        let l = lower(s);
+        // references: one per URL the user points to; the sentence is used up
+        let urls: Vec<_> = url_re().find_iter(s).collect();
+        if !urls.is_empty() {
+            let mut any = false;
+            for u in &urls {
+                let url = u.as_str().trim_end_matches(['.', ',', ';', ':', '!', '?']);
+                let clause = clause_around(s, u.start(), u.end());
+                if !is_reference(rules, url, clause) {
+                    continue;
+                }
+                any = true;
+                let desc = clean_sentence(&scrubber.scrub(clause).text);
+                let url = scrubber.scrub(url).text;
+                let url = url.as_str();
+                let host_path = url.split("://").nth(1).unwrap_or(url).trim_end_matches('/');
+                let mut m = base_memory(
+                    reference_title(&desc, url, host_path),
+                    cut(&desc, 150),
+                    MemoryType::Reference,
+                    Kind::Reference,
+                    at,
+                    opts,
+                );
+                m.fact = Some(desc.clone());
+                m.source = Some(Source::User);
+                m.trust = Some(Trust::Normal);
+                m.evidence.push(format!("url:{url}"));
+                m.triggers = triggers_of(&desc.replace(url, ""), 4);
+                m.confidence = Some(0.8);
+                m.extra.insert("rule".into(), "reference/url".into());
+                m.extra.insert("url".into(), url.into());
+                note(
+                    notes,
+                    true,
+                    Bucket::AutomaticMemory,
+                    "reference/url",
+                    at.line,
+                    url,
+                );
+                out.add(Cand {
+                    mem: m,
+                    tokens: BTreeSet::new(),
+                    key: Some(format!("url:{url}")),
+                });
+            }
+            if any {
+                continue;
+            }
+        }
+        let (class, date) = classify(rules, &l, base);
+        match class {
+            Class::Drop(b, rule) => note(notes, false, b, rule, at.line, s),
+            Class::Other => match current.as_mut() {
+                Some(d) if d.why.is_none() && d.cat != Cat::User => {
+                    d.why = Some(clean_sentence(s.trim_end_matches(['.', '!'])));
+                    note(
+                        notes,
+                        true,
+                        Bucket::DurableInstruction,
+                        "why/next-sentence",
+                        at.line,
+                        s,
+                    );
+                }
+                _ => note(
+                    notes,
+                    false,
+                    Bucket::CurrentContext,
+                    "unclassified",
+                    at.line,
+                    s,
+                ),
+            },
+            Class::Keep(cat, rule) => {
+                let bucket = if cat == Cat::Dated {
+                    Bucket::AutomaticMemory
+                } else {
+                    Bucket::DurableInstruction
+                };
+                note(notes, true, bucket, rule, at.line, s);
+                if let Some(d) = current.as_mut() {
+                    let joins = d.cat == cat && cat != Cat::Dated
+                        || d.cat == Cat::Dated && cat == Cat::Feedback;
+                    if joins {
+                        d.how.push(clean_sentence(s));
+                        if d.why.is_none() {
+                            d.why = why_of(rules, s, &l);
+                        }
+                        continue;
+                    }
+                }
+                let mut why = why_of(rules, s, &l);
+                if why.is_none() && cat == Cat::Feedback {
+                    why = colon_why(rules, s);
+                }
+                let mut how = Vec::new();
+                if cat == Cat::Dated {
+                    how.extend(instruction_clause(rules, s));
+                }
+                let fact = match rule {
+                    "feedback/correction-question" => {
+                        rule_of_question(s).unwrap_or_else(|| clean_sentence(s))
+                    }
+                    _ => clean_sentence(s),
+                };
+                finish(current.take(), out);
+                current = Some(Draft {
+                    cat,
+                    rule,
+                    fact,
+                    why,
+                    how,
+                    date,
+                });
+            }
+        }
+    }
+    finish(current.take(), out);
+}
+
+/// A message with pasted output (three or more log-like lines: timestamps,
+/// `fatal:`, `error`, tracebacks, prompts) keeps only the text before the
+/// first such line: pasted output is raw evidence, not the user's words.
+pub(super) fn cut_pasted_output<'a>(text: &'a str, line: u64, notes: &mut Notes) -> &'a str {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)^\s*(?:\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s|$)|\d{4}-\d{2}-\d{2}[t ]\d|\[\d|fatal:|error[:\[]|\w*error:|warning:|traceback|at \S+[(:]|npm err|\$ |>>> |e\s{2,}|file \x22)")
+            .expect("log regex")
+    });
+    let mut first = None;
+    let mut n = 0;
+    let mut off = 0;
+    for line in text.split_inclusive('\n') {
+        if re.is_match(line) {
+            n += 1;
+            first.get_or_insert(off);
+        }
+        off += line.len();
+    }
+    match first {
+        Some(i) if n >= 3 => {
+            note(
+                notes,
+                false,
+                Bucket::RawEvidence,
+                "drop/pasted-output",
+                line,
+                &text[i..],
+            );
+            &text[..i]
+        }
+        _ => text,
+    }
+}

@@ -1,0 +1,250 @@
+//! Sentences of a message: splitting, cleaning, titles.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use mem_core::truncate::floor_to_chars;
+
+pub(super) fn filler_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)^(?:(?:please|pls|again|remember|right|ok|okay|so|and|also|heads[- ]up|fyi|note|btw|oh|but|hey|actually|important|note that|remember that|keep in mind that|from now on|going forward|moving forward|henceforth|from here on(?: out)?)(?:[:,!.]|\s+that)?\s+)+")
+            .expect("filler regex")
+    })
+}
+
+/// Split a message into sentences (byte slices of `text`): on newlines, on
+/// `.`/`!`/`?` followed by whitespace, and after `。！？`. Fenced code blocks
+/// and quoted lines (`>`) are skipped.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let start = line_start;
+        line_start += line.len();
+        let t = line.trim();
+        if t.starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence || t.is_empty() || t.starts_with('>') {
+            continue;
+        }
+        let mut s = start;
+        let bytes = text.as_bytes();
+        let end = start + line.len();
+        let mut cut = |at: usize, cl: usize, s: &mut usize| {
+            let piece = text[*s..at + cl].trim();
+            if !piece.is_empty() {
+                out.push(piece);
+            }
+            *s = at + cl;
+        };
+        if bytes[start..end].is_ascii() {
+            // only `.` `!` `?` can end a sentence: jump between them
+            for p in memchr::memchr3_iter(b'.', b'!', b'?', &bytes[start..end]) {
+                let i = start + p;
+                if i + 1 >= end || bytes[i + 1].is_ascii_whitespace() {
+                    cut(i, 1, &mut s);
+                }
+            }
+        } else {
+            let mut i = start;
+            // bytes, not chars: the enders are ASCII or start with E3 / EF,
+            // which never occur inside a character
+            while i < end {
+                let (split_here, cl) = match bytes[i] {
+                    b'.' | b'!' | b'?' => (i + 1 >= end || bytes[i + 1].is_ascii_whitespace(), 1),
+                    // 。
+                    0xE3 if bytes.get(i + 1..i + 3) == Some(&[0x80, 0x82]) => (true, 3),
+                    // ！ ？
+                    0xEF if matches!(bytes.get(i + 1..i + 3), Some([0xBC, 0x81 | 0x9F])) => {
+                        (true, 3)
+                    }
+                    _ => (false, 1),
+                };
+                if split_here {
+                    cut(i, cl, &mut s);
+                }
+                i += cl;
+            }
+        }
+        let piece = text[s..end].trim();
+        if !piece.is_empty() {
+            out.push(piece);
+        }
+    }
+    out
+}
+
+pub(crate) fn lower(s: &str) -> String {
+    s.to_ascii_lowercase()
+}
+
+pub(super) fn cut(s: &str, n: usize) -> String {
+    floor_to_chars(s, n).to_string()
+}
+
+pub(super) fn clean_sentence(s: &str) -> String {
+    let s = filler_re().replace(s.trim(), "");
+    let s = s.trim();
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// A short title from a sentence: the sentence itself up to 72
+/// characters (a name a little long beats one cut mid-phrase), else at
+/// most 60, cut at a phrase boundary. A longer sentence ends where a new
+/// clause starts (`, but`,
+/// `, which`, `, use`, `;`, ` — `, ` (`) when that leaves at least 20
+/// characters; else at a word, without the words a phrase cannot end on
+/// (`instead of`, `which is`, `the`, `and`) and without a half-quoted
+/// `` `command ``.
+pub(super) fn title_of(s: &str) -> String {
+    let s = s
+        .trim()
+        .trim_end_matches(['.', '!', '。', '！', ';', ':', ',']);
+    if s.chars().count() <= 72 {
+        return s.to_string();
+    }
+    let head = floor_to_chars(s, 60);
+    if let Some(i) = clause_end(head)
+        && i >= 20
+    {
+        return head[..i].trim_end_matches([',', ';', ':', ' ']).to_string();
+    }
+    // the next character starts a new word: `head` ends at a whole word
+    let whole = s[head.len()..].starts_with(char::is_whitespace);
+    let mut t = match head.rfind(' ') {
+        Some(i) if i > 20 && !whole => &head[..i],
+        _ => head,
+    };
+    loop {
+        let before = t;
+        t = t.trim_end_matches([',', ';', ':', ' ', '-', '(', '—']);
+        if t.matches('`').count() % 2 == 1
+            && let Some(i) = t.rfind('`')
+            && i > 20
+        {
+            t = &t[..i];
+            continue;
+        }
+        if let Some(i) = t.rfind(' ')
+            && i > 20
+            && DANGLING.contains(&lower(&t[i + 1..]).as_str())
+        {
+            t = &t[..i];
+        }
+        if t == before {
+            break;
+        }
+    }
+    t.to_string()
+}
+
+/// Words a title cannot end on: they need what follows them.
+pub(super) const DANGLING: &[&str] = &[
+    "a", "an", "the", "and", "or", "but", "nor", "of", "to", "for", "with", "without", "by",
+    "from", "in", "into", "on", "onto", "at", "as", "than", "instead", "rather", "which", "that",
+    "who", "whose", "where", "when", "while", "because", "since", "so", "if", "unless", "is",
+    "are", "was", "were", "be", "been", "it", "its", "this", "these", "those", "my", "your", "our",
+    "their", "we", "i", "you", "they", "not", "no", "both", "either", "neither", "using", "via",
+    "per", "about", "after", "before", "then", "also", "just", "very", "more", "most", "make",
+    "can", "could", "should", "would", "will", "must", "do", "does", "don't",
+];
+
+/// Where the last clause of `head` that a new one follows ends: before
+/// `;`, ` — `, ` - `, ` (`, or a comma followed by a word that opens a
+/// clause (`but`, `which`, `the`, `use`, …).
+pub(super) fn clause_end(head: &str) -> Option<usize> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)(?:;\s| [—–-] | \(|, (?:but|and|so|or|which|because|since|though|although|while|whereas|the|this|that|use|don't|do|please|not|instead|otherwise|then) )")
+            .expect("clause regex")
+    });
+    re.find_iter(head).map(|m| m.start()).last()
+}
+
+pub(super) fn normalize_quotes(s: &str) -> Cow<'_, str> {
+    // U+2018, U+2019, U+201C, U+201D all start with the byte E2
+    if memchr::memchr(0xE2, s.as_bytes()).is_none() {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(
+        s.replace(['\u{2019}', '\u{2018}'], "'")
+            .replace(['\u{201c}', '\u{201d}'], "\""),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+
+    /// Names are cut at a phrase boundary, never in the middle of one.
+    #[test]
+    fn titles_end_at_a_phrase_boundary() {
+        for (s, want) in [
+            (
+                "Always run cargo fmt before committing.",
+                "Always run cargo fmt before committing",
+            ),
+            (
+                "I have both Node and Python, but I don't want to make it assumptions about people's env",
+                "I have both Node and Python",
+            ),
+            (
+                "To be clear: don't use ClMail for communication, use the builtin subagent messaging",
+                "To be clear: don't use ClMail for communication",
+            ),
+            (
+                "You can set group.visible using the vis library which is less work than looping",
+                "You can set group.visible using the vis library",
+            ),
+            (
+                "Use `git push --set-upstream origin <branch>` instead of `git push`",
+                "Use `git push --set-upstream origin <branch>` instead of `git push`",
+            ),
+            (
+                "Use `cd assets && node build.js` instead of `node assets/build.js --watch --minify`",
+                "Use `cd assets && node build.js`",
+            ),
+            (
+                "As someone who mostly writes Go, I find these TS generics hard to follow in reviews",
+                "As someone who mostly writes Go, I find these TS generics",
+            ),
+            (
+                "Keep the generated files out of the repository and regenerate them in the CI job",
+                "Keep the generated files out of the repository",
+            ),
+        ] {
+            let t = super::title_of(s);
+            assert_eq!(t, want, "{s}");
+            assert!(t.chars().count() <= 72, "{t}");
+        }
+    }
+
+    #[test]
+    fn sentences_split_ascii_and_cjk_alike() {
+        use super::sentences;
+        assert_eq!(
+            sentences("Never push. Use v1.2 here! Why?no\n> quoted. x\n```\na. b\n```\nlast"),
+            ["Never push.", "Use v1.2 here!", "Why?no", "last"]
+        );
+        assert_eq!(
+            sentences("不要直接修改数据库。请用迁移！好吗？ok. é. fin"),
+            [
+                "不要直接修改数据库。",
+                "请用迁移！",
+                "好吗？",
+                "ok.",
+                "é.",
+                "fin"
+            ]
+        );
+    }
+}
