@@ -393,7 +393,7 @@ pub enum ContextFormat {
 
 /// Parse the arguments and run.
 ///
-/// Errors: bad input or environment ([`Error`], exit 1).
+/// Errors: bad input or environment ([`RecallError`], exit 1).
 pub fn run() -> Result<Exit> {
     // The hook as installed (`mem-recall --hook`, maybe with the options
     // every command shares): parsed with a command of those options only,
