@@ -4,10 +4,15 @@
 //! back, so a record passed through a tool of an older version loses nothing.
 //! Optional fields that are absent are not written.
 //!
-//! What `mem-index` and `mem-lock` print is typed in [`index`] and [`lock`].
+//! What `mem-index` and `mem-lock` print is typed in [`index`] and [`lock`];
+//! `mem-recall`'s decisions in [`recall`], `mem-dream`'s plan in [`plan`],
+//! `mem-transcript`'s reports in [`transcript`].
 
 pub mod index;
 pub mod lock;
+pub mod plan;
+pub mod recall;
+pub mod transcript;
 
 pub use index::{
     DriverInstalled, Finding, FindingCode, IndexOp, Level, Limits, MoveResult, PathExplain,
@@ -15,6 +20,11 @@ pub use index::{
 };
 pub use lock::{
     LockAcquired, LockReleased, LockRolledBack, LockStamped, LockStatus, ReclaimKind, ReleaseResult,
+};
+pub use plan::PlanOp;
+pub use recall::{
+    DropReason, Dropped, EvictReason, Evicted, RecallDecision, RecallSummary, Recalled, SkipReason,
+    Skipped,
 };
 
 use chrono::NaiveDate;
@@ -551,68 +561,6 @@ impl Memory {
     }
 }
 
-/// One recall decision: output of `mem-recall --format jsonl`.
-///
-/// `action`: `recall` | `evict` | `drop` | `skip` | `summary`; the other
-/// fields appear as each action needs them (DESIGN.md "Recall decision").
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RecallDecision {
-    /// What was decided.
-    pub action: String,
-    /// The memory's id (absent on `summary`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// The memory's kind.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<Kind>,
-    /// Why (`expired`, `budget`, `no-match`, `other-project`, `retired`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// Relevance score.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub score: Option<f64>,
-    /// Triggers, paths or stems that matched.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub matched: Option<Vec<String>>,
-    /// For `evict`: the expiry date.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires: Option<String>,
-    /// For `evict`: today's date.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub today: Option<String>,
-    /// For `summary`: counts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recalled: Option<u64>,
-    /// For `summary`: counts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub evicted: Option<u64>,
-    /// For `summary`: counts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dropped: Option<u64>,
-    /// Unknown fields, kept.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// One operation of a consolidation plan: output of `mem-dream --dry-run`
-/// (and of a real run, as applied). Format: DESIGN.md "Dream plan".
-///
-/// `op`: `merge` | `supersede` | `absolutize-date` | `retire` | `redact` |
-/// `index`; the op's own fields (`from`, `reason`, `superseded_by`, `field`,
-/// `to`, `basis`, `what`, `count`, `lines`, `bytes`, `files`, …) are kept in
-/// `fields` in order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PlanOp {
-    /// The operation.
-    pub op: String,
-    /// The memory acted on (absent for `index`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// The operation's fields, in order.
-    #[serde(flatten)]
-    pub fields: Extra,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -695,27 +643,5 @@ mod tests {
         let line = r#"{"session":"6f1c","source":"claude","line":42,"seq":12,"uuid":"a1","parent":"9e","msg_id":"msg_01","block":0,"ts":"2026-07-11T10:00:00Z","role":"assistant","kind":"tool_use","tool":"Bash","tool_id":"toolu_01","input":{"command":"node src/build-token.mjs"},"sidechain":false,"cwd":"/home/u/proj"}"#;
         let e: Event = serde_json::from_str(line).unwrap();
         assert_eq!(serde_json::to_string(&e).unwrap(), line);
-    }
-
-    #[test]
-    fn decisions_serialize_as_documented() {
-        let d = RecallDecision {
-            action: "evict".into(),
-            id: Some("mirror-slow-on-0711".into()),
-            kind: Some(Kind::OneTimeState),
-            reason: Some("expired".into()),
-            expires: Some("2026-07-12".into()),
-            today: Some("2026-07-13".into()),
-            ..Default::default()
-        };
-        assert_eq!(
-            serde_json::to_string(&d).unwrap(),
-            r#"{"action":"evict","id":"mirror-slow-on-0711","kind":"one-time-state","reason":"expired","expires":"2026-07-12","today":"2026-07-13"}"#
-        );
-        let op: PlanOp = serde_json::from_str(
-            r#"{"op":"merge","id":"no-db-mocks","from":["no-db-mocks-2"],"reason":"same fact"}"#,
-        )
-        .unwrap();
-        assert_eq!(op.fields["reason"], "same fact");
     }
 }

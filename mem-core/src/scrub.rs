@@ -15,6 +15,7 @@
 //! only when one of their literal prefilters occurs in the text.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 use regex::Regex;
@@ -58,6 +59,15 @@ pub struct RuleSpec {
     /// redacted value must mix (0: any).
     #[serde(default)]
     pub min_classes: usize,
+    /// With `min_run`: the bytes the value is made of, as ASCII characters
+    /// and ranges (`A-Za-z0-9/+`; a `-` first or last stands for itself).
+    /// The rule runs only on a text that holds `min_run` of them in a row: a
+    /// test far cheaper than the regex, for a rule no literal announces.
+    #[serde(default)]
+    pub run_bytes: Option<String>,
+    /// See `run_bytes` (0: no such test).
+    #[serde(default)]
+    pub min_run: usize,
 }
 
 fn yes() -> bool {
@@ -75,21 +85,38 @@ pub struct RulesFile {
 #[derive(Debug, Clone)]
 struct Rule {
     spec: RuleSpec,
-    re: Regex,
+    /// The regex, compiled the first time a text passes the prefilters
+    /// (most rules never run on a given input); `None` when it does not
+    /// compile or lacks the capture group (the rule then finds nothing).
+    re: OnceLock<Option<Regex>>,
+    /// From `run_bytes` and `min_run`: the bytes of the run and its length.
+    run: Option<(Box<[bool; 256]>, usize)>,
 }
 
-/// The prefilter literals of every rule, in two automata (exact and ASCII
-/// case-insensitive): one pass over a text says which rules may match, instead
-/// of one search per rule.
+impl Rule {
+    fn regex(&self) -> Option<&Regex> {
+        self.re
+            .get_or_init(|| compile_regex(&self.spec).ok())
+            .as_ref()
+    }
+}
+
+/// The prefilter literals of every rule in one automaton, matched ASCII
+/// case-insensitively (an exact literal's match is then compared byte for
+/// byte): one pass over a text says which rules may match, instead of one
+/// search per rule.
 #[derive(Debug, Clone)]
 struct Prefilters {
-    /// Automaton and, per pattern, its rule's index.
-    exact: Option<(AhoCorasick, Vec<usize>)>,
-    /// Same, matched ASCII-case-insensitively.
-    icase: Option<(AhoCorasick, Vec<usize>)>,
+    /// Automaton and, per pattern, its rule's index and, when the literal
+    /// must match exactly (same case), the literal.
+    ac: Option<(AhoCorasick, Vec<Owner>)>,
     /// Per rule: it has no prefilter (always runs).
     always: Vec<bool>,
 }
+
+/// The rule a prefilter literal belongs to, and the literal when it must
+/// match exactly (same case).
+type Owner = (usize, Option<String>);
 
 /// A rule without prefilter, or with an empty literal (which occurs in
 /// every text): it always runs.
@@ -99,55 +126,50 @@ fn unfiltered(r: &Rule) -> bool {
 
 impl Prefilters {
     fn new(rules: &[Rule]) -> Prefilters {
-        let build = |icase: bool| {
-            let mut pats = Vec::new();
-            let mut owner = Vec::new();
-            for (i, r) in rules.iter().enumerate() {
-                if r.spec.icase_prefilter == icase && !unfiltered(r) {
-                    for l in &r.spec.prefilter {
-                        pats.push(l.as_str());
-                        owner.push(i);
-                    }
+        let mut pats = Vec::new();
+        let mut owner = Vec::new();
+        for (i, r) in rules.iter().enumerate() {
+            if !unfiltered(r) {
+                for l in &r.spec.prefilter {
+                    pats.push(l.as_str());
+                    owner.push((i, (!r.spec.icase_prefilter).then(|| l.clone())));
                 }
             }
-            if pats.is_empty() {
-                return None;
-            }
-            // A literal set that does not build leaves its rules always run.
-            AhoCorasick::builder()
-                .ascii_case_insensitive(icase)
-                .build(&pats)
-                .ok()
-                .map(|ac| (ac, owner))
-        };
-        let exact = build(false);
-        let icase = build(true);
+        }
+        // A literal set that does not build leaves its rules always run.
+        let ac = (!pats.is_empty())
+            .then(|| {
+                AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .build(&pats)
+                    .ok()
+                    .map(|ac| (ac, owner))
+            })
+            .flatten();
         let always = rules
             .iter()
-            .map(|r| {
-                unfiltered(r)
-                    || if r.spec.icase_prefilter {
-                        icase.is_none()
-                    } else {
-                        exact.is_none()
-                    }
-            })
+            .map(|r| unfiltered(r) || ac.is_none())
             .collect();
-        Prefilters {
-            exact,
-            icase,
-            always,
-        }
+        Prefilters { ac, always }
     }
 
     /// Per rule: one of its literals occurs in `text` (or it has none).
     fn candidates(&self, text: &str) -> Vec<bool> {
         let mut may = self.always.clone();
-        for (ac, owner) in [&self.exact, &self.icase].into_iter().flatten() {
+        if let Some((ac, owner)) = &self.ac {
             // Overlapping: a literal inside another (`sk-` in `sk-ant-`)
             // is found too.
             for m in ac.find_overlapping_iter(text) {
-                may[owner[m.pattern().as_usize()]] = true;
+                let (rule, exact) = &owner[m.pattern().as_usize()];
+                if may[*rule] {
+                    continue;
+                }
+                if let Some(lit) = exact
+                    && text.as_bytes()[m.start()..m.end()] != *lit.as_bytes()
+                {
+                    continue;
+                }
+                may[*rule] = true;
             }
         }
         may
@@ -269,12 +291,14 @@ impl Scrubber {
     }
 
     /// A scrubber with the given rules (already validated by
-    /// [`Scrubber::parse_rules`]; a rule whose regex fails is skipped).
+    /// [`Scrubber::parse_rules`]; a rule whose regex fails finds nothing).
+    /// A rule's regex is compiled the first time a text passes its
+    /// prefilters.
     pub fn with_rules(rules: RulesFile, project_root: Option<&Path>) -> Scrubber {
         let rules: Vec<Rule> = rules
             .secrets
             .iter()
-            .filter_map(|r| compile(r).ok())
+            .filter_map(|r| lazy_rule(r).ok())
             .collect();
         let pre = Prefilters::new(&rules);
         let root = project_root.map(|p| {
@@ -336,7 +360,15 @@ impl Scrubber {
     fn push_secrets(&self, text: &str, all: &mut Vec<Finding>) {
         let may = self.pre.candidates(text);
         for (r, _) in self.rules.iter().zip(may).filter(|(_, may)| *may) {
-            for caps in r.re.captures_iter(text) {
+            if let Some((class, n)) = &r.run
+                && !has_run(text.as_bytes(), class, *n)
+            {
+                continue;
+            }
+            let Some(re) = r.regex() else {
+                continue;
+            };
+            for caps in re.captures_iter(text) {
                 let (Some(whole), Some(m)) = (caps.get(0), caps.get(r.spec.group)) else {
                     continue;
                 };
@@ -535,7 +567,8 @@ impl Default for Scrubber {
     }
 }
 
-fn compile(r: &RuleSpec) -> Result<Rule> {
+/// A rule's regex, checked: it compiles and has the capture group.
+fn compile_regex(r: &RuleSpec) -> Result<Regex> {
     let re = Regex::new(&r.pattern).map_err(|e| Error::ScrubRules {
         rule: Some(r.name.clone()),
         reason: format!("bad pattern: {e}"),
@@ -546,10 +579,91 @@ fn compile(r: &RuleSpec) -> Result<Rule> {
             reason: format!("group {} does not exist", r.group),
         });
     }
+    Ok(re)
+}
+
+/// A rule with its regex compiled now (to check a rules file).
+fn compile(r: &RuleSpec) -> Result<Rule> {
+    let re = compile_regex(r)?;
+    let rule = lazy_rule(r)?;
+    let _ = rule.re.set(Some(re));
+    Ok(rule)
+}
+
+/// A rule whose regex is compiled when first needed; its run test checked.
+fn lazy_rule(r: &RuleSpec) -> Result<Rule> {
+    let run = match (&r.run_bytes, r.min_run) {
+        (Some(b), n) if n > 0 => Some((
+            byte_class(b).ok_or_else(|| Error::ScrubRules {
+                rule: Some(r.name.clone()),
+                reason: format!("bad run_bytes {b:?} (ASCII characters and ranges such as A-Z)"),
+            })?,
+            n,
+        )),
+        _ => None,
+    };
     Ok(Rule {
         spec: r.clone(),
-        re,
+        re: OnceLock::new(),
+        run,
     })
+}
+
+/// The bytes of a class written as ASCII characters and ranges (`A-Za-z/+`;
+/// a `-` first or last is itself). `None` for a non-ASCII character or a
+/// reversed range.
+fn byte_class(spec: &str) -> Option<Box<[bool; 256]>> {
+    let b = spec.as_bytes();
+    if !spec.is_ascii() || b.is_empty() {
+        return None;
+    }
+    let mut set = Box::new([false; 256]);
+    let mut i = 0;
+    while i < b.len() {
+        if i + 2 < b.len() && b[i + 1] == b'-' {
+            if b[i] > b[i + 2] {
+                return None;
+            }
+            for c in b[i]..=b[i + 2] {
+                set[c as usize] = true;
+            }
+            i += 3;
+        } else {
+            set[b[i] as usize] = true;
+            i += 1;
+        }
+    }
+    Some(set)
+}
+
+/// True when `b` holds at least `n` bytes of `class` in a row. Looks at
+/// every `n`th byte: a run that long covers one of them.
+fn has_run(b: &[u8], class: &[bool; 256], n: usize) -> bool {
+    if n == 0 {
+        return true;
+    }
+    let mut i = n - 1;
+    while i < b.len() {
+        if !class[b[i] as usize] {
+            i += n;
+            continue;
+        }
+        // the run through `i`: back to its start, at most `n` bytes
+        let mut start = i;
+        while start > 0 && i + 1 - start < n && class[b[start - 1] as usize] {
+            start -= 1;
+        }
+        let mut j = i + 1;
+        while j - start < n && j < b.len() && class[b[j] as usize] {
+            j += 1;
+        }
+        if j - start >= n {
+            return true;
+        }
+        // `b[j]` ends the run (or the text ends): the next run starts after it
+        i = j + n;
+    }
+    false
 }
 
 /// True when a match may start at byte `i`: at the start, after a byte that
@@ -1236,6 +1350,44 @@ mod tests {
         }
         let found = sc.find("export K=sk-ant-api03-FAKEFAKEFAKEFAKEFAKE00");
         assert_eq!(found.len(), 1, "{found:?}");
+    }
+
+    /// The run test finds a run of `n` class bytes wherever it lies, and
+    /// only then; a bad class is refused by name.
+    #[test]
+    fn run_prefilter_finds_runs_of_the_class() {
+        let class = byte_class("A-Za-z0-9/+").unwrap();
+        let run = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+        assert_eq!(run.len(), 40);
+        for (text, want) in [
+            (run.to_string(), true),
+            (format!("key {run}"), true),
+            (format!("{run}."), true),
+            (format!("a b {}-{}", &run[..20], &run[20..]), false),
+            (run[..39].to_string(), false),
+            (format!("{} {}", &run[..39], &run[..39]), false),
+            (format!("{}xx {run} y", &run[..5]), true),
+            (String::new(), false),
+        ] {
+            assert_eq!(has_run(text.as_bytes(), &class, 40), want, "{text:?}");
+            let slow = text
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '/' || c == '+'))
+                .any(|w| w.len() >= 40);
+            assert_eq!(slow, want, "{text:?}");
+        }
+        assert!(byte_class("z-a").is_none());
+        assert!(byte_class("é").is_none());
+        let bad = "secrets:\n  - name: r\n    pattern: 'x'\n    run_bytes: 'z-a'\n    min_run: 3\n";
+        let e = Scrubber::parse_rules(bad).unwrap_err().to_string();
+        assert!(e.contains("r") && e.contains("run_bytes"), "{e}");
+        // the bare key is still found, a shorter run is not even searched
+        let sc = s();
+        let found = sc.find_secrets(&format!("the key is {run} for prod"));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            sc.find_secrets(&format!("the key is {} for prod", &run[..39]))
+                .is_empty()
+        );
     }
 
     #[test]

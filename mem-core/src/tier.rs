@@ -14,10 +14,13 @@
 
 use std::collections::{HashMap, HashSet};
 
+use serde::{Deserialize, Serialize};
+
 use crate::records::Memory;
 
-/// Which tier a memory comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// Which tier a memory comes from; written `personal` or `team`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// The person's memory directory.
     #[default]
@@ -42,8 +45,10 @@ impl std::fmt::Display for Tier {
     }
 }
 
-/// How a personal memory overrides a team memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a personal memory overrides a team memory; written `same-id` or
+/// `supersedes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum ConflictKind {
     /// The same id in both tiers.
     SameId,

@@ -17,12 +17,11 @@ use chrono::{DateTime, NaiveDate, Utc};
 use mem_core::frontmatter;
 use mem_core::index_md;
 use mem_core::merge::unite;
-use mem_core::records::{Memory, MemoryType, PlanOp, Trust};
+use mem_core::records::{Extra, Memory, MemoryType, PlanOp, Trust};
 use mem_core::scrub::Scrubber;
 use mem_core::store::{self, Broken, Store, Topic};
 use mem_core::text;
 use regex::Regex;
-use serde_json::{Value, json};
 
 use mem_extract::dates;
 
@@ -144,17 +143,6 @@ pub struct Plan {
     pub ops: Vec<PlanOp>,
     /// Every file change, in order of path.
     pub changes: Vec<Change>,
-}
-
-fn op(name: &str, id: Option<&str>, fields: Value) -> PlanOp {
-    PlanOp {
-        op: name.to_string(),
-        id: id.map(str::to_string),
-        fields: match fields {
-            Value::Object(m) => m,
-            _ => Default::default(),
-        },
-    }
 }
 
 /// The labels of a rendered body ("Fact:", "How to apply:") that are not
@@ -349,11 +337,12 @@ fn redact(items: &mut [PlannedMemory], scrubber: &Scrubber, ops: &mut Vec<PlanOp
                 }
             }
             for (what, count) in by {
-                ops.push(op(
-                    "redact",
-                    Some(&it.id),
-                    json!({"what": what, "count": count}),
-                ));
+                ops.push(PlanOp::Redact {
+                    id: it.id.clone(),
+                    what: what.clone(),
+                    count,
+                    extra: Extra::new(),
+                });
                 it.reasons.push(format!("redact {count} {what}"));
             }
             it.dirty = true;
@@ -391,11 +380,14 @@ fn absolutize_dates(items: &mut [PlannedMemory], ops: &mut Vec<PlanOp>) {
                 if f.phrase.contains(&iso) || annotated {
                     continue;
                 }
-                new_ops.push(op(
-                    "absolutize-date",
-                    Some(&it.id),
-                    json!({"field": name, "from": f.phrase, "to": iso, "basis": basis.label()}),
-                ));
+                new_ops.push(PlanOp::AbsolutizeDate {
+                    id: it.id.clone(),
+                    field: name.to_string(),
+                    from: f.phrase.to_string(),
+                    to: iso,
+                    basis: basis.label(),
+                    extra: Extra::new(),
+                });
             }
             *text = new;
             any = true;
@@ -549,11 +541,12 @@ fn merge_duplicates(
         it.dirty |= !keep_as_is;
         it.reasons
             .push(format!("merge {} into {sid}: same fact", from.join(", ")));
-        ops.push(op(
-            "merge",
-            Some(&sid),
-            json!({"from": from, "reason": "same fact"}),
-        ));
+        ops.push(PlanOp::Merge {
+            id: sid.clone(),
+            from,
+            reason: "same fact".into(),
+            extra: Extra::new(),
+        });
     }
 }
 
@@ -601,7 +594,11 @@ fn supersede_contradictions(items: &mut [PlannedMemory], stances: &Stances, ops:
             win.dirty = true;
             win.reasons
                 .push(format!("supersede {oid}: contradicts it and is newer"));
-            ops.push(op("supersede", Some(&oid), json!({"superseded_by": wid})));
+            ops.push(PlanOp::Supersede {
+                id: oid.clone(),
+                superseded_by: wid.clone(),
+                extra: Extra::new(),
+            });
         }
     }
 }
@@ -669,14 +666,22 @@ fn retire(items: &mut [PlannedMemory], opts: &Options, ops: &mut Vec<PlanOp>) {
             && !r.starts_with("merged into")
             && !r.starts_with("superseded by")
         {
-            ops.push(op("retire", Some(&it.id), json!({"reason": r})));
+            ops.push(PlanOp::Retire {
+                id: it.id.clone(),
+                reason: r.clone(),
+                extra: Extra::new(),
+            });
         } else if let Some(r) = &it.retired
             && r.starts_with("superseded by")
             && !ops
                 .iter()
-                .any(|o| o.op == "supersede" && o.id.as_deref() == Some(&it.id))
+                .any(|o| matches!(o, PlanOp::Supersede { id, .. } if *id == it.id))
         {
-            ops.push(op("retire", Some(&it.id), json!({"reason": r})));
+            ops.push(PlanOp::Retire {
+                id: it.id.clone(),
+                reason: r.clone(),
+                extra: Extra::new(),
+            });
         }
     }
 }
@@ -745,7 +750,11 @@ fn file_changes(
             });
         }
         if let Origin::New { source } = &it.origin {
-            ops.push(op("create", Some(&it.id), json!({"source": source})));
+            ops.push(PlanOp::Create {
+                id: it.id.clone(),
+                source: source.clone(),
+                extra: Extra::new(),
+            });
         }
         final_topics.push(Topic {
             id: it.id.clone(),
@@ -778,11 +787,12 @@ fn rebuild_index(
     };
     let entries = index_md::entries_for(&st, old_index);
     let rendered = index_md::update(old_index, &entries, &opts.other_files, opts.today);
-    ops.push(op(
-        "index",
-        None,
-        json!({"lines": rendered.lines, "bytes": rendered.bytes, "files": files}),
-    ));
+    ops.push(PlanOp::Index {
+        lines: rendered.lines,
+        bytes: rendered.bytes,
+        files,
+        extra: Extra::new(),
+    });
     // An index that would be empty is not created.
     if old_index.map(str::as_bytes) != Some(rendered.text.as_bytes())
         && (old_index.is_some() || !rendered.text.is_empty())
@@ -860,10 +870,12 @@ mod tests {
             &Scrubber::new(None),
             &opts(),
         );
-        let merges: Vec<_> = p.ops.iter().filter(|o| o.op == "merge").collect();
+        let merges: Vec<_> = p.ops.iter().filter(|o| o.op() == "merge").collect();
         assert_eq!(merges.len(), 1);
-        assert_eq!(merges[0].id.as_deref(), Some("a"));
-        assert_eq!(merges[0].fields["from"], json!(["bb"]));
+        assert!(
+            matches!(merges[0], PlanOp::Merge { id, from, .. } if id == "a" && from == &["bb"]),
+            "{merges:?}"
+        );
     }
 
     #[test]
@@ -893,10 +905,12 @@ mod tests {
             &Scrubber::new(None),
             &opts(),
         );
-        let merges: Vec<_> = p.ops.iter().filter(|o| o.op == "merge").collect();
+        let merges: Vec<_> = p.ops.iter().filter(|o| o.op() == "merge").collect();
         assert_eq!(merges.len(), 1);
-        assert_eq!(merges[0].id.as_deref(), Some("a"));
-        assert_eq!(merges[0].fields["from"], json!(["bb"]));
+        assert!(
+            matches!(merges[0], PlanOp::Merge { id, from, .. } if id == "a" && from == &["bb"]),
+            "{merges:?}"
+        );
     }
 
     #[test]
@@ -927,10 +941,12 @@ mod tests {
             &Scrubber::new(None),
             &opts(),
         );
-        let merges: Vec<_> = p.ops.iter().filter(|o| o.op == "merge").collect();
+        let merges: Vec<_> = p.ops.iter().filter(|o| o.op() == "merge").collect();
         assert_eq!(merges.len(), 1);
-        assert_eq!(merges[0].id.as_deref(), Some("bb"));
-        assert_eq!(merges[0].fields["from"], json!(["a"]));
+        assert!(
+            matches!(merges[0], PlanOp::Merge { id, from, .. } if id == "bb" && from == &["a"]),
+            "{merges:?}"
+        );
         let kept = p.changes.iter().find(|c| c.rel == "bb.md").unwrap();
         let text = String::from_utf8_lossy(kept.after.as_deref().unwrap());
         assert!(
@@ -969,11 +985,15 @@ mod tests {
         let sup: Vec<_> = p
             .ops
             .iter()
-            .filter(|o| o.op == "supersede")
-            .map(|o| (o.id.clone().unwrap(), o.fields["superseded_by"].clone()))
+            .filter_map(|o| match o {
+                PlanOp::Supersede {
+                    id, superseded_by, ..
+                } => Some((id.as_str(), superseded_by.as_str())),
+                _ => None,
+            })
             .collect();
-        assert!(sup.contains(&("old".into(), json!("new"))), "{sup:?}");
-        assert!(sup.contains(&("npm".into(), json!("pnpm"))), "{sup:?}");
+        assert!(sup.contains(&("old", "new")), "{sup:?}");
+        assert!(sup.contains(&("npm", "pnpm")), "{sup:?}");
     }
 
     /// Regression: "use npm instead of pnpm" and the later "use pnpm
@@ -1011,16 +1031,13 @@ mod tests {
                 let ops: Vec<(String, Option<String>, String)> = p
                     .ops
                     .iter()
-                    .filter(|o| o.op == "merge" || o.op == "supersede")
+                    .filter(|o| matches!(o, PlanOp::Merge { .. } | PlanOp::Supersede { .. }))
                     .map(|o| {
-                        (
-                            o.op.clone(),
-                            o.id.clone(),
-                            o.fields
-                                .get("superseded_by")
-                                .map(ToString::to_string)
-                                .unwrap_or_default(),
-                        )
+                        let by = match o {
+                            PlanOp::Supersede { superseded_by, .. } => format!("{superseded_by:?}"),
+                            _ => String::new(),
+                        };
+                        (o.op().to_string(), o.id().map(str::to_string), by)
                     })
                     .collect();
                 assert_eq!(

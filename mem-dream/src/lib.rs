@@ -379,17 +379,50 @@ fn print_op(out: &mut Output, format: Format, o: &PlanOp) -> std::io::Result<()>
     match format {
         Format::Jsonl => out.record(o),
         Format::Text => {
-            let mut s = o.op.clone();
-            if let Some(id) = &o.id {
+            let mut s = o.op().to_string();
+            if let Some(id) = o.id() {
                 s.push(' ');
                 s.push_str(id);
             }
-            for (k, v) in &o.fields {
+            for (k, v) in o.fields() {
                 s.push_str(&format!(" {k}={v}"));
             }
             out.line(&s)
         }
     }
+}
+
+/// Print a plan on `out`: the unified diff of every change (`diff` renders
+/// one) when given, else its ops; with `explain`, each change's reasons on
+/// stderr.
+///
+/// Errors: stdout cannot be written.
+pub(crate) fn print_plan(
+    out: &mut Output,
+    format: Format,
+    plan: &consolidate::Plan,
+    diff: Option<fn(&consolidate::Change) -> String>,
+    explain: bool,
+) -> Result<()> {
+    let io = |e| Error::io("<stdout>", e);
+    match diff {
+        Some(diff) => {
+            for c in &plan.changes {
+                out.write_all(diff(c).as_bytes()).map_err(io)?;
+            }
+        }
+        None => {
+            for o in &plan.ops {
+                print_op(out, format, o).map_err(io)?;
+            }
+        }
+    }
+    if explain {
+        for c in &plan.changes {
+            eprintln!("{NAME}: {}: {}", c.rel, c.reasons.join("; "));
+        }
+    }
+    Ok(())
 }
 
 fn dream(
@@ -632,21 +665,14 @@ fn phases(
         &crate::plan_options(a, clock.today, &st.bad_names),
     );
     interrupted()?;
-    let io = |e| Error::io("<stdout>", e);
-    if a.diff {
-        for c in &plan.changes {
-            out.write_all(apply::diff(c).as_bytes()).map_err(io)?;
-        }
-    } else {
-        for o in &plan.ops {
-            print_op(out, format, o).map_err(io)?;
-        }
-    }
-    if cli.global.explain {
-        for c in &plan.changes {
-            eprintln!("{NAME}: {}: {}", c.rel, c.reasons.join("; "));
-        }
-    }
+    print_plan(
+        out,
+        format,
+        &plan,
+        a.diff
+            .then_some(apply::diff as fn(&consolidate::Change) -> String),
+        cli.global.explain,
+    )?;
     if a.dry_run {
         eprintln!(
             "{NAME}: dry run: {} op(s), {} file change(s) planned, nothing written",

@@ -16,11 +16,11 @@
 //! applies. Diff paths are relative to the repository root (`a/.claude/team-memory/…`),
 //! so `git apply` takes the diff from the root.
 
-use std::io::Write as _;
 use std::path::Path;
 
 use mem_core::cli::{Format, Output, warn};
 use mem_core::memdir;
+use mem_core::records::PlanOp;
 use mem_core::scrub::Scrubber;
 use mem_core::store;
 use mem_core::time::Clock;
@@ -28,7 +28,7 @@ use mem_core::{Error, Exit};
 
 use crate::consolidate::{self, Change};
 use crate::error::{DreamError, Result};
-use crate::{Cli, NAME, apply, print_op};
+use crate::{Cli, NAME, apply};
 
 /// What a team-tier run says on stderr about applying the plan.
 pub const APPLY_NOTE: &str = "the team tier is only planned, never written by mem-dream: save the plan with `mem-dream --tier team --diff > team.diff`, apply it from the repository root with `git apply team.diff`, review and commit";
@@ -72,21 +72,13 @@ pub fn run(cli: &Cli, clock: &Clock, format: Format, out: &mut Output) -> Result
     // A clone may carry a link: only a folder below the root is read.
     mem_core::confine::check_below(&root, &dir)?;
     let c = plan(&dir, &root, clock, &cli.run)?;
-    let io = |e| Error::io("<stdout>", e);
-    if cli.run.diff {
-        for ch in &c.changes {
-            out.write_all(diff(ch).as_bytes()).map_err(io)?;
-        }
-    } else {
-        for o in &c.ops {
-            print_op(out, format, o).map_err(io)?;
-        }
-    }
-    if cli.global.explain {
-        for ch in &c.changes {
-            eprintln!("{NAME}: {}: {}", ch.rel, ch.reasons.join("; "));
-        }
-    }
+    crate::print_plan(
+        out,
+        format,
+        &c,
+        cli.run.diff.then_some(diff as fn(&Change) -> String),
+        cli.global.explain,
+    )?;
     eprintln!(
         "{NAME}: team tier {}: {} op(s), {} file change(s) planned, nothing written",
         dir.display(),
@@ -197,11 +189,17 @@ fn team_index(dir: &Path, p: &mut consolidate::Plan) -> Result<()> {
         });
         p.changes.sort_by(|a, b| a.rel.cmp(&b.rel));
     }
-    for o in p.ops.iter_mut().filter(|o| o.op == "index") {
-        o.fields.insert("lines".into(), r.lines.into());
-        o.fields.insert("bytes".into(), r.bytes.into());
-        o.fields
-            .insert("files".into(), (st.topics.len() + st.broken.len()).into());
+    for o in p.ops.iter_mut() {
+        if let PlanOp::Index {
+            lines,
+            bytes,
+            files,
+            ..
+        } = o
+        {
+            (*lines, *bytes) = (r.lines, r.bytes);
+            *files = st.topics.len() + st.broken.len();
+        }
     }
     Ok(())
 }

@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 
-use regex::RegexSet;
+use crate::set::AsciiFirstSet;
 
 /// The kinds of instruction-shaped text, as `(name, regex)`; each regex is
 /// matched case-insensitively against the text after [`normalize`].
@@ -63,14 +63,13 @@ pub const PATTERNS: &[(&str, &str)] = &[
     ),
 ];
 
-fn set() -> &'static RegexSet {
-    static SET: OnceLock<RegexSet> = OnceLock::new();
+/// The patterns as one set (compiled for ASCII text first: see
+/// [`crate::set`]; a test checks the Unicode set compiles).
+fn set() -> &'static AsciiFirstSet {
+    static SET: OnceLock<AsciiFirstSet> = OnceLock::new();
     SET.get_or_init(|| {
-        regex::RegexSetBuilder::new(PATTERNS.iter().map(|(_, re)| *re))
-            .case_insensitive(true)
-            .multi_line(true)
-            .build()
-            .expect("instruction patterns")
+        let pats: Vec<&str> = PATTERNS.iter().map(|(_, re)| *re).collect();
+        AsciiFirstSet::new(&pats, true, true)
     })
 }
 
@@ -139,7 +138,10 @@ pub fn normalize(text: &str) -> String {
 /// ```
 pub fn instruction_shaped(text: &str) -> Option<&'static str> {
     let norm = normalize(text);
-    set().matches(&norm).iter().next().map(|i| PATTERNS[i].0)
+    let hits = set().matches(&norm);
+    (0..PATTERNS.len())
+        .find(|&i| hits.matched(i))
+        .map(|i| PATTERNS[i].0)
 }
 
 /// True when `text` reads as an instruction to an agent
@@ -178,9 +180,9 @@ const PASTED: [&str; 7] = [
 /// ```
 pub fn pasted_instruction(text: &str) -> Option<&'static str> {
     let norm = normalize(text);
-    set()
-        .matches(&norm)
-        .iter()
+    let hits = set().matches(&norm);
+    (0..PATTERNS.len())
+        .filter(|&i| hits.matched(i))
         .map(|i| PATTERNS[i].0)
         .find(|name| PASTED.contains(name))
 }
@@ -188,6 +190,13 @@ pub fn pasted_instruction(text: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn patterns_compile() {
+        set()
+            .check()
+            .expect("the instruction patterns compile for any text");
+    }
 
     #[test]
     fn instruction_shaped_text_is_named() {
@@ -290,6 +299,8 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), PATTERNS.len());
-        assert_eq!(set().len(), PATTERNS.len());
+        set()
+            .check()
+            .expect("the instruction patterns compile for any text");
     }
 }

@@ -13,12 +13,14 @@ mod command;
 pub mod dates;
 pub mod error;
 pub mod extract;
+mod held;
 pub mod instruction;
 pub mod model;
 mod note;
 pub mod rules;
 mod scan;
 pub mod session;
+mod set;
 pub mod stream;
 pub mod text;
 mod triggers;
@@ -375,7 +377,7 @@ pub struct EventStream {
     main: u64,
     user_turns: u64,
     wrote_memory: bool,
-    turn: Vec<EventView<'static>>,
+    turn: held::HeldTurn,
     fed: u64,
     skipped_turns: u64,
 }
@@ -416,7 +418,7 @@ impl EventStream {
             main: 0,
             user_turns: 0,
             wrote_memory: false,
-            turn: Vec::new(),
+            turn: held::HeldTurn::default(),
             fed: 0,
             skipped_turns: 0,
         };
@@ -465,7 +467,7 @@ impl EventStream {
         if self.disabled {
             return;
         }
-        self.turn.push(ev.into_owned());
+        self.turn.push(ev);
     }
 
     /// Turns left out so far because they wrote into the memory directory.
@@ -476,17 +478,17 @@ impl EventStream {
     /// The turn held so far ends: feed it, or leave it out when it wrote
     /// into the memory directory.
     fn end_turn(&mut self) {
-        let turn = std::mem::take(&mut self.turn);
         if std::mem::take(&mut self.wrote_memory) {
+            self.turn.clear();
             self.skipped_turns += 1;
             return;
         }
-        for ev in turn {
-            self.feed(ev);
-        }
+        let mut turn = std::mem::take(&mut self.turn);
+        turn.drain(|ev| self.feed(ev));
+        self.turn = turn;
     }
 
-    fn feed(&mut self, ev: EventView<'static>) {
+    fn feed(&mut self, ev: EventView<'_>) {
         self.fed += 1;
         if self.x.is_none()
             && !ev.sidechain
@@ -497,7 +499,7 @@ impl EventStream {
         }
         match self.x.as_mut() {
             Some(x) => x.push(&ev),
-            None => self.pending.push(ev),
+            None => self.pending.push(ev.into_owned()),
         }
     }
 
@@ -685,17 +687,23 @@ fn run_model(a: &ExtractArgs, rules: Rules, cmd: &str) -> Result<Exit, ExtractEr
 /// Print the notes (`--explain`), the sensitive drops and the memories.
 fn emit(a: &ExtractArgs, result: &Extraction) -> Result<Exit, ExtractError> {
     // What goes to stderr is scrubbed of secrets too: a note quotes the
-    // transcript's own words.
-    let scrubber = Scrubber::new(None);
+    // transcript's own words. (The scrubber is made only when something
+    // goes there.)
+    let scrubber = std::cell::OnceCell::new();
+    let redact = |s: &str| {
+        scrubber
+            .get_or_init(|| Scrubber::new(None))
+            .redact_secrets(s)
+    };
     if a.common.explain {
         for n in &result.notes {
-            eprintln!("{NAME}: {}", scrubber.redact_secrets(&n.to_string()));
+            eprintln!("{NAME}: {}", redact(&n.to_string()));
         }
     }
     for d in &result.sensitive_drops {
         eprintln!(
             "{NAME}: dropped a candidate that still carries sensitive text: {}",
-            scrubber.redact_secrets(d)
+            redact(d)
         );
     }
     let format = a.common.output.format();

@@ -3,10 +3,12 @@
 
 use std::sync::OnceLock;
 
-use regex::{Regex, RegexSet};
+use regex::Regex;
 use serde::Deserialize;
 
 use crate::error::ExtractError as Error;
+
+use crate::set::{AsciiFirstSet, SetHits};
 
 /// The default rules shipped with the tool.
 pub const DEFAULT_RULES_YAML: &str = include_str!("rules.yaml");
@@ -95,14 +97,14 @@ pub struct Rules {
     pub reference_skip_hosts: Vec<String>,
     /// The patterns of `drop`, `user`, `feedback`, `project`, `request` in
     /// that order, searched in one pass by [`Rules::matching`].
-    set: RegexSet,
+    set: AsciiFirstSet,
     /// The ASCII one-word `reference_words`, sorted.
     reference_single: Vec<String>,
 }
 
 /// Which sentence rules' patterns match a sentence (from [`Rules::matching`]).
 pub struct Matching {
-    m: regex::SetMatches,
+    m: SetHits,
 }
 
 impl Rules {
@@ -152,7 +154,9 @@ impl Rules {
 
     /// The embedded default rules.
     pub fn default_rules() -> Rules {
-        Rules::parse(DEFAULT_RULES_YAML, "<default rules>").expect("embedded rules are valid")
+        // the test `default_rules_compile` checks every pattern compiles
+        Rules::parse_checked(DEFAULT_RULES_YAML, "<default rules>", false)
+            .expect("embedded rules are valid")
     }
 
     /// Parse a rules file.
@@ -162,6 +166,12 @@ impl Rules {
     /// pattern does not compile, [`crate::ExtractError::BadWhy`],
     /// [`crate::ExtractError::RuleSet`].
     pub fn parse(yaml: &str, label: &str) -> Result<Rules, Error> {
+        Rules::parse_checked(yaml, label, true)
+    }
+
+    /// [`Rules::parse`]; with `check`, the rule set is compiled for any
+    /// text now (else the first time a sentence that is not ASCII comes).
+    fn parse_checked(yaml: &str, label: &str, check: bool) -> Result<Rules, Error> {
         let spec: RulesSpec = serde_norway::from_str(yaml).map_err(|e| Error::RulesYaml {
             file: label.into(),
             reason: e.to_string(),
@@ -176,7 +186,8 @@ impl Rules {
         .iter()
         .flat_map(|g| g.iter().map(|r| r.pattern.as_str()))
         .collect();
-        let set_result = RegexSet::new(&patterns);
+        let set = AsciiFirstSet::new(&patterns, false, false);
+        let set_result = if check { set.check() } else { Ok(()) };
         // a pattern is compiled alone only to name the bad one when the set
         // fails (a set compiles exactly when each of its patterns does,
         // size limits aside)
@@ -231,7 +242,7 @@ impl Rules {
         let project = comp(spec.project, "project")?;
         let request = comp(spec.request, "request")?;
         // every pattern compiled alone above, so the set compiles too
-        let set = set_result.map_err(|err| Error::RuleSet {
+        set_result.map_err(|err| Error::RuleSet {
             file: label.into(),
             err,
         })?;
@@ -269,6 +280,7 @@ mod tests {
     fn default_rules_compile() {
         let r = Rules::default_rules();
         assert!(!r.feedback.is_empty() && !r.drop.is_empty());
+        r.set.check().expect("the rule set compiles for any text");
     }
 
     #[test]

@@ -81,6 +81,20 @@ pub struct WriteReport {
     pub warnings: Vec<String>,
 }
 
+impl WriteReport {
+    /// A batch refused whole: its `errors` (and the directory's
+    /// `warnings`), nothing written.
+    fn refused(errors: Vec<IndexError>, warnings: Vec<String>) -> WriteReport {
+        WriteReport {
+            results: Vec::new(),
+            errors,
+            evicted: Vec::new(),
+            index: None,
+            warnings,
+        }
+    }
+}
+
 /// Normalised fact text for duplicate detection: the record's `fact` (or the
 /// fact read from its body), else its body; lowercase, whitespace collapsed.
 /// `None` when there is nothing to compare.
@@ -421,13 +435,7 @@ pub fn write_batch(
                     after,
                     max_files: opts.max_files,
                 });
-                return Ok(WriteReport {
-                    results: Vec::new(),
-                    errors,
-                    evicted: Vec::new(),
-                    index: None,
-                    warnings,
-                });
+                return Ok(WriteReport::refused(errors, warnings));
             }
             let touched: HashSet<&str> = plans.iter().map(|p| p.id.as_str()).collect();
             evict_ids = eviction_order(&st, opts.today, opts.include_foreign)
@@ -442,24 +450,12 @@ pub fn write_batch(
                     max_files: opts.max_files,
                     include_foreign: opts.include_foreign,
                 });
-                return Ok(WriteReport {
-                    results: Vec::new(),
-                    errors,
-                    evicted: Vec::new(),
-                    index: None,
-                    warnings,
-                });
+                return Ok(WriteReport::refused(errors, warnings));
             }
         }
     }
     if refuse {
-        return Ok(WriteReport {
-            results: Vec::new(),
-            errors,
-            evicted: Vec::new(),
-            index: None,
-            warnings,
-        });
+        return Ok(WriteReport::refused(errors, warnings));
     }
 
     // 4. Write, marked as unfinished until the index is written (a killed

@@ -162,64 +162,112 @@ impl Doc {
 }
 
 /// The term frequency of each of the stems `wanted` (sorted, distinct) in
-/// each doc: `out[j][i]` for `wanted[j]` in `docs[i]` (0 when absent). One
-/// pass over each doc's [`Doc::terms`], merged with `wanted` (both sorted).
+/// each doc: `out[j][i]` for `wanted[j]` in `docs[i]` (0 when absent).
+///
+/// A doc's [`Doc::terms`] are sorted, so the tokens of the stems that
+/// start with one byte form one run: per doc and first byte of a wanted
+/// stem, one vectorised search for a space followed by that byte finds the
+/// run, and only its tokens are read (a doc's other tokens are skipped
+/// unread). The wanted stems are taken in order, so the search only moves
+/// forward. From [`crate::load::PARALLEL_FROM`] docs on, half of them are
+/// read on another thread.
 fn term_frequencies(docs: &[&Doc], wanted: &[&str]) -> Vec<Vec<u32>> {
     let mut out = vec![vec![0u32; docs.len()]; wanted.len()];
-    if wanted.is_empty() {
+    // The runs to look for: (first byte, the wanted stems starting with it),
+    // in order. An empty stem never occurs in the terms.
+    let mut runs: Vec<(memchr::memmem::Finder<'static>, std::ops::Range<usize>)> = Vec::new();
+    let mut j = 0;
+    while j < wanted.len() {
+        let Some(&first) = wanted[j].as_bytes().first() else {
+            j += 1;
+            continue;
+        };
+        let from = j;
+        while j < wanted.len() && wanted[j].as_bytes().first() == Some(&first) {
+            j += 1;
+        }
+        runs.push((
+            memchr::memmem::Finder::new(&[b' ', first]).into_owned(),
+            from..j,
+        ));
+    }
+    if runs.is_empty() {
         return out;
     }
-    for (i, d) in docs.iter().enumerate() {
-        let t = d.terms.as_bytes();
-        let mut j = 0;
-        let mut k = 0;
-        'doc: while k < t.len() {
-            if t[k] == b' ' {
-                k += 1;
-                continue;
-            }
-            // a token `stem:tf`
-            let s0 = k;
-            while k < t.len() && t[k] != b':' && t[k] != b' ' {
-                k += 1;
-            }
-            if k == t.len() || t[k] != b':' || k == s0 {
-                continue;
-            }
-            let stem = &t[s0..k];
-            k += 1;
-            let n0 = k;
-            while k < t.len() && t[k] != b' ' {
-                k += 1;
-            }
-            while j < wanted.len() {
-                let w = wanted[j].as_bytes();
-                // most tokens differ in their first byte: no full compare
-                let ord = match w.first().cmp(&stem.first()) {
-                    std::cmp::Ordering::Equal => w.cmp(stem),
-                    o => o,
-                };
-                match ord {
-                    std::cmp::Ordering::Less => j += 1,
-                    std::cmp::Ordering::Greater => break,
-                    std::cmp::Ordering::Equal => {
-                        let mut n = 0u32;
-                        for &b in &t[n0..k] {
-                            if !b.is_ascii_digit() {
-                                break;
-                            }
-                            n = n.saturating_mul(10).saturating_add(u32::from(b - b'0'));
-                        }
-                        out[j][i] = n;
-                        j += 1;
-                        break;
+    // Doc by doc (`row[i * w + j]`), half of the docs on another thread
+    // when there are many.
+    let w = wanted.len();
+    let halves = crate::load::par_halves(docs, |docs| {
+        let mut row = vec![0u32; docs.len() * w];
+        for (i, d) in docs.iter().enumerate() {
+            let t = d.terms.as_bytes();
+            // Where the search for the next run starts: 0, or a space.
+            let mut k = 0;
+            for (finder, ws) in &runs {
+                let first = wanted[ws.start].as_bytes()[0];
+                // the run's first token (the terms start with a space; a token
+                // right at the start is found too)
+                let mut p = if k == 0 && t.first() == Some(&first) {
+                    0
+                } else {
+                    match finder.find(&t[k..]) {
+                        Some(at) => k + at + 1,
+                        None => continue,
                     }
+                };
+                let mut j = ws.start;
+                while j < ws.end && p < t.len() && t[p] == first {
+                    // a token `stem:tf`
+                    let mut c = p;
+                    while c < t.len() && t[c] != b':' && t[c] != b' ' {
+                        c += 1;
+                    }
+                    let mut e = c;
+                    while e < t.len() && t[e] != b' ' {
+                        e += 1;
+                    }
+                    if c < t.len() && t[c] == b':' {
+                        let stem = &t[p..c];
+                        while j < ws.end {
+                            match wanted[j].as_bytes().cmp(stem) {
+                                std::cmp::Ordering::Less => j += 1,
+                                std::cmp::Ordering::Greater => break,
+                                std::cmp::Ordering::Equal => {
+                                    let mut n = 0u32;
+                                    for &b in &t[c + 1..e] {
+                                        if !b.is_ascii_digit() {
+                                            break;
+                                        }
+                                        n = n
+                                            .saturating_mul(10)
+                                            .saturating_add(u32::from(b - b'0'));
+                                    }
+                                    row[i * w + j] = n;
+                                    j += 1;
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    // the next token
+                    p = e + 1;
                 }
-            }
-            if j == wanted.len() {
-                break 'doc;
+                // Every token read starts with `first`, before the next run's
+                // byte: the next search starts at the space before the first
+                // token not read.
+                k = (p - 1).min(t.len());
             }
         }
+        row
+    });
+    let mut at = 0;
+    for row in halves {
+        for (i, tfs) in row.chunks_exact(w).enumerate() {
+            for (col, &n) in out.iter_mut().zip(tfs) {
+                col[at + i] = n;
+            }
+        }
+        at += row.len() / w;
     }
     out
 }
@@ -691,6 +739,8 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
     let mut relevant = Vec::with_capacity(docs.len());
     let mut evicts = Vec::new();
     let mut skips = Vec::with_capacity(docs.len());
+    // The alternatives a doc matched (one per concept), reused per doc.
+    let mut hit: Vec<&Alt> = Vec::new();
     for (i, d) in docs.iter().enumerate() {
         let mut expired = false;
         if d.retired {
@@ -732,13 +782,12 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
                 });
             }
         }
-        let mut matched = Vec::new();
         let mut score = 0.0;
         // Length normalisation: a memory shorter than the average is
         // scored as one of average length (short files are not punished,
         // nor favoured by chance); a longer one as BM25 does.
         let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * (d.len as f64).max(avgdl) / avgdl);
-        let mut hit: Vec<&Vec<String>> = Vec::new();
+        hit.clear();
         for live in &scored {
             let mut best: Option<(f64, &Alt)> = None;
             for (a, w, tfs) in live {
@@ -753,18 +802,18 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
             // Two task words that meet the memory in the same term (both
             // synonyms of "package") count once.
             if let Some((s, a)) = best
-                && !hit.contains(&&a.stems)
+                && !hit.iter().any(|h| h.stems == a.stems)
             {
-                hit.push(&a.stems);
-                matched.push(a.show.clone());
+                hit.push(a);
                 score += s;
             }
         }
         dec.score = score;
         // A passing score makes the memory relevant; a failing one is still
         // shown beside other matches (for --explain).
-        let passes = matched.len() >= MIN_MATCHED_STEMS && score >= q.min_score;
-        if passes || (!matched.is_empty() && !dec.why.is_empty()) {
+        let passes = hit.len() >= MIN_MATCHED_STEMS && score >= q.min_score;
+        if passes || (!hit.is_empty() && !dec.why.is_empty()) {
+            let matched = hit.iter().map(|a| a.show.clone()).collect();
             dec.why.push(Why::Score(score, matched));
         }
         if d.mem_type == MemoryType::User && d.triggers.is_empty() && d.paths.is_empty() {
@@ -864,6 +913,60 @@ mod tests {
                 [4, 0, 0]
             ]
         );
+    }
+
+    #[test]
+    fn term_frequencies_agree_with_a_plain_reading_on_many_docs() {
+        // More docs than `PARALLEL_FROM`: read in two halves.
+        let stems = [
+            "a", "ab", "b", "ba", "bb", "cach", "chang", "check", "z", "ü",
+        ];
+        let docs: Vec<Doc> = (0..crate::load::PARALLEL_FROM + 101)
+            .map(|i| {
+                let mut terms = String::from(" ");
+                for (k, s) in stems.iter().enumerate() {
+                    if (i + k) % (k + 2) == 0 {
+                        terms.push_str(&format!("{s}:{} ", i % 7 + k));
+                    }
+                }
+                Doc {
+                    id: Text::Borrowed("x"),
+                    mem_type: MemoryType::Project,
+                    kind: Kind::Reference,
+                    scope: Scope::ThisRepo,
+                    project: None,
+                    triggers: Vec::new(),
+                    trigger_stems: Vec::new(),
+                    paths: Vec::new(),
+                    expires: None,
+                    superseded_by: None,
+                    supersedes: Vec::new(),
+                    retired: false,
+                    source: Source::Manual,
+                    trust: Trust::Normal,
+                    terms: Text::Owned(terms),
+                    len: 1,
+                    tokens: 1,
+                }
+            })
+            .collect();
+        let refs: Vec<&Doc> = docs.iter().collect();
+        let wanted = ["ab", "b", "bb", "bc", "chang", "check", "y", "ü"];
+        let got = term_frequencies(&refs, &wanted);
+        for (j, w) in wanted.iter().enumerate() {
+            for (i, d) in docs.iter().enumerate() {
+                let plain = d
+                    .terms
+                    .split(' ')
+                    .filter_map(|t| t.split_once(':'))
+                    .find(|(s, _)| s == w)
+                    .map_or(0, |(_, n)| n.parse::<u32>().unwrap());
+                assert_eq!(got[j][i], plain, "{w} in doc {i}: {:?}", d.terms);
+            }
+        }
+        // Doc 2 holds ab (k = 1), check (k = 7) and ü (k = 9), each with
+        // tf = 2 % 7 + k.
+        assert_eq!((got[0][2], got[5][2], got[7][2]), (3, 9, 11));
     }
 
     #[test]

@@ -104,7 +104,7 @@ pub fn run_guarded(common: &Common) -> Exit {
             .take(MAX_INPUT)
             .read_to_end(&mut input)
             .map_err(crate::RecallError::Stdin)?;
-        respond(common, &input)
+        answer(common, &input, true)
     }));
     // Held until the process ends: the watchdog can no longer decide.
     let mut d = decided.lock().unwrap_or_else(|e| e.into_inner());
@@ -134,6 +134,13 @@ pub fn run_guarded(common: &Common) -> Exit {
 ///
 /// Errors: input that is not hook JSON, or any error of recall itself.
 pub fn respond(common: &Common, input: &[u8]) -> crate::Result<Option<String>> {
+    answer(common, input, false)
+}
+
+/// [`respond`]; with `exiting` (the process ends after the answer) the
+/// memories loaded and the decisions are left to the OS to reclaim instead
+/// of being freed one allocation at a time.
+fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<String>> {
     let h: HookInput = serde_json::from_slice(input)
         .map_err(|e| crate::RecallError::NotHookJson(e.to_string()))?;
     let Some(event) = h.hook_event_name.as_deref() else {
@@ -197,7 +204,13 @@ pub fn respond(common: &Common, input: &[u8]) -> crate::Result<Option<String>> {
             let reset = if start { h.source.as_deref() } else { None };
             crate::once::memories(dir, sid, reset, &s.items, &ds)?
         }
-        _ => crate::recalled_memories(&s.items, &ds),
+        _ => crate::recalled_memories(&s.items, &ds)
+            .into_iter()
+            .map(|r| render::Rendered {
+                tier: r.tier,
+                md: render::memory_md_in(&r.id, &r.memory, r.tier),
+            })
+            .collect(),
     };
     if start && let Some(dir) = s.memory_dir.as_deref() {
         crate::autodream::on_session_start(dir, &s.cwd);
@@ -214,7 +227,7 @@ pub fn respond(common: &Common, input: &[u8]) -> crate::Result<Option<String>> {
         if !ctx.is_empty() {
             ctx.push('\n');
         }
-        ctx.push_str(&render::memories_md(&mems));
+        ctx.push_str(&render::rendered_md(&mems));
     }
     // After a compaction: the session's own summary first (PreCompact saved it).
     if start
@@ -227,6 +240,12 @@ pub fn respond(common: &Common, input: &[u8]) -> crate::Result<Option<String>> {
         } else {
             format!("{sm}\n{ctx}")
         };
+    }
+    if exiting {
+        // Thousands of small allocations: let the OS reclaim them at exit.
+        std::mem::forget(ds);
+        std::mem::forget(q);
+        std::mem::forget(s);
     }
     if ctx.trim().is_empty() {
         return Ok(None);

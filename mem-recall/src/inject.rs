@@ -117,13 +117,38 @@ pub struct Recalled {
 /// Recalled memories as one Markdown document (header, [`TEAM_NOTE`] when
 /// one is a team memory, then each memory).
 pub fn memories_md(items: &[Recalled]) -> String {
-    let mut s = String::from(MD_HEADER);
+    let rendered: Vec<Rendered> = items
+        .iter()
+        .map(|r| Rendered {
+            tier: r.tier,
+            md: memory_md_in(&r.id, &r.memory, r.tier),
+        })
+        .collect();
+    rendered_md(&rendered)
+}
+
+/// One recalled memory as injected: its Markdown ([`memory_md_in`]) and
+/// its tier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The tier it came from.
+    pub tier: Tier,
+    /// [`memory_md_in`] of the memory.
+    pub md: String,
+}
+
+/// [`memories_md`] of memories already rendered: the same document.
+pub fn rendered_md(items: &[Rendered]) -> String {
+    let mut s = String::with_capacity(
+        MD_HEADER.len() + TEAM_NOTE.len() + items.iter().map(|r| r.md.len() + 1).sum::<usize>(),
+    );
+    s.push_str(MD_HEADER);
     if items.iter().any(|r| r.tier == Tier::Team) {
         s.push_str(TEAM_NOTE);
     }
     for r in items {
         s.push('\n');
-        s.push_str(&memory_md_in(&r.id, &r.memory, r.tier));
+        s.push_str(&r.md);
     }
     s
 }

@@ -549,16 +549,15 @@ impl Session {
         let mut shadowed = Vec::new();
         if records.is_none() && tiers.team() {
             let explicit = tiers == TierArg::Team;
-            if let Some((dir, team)) = tier::load(
-                &mem_core::memdir::checkout_root(&cwd),
-                common.no_cache,
-                stems,
-                explicit,
-            )
-                // the team folder given as the memory directory is read once
-                && memory_dir.as_deref().is_none_or(|m| {
-                    mem_core::memdir::real_path(m) != mem_core::memdir::real_path(&dir)
-                })
+            let checkout = mem_core::memdir::checkout_root(&cwd);
+            // The team folder given as the memory directory is read once,
+            // as the memory directory (its broken files reported once).
+            let team_is_memory_dir = memory_dir.as_deref().is_some_and(|m| {
+                let t = mem_core::memdir::team_dir(&checkout);
+                t.is_dir() && mem_core::memdir::real_path(m) == mem_core::memdir::real_path(&t)
+            });
+            if !team_is_memory_dir
+                && let Some((dir, team)) = tier::load(&checkout, common.no_cache, stems, explicit)
             {
                 let (team, hidden) = tier::merge(&items, team, clock.today);
                 shadowed = hidden;
@@ -614,9 +613,7 @@ impl Session {
     /// `tier` field (`personal` or `team`).
     pub fn record(&self, d: &Decision, today: chrono::NaiveDate) -> mem_core::RecallDecision {
         let it = &self.items[d.doc];
-        let mut r = render::record(d, &it.doc, today);
-        r.extra.insert("tier".into(), it.tier.as_str().into());
-        r
+        render::record(d, &it.doc, today, Some(it.tier))
     }
 
     /// The query for `args` (paths made relative to the project root).

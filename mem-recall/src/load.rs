@@ -134,8 +134,8 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
         .map_err(|e| mem_core::Error::io(dir, e))?;
     // The topic files with their mtime and size (one stat each).
     // A name the cache holds was checked when it was cached (the check
-    // depends on the name only).
-    let cached = |name: &str| old.entries.binary_search_by(|e| e.file.cmp(name)).is_ok();
+    // depends on the name only); its entry is looked up once.
+    let cached = |name: &str| old.entries.binary_search_by(|e| e.file.cmp(name)).ok();
     let listed: Vec<Listed> = par_map(&ents, |e| list_entry(e, &cached))
         .into_iter()
         .flatten()
@@ -145,7 +145,7 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
     let mut used: Vec<usize> = Vec::with_capacity(old.entries.len());
     let mut fresh: Vec<Fresh> = Vec::new();
     for l in listed {
-        if let Ok(i) = old.entries.binary_search_by(|e| e.file.cmp(&l.name)) {
+        if let Some(i) = l.entry {
             let e = &old.entries[i];
             if e.mtime_ns == l.mtime_ns
                 && e.size == l.size
@@ -233,20 +233,27 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
     })
 }
 
-/// A topic file as listed: its name, mtime (ns), size and [`change_id`].
+/// A topic file as listed: its name, mtime (ns), size and [`change_id`],
+/// and the index of its cache entry when the cache has one.
 struct Listed {
     name: String,
+    entry: Option<usize>,
     mtime_ns: u128,
     size: u64,
     change: u64,
 }
 
 /// The directory entry when it is a topic file (`<id>.md`, not reserved,
-/// not a directory), with its mtime and size. `known` tells a name already
-/// checked (in the cache): its id is not checked again.
-fn list_entry(ent: &std::fs::DirEntry, known: &(impl Fn(&str) -> bool + Sync)) -> Option<Listed> {
+/// not a directory), with its mtime and size. `known` gives the cache
+/// entry of a name already checked (in the cache): its id is not checked
+/// again.
+fn list_entry(
+    ent: &std::fs::DirEntry,
+    known: &(impl Fn(&str) -> Option<usize> + Sync),
+) -> Option<Listed> {
     let name = ent.file_name().into_string().ok()?;
-    if !known(&name) {
+    let entry = known(&name);
+    if entry.is_none() {
         if mem_core::store::is_reserved(&name) {
             return None;
         }
@@ -261,6 +268,7 @@ fn list_entry(ent: &std::fs::DirEntry, known: &(impl Fn(&str) -> bool + Sync)) -
         size: meta.len(),
         change: change_id(&meta),
         name,
+        entry,
     })
 }
 
@@ -292,10 +300,7 @@ pub const PARALLEL_FROM: usize = 512;
 /// `items.iter().map(f).collect()`, the second half on another thread when
 /// there are at least [`PARALLEL_FROM`] items and a second CPU.
 fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let two = items.len() >= PARALLEL_FROM
-        && *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get())) > 1;
-    if !two {
+    if !two_threads(items.len()) {
         return items.iter().map(&f).collect();
     }
     let (a, b) = items.split_at(items.len() / 2);
@@ -314,6 +319,39 @@ fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
             Err(_) => out.extend(b.iter().map(&f)),
         }
         out
+    })
+}
+
+/// True when work on `n` items is worth a second thread: at least
+/// [`PARALLEL_FROM`] items and a second CPU.
+fn two_threads(n: usize) -> bool {
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    n >= PARALLEL_FROM
+        && *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get())) > 1
+}
+
+/// `f` on the whole of `items`, or on each of its two halves, the second
+/// on another thread (as [`par_map`] decides): the results in order (one,
+/// or two).
+pub(crate) fn par_halves<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    if !two_threads(items.len()) {
+        return vec![f(items)];
+    }
+    let (a, b) = items.split_at(items.len() / 2);
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("mem-recall-gate".into())
+            .spawn_scoped(s, || f(b));
+        let first = f(a);
+        let second = match worker {
+            Ok(h) => match h.join() {
+                Ok(r) => r,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            // No thread to be had: do it here.
+            Err(_) => f(b),
+        };
+        vec![first, second]
     })
 }
 

@@ -8,12 +8,19 @@
 //!
 //! ```json
 //! {"version":1,"memories":{"<id>":"<16 hex of BLAKE3 of the injected text>"},
+//!  "files":{"<id>":"<fingerprint of the topic file injected>"},
 //!  "reset":{"source":"compact","at_ms":1764585600000}}
 //! ```
 //!
 //! - A memory is injected again when its injected text changed (it was
 //!   edited since: the new text is news to the agent), never when only the
 //!   prompt changed.
+//! - `files` spares the re-reading: a memory whose topic file still has the
+//!   fingerprint ([`fingerprint`]) it had when it was injected is known
+//!   unchanged without reading and parsing the file again. A file without
+//!   one (changed within [`crate::load::RACY_SECS`] of its injection, or
+//!   from an older list) is read and its text's digest compared, as
+//!   before.
 //! - `SessionStart` with `source` `clear` or `compact` empties the list: the
 //!   context that held the memories is gone. `startup` and `resume` keep it
 //!   (a resumed session's context still holds what was injected). A second
@@ -66,6 +73,10 @@ pub struct State {
     /// Memory id → digest of the text injected ([`digest`]).
     #[serde(default)]
     pub memories: BTreeMap<String, String>,
+    /// Memory id → [`fingerprint`] of its topic file when it was injected
+    /// (ids in [`State::memories`] only).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, String>,
     /// The last reset, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reset: Option<Reset>,
@@ -74,6 +85,61 @@ pub struct State {
 /// First 16 hex digits of BLAKE3 of the text a memory is injected as.
 pub fn digest(text: &str) -> String {
     mem_core::store::hash_bytes(text.as_bytes())
+}
+
+/// The fingerprint of a topic file of `tier`, as `files` of [`State`] keeps
+/// it (16 hex digits): a digest of the release, the tier, and the file's
+/// mtime (nanoseconds), size, inode and change time (ctime), the key the
+/// recall cache trusts ([`crate::load`]); `None` when the file cannot be
+/// stat'ed (a link is never followed) or changed within
+/// [`crate::load::RACY_SECS`] of `now` (a file changed twice within one
+/// clock tick keeps its mtime).
+pub fn fingerprint(path: &Path, tier: mem_core::tier::Tier, now: SystemTime) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mtime = meta.modified().ok()?;
+    let settled = now.checked_sub(std::time::Duration::from_secs(crate::load::RACY_SECS))?;
+    if mtime >= settled {
+        return None;
+    }
+    let ns = mtime.duration_since(UNIX_EPOCH).ok()?.as_nanos();
+    let mut h = digest_start();
+    for part in [
+        env!("CARGO_PKG_VERSION").as_bytes(),
+        tier.as_str().as_bytes(),
+    ] {
+        h = mix(h, part.len() as u64);
+        for b in part {
+            h = mix(h, u64::from(*b));
+        }
+    }
+    h = mix(h, ns as u64);
+    h = mix(h, (ns >> 64) as u64);
+    h = mix(h, meta.len());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        h = mix(h, meta.ino());
+        h = mix(h, meta.ctime() as u64);
+        h = mix(h, meta.ctime_nsec() as u64);
+    }
+    Some(format!("{h:016x}"))
+}
+
+/// The start of [`fingerprint`]'s digest.
+fn digest_start() -> u64 {
+    0x6a09_e667_f3bc_c908
+}
+
+/// One step of [`fingerprint`]'s digest (a SplitMix64 round over the
+/// state and `v`).
+fn mix(h: u64, v: u64) -> u64 {
+    let mut z = (h ^ v).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// True when a `SessionStart` of this `source` empties the list.
@@ -176,6 +242,7 @@ impl Session {
                 });
             if !repeat {
                 s.state.memories.clear();
+                s.state.files.clear();
                 s.state.reset = Some(Reset {
                     source: src.to_string(),
                     at_ms: now,
@@ -191,6 +258,13 @@ impl Session {
         self.state.memories.get(id).is_some_and(|d| d == digest)
     }
 
+    /// True when memory `id` was injected from a topic file of this
+    /// `fingerprint` ([`fingerprint`]): the same file, so the same text.
+    pub fn has_file(&self, id: &str, fingerprint: &str) -> bool {
+        self.state.memories.contains_key(id)
+            && self.state.files.get(id).is_some_and(|f| f == fingerprint)
+    }
+
     /// Record that memory `id` was injected with this `digest`.
     pub fn mark(&mut self, id: &str, digest: &str) {
         if !self.has(id, digest) {
@@ -198,6 +272,20 @@ impl Session {
                 .memories
                 .insert(id.to_string(), digest.to_string());
             self.changed = true;
+        }
+    }
+
+    /// Record that memory `id`, injected with the digest [`Session::mark`]
+    /// recorded, came from a topic file of this `fingerprint` (`None`: none
+    /// to trust; the file is read next time).
+    pub fn mark_file(&mut self, id: &str, fingerprint: Option<&str>) {
+        match fingerprint {
+            Some(f) if self.state.files.get(id).is_none_or(|old| old != f) => {
+                self.state.files.insert(id.to_string(), f.to_string());
+                self.changed = true;
+            }
+            None if self.state.files.remove(id).is_some() => self.changed = true,
+            _ => {}
         }
     }
 
@@ -233,7 +321,7 @@ pub fn memories(
     reset_by: Option<&str>,
     items: &[Item],
     ds: &[Decision],
-) -> crate::Result<Vec<crate::render::Recalled>> {
+) -> crate::Result<Vec<crate::render::Rendered>> {
     let any = ds.iter().any(|d| d.action == Action::Recall);
     if !any {
         let dir = mem_core::memdir::session_state_dir(memory_dir, session_id)?;
@@ -259,21 +347,36 @@ pub fn memories(
 /// `max_tokens` tokens (the gate's count, ceil(bytes / 4)); each one taken
 /// is marked in `sess`. A memory whose file cannot be read is reported on
 /// stderr and left out.
+///
+/// A topic file is not read again when `sess` holds its unchanged
+/// [`fingerprint`] (injected already, so with the same text). Each memory
+/// is rendered once: its Markdown is returned as injected.
 pub fn select(
     sess: &mut Session,
     items: &[Item],
     ds: &[Decision],
     max_items: usize,
     max_tokens: usize,
-) -> Vec<crate::render::Recalled> {
+) -> Vec<crate::render::Rendered> {
     let mut out = Vec::new();
     let mut tokens = 0usize;
+    let now = SystemTime::now();
     for d in ds.iter().filter(|d| d.action == Action::Recall) {
         if out.len() >= max_items {
             break;
         }
         let it = &items[d.doc];
-        let id = it.doc.id.to_string();
+        let id = &*it.doc.id;
+        // the fingerprint is of use only for a memory injected already
+        let known = sess.state.memories.contains_key(id);
+        let fp = if known {
+            it.path().and_then(|p| fingerprint(&p, it.tier, now))
+        } else {
+            None
+        };
+        if fp.as_deref().is_some_and(|f| sess.has_file(id, f)) {
+            continue;
+        }
         let m = match it.memory() {
             Ok(m) => m,
             Err(e) => {
@@ -281,20 +384,24 @@ pub fn select(
                 continue;
             }
         };
-        let dg = digest(&crate::render::memory_md_in(&id, &m, it.tier));
-        if sess.has(&id, &dg) {
+        let md = crate::render::memory_md_in(id, &m, it.tier);
+        let dg = digest(&md);
+        if sess.has(id, &dg) {
+            sess.mark_file(id, fp.as_deref());
             continue;
         }
         if tokens + it.doc.tokens > max_tokens {
             break;
         }
         tokens += it.doc.tokens;
-        sess.mark(&id, &dg);
-        out.push(crate::render::Recalled {
-            id,
-            memory: m,
-            tier: it.tier,
-        });
+        sess.mark(id, &dg);
+        let fp = if known {
+            fp
+        } else {
+            it.path().and_then(|p| fingerprint(&p, it.tier, now))
+        };
+        sess.mark_file(id, fp.as_deref());
+        out.push(crate::render::Rendered { tier: it.tier, md });
     }
     out
 }
@@ -302,6 +409,64 @@ pub fn select(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mem_core::tier::Tier;
+
+    #[test]
+    fn fingerprint_holds_for_a_settled_unchanged_file_only() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("m.md");
+        std::fs::write(&p, "one").unwrap();
+        let now = SystemTime::now();
+        // just written: within RACY_SECS, no fingerprint
+        assert_eq!(fingerprint(&p, Tier::Personal, now), None);
+        let old = filetime::FileTime::from_unix_time(1_700_000_000, 5);
+        filetime::set_file_mtime(&p, old).unwrap();
+        let a = fingerprint(&p, Tier::Personal, now).unwrap();
+        assert_eq!(a.len(), 16);
+        assert_eq!(fingerprint(&p, Tier::Personal, now), Some(a.clone()));
+        assert_ne!(fingerprint(&p, Tier::Team, now), Some(a.clone()));
+        // the same size and mtime put back: the change time still differs
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&p, "two").unwrap();
+        filetime::set_file_mtime(&p, old).unwrap();
+        assert_ne!(fingerprint(&p, Tier::Personal, now), Some(a));
+        // a link is never followed; a missing file has none
+        let l = t.path().join("l.md");
+        std::os::unix::fs::symlink(&p, &l).unwrap();
+        assert_eq!(fingerprint(&l, Tier::Personal, now), None);
+        assert_eq!(
+            fingerprint(&t.path().join("none.md"), Tier::Personal, now),
+            None
+        );
+    }
+
+    #[test]
+    fn a_file_fingerprint_counts_only_with_its_memory_and_resets_with_it() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("sessions/s1");
+        let mut s = Session::open_in(dir.clone(), None).unwrap();
+        s.mark_file("a", Some("f1"));
+        assert!(!s.has_file("a", "f1"), "no digest marked");
+        s.mark("a", "d1");
+        s.mark_file("a", Some("f1"));
+        assert!(s.has_file("a", "f1"));
+        assert!(!s.has_file("a", "f2"));
+        s.commit().unwrap();
+        let text = std::fs::read_to_string(dir.join(STATE_FILE)).unwrap();
+        assert_eq!(
+            text,
+            r#"{"version":1,"memories":{"a":"d1"},"files":{"a":"f1"}}"#
+        );
+        let mut s = Session::open_in(dir.clone(), None).unwrap();
+        assert!(s.has_file("a", "f1"));
+        s.mark_file("a", None);
+        assert!(!s.has_file("a", "f1"));
+        s.mark_file("a", Some("f1"));
+        s.commit().unwrap();
+        let s = Session::open_in(dir.clone(), Some("clear")).unwrap();
+        assert!(!s.has_file("a", "f1"));
+        assert!(s.state().files.is_empty());
+    }
 
     #[test]
     fn marks_persist_and_resets_clear_them_once() {

@@ -5,11 +5,13 @@
 //! uses render.
 
 use chrono::NaiveDate;
-use mem_core::records::{Kind, RecallDecision};
+use mem_core::records::{Extra, RecallDecision, recall as rec};
+use mem_core::tier::Tier;
 
 use crate::gate::{Action, Decision, Doc, Why};
 pub use crate::inject::{
-    MD_HEADER, Recalled, TEAM_NOTE, memories_md, memory_md, memory_md_in, neutralize,
+    MD_HEADER, Recalled, Rendered, TEAM_NOTE, memories_md, memory_md, memory_md_in, neutralize,
+    rendered_md,
 };
 
 /// The text line of one decision (`RECALL id [kind]`, `EVICT  id — …`,
@@ -93,45 +95,56 @@ fn round(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
-/// The JSONL record of one decision.
-pub fn record(d: &Decision, doc: &Doc, today: NaiveDate) -> RecallDecision {
-    let kind: Option<Kind> = Some(doc.kind);
-    let mut r = RecallDecision {
-        id: Some(doc.id.to_string()),
-        ..Default::default()
-    };
-    r.extra.insert("source".into(), doc.source.as_str().into());
-    r.extra.insert("trust".into(), doc.trust.as_str().into());
+/// The JSONL record of one decision, with the memory's `tier` when given.
+pub fn record(d: &Decision, doc: &Doc, today: NaiveDate, tier: Option<Tier>) -> RecallDecision {
+    let id = doc.id.to_string();
+    let (kind, source, trust) = (doc.kind, doc.source, doc.trust);
+    let extra = Extra::new();
     match d.action {
-        Action::Recall => {
-            r.action = "recall".into();
-            r.kind = kind;
-            r.score = Some(round(d.score));
-            r.matched = Some(d.matched());
-        }
-        Action::Evict => {
-            r.action = "evict".into();
-            r.kind = kind;
-            r.reason = Some("expired".into());
-            r.expires = doc.expires.map(|e| e.to_string());
-            r.today = Some(today.to_string());
-        }
-        Action::Drop => {
-            r.action = "drop".into();
-            r.kind = kind;
-            r.reason = Some("budget".into());
-            r.score = Some(round(d.score));
-            r.matched = Some(d.matched());
-        }
-        Action::Skip => {
-            r.action = "skip".into();
-            r.reason = d.reason.map(str::to_string);
-            if d.score > 0.0 {
-                r.score = Some(round(d.score));
-            }
-        }
+        Action::Recall => RecallDecision::Recall(rec::Recalled {
+            id,
+            kind,
+            score: round(d.score),
+            matched: d.matched(),
+            source,
+            trust,
+            tier,
+            extra,
+        }),
+        Action::Evict => RecallDecision::Evict(rec::Evicted {
+            id,
+            kind,
+            reason: rec::EvictReason::Expired,
+            expires: doc.expires,
+            today,
+            source,
+            trust,
+            tier,
+            extra,
+        }),
+        Action::Drop => RecallDecision::Drop(rec::Dropped {
+            id,
+            kind,
+            reason: rec::DropReason::Budget,
+            score: round(d.score),
+            matched: d.matched(),
+            source,
+            trust,
+            tier,
+            extra,
+        }),
+        Action::Skip => RecallDecision::Skip(rec::Skipped {
+            id,
+            reason: d.reason.map(rec::SkipReason::parse),
+            score: (d.score > 0.0).then(|| round(d.score)),
+            source: Some(source),
+            trust: Some(trust),
+            tier,
+            by: None,
+            conflict: None,
+            extra,
+        }),
     }
-    r
 }
 
 /// Counts of recalled, evicted and dropped decisions.
@@ -152,12 +165,11 @@ pub fn summary_line(ds: &[Decision]) -> String {
 
 /// The JSONL summary record.
 pub fn summary_record(ds: &[Decision]) -> RecallDecision {
-    let (r, e, k) = counts(ds);
-    RecallDecision {
-        action: "summary".into(),
-        recalled: Some(r),
-        evicted: Some(e),
-        dropped: Some(k),
-        ..Default::default()
-    }
+    let (recalled, evicted, dropped) = counts(ds);
+    RecallDecision::Summary(rec::RecallSummary {
+        recalled,
+        evicted,
+        dropped,
+        extra: Extra::new(),
+    })
 }

@@ -139,15 +139,15 @@ pub fn shadowed_line(c: &Conflict) -> String {
 /// `overridden`, `tier: team`, `by` (the personal memory's id) and
 /// `conflict` (`same-id` or `supersedes`).
 pub fn shadowed_record(c: &Conflict) -> mem_core::RecallDecision {
-    let mut r = mem_core::RecallDecision {
-        action: "skip".into(),
-        id: Some(c.team_id.clone()),
-        reason: Some("overridden".into()),
-        ..Default::default()
-    };
-    r.extra.insert("tier".into(), "team".into());
-    r.extra.insert("by".into(), c.personal_id.clone().into());
-    r.extra
-        .insert("conflict".into(), c.kind.as_str().to_string().into());
-    r
+    mem_core::RecallDecision::Skip(mem_core::records::Skipped {
+        id: c.team_id.clone(),
+        reason: Some(mem_core::records::SkipReason::Overridden),
+        score: None,
+        source: None,
+        trust: None,
+        tier: Some(Tier::Team),
+        by: Some(c.personal_id.clone()),
+        conflict: Some(c.kind),
+        extra: Default::default(),
+    })
 }

@@ -21,10 +21,78 @@ use std::sync::OnceLock;
 use crate::vocab_key::{key, term_key};
 use mem_core::text::{Stems, is_cjk, is_stop_word, words};
 
-/// The built-in vocabulary indexed at compile time (`build.rs`): `LINES`,
-/// `BY_KEY`.
+/// The built-in vocabulary indexed at compile time (`build.rs`): its lines
+/// and, per term key, the lines with a term of that key, as text plus
+/// integer offsets (no relocations at start-up).
 mod index {
     include!(concat!(env!("OUT_DIR"), "/vocab_index.rs"));
+
+    /// Line `i` of the built-in vocabulary.
+    pub fn line(i: usize) -> &'static str {
+        let start = if i == 0 { 0 } else { LINE_ENDS[i - 1] as usize };
+        &LINES_TEXT[start..LINE_ENDS[i] as usize]
+    }
+
+    /// Every line of the built-in vocabulary, in order.
+    pub fn lines() -> impl Iterator<Item = &'static str> {
+        (0..LINE_ENDS.len()).map(line)
+    }
+
+    /// The indexes (ascending) of the lines with a term of key `k`.
+    pub fn lines_of_key(k: &str) -> Option<&'static [u16]> {
+        let key = |i: usize| {
+            let start = if i == 0 { 0 } else { KEY_ENDS[i - 1] as usize };
+            &KEYS_TEXT[start..KEY_ENDS[i] as usize]
+        };
+        let (mut lo, mut hi) = (0, KEY_ENDS.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match key(mid).cmp(k) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    let start = if mid == 0 {
+                        0
+                    } else {
+                        KEY_LINE_ENDS[mid - 1] as usize
+                    };
+                    return Some(&KEY_LINES[start..KEY_LINE_ENDS[mid] as usize]);
+                }
+            }
+        }
+        None
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn the_tables_hold_every_line_and_key() {
+            let want: Vec<&str> = [super::super::SYNONYMS, super::super::ZH_EN]
+                .into_iter()
+                .flat_map(str::lines)
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .collect();
+            assert_eq!(super::lines().collect::<Vec<_>>(), want);
+            assert_eq!(super::line(0), want[0]);
+            // every term's key finds its line, and only lines with such a term
+            for (i, l) in want.iter().enumerate() {
+                for t in l.split(',') {
+                    let k = crate::vocab_key::term_key(t.trim()).unwrap();
+                    let ls = super::lines_of_key(&k).unwrap();
+                    assert!(ls.contains(&(i as u16)), "{k}: {l}");
+                    assert!(ls.windows(2).all(|w| w[0] < w[1]), "{k}");
+                }
+            }
+            assert_eq!(super::lines_of_key("zz-not-a-key"), None);
+            let deploy = super::lines_of_key("de").unwrap();
+            assert!(
+                deploy
+                    .iter()
+                    .any(|&i| super::line(usize::from(i)).starts_with("deploy, ship"))
+            );
+        }
+    }
 }
 
 /// The built-in developer synonyms.
@@ -169,23 +237,20 @@ impl Vocabulary {
         // every line is), then the user's lines.
         let cjk_task = lower.chars().any(is_cjk);
         let lines: Vec<&str> = if cjk_task {
-            index::LINES.iter().copied().chain(user_lines).collect()
+            let mut all: Vec<&str> = index::lines().collect();
+            all.extend(user_lines);
+            all
         } else {
             let mut ids: Vec<u16> = keys
                 .iter()
-                .filter_map(|k| {
-                    index::BY_KEY
-                        .binary_search_by(|(x, _)| x.cmp(k))
-                        .ok()
-                        .map(|i| index::BY_KEY[i].1)
-                })
+                .filter_map(|k| index::lines_of_key(k))
                 .flatten()
                 .copied()
                 .collect();
             ids.sort_unstable();
             ids.dedup();
             ids.into_iter()
-                .map(|i| index::LINES[usize::from(i)])
+                .map(|i| index::line(usize::from(i)))
                 .chain(user_lines)
                 .collect()
         };

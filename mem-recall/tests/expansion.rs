@@ -8,8 +8,10 @@ use util::*;
 fn recalled(out: &str) -> Vec<String> {
     out.lines()
         .map(|l| serde_json::from_str::<mem_core::RecallDecision>(l).unwrap())
-        .filter(|d| d.action == "recall")
-        .filter_map(|d| d.id)
+        .filter_map(|d| match d {
+            mem_core::RecallDecision::Recall(r) => Some(r.id),
+            _ => None,
+        })
         .collect()
 }
 
@@ -29,8 +31,11 @@ fn a_synonym_recalls_a_memory_without_triggers_and_explain_says_via() {
     assert_eq!(recalled(&out), ["real-db"]);
     let line = out.lines().next().unwrap();
     let d: mem_core::RecallDecision = serde_json::from_str(line).unwrap();
+    let mem_core::RecallDecision::Recall(d) = d else {
+        panic!("{d:?}")
+    };
     assert_eq!(
-        d.matched.unwrap(),
+        d.matched,
         [
             "test (via spec)",
             "database (via datastore)",

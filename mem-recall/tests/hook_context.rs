@@ -207,11 +207,12 @@ fn b23_shared_slug_folder_guard() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert!(!ds.iter().any(|d| d.action == "recall"), "{out}");
+    assert!(!ds.iter().any(|d| d.action() == "recall"), "{out}");
     assert!(
-        ds.iter().any(|d| d.action == "skip"
-            && d.id.as_deref() == Some("proj-a-build")
-            && d.reason.as_deref() == Some("other-project")),
+        ds.iter()
+            .any(|d| matches!(d, mem_core::RecallDecision::Skip(s)
+            if s.id == "proj-a-build"
+                && s.reason == Some(mem_core::records::SkipReason::OtherProject))),
         "{out}"
     );
     // A memory stamped with project A's id is recalled in A, not in B.

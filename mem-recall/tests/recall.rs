@@ -63,18 +63,21 @@ fn canonical_example_exact_lines() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(recs.len(), 3);
-    assert_eq!(recs[0].action, "recall");
-    assert_eq!(
-        recs[0].matched.as_deref(),
-        Some(&["build-token".to_string()][..])
+    use mem_core::RecallDecision as D;
+    assert!(
+        matches!(&recs[0], D::Recall(r) if r.matched == ["build-token"]),
+        "{recs:?}"
     );
-    assert_eq!(recs[1].action, "evict");
-    assert_eq!(recs[1].expires.as_deref(), Some("2026-07-12"));
-    assert_eq!(recs[1].today.as_deref(), Some("2026-07-13"));
-    assert_eq!(recs[2].action, "summary");
+    let D::Evict(e) = &recs[1] else {
+        panic!("{recs:?}")
+    };
     assert_eq!(
-        (recs[2].recalled, recs[2].evicted, recs[2].dropped),
-        (Some(1), Some(1), Some(0))
+        (e.expires.unwrap().to_string(), e.today.to_string()),
+        ("2026-07-12".to_string(), "2026-07-13".to_string())
+    );
+    assert!(
+        matches!(&recs[2], D::Summary(s) if (s.recalled, s.evicted, s.dropped) == (1, 1, 0)),
+        "{recs:?}"
     );
     // Markdown: the lesson's content, never the evicted state.
     let o = env.run(
@@ -227,8 +230,10 @@ fn unseen_phrasings_of_the_same_needs() {
         let ids: Vec<String> = out
             .lines()
             .map(|l| serde_json::from_str::<mem_core::RecallDecision>(l).unwrap())
-            .filter(|d| d.action == "recall")
-            .filter_map(|d| d.id)
+            .filter_map(|d| match d {
+                mem_core::RecallDecision::Recall(r) => Some(r.id),
+                _ => None,
+            })
             .collect();
         assert!(
             ids.iter().any(|i| i == want),
@@ -325,8 +330,10 @@ fn triggers_stems_regex_cjk_and_paths() {
         ok(&env.run(&args, ""))
             .lines()
             .map(|l| serde_json::from_str::<mem_core::RecallDecision>(l).unwrap())
-            .filter(|d| d.action == "recall")
-            .filter_map(|d| d.id)
+            .filter_map(|d| match d {
+                mem_core::RecallDecision::Recall(r) => Some(r.id),
+                _ => None,
+            })
             .collect()
     };
     assert_eq!(ids("fix the Tests", &[]), ["a"]);

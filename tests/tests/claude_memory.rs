@@ -549,6 +549,9 @@ fn switch_cowork_memory_path_override() {
     let cowork = t.path().join("cowork");
     let env_dir = t.path().join("env");
     let flag = t.path().join("flag");
+    // a directory named by --memory-dir or MEM_MEMORY_DIR must exist
+    std::fs::create_dir_all(&env_dir).unwrap();
+    std::fs::create_dir_all(&flag).unwrap();
     let c = cowork.to_str().unwrap();
     let e = env_dir.to_str().unwrap();
     let p = proj.to_str().unwrap();

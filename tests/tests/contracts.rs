@@ -4,7 +4,10 @@
 //! values, unknown fields kept). Record kinds: `Event` (mem-transcript
 //! replay), `Memory` (mem-extract), `RecallDecision` (mem-recall --format
 //! jsonl), `PlanOp` (mem-dream --dry-run --format jsonl). The sessions are
-//! the project's own fixtures (tests/fixtures/sessions).
+//! the project's own fixtures (tests/fixtures/sessions). Every `action` of
+//! a recall decision and every `op` of a consolidation plan is also read
+//! back and written again byte for byte, and so are `mem-transcript`'s
+//! reports (`tree`, `verify`, `stats`, `ls`, `locate`).
 //!
 //! What `mem-index` and `mem-lock` print is read back the same way, and
 //! written again byte for byte (same fields in the same order):
@@ -14,11 +17,15 @@
 
 use std::path::Path;
 
+use mem_core::records::transcript::{
+    Located, SessionListing, TranscriptStats, TreeReport, VerifyReport,
+};
 use mem_core::records::{
     DriverInstalled, Event, Finding, FindingCode, IndexOp, Level, LockAcquired, LockReleased,
     LockRolledBack, LockStamped, LockStatus, Memory, MoveResult, PathInfo, PlanOp, RecallDecision,
-    ReclaimKind, ReleaseResult,
+    ReclaimKind, ReleaseResult, SkipReason,
 };
+use mem_core::tier::{ConflictKind, Tier};
 use mem_tests::{cmd, run, show, workspace_root};
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
@@ -107,8 +114,8 @@ fn every_record_kind_round_trips_through_its_type() {
     let r = run(c, b"");
     ok("recall", &r);
     let ds: Vec<RecallDecision> = round_trip("recall", &r.stdout);
-    assert_eq!(ds.last().unwrap().action, "summary");
-    assert!(ds.iter().any(|d| d.action == "recall"), "{}", show(&r));
+    assert_eq!(ds.last().unwrap().action(), "summary");
+    assert!(ds.iter().any(|d| d.action() == "recall"), "{}", show(&r));
 
     let mut c = cmd("mem-dream", &home);
     c.arg("--memory-dir")
@@ -117,12 +124,7 @@ fn every_record_kind_round_trips_through_its_type() {
     let d = run(c, b"");
     ok("dream", &d);
     let ops: Vec<PlanOp> = round_trip("dream", &d.stdout);
-    assert_eq!(
-        ops.last().map(|o| o.op.as_str()),
-        Some("index"),
-        "{}",
-        show(&d)
-    );
+    assert_eq!(ops.last().map(PlanOp::op), Some("index"), "{}", show(&d));
 }
 
 #[test]
@@ -138,7 +140,7 @@ fn unknown_fields_survive_every_record_kind() {
         ),
         (
             "decision",
-            r#"{"action":"recall","id":"a","score":5.5,"matched":["deploy"],"tier":"team","x":true}"#,
+            r#"{"action":"recall","id":"a","kind":"durable-lesson","score":5.5,"matched":["deploy"],"source":"user","trust":"normal","tier":"team","x":true}"#,
         ),
         (
             "plan",
@@ -396,4 +398,253 @@ fn every_mem_lock_record_round_trips_through_its_type() {
         &lock_cmd(&["rollback", "--to", "never"]),
     );
     assert_eq!((r.mtime, r.removed), (None, true));
+}
+
+/// `mem-recall --format jsonl --explain` on both tiers (the team fixture),
+/// with a budget of two memories: every `action` is printed, and every line
+/// is read back into [`RecallDecision`] and written again byte for byte.
+#[test]
+fn every_recall_decision_round_trips_through_its_type() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = workspace_root().join("tests/fixtures/team");
+    let proj = tmp.path().join("proj");
+    mem_tests::copy_dir(&fx.join("team"), &proj.join(".claude/team-memory"));
+    mem_tests::copy_dir(&fx.join("personal"), &tmp.path().join("mem"));
+    let mut c = cmd("mem-recall", tmp.path());
+    c.current_dir(&proj)
+        .env("MEM_MEMORY_DIR", tmp.path().join("mem"))
+        .args(["--today", "2026-07-13", "--format", "jsonl", "--explain"])
+        .args(["--task", "install the package and deploy, then push"])
+        .args(["--max-items", "2"]);
+    let ds: Vec<RecallDecision> = exact("recall --explain", &run(c, b""));
+    let mut actions: Vec<&str> = ds.iter().map(RecallDecision::action).collect();
+    actions.dedup();
+    for a in ["recall", "evict", "drop", "skip", "summary"] {
+        assert!(actions.contains(&a), "no {a} in {ds:#?}");
+    }
+    let RecallDecision::Summary(sum) = ds.last().unwrap() else {
+        panic!("{ds:#?}")
+    };
+    let count = |a: &str| ds.iter().filter(|d| d.action() == a).count() as u64;
+    assert_eq!(
+        (sum.recalled, sum.evicted, sum.dropped),
+        (count("recall"), count("evict"), count("drop"))
+    );
+    assert_eq!(sum.recalled, 2);
+    assert!(
+        ds.iter().any(|d| matches!(d, RecallDecision::Skip(s)
+            if s.id == "use-npm"
+                && s.reason == Some(SkipReason::Overridden)
+                && s.by.as_deref() == Some("use-pnpm")
+                && s.conflict == Some(ConflictKind::Supersedes)
+                && s.tier == Some(Tier::Team))),
+        "{ds:#?}"
+    );
+    assert!(
+        ds.iter().any(|d| matches!(d, RecallDecision::Skip(s)
+            if s.id == "pasted-advice" && s.reason == Some(SkipReason::LowTrust))),
+        "{ds:#?}"
+    );
+    assert!(
+        ds.iter().any(|d| matches!(d, RecallDecision::Evict(e)
+            if e.id == "staging-frozen"
+                && e.expires.map(|x| x.to_string()).as_deref() == Some("2026-07-01")
+                && e.today.to_string() == "2026-07-13")),
+        "{ds:#?}"
+    );
+}
+
+/// A topic file of mem's shape in `dir`.
+fn topic(dir: &Path, id: &str, desc: &str, body: &str, day: &str, extra: &str) {
+    std::fs::write(
+        dir.join(format!("{id}.md")),
+        format!(
+            "---\nname: \"{id}\"\ndescription: \"{desc}\"\ntype: feedback\nkind: durable-lesson\ntriggers: [\"deploy\"]\nverified_at: {day}\n{extra}---\n{body}\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// `mem-dream --dry-run --format jsonl` on a directory with something for
+/// every operation: every `op` is printed, and every line is read back into
+/// [`PlanOp`] and written again byte for byte.
+#[test]
+fn every_plan_op_round_trips_through_its_type() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mem = tmp.path().join("memory");
+    mem_tests::copy_dir(
+        &workspace_root().join("tests/fixtures/cases/B21/memory"),
+        &mem,
+    );
+    topic(
+        &mem,
+        "mirror-slow",
+        "The mirror is slow",
+        "Use the other mirror tomorrow.",
+        "2026-01-10",
+        "expires: 2026-01-11\n",
+    );
+    topic(
+        &mem,
+        "release-before-tag",
+        "Always run the release check before the tag",
+        "Fact: Always run the release check before the tag.",
+        "2026-01-02",
+        "",
+    );
+    topic(
+        &mem,
+        "no-release-before-tag",
+        "Never run the release check before the tag",
+        "Fact: Never run the release check before the tag.",
+        "2026-01-05",
+        "",
+    );
+    topic(
+        &mem,
+        "replica-auth",
+        "How the deploy authenticates to the replica",
+        "Fact: connect with password=Hunter2SecretPw to the replica.",
+        "2026-01-04",
+        "",
+    );
+    let t = tmp.path().join("transcripts");
+    std::fs::create_dir_all(&t).unwrap();
+    std::fs::copy(
+        workspace_root().join("tests/fixtures/sessions/fail-setup-pass.jsonl"),
+        t.join("fail-setup-pass.jsonl"),
+    )
+    .unwrap();
+    let mut c = cmd("mem-dream", tmp.path());
+    c.args(["--dry-run", "--force", "--format", "jsonl"])
+        .args(["--today", "2026-01-15", "--now", "2026-01-15T12:00:00Z"])
+        .arg("--memory-dir")
+        .arg(&mem)
+        .arg("--transcripts")
+        .arg(&t);
+    let ops: Vec<PlanOp> = exact("dream --dry-run", &run(c, b""));
+    let mut names: Vec<&str> = ops.iter().map(PlanOp::op).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(
+        names,
+        [
+            "absolutize-date",
+            "create",
+            "index",
+            "merge",
+            "redact",
+            "retire",
+            "supersede"
+        ],
+        "{ops:#?}"
+    );
+    assert!(
+        ops.iter()
+            .any(|o| matches!(o, PlanOp::Merge { id, from, reason, .. }
+            if id == "no-db-mocks" && from == &["no-db-mocks-2"] && reason == "same fact")),
+        "{ops:#?}"
+    );
+    assert!(
+        ops.iter()
+            .any(|o| matches!(o, PlanOp::Supersede { id, superseded_by, .. }
+            if id == "release-before-tag" && superseded_by == "no-release-before-tag")),
+        "{ops:#?}"
+    );
+    assert!(
+        ops.iter()
+            .any(|o| matches!(o, PlanOp::AbsolutizeDate { id, from, to, .. }
+            if id == "mirror-slow" && from == "tomorrow" && to == "2026-01-11")),
+        "{ops:#?}"
+    );
+    assert!(
+        ops.iter()
+            .any(|o| matches!(o, PlanOp::Redact { id, what, count: 2, .. }
+            if id == "replica-auth" && what == "secret")),
+        "{ops:#?}"
+    );
+    assert!(
+        matches!(ops.last(), Some(PlanOp::Index { files: 4, .. })),
+        "{ops:#?}"
+    );
+}
+
+/// `mem-transcript tree`, `verify`, `stats`, `ls` and `locate` on the
+/// fixture sessions (Claude Code), a Codex rollout and an empty file: every
+/// line is read back into its type and written again byte for byte.
+#[test]
+fn every_transcript_report_round_trips_through_its_type() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions");
+    mem_tests::copy_dir(&workspace_root().join("tests/fixtures/sessions"), &dir);
+    let rollout = workspace_root().join(
+        "tests/fixtures/codex/rollout-2026-07-14T09-00-00-0199b0c0-0000-7000-8000-000000000002.jsonl",
+    );
+    let empty = tmp.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let claude = dir.join("fail-setup-pass.jsonl");
+    let report = |sub: &str| {
+        let mut c = cmd("mem-transcript", tmp.path());
+        c.args([sub, "--format", "jsonl"])
+            .arg(&claude)
+            .arg(&rollout)
+            .arg(&empty);
+        run(c, b"")
+    };
+    let trees: Vec<TreeReport> = exact("tree", &report("tree"));
+    assert!(
+        matches!(&trees[..], [TreeReport::Claude(c), TreeReport::Codex(x), TreeReport::Empty(e)]
+            if c.leaf.is_some() && c.roots.len() == 1 && x.leaf.is_some() && e.empty),
+        "{trees:#?}"
+    );
+    let verified: Vec<VerifyReport> = exact("verify", &report("verify"));
+    assert!(
+        matches!(&verified[..], [VerifyReport::Claude(c), VerifyReport::Codex(x), VerifyReport::Empty(_)]
+            if c.ok && c.torn.is_empty() && c.reached == c.conversation && !x.metadata_damaged),
+        "{verified:#?}"
+    );
+    let stats: Vec<TranscriptStats> = exact("stats", &report("stats"));
+    assert_eq!(
+        stats.iter().map(|s| s.source.as_str()).collect::<Vec<_>>(),
+        ["claude", "codex", ""]
+    );
+    assert!(
+        stats[0].prompts > 0 && stats[0].duration_s.is_some(),
+        "{stats:#?}"
+    );
+
+    let mut c = cmd("mem-transcript", tmp.path());
+    c.args(["ls", "--all", "--format", "jsonl"]).arg(&dir);
+    let listed: Vec<SessionListing> = exact("ls", &run(c, b""));
+    assert_eq!(listed.len(), 4, "{listed:#?}");
+    assert!(listed.iter().all(|l| l.source == "claude" && !l.damaged));
+
+    // A pointer of the extracted lesson, back to its entry.
+    let mut c = cmd("mem-transcript", tmp.path());
+    c.arg("replay").arg(&claude);
+    let events = run(c, b"");
+    let x = run(cmd("mem-extract", tmp.path()), &events.stdout);
+    let mems: Vec<Memory> = exact("extract", &x);
+    let pointer = mems[0]
+        .evidence
+        .iter()
+        .find(|e| e.starts_with("transcript:"))
+        .unwrap()
+        .clone();
+    // Claude Code names a session's file after its id.
+    let evs: Vec<Event> = exact("replay", &events);
+    let named = tmp.path().join("named");
+    std::fs::create_dir_all(&named).unwrap();
+    let file = named.join(format!("{}.jsonl", evs[0].session));
+    std::fs::copy(&claude, &file).unwrap();
+    let mut c = cmd("mem-transcript", tmp.path());
+    c.args(["locate", "--format", "jsonl", &pointer])
+        .arg(&named);
+    let at: Located = one("locate", &run(c, b""));
+    assert_eq!(at.pointer, pointer);
+    assert_eq!(
+        (Path::new(&at.file), at.session.as_str()),
+        (file.as_path(), evs[0].session.as_str())
+    );
+    assert!(pointer.ends_with(&format!("#{}", at.line)), "{at:?}");
 }

@@ -204,6 +204,36 @@ fn tier_option_picks_one_tier() {
 }
 
 #[test]
+fn the_team_folder_as_the_memory_directory_reports_a_broken_file_once() {
+    let s = Setup::new();
+    std::fs::write(
+        s.team().join("broken.md"),
+        "---\nname: \"unclosed\ndescription: d\n---\nbody\n",
+    )
+    .unwrap();
+    let warning = "mem-recall: warning: broken.md:4: frontmatter: found unexpected end of stream (left out)\n";
+    let mut c = s.cmd("mem-recall");
+    c.env("MEM_MEMORY_DIR", s.team())
+        .args(["--task", TASK, "--format", "text"]);
+    let out = run(c, b"");
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), warning);
+    let input = serde_json::json!({
+        "session_id": "0b1c2d3e-0000-4000-8000-000000000003",
+        "cwd": s.proj(),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": TASK,
+    })
+    .to_string();
+    let mut c = s.cmd("mem-recall");
+    c.env("MEM_MEMORY_DIR", s.team()).arg("--hook");
+    let out = run(c, input.as_bytes());
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(!out.stdout.is_empty(), "{}", show(&out));
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), warning);
+}
+
+#[test]
 fn check_warns_of_each_conflict_that_matters() {
     let s = Setup::new();
     let mut c = s.cmd("mem-index");

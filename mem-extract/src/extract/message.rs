@@ -20,6 +20,7 @@ use super::sentence::{clean_sentence, cut, lower, normalize_quotes, sentences, t
 use super::{Bucket, ExtractOptions, MAX_MESSAGE_BYTES};
 use crate::dates;
 use crate::rules::Rules;
+use crate::set::AsciiFirstSet;
 use crate::triggers::{content_words, triggers_of, triggers_with};
 
 pub(super) fn url_re() -> &'static Regex {
@@ -348,20 +349,22 @@ pub(super) fn from_message(
     finish(current.take(), out);
 }
 
+/// A log-like line: a timestamp, `fatal:`, `error`, a traceback, a prompt.
+const LOG_LINE: &str = r"(?i)^\s*(?:\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s|$)|\d{4}-\d{2}-\d{2}[t ]\d|\[\d|fatal:|error[:\[]|\w*error:|warning:|traceback|at \S+[(:]|npm err|\$ |>>> |e\s{2,}|file \x22)";
+
 /// A message with pasted output (three or more log-like lines: timestamps,
 /// `fatal:`, `error`, tracebacks, prompts) keeps only the text before the
 /// first such line: pasted output is raw evidence, not the user's words.
 pub(super) fn cut_pasted_output<'a>(text: &'a str, line: u64, notes: &mut Notes) -> &'a str {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)^\s*(?:\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s|$)|\d{4}-\d{2}-\d{2}[t ]\d|\[\d|fatal:|error[:\[]|\w*error:|warning:|traceback|at \S+[(:]|npm err|\$ |>>> |e\s{2,}|file \x22)")
-            .expect("log regex")
-    });
+    // compiled for ASCII lines first (see `crate::set`); the test
+    // `log_pattern_compiles` checks the Unicode form
+    static RE: OnceLock<AsciiFirstSet> = OnceLock::new();
+    let re = RE.get_or_init(|| AsciiFirstSet::new(&[LOG_LINE], false, false));
     let mut first = None;
     let mut n = 0;
     let mut off = 0;
     for line in text.split_inclusive('\n') {
-        if re.is_match(line) {
+        if re.matches(line).matched(0) {
             n += 1;
             first.get_or_insert(off);
         }
@@ -380,5 +383,39 @@ pub(super) fn cut_pasted_output<'a>(text: &'a str, line: u64, notes: &mut Notes)
             &text[..i]
         }
         _ => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LOG_LINE, Notes, cut_pasted_output};
+
+    #[test]
+    fn log_pattern_compiles() {
+        crate::set::AsciiFirstSet::new(&[LOG_LINE], false, false)
+            .check()
+            .expect("the log pattern compiles for any text");
+    }
+
+    /// Three log-like lines, ASCII or not, cut the message before the first.
+    #[test]
+    fn pasted_output_is_cut() {
+        let mut notes = Notes::default();
+        for (text, keep) in [
+            (
+                "it fails:\nerror: no such file\nwarning: x\n12:30:01 done\n",
+                "it fails:\n",
+            ),
+            (
+                "ça échoue :\nerror: fichier absent\nwarning: é\n12:30 fin\n",
+                "ça échoue :\n",
+            ),
+            (
+                "two lines only\nerror: x\nwarning: y\n",
+                "two lines only\nerror: x\nwarning: y\n",
+            ),
+        ] {
+            assert_eq!(cut_pasted_output(text, 1, &mut notes), keep, "{text}");
+        }
     }
 }
