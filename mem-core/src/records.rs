@@ -5,12 +5,14 @@
 //! Optional fields that are absent are not written.
 //!
 //! What `mem-index` and `mem-lock` print is typed in [`index`] and [`lock`];
-//! `mem-recall`'s decisions in [`recall`], `mem-dream`'s plan in [`plan`].
+//! `mem-recall`'s decisions in [`recall`], `mem-dream`'s plan in [`plan`],
+//! `mem-transcript`'s reports in [`transcript`].
 
 pub mod index;
 pub mod lock;
 pub mod plan;
 pub mod recall;
+pub mod transcript;
 
 pub use index::{
     DriverInstalled, Finding, FindingCode, IndexOp, Level, Limits, MoveResult, PathExplain,

@@ -603,7 +603,15 @@ fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
         every: a.every,
         disabled: memdir::is_disabled(),
     });
-    stream::for_each_event(&a.files, |ev| st.push(ev))?;
+    // every bad line in input order, each naming its file and line: all
+    // but the last here, the last as the error (printed after them)
+    let mut errs = stream::for_each_event_checked(&a.files, |ev| st.push(ev));
+    if let Some(last) = errs.pop() {
+        for e in &errs {
+            eprintln!("{NAME}: {e}");
+        }
+        return Err(last.into());
+    }
     let outcome = st.finish_counted();
     if outcome.1 > 0 && matches!(outcome.0, Outcome::Extracted(_)) {
         eprintln!(

@@ -25,7 +25,7 @@ use anyhow::Context as _;
 use chrono::NaiveDate;
 use clap::Args;
 use mem_core::records::{Event, IndexOp, Kind, Memory};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::gate::{Action, DEFAULT_MIN_SCORE, Query};
 use crate::vocab::Vocabulary;
@@ -68,8 +68,9 @@ pub enum BacktestFormat {
     Jsonl,
 }
 
-/// One repeated lesson.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+/// One repeated lesson: a line of `mem-recall backtest --format jsonl`
+/// (docs/records.md "Backtest: `mem-recall backtest`").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Repeat {
     /// The session that repeated it (its file stem).
     pub session: String,
@@ -90,12 +91,28 @@ pub struct Repeat {
     /// came before the repeat), `low-trust` (the lesson is `trust: low`,
     /// which the hook never injects, whatever the prompt), or the gate's
     /// reason for the first prompt (`no-match`, `expired`, `budget`, …).
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub why_not: String,
     /// When recalled: the task words (stems, triggers) that matched it, so a
     /// recall by a chance overlap can be told from one that bears on the task.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matched: Vec<String>,
+}
+
+/// The last line of `mem-recall backtest --format jsonl`, after the
+/// [`Repeat`]s (docs/records.md "Backtest: `mem-recall backtest`").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct BacktestSummary {
+    /// The summary line of the text format ([`Report::summary`]).
+    pub summary: String,
+    /// Sessions replayed.
+    pub sessions: usize,
+    /// Memories written (created) across the sessions.
+    pub created: usize,
+    /// Lessons repeated.
+    pub repeated: usize,
+    /// Of those, how many recall would have injected.
+    pub recalled: usize,
 }
 
 /// What a backtest found.
@@ -492,13 +509,13 @@ pub fn run(args: &BacktestArgs) -> anyhow::Result<mem_core::Exit> {
                 out.record(r)?;
             }
             let m = report.repeats.iter().filter(|r| r.recalled).count();
-            out.record(&serde_json::json!({
-                "summary": report.summary(),
-                "sessions": report.sessions,
-                "created": report.created,
-                "repeated": report.repeats.len(),
-                "recalled": m,
-            }))?;
+            out.record(&BacktestSummary {
+                summary: report.summary(),
+                sessions: report.sessions,
+                created: report.created,
+                repeated: report.repeats.len(),
+                recalled: m,
+            })?;
         }
     }
     out.flush()?;

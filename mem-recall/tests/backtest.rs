@@ -6,6 +6,7 @@
 
 mod util;
 
+use mem_recall::backtest::{BacktestSummary, Repeat};
 use util::*;
 
 fn fixtures() -> std::path::PathBuf {
@@ -30,26 +31,36 @@ fn sessions_replay_in_time_order_and_repeats_are_reported() {
         )
     );
     let out = ok(&env.run(&["backtest", f.to_str().unwrap(), "--format", "jsonl"], ""));
-    let recs: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+    // Every line read back into its type and written again byte for byte.
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3);
+    let recs: Vec<Repeat> = lines[..2]
+        .iter()
+        .map(|l| {
+            let r: Repeat = serde_json::from_str(l).unwrap();
+            assert_eq!(serde_json::to_string(&r).unwrap(), *l);
+            r
+        })
         .collect();
-    assert_eq!(recs.len(), 3);
-    assert_eq!(recs[0]["session"], "22222222-bbbb-4bbb-8bbb-000000000002");
+    assert_eq!(recs[0].session, "22222222-bbbb-4bbb-8bbb-000000000002");
+    assert_eq!(recs[0].learned_in, "11111111-aaaa-4aaa-8aaa-000000000001");
+    assert!(recs[0].recalled);
+    assert_eq!(recs[0].matched, ["npm"]);
+    assert!(!lines[0].contains("why_not"));
+    assert!(!recs[1].recalled);
+    assert_eq!(recs[1].why_not, "no-match");
+    assert!(!lines[1].contains("matched"));
+    let sum: BacktestSummary = serde_json::from_str(lines[2]).unwrap();
+    assert_eq!(serde_json::to_string(&sum).unwrap(), lines[2]);
     assert_eq!(
-        recs[0]["learned_in"],
-        "11111111-aaaa-4aaa-8aaa-000000000001"
-    );
-    assert_eq!(recs[0]["recalled"], true);
-    assert_eq!(recs[0]["matched"], serde_json::json!(["npm"]));
-    assert!(recs[0].get("why_not").is_none());
-    assert_eq!(recs[1]["recalled"], false);
-    assert_eq!(recs[1]["why_not"], "no-match");
-    assert!(recs[1].get("matched").is_none());
-    assert_eq!(
-        recs[2],
-        serde_json::json!({"summary": "2 lessons repeated, 1 would have been recalled",
-            "sessions": 3, "created": 1, "repeated": 2, "recalled": 1})
+        sum,
+        BacktestSummary {
+            summary: "2 lessons repeated, 1 would have been recalled".into(),
+            sessions: 3,
+            created: 1,
+            repeated: 2,
+            recalled: 1
+        }
     );
 }
 

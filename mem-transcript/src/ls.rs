@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use mem_core::jsonl::{LineReader, parse_lossy, sanitize};
 use mem_core::memdir;
+use mem_core::records::transcript::{Located, SessionListing};
 use mem_core::{Error, Exit};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::claude::{Content, Entry, META, NodeType, SIDECHAIN, SUMMARY};
 use crate::codex;
@@ -69,9 +70,9 @@ pub fn session_files(dir: &Path, recursive: bool) -> Vec<PathBuf> {
     out
 }
 
-fn ms_fmt(t: Option<i64>) -> Value {
+fn ms_fmt(t: Option<i64>) -> Option<String> {
     t.and_then(chrono::DateTime::from_timestamp_millis)
-        .map_or(Value::Null, |t| Value::String(mem_core::time::fmt_ts(t)))
+        .map(mem_core::time::fmt_ts)
 }
 
 fn claude_first_prompt(inp: &Input, ix: &crate::claude::Index) -> Option<String> {
@@ -267,13 +268,21 @@ pub fn summarize(path: &Path) -> ListedSession {
     s
 }
 
-fn session_json(s: &ListedSession) -> Value {
-    json!({
-        "id": s.id, "source": s.source, "path": s.path.display().to_string(),
-        "cwd": s.cwd, "start": ms_fmt(s.start), "end": ms_fmt(s.end),
-        "size": s.size, "entries": s.entries, "first_prompt": s.first_prompt,
-        "subagents": s.subagents, "damaged": !s.damage.is_empty(), "damage": s.damage,
-    })
+fn session_record(s: &ListedSession) -> SessionListing {
+    SessionListing {
+        id: s.id.clone(),
+        source: s.source.to_string(),
+        path: s.path.display().to_string(),
+        cwd: s.cwd.clone(),
+        start: ms_fmt(s.start),
+        end: ms_fmt(s.end),
+        size: s.size,
+        entries: s.entries as u64,
+        first_prompt: s.first_prompt.clone(),
+        subagents: s.subagents as u64,
+        damaged: !s.damage.is_empty(),
+        damage: s.damage.clone(),
+    }
 }
 
 /// The directory the tool acts for: `--cwd`, else the working directory.
@@ -358,8 +367,8 @@ pub fn ls(a: &LsArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exi
                 "{}  {:<6} {} .. {}  {:>9} B  {:>5} entries  {} sub-agents  cwd {}{}\n    {}\n    {}",
                 s.id,
                 s.source,
-                ms_fmt(s.start).as_str().unwrap_or("-"),
-                ms_fmt(s.end).as_str().unwrap_or("-"),
+                ms_fmt(s.start).as_deref().unwrap_or("-"),
+                ms_fmt(s.end).as_deref().unwrap_or("-"),
                 s.size,
                 s.entries,
                 s.subagents,
@@ -372,7 +381,7 @@ pub fn ls(a: &LsArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exi
         }
     } else {
         for s in &rows {
-            serde_json::to_writer(&mut *out, &session_json(s))
+            serde_json::to_writer(&mut *out, &session_record(s))
                 .map_err(|e| Error::io("<stdout>", e.into()))?;
             out.write_all(b"\n").map_err(|e| Error::io("<stdout>", e))?;
         }
@@ -530,10 +539,15 @@ pub fn locate(a: &LocateArgs, _g: &Global, text: bool, out: &mut dyn Write) -> R
     let ts = e["timestamp"].as_str().map(str::to_string);
     let snippet =
         entry_text(&e).map(|t| mem_core::truncate::floor_to_chars(t.trim(), 300).to_string());
-    let v = json!({
-        "pointer": a.pointer, "file": file.display().to_string(), "line": line_no,
-        "session": session, "type": ty, "ts": ts, "text": snippet,
-    });
+    let v = Located {
+        pointer: a.pointer.clone(),
+        file: file.display().to_string(),
+        line: line_no as u64,
+        session: session.clone(),
+        entry_type: ty.clone(),
+        ts: ts.clone(),
+        text: snippet.clone(),
+    };
     if text {
         writeln!(
             out,
@@ -556,6 +570,7 @@ pub fn locate(a: &LocateArgs, _g: &Global, text: bool, out: &mut dyn Write) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// Regression: tool calls and results located as `null`.
     #[test]

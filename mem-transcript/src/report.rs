@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 use mem_core::Error;
 use mem_core::jsonl::{parse_lossy, sanitize};
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::claude::{self, Index};
 use crate::codex::{self, Rollout};
@@ -30,7 +29,7 @@ fn io_out(e: std::io::Error) -> Error {
     Error::io("<stdout>", e)
 }
 
-fn write_json(out: &mut dyn Write, v: &Value) -> Result<(), Error> {
+fn write_json(out: &mut dyn Write, v: &impl serde::Serialize) -> Result<(), Error> {
     serde_json::to_writer(&mut *out, v).map_err(|e| io_out(e.into()))?;
     out.write_all(b"\n").map_err(io_out)
 }

@@ -6,7 +6,8 @@
 //! jsonl), `PlanOp` (mem-dream --dry-run --format jsonl). The sessions are
 //! the project's own fixtures (tests/fixtures/sessions). Every `action` of
 //! a recall decision and every `op` of a consolidation plan is also read
-//! back and written again byte for byte.
+//! back and written again byte for byte, and so are `mem-transcript`'s
+//! reports (`tree`, `verify`, `stats`, `ls`, `locate`).
 //!
 //! What `mem-index` and `mem-lock` print is read back the same way, and
 //! written again byte for byte (same fields in the same order):
@@ -16,6 +17,9 @@
 
 use std::path::Path;
 
+use mem_core::records::transcript::{
+    Located, SessionListing, TranscriptStats, TreeReport, VerifyReport,
+};
 use mem_core::records::{
     DriverInstalled, Event, Finding, FindingCode, IndexOp, Level, LockAcquired, LockReleased,
     LockRolledBack, LockStamped, LockStatus, Memory, MoveResult, PathInfo, PlanOp, RecallDecision,
@@ -563,4 +567,84 @@ fn every_plan_op_round_trips_through_its_type() {
         matches!(ops.last(), Some(PlanOp::Index { files: 4, .. })),
         "{ops:#?}"
     );
+}
+
+/// `mem-transcript tree`, `verify`, `stats`, `ls` and `locate` on the
+/// fixture sessions (Claude Code), a Codex rollout and an empty file: every
+/// line is read back into its type and written again byte for byte.
+#[test]
+fn every_transcript_report_round_trips_through_its_type() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions");
+    mem_tests::copy_dir(&workspace_root().join("tests/fixtures/sessions"), &dir);
+    let rollout = workspace_root().join(
+        "tests/fixtures/codex/rollout-2026-07-14T09-00-00-0199b0c0-0000-7000-8000-000000000002.jsonl",
+    );
+    let empty = tmp.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let claude = dir.join("fail-setup-pass.jsonl");
+    let report = |sub: &str| {
+        let mut c = cmd("mem-transcript", tmp.path());
+        c.args([sub, "--format", "jsonl"])
+            .arg(&claude)
+            .arg(&rollout)
+            .arg(&empty);
+        run(c, b"")
+    };
+    let trees: Vec<TreeReport> = exact("tree", &report("tree"));
+    assert!(
+        matches!(&trees[..], [TreeReport::Claude(c), TreeReport::Codex(x), TreeReport::Empty(e)]
+            if c.leaf.is_some() && c.roots.len() == 1 && x.leaf.is_some() && e.empty),
+        "{trees:#?}"
+    );
+    let verified: Vec<VerifyReport> = exact("verify", &report("verify"));
+    assert!(
+        matches!(&verified[..], [VerifyReport::Claude(c), VerifyReport::Codex(x), VerifyReport::Empty(_)]
+            if c.ok && c.torn.is_empty() && c.reached == c.conversation && !x.metadata_damaged),
+        "{verified:#?}"
+    );
+    let stats: Vec<TranscriptStats> = exact("stats", &report("stats"));
+    assert_eq!(
+        stats.iter().map(|s| s.source.as_str()).collect::<Vec<_>>(),
+        ["claude", "codex", ""]
+    );
+    assert!(
+        stats[0].prompts > 0 && stats[0].duration_s.is_some(),
+        "{stats:#?}"
+    );
+
+    let mut c = cmd("mem-transcript", tmp.path());
+    c.args(["ls", "--all", "--format", "jsonl"]).arg(&dir);
+    let listed: Vec<SessionListing> = exact("ls", &run(c, b""));
+    assert_eq!(listed.len(), 4, "{listed:#?}");
+    assert!(listed.iter().all(|l| l.source == "claude" && !l.damaged));
+
+    // A pointer of the extracted lesson, back to its entry.
+    let mut c = cmd("mem-transcript", tmp.path());
+    c.arg("replay").arg(&claude);
+    let events = run(c, b"");
+    let x = run(cmd("mem-extract", tmp.path()), &events.stdout);
+    let mems: Vec<Memory> = exact("extract", &x);
+    let pointer = mems[0]
+        .evidence
+        .iter()
+        .find(|e| e.starts_with("transcript:"))
+        .unwrap()
+        .clone();
+    // Claude Code names a session's file after its id.
+    let evs: Vec<Event> = exact("replay", &events);
+    let named = tmp.path().join("named");
+    std::fs::create_dir_all(&named).unwrap();
+    let file = named.join(format!("{}.jsonl", evs[0].session));
+    std::fs::copy(&claude, &file).unwrap();
+    let mut c = cmd("mem-transcript", tmp.path());
+    c.args(["locate", "--format", "jsonl", &pointer])
+        .arg(&named);
+    let at: Located = one("locate", &run(c, b""));
+    assert_eq!(at.pointer, pointer);
+    assert_eq!(
+        (Path::new(&at.file), at.session.as_str()),
+        (file.as_path(), evs[0].session.as_str())
+    );
+    assert!(pointer.ends_with(&format!("#{}", at.line)), "{at:?}");
 }

@@ -76,3 +76,20 @@ pub(super) fn dangling(ix: &Index) -> Vec<(u32, Option<u32>)> {
 pub(super) fn lines_of(ix: &Index, v: impl IntoIterator<Item = u32>) -> Vec<u32> {
     v.into_iter().map(|i| ix.nodes[i as usize].line).collect()
 }
+
+/// Line numbers as printed in the reports.
+pub(super) fn lines64<T: Copy + TryInto<u64>>(v: &[T]) -> Vec<u64> {
+    v.iter().filter_map(|&l| l.try_into().ok()).collect()
+}
+
+/// [`dangling`]'s pairs as records.
+pub(super) fn dangling_records(
+    d: &[(u32, Option<u32>)],
+) -> Vec<mem_core::records::transcript::Dangling> {
+    d.iter()
+        .map(|&(line, to)| mem_core::records::transcript::Dangling {
+            line: line.into(),
+            bridged_to: to.map(u64::from),
+        })
+        .collect()
+}

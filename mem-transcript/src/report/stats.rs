@@ -6,9 +6,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
 use mem_core::jsonl::{parse_lossy, sanitize};
+use mem_core::records::transcript::{Tokens, TranscriptStats};
 use mem_core::{Error, Exit};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::claude::Content;
 use crate::codex::Rollout;
@@ -90,9 +91,9 @@ impl Acc {
     }
 }
 
-pub(super) fn fmt_ms(t: Option<i64>) -> Value {
+pub(super) fn fmt_ms(t: Option<i64>) -> Option<String> {
     t.and_then(chrono::DateTime::from_timestamp_millis)
-        .map_or(Value::Null, |t| Value::String(mem_core::time::fmt_ts(t)))
+        .map(mem_core::time::fmt_ts)
 }
 
 pub(super) fn is_command_noise(t: &str) -> bool {
@@ -291,28 +292,37 @@ pub(super) fn stats_codex(r: &Rollout) -> Acc {
     acc
 }
 
-pub(super) fn stats_json(
+pub(super) fn stats_record(
     label: &str,
     source: &str,
     session: Option<&str>,
-    types: Value,
+    types: &BTreeMap<String, usize>,
     acc: &Acc,
-) -> Value {
-    let dur = match (acc.first, acc.last) {
-        (Some(f), Some(l)) => json!((l - f) as f64 / 1000.0),
-        _ => Value::Null,
-    };
-    json!({
-        "file": label, "source": source, "session": session,
-        "entries": types,
-        "turns": acc.turns, "prompts": acc.prompts,
-        "tool_calls": acc.tools, "tool_errors": acc.errors,
-        "tokens": {"input": acc.tokens[0], "output": acc.tokens[1],
-                   "cache_creation": acc.tokens[2], "cache_read": acc.tokens[3]},
-        "models": acc.models,
-        "first": fmt_ms(acc.first), "last": fmt_ms(acc.last), "duration_s": dur,
-        "first_prompt": acc.first_prompt,
-    })
+) -> TranscriptStats {
+    TranscriptStats {
+        file: label.to_string(),
+        source: source.to_string(),
+        session: session.map(str::to_string),
+        entries: types.iter().map(|(k, v)| (k.clone(), *v as u64)).collect(),
+        turns: acc.turns,
+        prompts: acc.prompts,
+        tool_calls: acc.tools.clone(),
+        tool_errors: acc.errors.clone(),
+        tokens: Tokens {
+            input: acc.tokens[0],
+            output: acc.tokens[1],
+            cache_creation: acc.tokens[2],
+            cache_read: acc.tokens[3],
+        },
+        models: acc.models.clone(),
+        first: fmt_ms(acc.first),
+        last: fmt_ms(acc.last),
+        duration_s: match (acc.first, acc.last) {
+            (Some(f), Some(l)) => Some((l - f) as f64 / 1000.0),
+            _ => None,
+        },
+        first_prompt: acc.first_prompt.clone(),
+    }
 }
 
 /// `stats FILE…`.
@@ -320,29 +330,26 @@ pub(super) fn stats_json(
 /// Errors: as [`load`]; `--strict` on any warning.
 pub fn stats(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
     for f in &a.files {
-        let v = match load(f, a.from, g.threads())? {
-            Loaded::Empty(inp) => stats_json(&inp.label, "", None, json!({}), &Acc::default()),
+        let rec = match load(f, a.from, g.threads())? {
+            Loaded::Empty(inp) => {
+                stats_record(&inp.label, "", None, &BTreeMap::new(), &Acc::default())
+            }
             Loaded::Claude(inp, ix) => {
                 report_warnings(&ix.warnings, g.strict)?;
                 let (acc, _) = stats_claude(&inp)?;
-                stats_json(
-                    &inp.label,
-                    "claude",
-                    ix.session.as_deref(),
-                    json!(ix.types),
-                    &acc,
-                )
+                stats_record(&inp.label, "claude", ix.session.as_deref(), &ix.types, &acc)
             }
             Loaded::Codex(inp, r) => {
                 report_warnings(&r.warnings, g.strict)?;
                 let acc = stats_codex(&r);
-                stats_json(&inp.label, "codex", Some(&r.session), json!(r.types), &acc)
+                stats_record(&inp.label, "codex", Some(&r.session), &r.types, &acc)
             }
         };
         if text {
+            let v = serde_json::to_value(&rec).map_err(|e| io_out(e.into()))?;
             write_stats_text(out, &v).map_err(io_out)?;
         } else {
-            write_json(out, &v)?;
+            write_json(out, &rec)?;
         }
     }
     Ok(Exit::Success)

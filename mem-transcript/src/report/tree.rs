@@ -5,13 +5,16 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
+use mem_core::records::transcript::{
+    ClaudeTree, CodexTree, Counts, EmptyTree, Fork, TranscriptSource, TreeReport,
+};
 use mem_core::{Error, Exit};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::claude::{BOUNDARY, Index, SIDECHAIN};
 use crate::{FilesArgs, Global, report_warnings};
 
-use super::graph::{dangling, lines_of, shape};
+use super::graph::{dangling, dangling_records, lines_of, lines64, shape};
 use super::{Loaded, io_out, load, subagent_files, uuid_of, write_json};
 
 pub(super) fn node_types(ix: &Index) -> BTreeMap<&'static str, usize> {
@@ -40,9 +43,12 @@ pub(super) fn short_list(v: &[u32], max: usize) -> String {
 pub fn tree(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
     for f in &a.files {
         let v = match load(f, a.from, g.threads())? {
-            Loaded::Empty(inp) => {
-                json!({"file": inp.label, "source": null, "empty": true, "nodes": {}})
-            }
+            Loaded::Empty(inp) => TreeReport::Empty(EmptyTree {
+                file: inp.label,
+                source: None,
+                empty: true,
+                nodes: Counts::new(),
+            }),
             Loaded::Claude(inp, ix) => {
                 report_warnings(&ix.warnings, g.strict)?;
                 let (leaves, forks) = shape(&ix);
@@ -52,9 +58,12 @@ pub fn tree(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Resul
                             || (ix.parent_of(i).is_err() && ix.bridge_target(i).is_none())
                     })
                     .collect();
-                let forks: Vec<Value> = forks
+                let forks: Vec<Fork> = forks
                     .iter()
-                    .map(|(i, c)| json!({"line": ix.nodes[*i as usize].line, "children": c}))
+                    .map(|&(i, c)| Fork {
+                        line: ix.nodes[i as usize].line.into(),
+                        children: c.into(),
+                    })
                     .collect();
                 let leaf = ix.default_leaf();
                 let side: Vec<u32> = (0..ix.nodes.len() as u32)
@@ -79,25 +88,28 @@ pub fn tree(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Resul
                         .map(|p| p.display().to_string())
                         .collect()
                 };
-                let dang: Vec<Value> = dangling(&ix)
-                    .iter()
-                    .map(|(l, t)| json!({"line": l, "bridged_to": t}))
-                    .collect();
-                json!({
-                    "file": inp.label, "source": "claude", "session": ix.session, "cwd": ix.cwd,
-                    "nodes": node_types(&ix),
-                    "roots": lines_of(&ix, roots.iter().copied()),
-                    "forks": forks,
-                    "leaves": lines_of(&ix, leaves.iter().copied()),
-                    "leaf": leaf.map(|l| ix.nodes[l as usize].line),
-                    "leaf_uuid": leaf.and_then(|l| uuid_of(&inp, &ix, l)),
-                    "dangling": dang,
-                    "boundaries": lines_of(&ix, boundaries.iter().copied()),
-                    "sidechain_nodes": side.len(),
-                    "sidechain_roots": lines_of(&ix, side_roots.iter().copied()),
-                    "subagents": subs,
-                    "duplicates": ix.duplicates,
-                    "summaries": ix.summaries.len(),
+                let lines = |v: &[u32]| lines64(&lines_of(&ix, v.iter().copied()));
+                TreeReport::Claude(ClaudeTree {
+                    file: inp.label.clone(),
+                    source: TranscriptSource::Claude,
+                    session: ix.session.clone(),
+                    cwd: ix.cwd.clone(),
+                    nodes: node_types(&ix)
+                        .into_iter()
+                        .map(|(k, n)| (k.to_string(), n as u64))
+                        .collect(),
+                    roots: lines(&roots),
+                    forks,
+                    leaves: lines(&leaves),
+                    leaf: leaf.map(|l| u64::from(ix.nodes[l as usize].line)),
+                    leaf_uuid: leaf.and_then(|l| uuid_of(&inp, &ix, l)),
+                    dangling: dangling_records(&dangling(&ix)),
+                    boundaries: lines(&boundaries),
+                    sidechain_nodes: side.len() as u64,
+                    sidechain_roots: lines(&side_roots),
+                    subagents: subs,
+                    duplicates: lines64(&ix.duplicates),
+                    summaries: ix.summaries.len() as u64,
                 })
             }
             Loaded::Codex(inp, r) => {
@@ -108,21 +120,33 @@ pub fn tree(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Resul
                     .filter(|i| i.value["type"] == "compacted")
                     .map(|i| i.line)
                     .collect();
-                json!({
-                    "file": inp.label, "source": "codex", "session": r.session, "cwd": r.cwd,
-                    "metadata_damaged": r.meta_damaged,
-                    "nodes": r.types,
-                    "roots": r.items.first().map(|i| vec![i.line]).unwrap_or_default(),
-                    "forks": [],
-                    "leaves": r.items.last().map(|i| vec![i.line]).unwrap_or_default(),
-                    "leaf": r.items.last().map(|i| i.line),
-                    "dangling": [],
-                    "boundaries": boundaries,
-                    "sidechain_nodes": 0, "sidechain_roots": [], "subagents": [],
+                let first = r.items.first().map(|i| i.line as u64);
+                let last = r.items.last().map(|i| i.line as u64);
+                TreeReport::Codex(CodexTree {
+                    file: inp.label.clone(),
+                    source: TranscriptSource::Codex,
+                    session: r.session.clone(),
+                    cwd: r.cwd.clone(),
+                    metadata_damaged: r.meta_damaged,
+                    nodes: r
+                        .types
+                        .iter()
+                        .map(|(k, n)| (k.clone(), *n as u64))
+                        .collect(),
+                    roots: first.into_iter().collect(),
+                    forks: Vec::new(),
+                    leaves: last.into_iter().collect(),
+                    leaf: last,
+                    dangling: Vec::new(),
+                    boundaries: lines64(&boundaries),
+                    sidechain_nodes: 0,
+                    sidechain_roots: Vec::new(),
+                    subagents: Vec::new(),
                 })
             }
         };
         if text {
+            let v = serde_json::to_value(&v).map_err(|e| io_out(e.into()))?;
             write_tree_text(out, &v).map_err(io_out)?;
         } else {
             write_json(out, &v)?;

@@ -7,15 +7,18 @@ use std::io::Write;
 use std::path::Path;
 
 use mem_core::jsonl::{parse_lossy, parse_recovering, sanitize};
+use mem_core::records::transcript::{
+    ClaudeVerify, CodexVerify, EmptyVerify, TranscriptSource, VerifyReport,
+};
 use mem_core::{Error, Exit};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::claude::{BOUNDARY, Index, SIDECHAIN, WalkOpts};
 use crate::codex::Rollout;
 use crate::input::Input;
 use crate::{Global, VerifyArgs, report_warnings};
 
-use super::graph::{dangling, lines_of, shape};
+use super::graph::{dangling, dangling_records, lines_of, lines64, shape};
 use super::{Loaded, io_out, load, uuid_of, write_json};
 
 /// `verify FILE…` (and `--repair OUT`).
@@ -30,7 +33,12 @@ pub fn verify(a: &VerifyArgs, g: &Global, text: bool, out: &mut dyn Write) -> Re
     for f in &a.files.files {
         let (v, warnings) = match load(f, a.files.from, g.threads())? {
             Loaded::Empty(inp) => (
-                json!({"file": inp.label, "ok": true, "empty": true, "lines": 0}),
+                VerifyReport::Empty(EmptyVerify {
+                    file: inp.label,
+                    ok: true,
+                    empty: true,
+                    lines: 0,
+                }),
                 0,
             ),
             Loaded::Claude(inp, ix) => {
@@ -75,22 +83,30 @@ pub fn verify(a: &VerifyArgs, g: &Global, text: bool, out: &mut dyn Write) -> Re
                 if let Some(outp) = &a.repair {
                     repair(&inp, &ix, outp)?;
                 }
-                let v = json!({
-                    "file": inp.label, "source": "claude", "ok": ok,
-                    "lines": ix.lines, "entries": ix.objects,
-                    "torn": torn, "malformed": malformed, "recovered": ix.recovered,
-                    "invalid_utf8": ix.lossy,
-                    "dangling": dang.iter().map(|(l, t)| json!({"line": l, "bridged_to": t})).collect::<Vec<_>>(),
-                    "duplicates": ix.duplicates,
-                    "leaf": br.leaf.map(|l| ix.nodes[l as usize].line),
-                    "reached": ix.conversation_count(&br),
-                    "resume_reached": ix.conversation_count(&resume),
-                    "conversation": conv.len(),
-                    "main_conversation": main_conv,
-                    "unreached": unreached,
-                    "orphan_leaves": lines_of(&ix, orphan_leaves.iter().copied()),
-                    "cycle_at": br.cycle_at.map(|c| ix.nodes[c as usize].line),
-                    "warnings": ws.len(),
+                let v = VerifyReport::Claude(ClaudeVerify {
+                    file: inp.label.clone(),
+                    source: TranscriptSource::Claude,
+                    ok,
+                    lines: ix.lines as u64,
+                    entries: ix.objects as u64,
+                    torn: lines64(&torn),
+                    malformed: lines64(&malformed),
+                    recovered: lines64(&ix.recovered),
+                    invalid_utf8: lines64(&ix.lossy),
+                    dangling: dangling_records(&dang),
+                    duplicates: lines64(&ix.duplicates),
+                    leaf: br.leaf.map(|l| u64::from(ix.nodes[l as usize].line)),
+                    reached: ix.conversation_count(&br) as u64,
+                    resume_reached: ix.conversation_count(&resume) as u64,
+                    conversation: conv.len() as u64,
+                    main_conversation: main_conv as u64,
+                    unreached: unreached as u64,
+                    orphan_leaves: lines_of(&ix, orphan_leaves.iter().copied())
+                        .into_iter()
+                        .map(u64::from)
+                        .collect(),
+                    cycle_at: br.cycle_at.map(|c| u64::from(ix.nodes[c as usize].line)),
+                    warnings: ws.len() as u64,
                 });
                 (v, ws.len())
             }
@@ -110,19 +126,26 @@ pub fn verify(a: &VerifyArgs, g: &Global, text: bool, out: &mut dyn Write) -> Re
                     .copied()
                     .filter(|l| !torn.contains(l))
                     .collect();
-                let v = json!({
-                    "file": inp.label, "source": "codex", "ok": true,
-                    "lines": r.lines, "entries": r.items.len(),
-                    "torn": torn, "malformed": malformed, "invalid_utf8": r.lossy,
-                    "metadata_damaged": r.meta_damaged, "session": r.session,
-                    "warnings": r.warnings.len(),
+                let v = VerifyReport::Codex(CodexVerify {
+                    file: inp.label.clone(),
+                    source: TranscriptSource::Codex,
+                    ok: true,
+                    lines: r.lines as u64,
+                    entries: r.items.len() as u64,
+                    torn: lines64(&torn),
+                    malformed: lines64(&malformed),
+                    invalid_utf8: lines64(&r.lossy),
+                    metadata_damaged: r.meta_damaged,
+                    session: r.session.clone(),
+                    warnings: r.warnings.len() as u64,
                 });
                 (v, r.warnings.len())
             }
         };
-        let ok = v["ok"] == true && !(g.strict && warnings > 0);
+        let ok = v.ok() && !(g.strict && warnings > 0);
         broken |= !ok;
         if text {
+            let v = serde_json::to_value(&v).map_err(|e| io_out(e.into()))?;
             write_verify_text(out, &v, ok).map_err(io_out)?;
         } else {
             write_json(out, &v)?;
