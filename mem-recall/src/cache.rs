@@ -10,13 +10,15 @@
 //! ```text
 //! file  = version; dir written_ns; count; entry*count "end"
 //! entry = file mtime_ns; size; change; body  (sorted by file, unique)
-//! body  = "0;" doc | "1;" error              (as one string)
+//! body  = "0;" doc md | "1;" error           (as one string)
 //! doc   = type; kind; scope; project? triggers trigger_stems paths
 //!         expires superseded_by? supersedes retired; source; trust;
 //!         terms len; tokens;
 //!         (the id is the file name without `.md`; type, kind, scope,
 //!         source and trust are the index of the variant, in declaration
 //!         order)
+//! md    = "0;" | "1;" name rest               (what the hook injects,
+//!         see `inject::MdParts`; "0;": the topic file is read instead)
 //! x?    = "0;" | "1;" string                 list = count; string*count
 //! expires = "0;" (none) | "1;" (never) | "2;" zigzag(days since 0001-01-01);
 //! ```
@@ -31,9 +33,10 @@ use chrono::{Datelike, NaiveDate};
 use mem_core::records::{Expires, Kind, MemoryType, Scope, Source, Trust};
 
 use crate::gate::{Doc, Text};
+use crate::inject::MdParts;
 
 /// Version of the layout; a cache of another version is ignored.
-pub const CACHE_VERSION: u64 = 4;
+pub const CACHE_VERSION: u64 = 5;
 
 /// The cache file's name inside the memory dir's cache folder.
 pub const CACHE_FILE: &str = "recall-v2.cache";
@@ -119,9 +122,29 @@ pub fn parse(text: &'static str) -> Option<Cache> {
 /// Decode the body of the entry of `file` (`<id>.md`): the doc, or why the
 /// file did not parse. `None` when it is malformed.
 pub fn decode_body(file: &'static str, body: &'static str) -> Option<Result<Doc, Text>> {
+    Some(decode_entry(file, body)?.map(|(doc, _)| doc))
+}
+
+/// [`decode_body`], with what the hook injects of the memory when the
+/// entry holds it.
+pub fn decode_entry(
+    file: &'static str,
+    body: &'static str,
+) -> Option<Result<(Doc, Option<MdParts>), Text>> {
     let mut r = Reader { s: body };
     let out = match r.num()? {
-        0 => Ok(r.doc(file.strip_suffix(".md")?)?),
+        0 => {
+            let doc = r.doc(file.strip_suffix(".md")?)?;
+            let md = match r.num()? {
+                0 => None,
+                1 => Some(MdParts {
+                    name: Text::Borrowed(r.str()?),
+                    rest: Text::Borrowed(r.str()?),
+                }),
+                _ => return None,
+            };
+            Ok((doc, md))
+        }
         1 => Err(Text::Borrowed(r.str()?)),
         _ => return None,
     };
@@ -131,11 +154,25 @@ pub fn decode_body(file: &'static str, body: &'static str) -> Option<Result<Doc,
 /// Encode the body of an entry: its doc (whose id is the file name without
 /// `.md`), or why the file did not parse.
 pub fn encode_body(doc: Result<&Doc, &str>) -> String {
+    encode_entry(doc.map(|d| (d, None)))
+}
+
+/// [`encode_body`], with what the hook injects of the memory (`None`: not
+/// kept; the topic file is read when the memory is injected).
+pub fn encode_entry(doc: Result<(&Doc, Option<&MdParts>), &str>) -> String {
     let mut body = String::with_capacity(512);
     match doc {
-        Ok(d) => {
+        Ok((d, md)) => {
             num(&mut body, 0);
             encode_doc(&mut body, d);
+            match md {
+                None => num(&mut body, 0),
+                Some(p) => {
+                    num(&mut body, 1);
+                    string(&mut body, &p.name);
+                    string(&mut body, &p.rest);
+                }
+            }
         }
         Err(msg) => {
             num(&mut body, 1);
@@ -484,6 +521,25 @@ mod tests {
             decode_body(c.entries[0].file, c.entries[0].body),
             Some(Ok(old))
         );
+    }
+
+    #[test]
+    fn injection_round_trips_and_is_optional() {
+        let d = doc("a");
+        let md = MdParts {
+            name: Text::Borrowed("Run ~~~ setup: 1"),
+            rest: Text::Borrowed("source: tool, trust: low\n~~~~text\nx:1;\n~~~~\n"),
+        };
+        let body = leak(encode_entry(Ok((&d, Some(&md)))));
+        assert_eq!(decode_entry("a.md", body), Some(Ok((d.clone(), Some(md)))));
+        assert_eq!(decode_body("a.md", body), Some(Ok(d.clone())));
+        let bare = leak(encode_body(Ok(&d)));
+        assert_eq!(decode_entry("a.md", bare), Some(Ok((d, None))));
+        // A marker other than 0 or 1, or a cut injection, is malformed.
+        let cut = &body[..body.len() - 3];
+        assert_eq!(decode_entry("a.md", leak(cut.to_string())), None);
+        let two = format!("{}2;", &bare[..bare.len() - 2]);
+        assert_eq!(decode_entry("a.md", leak(two)), None);
     }
 
     #[test]

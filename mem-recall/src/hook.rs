@@ -204,13 +204,7 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<
             let reset = if start { h.source.as_deref() } else { None };
             crate::once::memories(dir, sid, reset, &s.items, &ds)?
         }
-        _ => crate::recalled_memories(&s.items, &ds)
-            .into_iter()
-            .map(|r| render::Rendered {
-                tier: r.tier,
-                md: render::memory_md_in(&r.id, &r.memory, r.tier),
-            })
-            .collect(),
+        _ => crate::recalled_md(&s.items, &ds),
     };
     if start && let Some(dir) = s.memory_dir.as_deref() {
         crate::autodream::on_session_start(dir, &s.cwd);

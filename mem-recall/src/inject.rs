@@ -4,6 +4,8 @@
 //! ([`crate::gate`]) measures memories with it and [`crate::render`] prints
 //! decisions beside it.
 
+use std::borrow::Cow;
+
 use mem_core::records::{Expires, Memory};
 use mem_core::tier::Tier;
 
@@ -20,20 +22,49 @@ pub fn memory_md(id: &str, m: &Memory) -> String {
 /// [`memory_md`] of a memory of `tier`: a team memory's heading says so,
 /// `## Name (id, team)`.
 pub fn memory_md_in(id: &str, m: &Memory, tier: Tier) -> String {
-    let label = match tier {
-        Tier::Personal => String::new(),
-        Tier::Team => ", team".to_string(),
-    };
+    md_parts(m).assemble(id, tier)
+}
+
+/// What [`memory_md_in`] renders of a memory apart from its id and tier:
+/// kept in the recall cache so that injecting a memory needs no read or
+/// parse of its topic file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MdParts {
+    /// The name as shown in the heading (one line, neutralised).
+    pub name: Cow<'static, str>,
+    /// Everything after the heading line: the source line and the fenced
+    /// description and body, each line ending in `\n`.
+    pub rest: Cow<'static, str>,
+}
+
+impl MdParts {
+    /// The memory's Markdown as [`memory_md_in`] gives it for `id` and
+    /// `tier`.
+    pub fn assemble(&self, id: &str, tier: Tier) -> String {
+        let label = match tier {
+            Tier::Personal => "",
+            Tier::Team => ", team",
+        };
+        let mut s = String::with_capacity(self.name.len() + id.len() + self.rest.len() + 16);
+        s.push_str("## ");
+        s.push_str(&self.name);
+        s.push_str(" (");
+        s.push_str(id);
+        s.push_str(label);
+        s.push_str(")\n");
+        s.push_str(&self.rest);
+        s
+    }
+}
+
+/// The parts of [`memory_md_in`] that depend on the memory `m` only.
+pub fn md_parts(m: &Memory) -> MdParts {
+    let name = neutralize(&one_line(&m.name));
     let mut s = format!(
-        "## {} ({id}{label})
-",
-        neutralize(&one_line(&m.name))
-    );
-    s.push_str(&format!(
         "source: {}, trust: {}",
         m.effective_source().as_str(),
         m.effective_trust().as_str()
-    ));
+    );
     if let Some(Expires::On(d)) = m.expires {
         s.push_str(&format!(", valid through {d}"));
     }
@@ -47,7 +78,10 @@ pub fn memory_md_in(id: &str, m: &Memory, tier: Tier) -> String {
     }
     let fence = "~".repeat(longest_fence_run(&text).max(2) + 1);
     s.push_str(&format!("{fence}text\n{text}\n{fence}\n"));
-    s
+    MdParts {
+        name: Cow::Owned(name),
+        rest: Cow::Owned(s),
+    }
 }
 
 /// The longest run of `~` or of backticks in `s`: a fence around `s` is

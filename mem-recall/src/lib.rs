@@ -757,6 +757,25 @@ pub fn recalled_memories(items: &[Item], ds: &[Decision]) -> Vec<render::Recalle
         .collect()
 }
 
+/// The recalled memories, in rank order, as injected ([`Item::injected_md`]:
+/// from the recall cache, or the topic file read again). A file that can
+/// no longer be read is reported and left out.
+pub fn recalled_md(items: &[Item], ds: &[Decision]) -> Vec<render::Rendered> {
+    ds.iter()
+        .filter(|d| d.action == Action::Recall)
+        .filter_map(|d| {
+            let it = &items[d.doc];
+            match it.injected_md() {
+                Ok(md) => Some(render::Rendered { tier: it.tier, md }),
+                Err(e) => {
+                    warn(NAME, format!("{e} (not injected)"));
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
 fn run_recall(cli: &Cli) -> Result<Exit> {
     let stems = Stems::default();
     let s = Session::open_tiers(

@@ -19,6 +19,7 @@ use mem_core::Memory;
 use crate::cache::{self, Cache};
 pub use crate::cache::{CACHE_FILE, CACHE_VERSION};
 use crate::gate::{Doc, Text};
+use crate::inject::{MdParts, md_parts};
 use mem_core::text::Stems;
 
 /// Seconds a file's mtime must lie before the cache's write time for the
@@ -30,10 +31,14 @@ pub const RACY_SECS: u64 = 2;
 pub struct Item {
     /// What the gate needs.
     pub doc: Doc,
-    /// The topic file (re-read when the memory is injected), or the record.
+    /// The topic file (read again when the memory is injected without
+    /// [`Item::md`]), or the record.
     pub source: Source,
     /// The tier it comes from (records given on stdin count as personal).
     pub tier: mem_core::tier::Tier,
+    /// What the hook injects of a topic file's memory, as the recall cache
+    /// keeps it (`None`: the file is read when the memory is injected).
+    pub md: Option<MdParts>,
 }
 
 /// Where a memory's full content is.
@@ -64,6 +69,22 @@ impl Item {
         }
     }
 
+    /// The memory as injected ([`crate::inject::memory_md_in`] for its id
+    /// and tier): from [`Item::md`] when the cache holds it, else the
+    /// topic file is read and parsed.
+    ///
+    /// Errors: as [`Item::memory`].
+    pub fn injected_md(&self) -> Result<String, mem_core::Error> {
+        match &self.md {
+            Some(p) => Ok(p.assemble(&self.doc.id, self.tier)),
+            None => Ok(crate::inject::memory_md_in(
+                &self.doc.id,
+                &self.memory()?,
+                self.tier,
+            )),
+        }
+    }
+
     /// The topic file, when the memory comes from one.
     pub fn path(&self) -> Option<PathBuf> {
         match &self.source {
@@ -80,7 +101,7 @@ struct Fresh {
     mtime_ns: u128,
     size: u64,
     change: u64,
-    doc: Result<Doc, String>,
+    doc: Result<(Doc, MdParts), String>,
 }
 
 /// The topic files of a memory dir, parsed.
@@ -166,7 +187,7 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
     used.sort_unstable();
     let decoded = par_map(&used, |&i| {
         let e = &old.entries[i];
-        cache::decode_body(e.file, e.body)
+        cache::decode_entry(e.file, e.body)
     });
     fresh.sort_unstable_by(|a, b| a.file.cmp(&b.file));
     let mut b = Build {
@@ -385,12 +406,13 @@ struct Build {
 }
 
 impl Build {
-    fn add(&mut self, file: Text, doc: Result<Doc, Text>) {
+    fn add(&mut self, file: Text, doc: Result<(Doc, Option<MdParts>), Text>) {
         match doc {
-            Ok(doc) => self.items.push(Item {
+            Ok((doc, md)) => self.items.push(Item {
                 source: Source::File(self.dir.clone(), file),
                 doc,
                 tier: mem_core::tier::Tier::Personal,
+                md,
             }),
             Err(msg) => self.broken.push(msg.into_owned()),
         }
@@ -403,10 +425,18 @@ impl Build {
                 mtime_ns: f.mtime_ns,
                 size: f.size,
                 change: f.change,
-                body: cache::encode_body(f.doc.as_ref().map_err(String::as_str)),
+                body: cache::encode_entry(
+                    f.doc
+                        .as_ref()
+                        .map(|(d, md)| (d, Some(md)))
+                        .map_err(String::as_str),
+                ),
             })));
         }
-        self.add(Text::Owned(f.file), f.doc.map_err(Text::Owned));
+        self.add(
+            Text::Owned(f.file),
+            f.doc.map(|(d, md)| (d, Some(md))).map_err(Text::Owned),
+        );
     }
 }
 
@@ -422,7 +452,7 @@ fn parse_file(dir: &Path, name: &str, key: (u128, u64, u64), stems: &Stems) -> F
                 mtime_ns,
                 match String::from_utf8(bytes) {
                     Ok(text) => mem_core::frontmatter::parse(name, &text)
-                        .map(|m| Doc::from_memory(stem, &m, stems))
+                        .map(|m| (Doc::from_memory(stem, &m, stems), md_parts(&m)))
                         .map_err(|e| e.to_string()),
                     Err(_) => Err(format!("{name}:1: not valid UTF-8")),
                 },
@@ -468,6 +498,7 @@ pub fn load_records(
                 doc: Doc::from_memory(&id, &m, stems),
                 source: Source::Record(Box::new(m)),
                 tier: mem_core::tier::Tier::Personal,
+                md: None,
             }),
             Err(e) => bad.push(mem_core::Error::input(name, line, e.to_string())),
         }

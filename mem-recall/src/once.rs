@@ -377,14 +377,13 @@ pub fn select(
         if fp.as_deref().is_some_and(|f| sess.has_file(id, f)) {
             continue;
         }
-        let m = match it.memory() {
-            Ok(m) => m,
+        let md = match it.injected_md() {
+            Ok(md) => md,
             Err(e) => {
                 eprintln!("{NAME}: {e} (not injected)");
                 continue;
             }
         };
-        let md = crate::render::memory_md_in(id, &m, it.tier);
         let dg = digest(&md);
         if sess.has(id, &dg) {
             sess.mark_file(id, fp.as_deref());

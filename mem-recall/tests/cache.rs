@@ -80,6 +80,52 @@ fn cached_entries_are_used_and_equal_a_fresh_parse() {
 }
 
 #[test]
+fn cached_injection_equals_the_topic_file_rendered_and_needs_no_read() {
+    let s = setup();
+    load(&s);
+    let cached = load(&s);
+    assert_eq!(cached.cached, 2);
+    let uncached = load_dir(&s.mem, None, &Stems::default()).unwrap();
+    for (b, c) in cached.items.iter().zip(&uncached.items) {
+        assert!(
+            b.md.is_some(),
+            "{}: the cache keeps the injection",
+            b.doc.id
+        );
+        let read = mem_recall::inject::memory_md_in(&b.doc.id, &c.memory().unwrap(), b.tier);
+        assert_eq!(b.injected_md().unwrap(), read);
+        assert!(read.starts_with("## "), "{read}");
+        let mut team = b.clone();
+        team.tier = mem_core::tier::Tier::Team;
+        assert_eq!(
+            team.injected_md().unwrap(),
+            mem_recall::inject::memory_md_in(&b.doc.id, &c.memory().unwrap(), team.tier)
+        );
+        assert!(
+            team.injected_md()
+                .unwrap()
+                .contains(&format!("({}, team)\n", b.doc.id))
+        );
+    }
+    // A memory loaded from the cache is injected from it, without reading
+    // its topic file again: a change made after the load does not show;
+    // without the cached injection the file is read.
+    let first = &cached.items[0];
+    let before = first.injected_md().unwrap();
+    let p = first.path().unwrap();
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, text.replace("name:", "name: Changed")).unwrap();
+    assert_eq!(first.injected_md().unwrap(), before);
+    let mut no_md = first.clone();
+    no_md.md = None;
+    assert_ne!(
+        no_md.injected_md().unwrap(),
+        before,
+        "without md the file is read"
+    );
+}
+
+#[test]
 fn new_file_is_picked_up_and_deleted_file_dropped() {
     let s = setup();
     load(&s);
