@@ -118,12 +118,15 @@ pub struct Term {
 impl Term {
     fn stems(&self, stems: &Stems) -> &(Vec<String>, Vec<String>) {
         self.stems.get_or_init(|| {
-            let all = self.words.iter().map(|w| stems.stem(w)).collect();
+            // each word stemmed once: the content stems are those of `all`
+            // whose word is not a stop word
+            let all: Vec<String> = self.words.iter().map(|w| stems.stem(w)).collect();
             let content = self
                 .words
                 .iter()
-                .filter(|w| !is_stop_word(w))
-                .map(|w| stems.stem(w))
+                .zip(&all)
+                .filter(|(w, _)| !is_stop_word(w))
+                .map(|(_, s)| s.clone())
                 .collect();
             (all, content)
         })
