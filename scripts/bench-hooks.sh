@@ -32,6 +32,15 @@
 #        BIN=target/debug/mem-recall scripts/bench-hooks.sh   (another binary)
 #        RUNS=200 STOP_RUNS=30 scripts/bench-hooks.sh
 #        WORK=/tmp/hb scripts/bench-hooks.sh   (keep the memory dir and inputs)
+#        BASE_BIN=/path/to/old/mem-recall scripts/bench-hooks.sh
+#            each hook event also runs with that binary (its own cache
+#            folder), in the same loop (event, cat, base, rotated), and a
+#            second table gives per event both medians and new/base: the
+#            ratio of the medians and the median of the per-run ratios
+#        INSTRUCTIONS=1 scripts/bench-hooks.sh
+#            also counts each hook event's instructions (valgrind
+#            --tool=callgrind, one run, state as in the benchmark; with
+#            BASE_BIN the base's too)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-200}
@@ -50,6 +59,8 @@ fi
 export HOME="$work/home" XDG_CACHE_HOME="$work/cache" CLAUDE_CONFIG_DIR="$work/home/.claude"
 unset MEM_DISABLE CLAUDE_CODE_DISABLE_AUTO_MEMORY MEM_REMOTE CLAUDE_CODE_REMOTE MEM_NOW MEM_TODAY MEM_HOOK_GUARD
 mkdir -p "$HOME/.claude" "$work/proj"
+base_bin=
+if [ -n "${BASE_BIN:-}" ]; then base_bin=$(realpath "$BASE_BIN"); fi
 export MEM_MEMORY_DIR="$work/memory"
 
 python3 - "$MEM_MEMORY_DIR" "$n" "$work" <<'PY'
@@ -149,20 +160,24 @@ for ev in SessionStart UserPromptSubmit PreToolUse; do
   out=$("$BIN" --hook <"$work/$ev.json" 2>"$work/err.txt")
   [ -n "$out" ] || { echo "$ev printed nothing:" >&2; cat "$work/err.txt" >&2; exit 1; }
 done
-echo "mem hooks latency, $n memories, $runs runs each (Stop: $stop_runs); $(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); $BIN"
+echo "mem hooks latency, $n memories, $runs runs each (Stop: $stop_runs); $(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); $BIN${base_bin:+ (base $base_bin)}"
 bd=$(dirname "$BIN")
-python3 - "$work" "$BIN" "$runs" "$stop_runs" "$bd" <<'PY'
-import glob, json, os, random, shutil, statistics, sys, time
+python3 - "$work" "$BIN" "$runs" "$stop_runs" "$bd" "$base_bin" "${INSTRUCTIONS:-0}" <<'PY'
+import glob, json, os, random, shutil, statistics, subprocess, sys, time
 work, BIN, runs, stop_runs, bd = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+BASE, instructions = sys.argv[6] or None, sys.argv[7] == "1"
+# the base binary keeps its own cache folder (another cache layout would be
+# rewritten by each binary in turn)
+base_env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache-base"))
 devnull = os.open(os.devnull, os.O_WRONLY)
 cat = shutil.which("cat")
 
-def once(argv, stdin_path):
+def once(argv, stdin_path, env=None):
     """Wall ms, CPU ms (user + system of the process and what it waited for)."""
     fd = os.open(stdin_path, os.O_RDONLY)
     acts = [(os.POSIX_SPAWN_DUP2, fd, 0), (os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
     t0 = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=acts)
+    pid = os.posix_spawn(argv[0], argv, env or os.environ, file_actions=acts)
     _, status, ru = os.wait4(pid, 0)
     t1 = time.perf_counter()
     os.close(fd)
@@ -171,8 +186,9 @@ def once(argv, stdin_path):
     return (t1 - t0) * 1000, (ru.ru_utime + ru.ru_stime) * 1000
 
 def clear_state():
-    for d in glob.glob(os.path.join(os.environ["XDG_CACHE_HOME"], "mem", "*", "sessions")):
-        shutil.rmtree(d)
+    for c in (os.environ["XDG_CACHE_HOME"], base_env["XDG_CACHE_HOME"]):
+        for d in glob.glob(os.path.join(c, "mem", "*", "sessions")):
+            shutil.rmtree(d)
 
 # Stop: one new turn appended before each run
 exec(open(os.path.join(work, "turn.py")).read())
@@ -199,24 +215,98 @@ def q(xs, p):
     return xs[min(len(xs) - 1, int(len(xs) * p))]
 
 print(f"{'event':<20} {'median':>8} {'p95':>8} {'cpu':>7} | {'cat':>6} {'cpu':>5} | {'+median':>8} {'+p95':>8} {'ratio':>6} {'+cpu':>6}  (ms; + = event - cat, paired)")
+vs_base = []
 for name, argv, inp, prepare, n in events:
     stdin = os.path.join(work, inp + ".json")
+    with_base = BASE is not None and argv is hook
     for _ in range(3):  # warm-up (Stop: the first run reads the session's backlog)
         if prepare:
             prepare()
         once(argv, stdin)
+        if with_base:
+            if prepare:
+                prepare()
+            once([BASE, "--hook"], stdin, base_env)
     wall, cpu, base, bcpu, diff, ratio = [], [], [], [], [], []
+    old, old_ratio = [], []
     for i in range(n):
-        if prepare:
-            prepare()
-        if i % 2:
-            b, bc = once([cat], stdin)
-            w, c = once(argv, stdin)
-        else:
-            w, c = once(argv, stdin)
-            b, bc = once([cat], stdin)
+        # one run of each, in turn: (event, cat[, base]) rotated run by run
+        kinds = ["event", "cat", "base"] if with_base else ["event", "cat"]
+        kinds = kinds[i % len(kinds):] + kinds[:i % len(kinds)]
+        got = {}
+        for k in kinds:
+            if k == "cat":
+                got[k] = once([cat], stdin)
+                continue
+            if prepare:
+                prepare()
+            got[k] = once(argv, stdin) if k == "event" else once([BASE, "--hook"], stdin, base_env)
+        (w, c), (b, bc) = got["event"], got["cat"]
         wall.append(w); cpu.append(c); base.append(b); bcpu.append(bc); diff.append(w - b); ratio.append(w / b)
+        if with_base:
+            old.append(got["base"]); old_ratio.append(w / got["base"][0])
     print(f"{name:<20} {statistics.median(wall):8.2f} {q(wall, 0.95):8.2f} {statistics.mean(cpu):7.2f} |"
           f" {statistics.median(base):6.2f} {statistics.mean(bcpu):5.2f} | {statistics.median(diff):8.2f}"
           f" {q(diff, 0.95):8.2f} {statistics.median(ratio):6.1f} {statistics.mean(cpu) - statistics.mean(bcpu):6.2f}")
+    if with_base:
+        ow = [w for w, _ in old]
+        vs_base.append((name, statistics.median(wall), statistics.median(ow),
+                        statistics.mean(cpu), statistics.mean(c for _, c in old), statistics.median(old_ratio)))
+
+def answers(argv, stdin, env):
+    r = subprocess.run(argv, stdin=open(stdin, "rb"), capture_output=True, env=env)
+    return bool(r.stdout.strip())
+
+if vs_base:
+    print()
+    print(f"{'event':<20} {'median':>8} {'base':>8} {'new/base':>8} | {'cpu':>7} {'base':>7} {'new/base':>8} | {'per-run new/base':>16}  (ms; same loop)")
+    for name, m, b, c, bc, r in vs_base:
+        note = ""
+        stdin = os.path.join(work, name + ".json")
+        if answers([BIN, "--hook"], stdin, os.environ) and not answers([BASE, "--hook"], stdin, base_env):
+            note = "  (the base answers nothing)"
+        print(f"{name:<20} {m:8.2f} {b:8.2f} {m / b:8.2f} | {c:7.2f} {bc:7.2f} {c / bc:8.2f} | {r:16.2f}{note}")
+
+if instructions:
+    def count(argv, stdin, env):
+        """Instructions of one run (callgrind), or None."""
+        # under valgrind the hook is tens of times slower: no time budget
+        env = dict(env, MEM_HOOK_BUDGET_MS="600000")
+        try:
+            r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv,
+                               stdin=open(stdin, "rb"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env=env, text=True)
+        except FileNotFoundError:
+            return None
+        for line in r.stderr.splitlines():
+            if "Collected :" in line:
+                return int(line.split()[-1])
+        return None
+    print()
+    print(f"{'event':<20} {'instructions':>14}" + (f" {'base':>14} {'new/base':>8}" if BASE else ""))
+    for name, argv, inp, prepare, n in events:
+        if argv is not hook:
+            continue
+        stdin = os.path.join(work, inp + ".json")
+        # as in the benchmark: after a warm-up run, the state prepared
+        for _ in range(2):
+            if prepare:
+                prepare()
+            once(argv, stdin)
+        if prepare:
+            prepare()
+        new = count(argv, stdin, os.environ)
+        line = f"{name:<20} {new if new is not None else '-':>14}"
+        if BASE:
+            for _ in range(2):
+                if prepare:
+                    prepare()
+                once([BASE, "--hook"], stdin, base_env)
+            if prepare:
+                prepare()
+            old = count([BASE, "--hook"], stdin, base_env)
+            line += f" {old if old is not None else '-':>14}"
+            if new and old:
+                line += f" {new / old:8.2f}"
+        print(line)
 PY

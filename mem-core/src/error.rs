@@ -174,9 +174,6 @@ pub enum Error {
     /// A worker thread panicked (`a sync thread panicked`).
     #[error("a {0} thread panicked")]
     ThreadPanicked(&'static str),
-    /// Anything else that is the input's fault, already worded.
-    #[error("{0}")]
-    Msg(String),
 }
 
 impl Error {

@@ -24,8 +24,8 @@ pub use mem_core::journal::{JOURNAL_DIR, KEEP_JOURNALS, Undone};
 /// so far are rolled back and the error returned.
 ///
 /// Returns the journal folder. Errors: [`mem_core::Error::Io`];
-/// [`mem_core::Error::Msg`] when a file changed since it was read (another
-/// writer), or on interruption.
+/// [`mem_core::Error::ChangedWhileConsolidating`] when a file changed since
+/// it was read (another writer); [`mem_core::Error::Interrupted`].
 pub fn apply(
     dir: &Path,
     changes: &[Change],

@@ -14,6 +14,7 @@
 
 pub mod apply;
 pub mod consolidate;
+pub mod error;
 pub mod gates;
 pub mod gather;
 pub mod team;
@@ -34,6 +35,9 @@ use mem_core::session::SessionFile;
 use mem_core::store;
 use mem_core::time::Clock;
 use mem_core::{Error, Exit};
+
+pub use error::DreamError;
+use error::Result;
 
 use crate::consolidate::{Origin, PlannedMemory};
 
@@ -171,9 +175,9 @@ pub struct RunArgs {
 
 /// Run the tool with the process arguments.
 ///
-/// Errors: [`Error`] variants (exit 1 bad input, 75 busy / not due under
+/// Errors: [`DreamError`] (exit 1 bad input, 75 busy / not due under
 /// `--strict`).
-pub fn run() -> anyhow::Result<Exit> {
+pub fn run() -> Result<Exit> {
     let cli = Cli::parse();
     run_cli(cli)
 }
@@ -181,7 +185,7 @@ pub fn run() -> anyhow::Result<Exit> {
 /// Run a parsed command line.
 ///
 /// Errors: see [`run`].
-pub fn run_cli(cli: Cli) -> anyhow::Result<Exit> {
+pub fn run_cli(cli: Cli) -> Result<Exit> {
     let g = &cli.global.args;
     let clock = g.time.clock()?;
     if cli.global.tier == DreamTier::Team {
@@ -260,7 +264,7 @@ pub(crate) struct Oriented {
 pub(crate) fn orient(
     dir: &std::path::Path,
     basis: impl Fn(&mem_core::Memory) -> Option<consolidate::Basis>,
-) -> anyhow::Result<Oriented> {
+) -> Result<Oriented> {
     let (st, bytes) = store::load_with_bytes(dir)?;
     for b in &st.broken {
         warn(NAME, format!("{}: left unchanged", b.error));
@@ -327,11 +331,7 @@ fn already_recorded(m: &mem_core::Memory, recorded: &std::collections::HashSet<&
 ///
 /// Returns how many unfinished consolidations were rolled back or, killed
 /// before they changed anything, removed.
-fn recover(
-    dir: &std::path::Path,
-    today: chrono::NaiveDate,
-    dry_run: bool,
-) -> anyhow::Result<usize> {
+fn recover(dir: &std::path::Path, today: chrono::NaiveDate, dry_run: bool) -> Result<usize> {
     if !mem_core::journal::needs_recovery(dir) {
         return Ok(0);
     }
@@ -353,7 +353,7 @@ fn recover(
     Ok(r.rolled_back + r.removed)
 }
 
-fn undo(dir: &std::path::Path, force: bool, out: &mut Output) -> anyhow::Result<Exit> {
+fn undo(dir: &std::path::Path, force: bool, out: &mut Output) -> Result<Exit> {
     let _guard = store::lock_index(dir)?;
     let u = apply::undo(dir, force)?;
     for f in &u.files {
@@ -403,7 +403,7 @@ pub(crate) fn print_plan(
     plan: &consolidate::Plan,
     diff: Option<fn(&consolidate::Change) -> String>,
     explain: bool,
-) -> anyhow::Result<()> {
+) -> Result<()> {
     let io = |e| Error::io("<stdout>", e);
     match diff {
         Some(diff) => {
@@ -431,7 +431,7 @@ fn dream(
     resolved: &memdir::Resolved,
     format: Format,
     out: &mut Output,
-) -> anyhow::Result<Exit> {
+) -> Result<Exit> {
     let a = &cli.run;
     let dir = &resolved.dir;
     let lock = Lock::in_dir(dir);
@@ -572,10 +572,10 @@ fn phases(
     format: Format,
     out: &mut Output,
     lock_before: Option<Option<SystemTime>>,
-) -> anyhow::Result<Exit> {
+) -> Result<Exit> {
     let a = &cli.run;
     let dir = &resolved.dir;
-    let interrupted = || -> anyhow::Result<()> {
+    let interrupted = || -> Result<()> {
         if stop.load(Ordering::SeqCst) {
             Err(Error::Interrupted.into())
         } else {

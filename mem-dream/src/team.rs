@@ -27,6 +27,7 @@ use mem_core::time::Clock;
 use mem_core::{Error, Exit};
 
 use crate::consolidate::{self, Change};
+use crate::error::{DreamError, Result};
 use crate::{Cli, NAME, apply};
 
 /// What a team-tier run says on stderr about applying the plan.
@@ -37,27 +38,16 @@ pub const APPLY_NOTE: &str = "the team tier is only planned, never written by me
 ///
 /// Errors: inside a hook's agent ([`memdir::hook_guarded`]), `undo` (there is nothing mem-dream wrote to undo), `--transcripts`
 /// (sessions are never gathered into the team tier), a team folder behind a
-/// link, or an unreadable team folder or index ([`Error`], exit 1).
-pub fn run(cli: &Cli, clock: &Clock, format: Format, out: &mut Output) -> anyhow::Result<Exit> {
+/// link, or an unreadable team folder or index ([`DreamError`], exit 1).
+pub fn run(cli: &Cli, clock: &Clock, format: Format, out: &mut Output) -> Result<Exit> {
     if memdir::hook_guarded() {
-        return Err(Error::Msg(format!(
-            "--tier team never runs from a hook ({} is set)",
-            memdir::HOOK_GUARD_ENV
-        ))
-        .into());
+        return Err(DreamError::TeamFromHook);
     }
     if cli.command.is_some() {
-        return Err(Error::Msg(format!(
-            "--tier team: nothing to undo: mem-dream never writes the team tier (undo an applied plan with git, e.g. `git checkout -- {}`)",
-            memdir::TEAM_DIR
-        ))
-        .into());
+        return Err(DreamError::TeamUndo);
     }
     if !cli.run.transcripts.is_empty() {
-        return Err(Error::Msg(
-            "--tier team: --transcripts is refused: sessions are one person's and are never gathered into the team tier (promote a memory with `mem-index promote ID`)".into(),
-        )
-        .into());
+        return Err(DreamError::TeamTranscripts);
     }
     let place = &cli.global.args.place;
     let cwd = match &place.cwd {
@@ -129,7 +119,7 @@ pub fn plan(
     root: &Path,
     clock: &Clock,
     a: &crate::RunArgs,
-) -> anyhow::Result<consolidate::Plan> {
+) -> Result<consolidate::Plan> {
     let st = crate::orient(dir, |_| None)?;
     let scrubber = Scrubber::new(Some(root));
     let mut p = consolidate::plan(
@@ -152,7 +142,7 @@ pub fn plan(
 ///
 /// Errors: the folder cannot be read again; a planned topic file does not
 /// parse (a bug of the plan).
-fn team_index(dir: &Path, p: &mut consolidate::Plan) -> anyhow::Result<()> {
+fn team_index(dir: &Path, p: &mut consolidate::Plan) -> Result<()> {
     let mut st = store::load(dir)?;
     for c in &p.changes {
         let Some(id) = c.rel.strip_suffix(".md") else {

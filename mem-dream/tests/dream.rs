@@ -171,6 +171,25 @@ fn b21_identical_memories_merge_into_exactly_one() {
     assert_eq!(topics(&env.mem()), ["no-db-mocks.md"]);
 }
 
+/// The team tier's refusals: exit 1, one line naming what is refused.
+#[test]
+fn team_tier_refusals_exit_1_with_their_message() {
+    let env = Env::new();
+    let o = env.run(&["--tier", "team", "--transcripts", "x.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "mem-dream: --tier team: --transcripts is refused: sessions are one person's and are never gathered into the team tier (promote a memory with `mem-index promote ID`)\n"
+    );
+    let o = env.run(&["--tier", "team", "undo"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("mem-dream: --tier team: nothing to undo: ") && err.lines().count() == 1,
+        "{err}"
+    );
+}
+
 fn write_lock(env: &Env, content: &str, ago: Duration) -> PathBuf {
     std::fs::create_dir_all(env.mem()).unwrap();
     let l = env.mem().join(".consolidate-lock");
@@ -232,6 +251,13 @@ fn b26_dead_stale_empty_and_garbage_locks_are_reclaimed() {
     let before = mtime(&l);
     let o = env.dream(&["--force"]);
     assert_eq!(o.status.code(), Some(75));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "mem-dream: {}: lock busy (held by pid {live_pid})\n",
+            l.display()
+        )
+    );
     assert_eq!(std::fs::read_to_string(&l).unwrap(), live_pid.to_string());
     assert_eq!(mtime(&l), before);
     let o = env.dream(&["--force", "--dry-run"]);

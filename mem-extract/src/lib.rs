@@ -11,6 +11,7 @@
 
 mod command;
 pub mod dates;
+pub mod error;
 pub mod extract;
 mod held;
 pub mod instruction;
@@ -27,7 +28,6 @@ mod triggers;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
 use mem_core::cli::{Format, Output, OutputArgs, PlaceArgs, warn};
@@ -35,6 +35,7 @@ use mem_core::records::Event;
 use mem_core::scrub::Scrubber;
 use mem_core::{Error, Exit, memdir};
 
+pub use error::ExtractError;
 pub use extract::{Bucket, EventView, ExtractOptions, Extraction, Extractor, Note, extract};
 pub use rules::Rules;
 
@@ -150,14 +151,14 @@ struct ScrubArgs {
 /// Run the tool with the process arguments.
 ///
 /// Errors: bad input (exit 1, naming the line), a bad rules file, I/O errors.
-pub fn run() -> anyhow::Result<Exit> {
+pub fn run() -> Result<Exit, ExtractError> {
     run_with(Cli::parse())
 }
 
 /// Run the tool with parsed arguments.
 ///
 /// Errors: as [`run`].
-pub fn run_with(cli: Cli) -> anyhow::Result<Exit> {
+pub fn run_with(cli: Cli) -> Result<Exit, ExtractError> {
     match cli.cmd {
         Some(Cmd::Scrub(a)) => run_scrub(a),
         Some(Cmd::Session(a)) => session::run(a),
@@ -568,7 +569,7 @@ pub fn extract_jsonl(events: impl Read, name: &str, opts: StreamOptions) -> Resu
     Ok(st.finish())
 }
 
-fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
+fn run_extract(a: ExtractArgs) -> Result<Exit, ExtractError> {
     if a.print_prompt {
         let mut out = Output::stdout(a.common.output.line_buffered);
         out.line(model::PROMPT.trim_end())?;
@@ -603,7 +604,15 @@ fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
         every: a.every,
         disabled: memdir::is_disabled(),
     });
-    stream::for_each_event(&a.files, |ev| st.push(ev))?;
+    // every bad line in input order, each naming its file and line: all
+    // but the last here, the last as the error (printed after them)
+    let mut errs = stream::for_each_event_checked(&a.files, |ev| st.push(ev));
+    if let Some(last) = errs.pop() {
+        for e in &errs {
+            eprintln!("{NAME}: {e}");
+        }
+        return Err(last.into());
+    }
     let outcome = st.finish_counted();
     if outcome.1 > 0 && matches!(outcome.0, Outcome::Extracted(_)) {
         eprintln!(
@@ -625,7 +634,7 @@ fn run_extract(a: ExtractArgs) -> anyhow::Result<Exit> {
 }
 
 /// `--model-cmd`: the events are read whole (the model sees them all).
-fn run_model(a: &ExtractArgs, rules: Rules, cmd: &str) -> anyhow::Result<Exit> {
+fn run_model(a: &ExtractArgs, rules: Rules, cmd: &str) -> Result<Exit, ExtractError> {
     let events = read_events(&a.files)?;
     if memdir::is_disabled() {
         warn(
@@ -684,7 +693,7 @@ fn run_model(a: &ExtractArgs, rules: Rules, cmd: &str) -> anyhow::Result<Exit> {
 }
 
 /// Print the notes (`--explain`), the sensitive drops and the memories.
-fn emit(a: &ExtractArgs, result: &Extraction) -> anyhow::Result<Exit> {
+fn emit(a: &ExtractArgs, result: &Extraction) -> Result<Exit, ExtractError> {
     // What goes to stderr is scrubbed of secrets too: a note quotes the
     // transcript's own words. (The scrubber is made only when something
     // goes there.)
@@ -723,13 +732,13 @@ fn emit(a: &ExtractArgs, result: &Extraction) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
-fn run_scrub(a: ScrubArgs) -> anyhow::Result<Exit> {
+fn run_scrub(a: ScrubArgs) -> Result<Exit, ExtractError> {
     let root = match &a.project_root {
         Some(p) => Some(p.clone()),
         None => {
             let cwd = match &a.cwd {
                 Some(c) => c.clone(),
-                None => std::env::current_dir().context("working directory")?,
+                None => std::env::current_dir().map_err(ExtractError::WorkingDir)?,
             };
             Some(memdir::project_root(&cwd, false))
         }

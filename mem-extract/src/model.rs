@@ -33,7 +33,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use mem_core::Error;
+use crate::error::ExtractError as Error;
 use mem_core::records::{Event, Expires, Kind, Memory, MemoryType, Source, Trust};
 use mem_core::scrub::Scrubber;
 use mem_core::truncate::{floor_to_bytes, floor_to_chars};
@@ -346,7 +346,7 @@ pub fn run_cmd(cmd: &str, input: &str, timeout: Duration) -> Result<String, Erro
         .stderr(Stdio::inherit())
         .process_group(0)
         .spawn()
-        .map_err(|e| Error::Msg(format!("--model-cmd: cannot start: {e}")))?;
+        .map_err(Error::ModelStart)?;
     let pid = child.id();
     let mut stdin = child.stdin.take().expect("piped stdin");
     let input = input.to_string();
@@ -384,13 +384,10 @@ pub fn run_cmd(cmd: &str, input: &str, timeout: Duration) -> Result<String, Erro
             Ok(None) if start.elapsed() >= timeout => {
                 kill();
                 let _ = child.wait();
-                return Err(Error::Msg(format!(
-                    "--model-cmd: no answer within {} s (--model-timeout); killed",
-                    timeout.as_secs()
-                )));
+                return Err(Error::ModelTimeout(timeout));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Err(Error::Msg(format!("--model-cmd: {e}"))),
+            Err(e) => return Err(Error::ModelWait(e)),
         }
     };
     // the command is done; a grandchild still holding stdout is not waited for
@@ -405,7 +402,7 @@ pub fn run_cmd(cmd: &str, input: &str, timeout: Duration) -> Result<String, Erro
         }
     };
     if !status.success() {
-        return Err(Error::Msg(format!("--model-cmd: exited with {status}")));
+        return Err(Error::ModelFailed(status));
     }
     Ok(String::from_utf8_lossy(&out).into_owned())
 }

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::Deserialize;
 
-use mem_core::Error;
+use crate::error::ExtractError as Error;
 
 use crate::set::{AsciiFirstSet, SetHits};
 
@@ -161,8 +161,10 @@ impl Rules {
 
     /// Parse a rules file.
     ///
-    /// Errors: [`Error::Msg`] naming `label` and the YAML error or the rule
-    /// whose pattern does not compile.
+    /// Errors: [`crate::ExtractError::RulesYaml`] naming `label` and the
+    /// YAML error, [`crate::ExtractError::BadRule`] naming the rule whose
+    /// pattern does not compile, [`crate::ExtractError::BadWhy`],
+    /// [`crate::ExtractError::RuleSet`].
     pub fn parse(yaml: &str, label: &str) -> Result<Rules, Error> {
         Rules::parse_checked(yaml, label, true)
     }
@@ -170,8 +172,10 @@ impl Rules {
     /// [`Rules::parse`]; with `check`, the rule set is compiled for any
     /// text now (else the first time a sentence that is not ASCII comes).
     fn parse_checked(yaml: &str, label: &str, check: bool) -> Result<Rules, Error> {
-        let spec: RulesSpec =
-            serde_norway::from_str(yaml).map_err(|e| Error::Msg(format!("{label}: {e}")))?;
+        let spec: RulesSpec = serde_norway::from_str(yaml).map_err(|e| Error::RulesYaml {
+            file: label.into(),
+            reason: e.to_string(),
+        })?;
         let patterns: Vec<&str> = [
             &spec.drop,
             &spec.user,
@@ -192,18 +196,24 @@ impl Rules {
             v.into_iter()
                 .map(|r| {
                     if set_failed {
-                        Regex::new(&r.pattern).map_err(|e| {
-                            Error::Msg(format!("{label}: rule {}: bad pattern: {e}", r.name))
+                        Regex::new(&r.pattern).map_err(|err| Error::BadRule {
+                            file: label.into(),
+                            rule: r.name.clone(),
+                            what: "pattern",
+                            err,
                         })?;
                     }
-                    let unless = r
-                        .unless
-                        .as_deref()
-                        .map(Regex::new)
-                        .transpose()
-                        .map_err(|e| {
-                            Error::Msg(format!("{label}: rule {}: bad unless: {e}", r.name))
-                        })?;
+                    let unless =
+                        r.unless
+                            .as_deref()
+                            .map(Regex::new)
+                            .transpose()
+                            .map_err(|err| Error::BadRule {
+                                file: label.into(),
+                                rule: r.name.clone(),
+                                what: "unless",
+                                err,
+                            })?;
                     Ok(Rule {
                         label: format!("{group}/{}", r.name),
                         name: r.name,
@@ -218,7 +228,13 @@ impl Rules {
         let why = spec
             .why
             .iter()
-            .map(|p| Regex::new(p).map_err(|e| Error::Msg(format!("{label}: why {p:?}: {e}"))))
+            .map(|p| {
+                Regex::new(p).map_err(|err| Error::BadWhy {
+                    file: label.into(),
+                    pattern: p.clone(),
+                    err,
+                })
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let drop = comp(spec.drop, "drop")?;
         let user = comp(spec.user, "user")?;
@@ -226,7 +242,10 @@ impl Rules {
         let project = comp(spec.project, "project")?;
         let request = comp(spec.request, "request")?;
         // every pattern compiled alone above, so the set compiles too
-        set_result.map_err(|e| Error::Msg(format!("{label}: rules: {e}")))?;
+        set_result.map_err(|err| Error::RuleSet {
+            file: label.into(),
+            err,
+        })?;
         let reference_words: Vec<String> = spec
             .reference_words
             .into_iter()

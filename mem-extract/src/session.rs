@@ -33,6 +33,8 @@ use mem_core::scrub::Scrubber;
 use mem_core::truncate::{estimate_tokens, floor_to_bytes, floor_to_chars};
 use mem_core::{Error, Exit, memdir};
 
+use crate::ExtractError;
+
 use crate::extract::{command_of, sentences};
 use crate::rules::Rules;
 
@@ -333,10 +335,10 @@ pub fn render(state: &SessionState) -> String {
 /// Run `session`.
 ///
 /// Errors: bad input (exit 1, naming the line), an unreadable state file, I/O.
-pub fn run(a: SessionArgs) -> anyhow::Result<Exit> {
+pub fn run(a: SessionArgs) -> Result<Exit, ExtractError> {
     if a.hook {
         if let Err(e) = run_hook(&a) {
-            eprintln!("mem-extract: session --hook: {e:#} (no session memory written)");
+            eprintln!("mem-extract: session --hook: {e} (no session memory written)");
         }
         return Ok(Exit::Success);
     }
@@ -365,9 +367,7 @@ pub fn run(a: SessionArgs) -> anyhow::Result<Exit> {
                     .cwd
                     .clone()
                     .or_else(|| crate::events_cwd(&events))
-                    .ok_or_else(|| {
-                        Error::Msg("no cwd in the events; give --cwd or --out".into())
-                    })?;
+                    .ok_or(ExtractError::NoCwd)?;
                 // Never Claude Code's own session-memory file: the
                 // session's hook-state folder, as `--hook` writes it.
                 let resolved = memdir::resolve(&memdir::MemdirOptions {
@@ -391,7 +391,10 @@ pub fn run(a: SessionArgs) -> anyhow::Result<Exit> {
         eprintln!("mem-extract: session: no update due");
     }
     if let Some(p) = &a.state {
-        let json = serde_json::to_vec_pretty(&state).map_err(|e| Error::Msg(e.to_string()))?;
+        let json = serde_json::to_vec_pretty(&state).map_err(|err| ExtractError::State {
+            path: p.clone(),
+            err,
+        })?;
         write_atomic(p, &json)?;
     }
     out.flush()?;
@@ -403,7 +406,7 @@ pub fn run(a: SessionArgs) -> anyhow::Result<Exit> {
 /// was added (its path on stdout).
 ///
 /// Errors: bad input, a settings file that is not JSON, I/O.
-fn run_hook(a: &SessionArgs) -> anyhow::Result<()> {
+fn run_hook(a: &SessionArgs) -> Result<(), ExtractError> {
     let events = crate::read_events(&a.files)?;
     let Some(first) = events.iter().find(|e| !e.sidechain) else {
         eprintln!("mem-extract: session --hook: no main-agent events; nothing to summarize");
@@ -451,7 +454,10 @@ fn run_hook(a: &SessionArgs) -> anyhow::Result<()> {
             state.tokens
         );
     }
-    let json = serde_json::to_vec_pretty(&state).map_err(|e| Error::Msg(e.to_string()))?;
+    let json = serde_json::to_vec_pretty(&state).map_err(|err| ExtractError::State {
+        path: state_path.clone(),
+        err,
+    })?;
     write_atomic(&state_path, &json)?;
     out.flush()?;
     Ok(())

@@ -256,18 +256,32 @@ impl<'a> RawEvent<'a, RawText<'a>> {
 ///
 /// Errors: [`Error::Input`] naming the file and line (a line that is not an
 /// event, a last line without newline), [`Error::Io`].
-pub fn for_each_event(files: &[PathBuf], mut f: impl FnMut(EventView<'_>)) -> Result<(), Error> {
+pub fn for_each_event(files: &[PathBuf], f: impl FnMut(EventView<'_>)) -> Result<(), Error> {
+    first_error(for_each_event_checked(files, f))
+}
+
+/// Read event records from `files` (stdin when empty) and pass each, in
+/// order, to `f` until a line is bad; the rest of the input is read only
+/// to find every bad line. Returns the errors in input order (empty when
+/// every line was an event); nothing is printed. A file that does not
+/// open ends the reading, its error last.
+pub fn for_each_event_checked(files: &[PathBuf], mut f: impl FnMut(EventView<'_>)) -> Vec<Error> {
     let mut errs = Vec::new();
     if files.is_empty() {
         crate::stdin_hint();
         read_one(std::io::stdin().lock(), "<stdin>", &mut errs, &mut f);
     } else {
         for p in files {
-            let file = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
-            read_one(file, &p.display().to_string(), &mut errs, &mut f);
+            match std::fs::File::open(p) {
+                Ok(file) => read_one(file, &p.display().to_string(), &mut errs, &mut f),
+                Err(e) => {
+                    errs.push(Error::io(p, e));
+                    break;
+                }
+            }
         }
     }
-    first_error(errs)
+    errs
 }
 
 /// Read event records from one stream (`name` labels its errors) and pass

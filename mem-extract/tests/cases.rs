@@ -653,3 +653,28 @@ fn every_record_carries_source_and_trust() {
         r.memories
     );
 }
+
+/// Every bad line of the input is reported in input order, each naming
+/// its file and line, and nothing is written (exit 1).
+#[test]
+fn bad_lines_are_reported_in_input_order() {
+    let good = jsonl(&[ev(0, "user", "text")]);
+    let input = format!("{good}{{\"session\":\"s\", bad\n{good}[1]\n");
+    let (code, out, err) = run_bin(&[], &input, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(out, "");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].starts_with("mem-extract: <stdin>:2: "), "{err}");
+    assert!(lines[1].starts_with("mem-extract: <stdin>:4: "), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("events.jsonl");
+    std::fs::write(&f, &input).unwrap();
+    let (code, out, err) = run_bin(&[f.to_str().unwrap()], "", &[]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    let at: Vec<usize> = ["events.jsonl:2: ", "events.jsonl:4: "]
+        .iter()
+        .map(|w| err.find(w).unwrap_or_else(|| panic!("{w} in {err}")))
+        .collect();
+    assert!(at[0] < at[1], "{err}");
+}

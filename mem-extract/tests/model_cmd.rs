@@ -146,6 +146,15 @@ fn huge_output_is_capped() {
 }
 
 #[test]
+fn a_failing_command_exits_1_naming_its_status() {
+    let (code, recs, err, _) = run("exit 3", &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(recs.is_empty());
+    let last = err.lines().last().unwrap_or_default();
+    assert_eq!(last, "mem-extract: --model-cmd: exited with exit status: 3");
+}
+
+#[test]
 fn a_hang_is_killed_at_the_timeout() {
     let (code, recs, err, secs) = run("sleep 30", &["--model-timeout", "1"]);
     assert_eq!(code, 1, "{err}");

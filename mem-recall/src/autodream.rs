@@ -27,7 +27,7 @@ use std::time::{Duration, SystemTime};
 use mem_core::lock::Lock;
 use mem_core::memdir;
 
-use crate::NAME;
+use crate::{NAME, RecallError};
 
 /// Hours since the last consolidation before a start (mem-dream's
 /// `--min-hours` default).
@@ -155,11 +155,14 @@ pub fn dream_binary() -> PathBuf {
 ///
 /// Returns the child's PID. Errors: the cache folder, log or process cannot
 /// be made.
-pub fn start(memory_dir: &Path, cwd: &Path) -> anyhow::Result<u32> {
+pub fn start(memory_dir: &Path, cwd: &Path) -> crate::Result<u32> {
     use std::os::unix::process::CommandExt;
     let cache = memdir::cache_dir_for(memory_dir)?;
-    std::fs::create_dir_all(&cache)
-        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", cache.display()))?;
+    std::fs::create_dir_all(&cache).map_err(|err| RecallError::Cannot {
+        action: "create",
+        path: cache.clone(),
+        err,
+    })?;
     let log_path = cache.join(LOG_FILE);
     let big = std::fs::metadata(&log_path).is_ok_and(|m| m.len() > LOG_MAX_BYTES);
     let log = std::fs::OpenOptions::new()
@@ -168,10 +171,16 @@ pub fn start(memory_dir: &Path, cwd: &Path) -> anyhow::Result<u32> {
         .write(true)
         .truncate(big)
         .open(&log_path)
-        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", log_path.display()))?;
-    let err = log
-        .try_clone()
-        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", log_path.display()))?;
+        .map_err(|err| RecallError::Cannot {
+            action: "open",
+            path: log_path.clone(),
+            err,
+        })?;
+    let err = log.try_clone().map_err(|err| RecallError::Cannot {
+        action: "open",
+        path: log_path.clone(),
+        err,
+    })?;
     mem_core::atomic::write_unsynced(
         &cache.join(START_MARK),
         format!("{}\n", std::process::id()).as_bytes(),
@@ -189,7 +198,11 @@ pub fn start(memory_dir: &Path, cwd: &Path) -> anyhow::Result<u32> {
         .stderr(Stdio::from(err))
         .process_group(0)
         .spawn()
-        .map_err(|e| anyhow::anyhow!("cannot start {}: {e}", bin.display()))?;
+        .map_err(|err| RecallError::Cannot {
+            action: "start",
+            path: bin.clone(),
+            err,
+        })?;
     // Not waited for: it outlives the hook and is reaped by init.
     Ok(child.id())
 }

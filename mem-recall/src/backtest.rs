@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Context as _;
+use crate::RecallError;
 use chrono::NaiveDate;
 use clap::Args;
 use mem_core::records::{Event, IndexOp, Kind, Memory};
@@ -149,12 +149,15 @@ struct SessionFile {
 
 /// The session files of `paths` (folders: their `*.jsonl`, not
 /// `agent-*.jsonl`), sorted by path.
-pub fn session_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+pub fn session_files(paths: &[PathBuf]) -> crate::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            let rd =
-                std::fs::read_dir(p).with_context(|| format!("cannot list {}", p.display()))?;
+            let rd = std::fs::read_dir(p).map_err(|err| RecallError::Cannot {
+                action: "list",
+                path: p.clone(),
+                err,
+            })?;
             for e in rd.flatten() {
                 let f = e.path();
                 let name = e.file_name().to_string_lossy().into_owned();
@@ -169,7 +172,7 @@ pub fn session_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
         } else if p.is_file() {
             out.push(p.clone());
         } else {
-            anyhow::bail!("{}: no such file or folder", p.display());
+            return Err(RecallError::NoSuchPath(p.clone()));
         }
     }
     out.sort();
@@ -178,7 +181,7 @@ pub fn session_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
 }
 
 /// The events of one transcript, through mem-transcript's `replay`.
-fn replay(path: &Path) -> anyhow::Result<Vec<Event>> {
+fn replay(path: &Path) -> crate::Result<Vec<Event>> {
     let cli = <mem_transcript::Cli as clap::Parser>::try_parse_from([
         std::ffi::OsStr::new("mem-transcript"),
         std::ffi::OsStr::new("replay"),
@@ -228,7 +231,7 @@ pub fn run_backtest(
     dir: &Path,
     prompts: usize,
     cwd: Option<&Path>,
-) -> anyhow::Result<Report> {
+) -> crate::Result<Report> {
     let stems = Stems::default();
     let vocab = Arc::new(Vocabulary::load()?);
     let mut report = Report::default();
@@ -260,7 +263,11 @@ pub fn run_backtest(
             .cmp(&b.first_ts)
             .then_with(|| a.path.cmp(&b.path))
     });
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|err| RecallError::Cannot {
+        action: "create",
+        path: dir.to_path_buf(),
+        err,
+    })?;
     // Which session first wrote each memory.
     let mut learned_in: BTreeMap<String, String> = BTreeMap::new();
     for s in &sessions {
@@ -452,10 +459,10 @@ fn short(id: &str) -> &str {
 ///
 /// Errors: no sessions found, a path that does not exist, a memory
 /// directory that cannot be written, a bad vocabulary file.
-pub fn run(args: &BacktestArgs) -> anyhow::Result<mem_core::Exit> {
+pub fn run(args: &BacktestArgs) -> crate::Result<mem_core::Exit> {
     let cwd = match &args.cwd {
         Some(c) => c.clone(),
-        None => std::env::current_dir().context("cannot read the working directory")?,
+        None => std::env::current_dir().map_err(RecallError::WorkingDir)?,
     };
     let paths = if args.paths.is_empty() {
         let root = mem_core::memdir::project_root(&cwd, false);
@@ -465,25 +472,18 @@ pub fn run(args: &BacktestArgs) -> anyhow::Result<mem_core::Exit> {
     };
     let files = session_files(&paths)?;
     if files.is_empty() {
-        anyhow::bail!(
-            "no session transcripts in {}",
-            paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        return Err(RecallError::NoSessions(paths));
     }
     let scratch;
     let dir = match &args.keep {
         Some(d) => {
             if std::fs::read_dir(d).is_ok_and(|mut r| r.next().is_some()) {
-                anyhow::bail!("--keep {}: the folder is not empty", d.display());
+                return Err(RecallError::KeepNotEmpty(d.clone()));
             }
             d.clone()
         }
         None => {
-            scratch = tempfile::tempdir().context("cannot create a scratch memory directory")?;
+            scratch = tempfile::tempdir().map_err(RecallError::Scratch)?;
             scratch.path().to_path_buf()
         }
     };

@@ -459,17 +459,18 @@ pub fn without_section(text: &str) -> String {
 /// file (the link's target left stale) or, followed, write outside where
 /// the user looks.
 ///
-/// Errors: [`mem_core::Error::Msg`] naming the link and its target.
-pub fn refuse_link(path: &Path) -> mem_core::Result<()> {
+/// Errors: [`crate::RecallError::SymbolicLink`] naming the link and its
+/// target.
+pub fn refuse_link(path: &Path) -> crate::Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => {
             let to = std::fs::read_link(path)
                 .map(|t| t.display().to_string())
                 .unwrap_or_else(|_| "?".into());
-            Err(mem_core::Error::Msg(format!(
-                "{}: is a symbolic link (to {to}); not written: name the file itself (--update FILE)",
-                path.display()
-            )))
+            Err(crate::RecallError::SymbolicLink {
+                path: path.to_path_buf(),
+                to,
+            })
         }
         _ => Ok(()),
     }
@@ -564,12 +565,12 @@ pub fn update_agents_md(
     section: &str,
     budget: usize,
     copy: Option<Option<&str>>,
-) -> mem_core::Result<Updated> {
+) -> crate::Result<Updated> {
     refuse_link(path)?;
     let mut old = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(mem_core::Error::io(path, e)),
+        Err(e) => return Err(mem_core::Error::io(path, e).into()),
     };
     let original = old.clone();
     if let Some(agents_md) = copy
@@ -577,12 +578,7 @@ pub fn update_agents_md(
     {
         old = with_copy;
     }
-    let missing = || {
-        mem_core::Error::Msg(format!(
-            "{}: has the begin marker of the mem section but no end marker; fix it by hand",
-            path.display()
-        ))
-    };
+    let missing = || crate::RecallError::NoEndMarker(path.to_path_buf());
     let mut new = splice(&old, section).ok_or_else(missing)?;
     let mut end = section_end(&new).unwrap_or(new.len());
     let mut placed_first = false;

@@ -103,7 +103,7 @@ pub fn run_guarded(common: &Common) -> Exit {
         std::io::stdin()
             .take(MAX_INPUT)
             .read_to_end(&mut input)
-            .map_err(|e| anyhow::anyhow!("cannot read stdin: {e}"))?;
+            .map_err(crate::RecallError::Stdin)?;
         answer(common, &input, true)
     }));
     // Held until the process ends: the watchdog can no longer decide.
@@ -123,7 +123,7 @@ pub fn run_guarded(common: &Common) -> Exit {
             }
         }
         Ok(Ok(None)) => {}
-        Ok(Err(e)) => eprintln!("{NAME}: hook: {e:#} (nothing added to the context)"),
+        Ok(Err(e)) => eprintln!("{NAME}: hook: {e} (nothing added to the context)"),
         Err(_) => eprintln!("{NAME}: hook: internal error (nothing added to the context)"),
     }
     Exit::Success
@@ -133,26 +133,26 @@ pub fn run_guarded(common: &Common) -> Exit {
 /// nothing to add.
 ///
 /// Errors: input that is not hook JSON, or any error of recall itself.
-pub fn respond(common: &Common, input: &[u8]) -> anyhow::Result<Option<String>> {
+pub fn respond(common: &Common, input: &[u8]) -> crate::Result<Option<String>> {
     answer(common, input, false)
 }
 
 /// [`respond`]; with `exiting` (the process ends after the answer) the
 /// memories loaded and the decisions are left to the OS to reclaim instead
 /// of being freed one allocation at a time.
-fn answer(common: &Common, input: &[u8], exiting: bool) -> anyhow::Result<Option<String>> {
+fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<String>> {
     let h: HookInput = serde_json::from_slice(input)
-        .map_err(|e| anyhow::anyhow!("stdin is not hook JSON: {e}"))?;
+        .map_err(|e| crate::RecallError::NotHookJson(e.to_string()))?;
     let Some(event) = h.hook_event_name.as_deref() else {
-        anyhow::bail!("stdin is not hook JSON: missing field `hook_event_name`");
+        return Err(crate::RecallError::NotHookJson(
+            "missing field `hook_event_name`".into(),
+        ));
     };
     let (task, start) = match event {
         "UserPromptSubmit" => (h.prompt.clone().unwrap_or_default(), false),
         "SessionStart" => (String::new(), true),
         "PreToolUse" => (String::new(), false),
-        other => anyhow::bail!(
-            "event {other:?} is not handled (use SessionStart, UserPromptSubmit or PreToolUse)"
-        ),
+        other => return Err(crate::RecallError::UnknownEvent(other.to_string())),
     };
     let cwd = h
         .cwd

@@ -23,7 +23,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
+use crate::RecallError;
 use clap::{Args, Subcommand};
 use mem_core::hooks::{HOOKS, HookSpec, TOOLS, WRITE_PATH};
 use mem_core::{Error, Exit};
@@ -111,7 +111,7 @@ pub enum Agent {
 /// Errors: a settings file that cannot be read or is not a JSON object (or
 /// whose `hooks` is not an object), a missing tool in the bin dir, a failed
 /// write (all exit 1; the file untouched).
-pub fn run(args: &HooksArgs) -> anyhow::Result<Exit> {
+pub fn run(args: &HooksArgs) -> crate::Result<Exit> {
     match &args.action {
         HooksAction::Install(a) => install(a),
         HooksAction::Uninstall(t) => uninstall(t),
@@ -122,13 +122,13 @@ pub fn run(args: &HooksArgs) -> anyhow::Result<Exit> {
 /// The settings file `t` names, and its agent.
 ///
 /// Errors: no home directory, no working directory.
-pub fn target_file(t: &TargetArgs) -> anyhow::Result<(PathBuf, Agent)> {
+pub fn target_file(t: &TargetArgs) -> crate::Result<(PathBuf, Agent)> {
     let agent = if t.codex { Agent::Codex } else { Agent::Claude };
     if let Some(s) = &t.settings {
         return Ok((s.clone(), agent));
     }
     if t.project {
-        let cwd = std::env::current_dir().context("cannot read the working directory")?;
+        let cwd = std::env::current_dir().map_err(RecallError::WorkingDir)?;
         let root = mem_core::memdir::project_root(&cwd, true);
         return Ok(match agent {
             Agent::Claude => (root.join(".claude/settings.json"), agent),
@@ -142,8 +142,8 @@ pub fn target_file(t: &TargetArgs) -> anyhow::Result<(PathBuf, Agent)> {
 }
 
 /// The directory of the running executable, symlinks resolved.
-fn default_bin_dir() -> anyhow::Result<PathBuf> {
-    let exe = std::env::current_exe().context("cannot find the running mem-recall")?;
+fn default_bin_dir() -> crate::Result<PathBuf> {
+    let exe = std::env::current_exe().map_err(RecallError::NoProgramPath)?;
     let exe = exe.canonicalize().unwrap_or(exe);
     Ok(exe
         .parent()
@@ -173,14 +173,14 @@ pub fn hook_tools() -> Vec<&'static str> {
 
 /// The bin dir (absolute, canonical when it exists) and the tools missing
 /// from it.
-fn bin_dir(a: &InstallArgs) -> anyhow::Result<(PathBuf, Vec<&'static str>)> {
+fn bin_dir(a: &InstallArgs) -> crate::Result<(PathBuf, Vec<&'static str>)> {
     let dir = match &a.bin_dir {
         Some(d) => {
             let abs = if d.is_absolute() {
                 d.clone()
             } else {
                 std::env::current_dir()
-                    .context("cannot read the working directory")?
+                    .map_err(RecallError::WorkingDir)?
                     .join(d)
             };
             abs.canonicalize().unwrap_or(abs)
@@ -355,11 +355,14 @@ struct Loaded {
     real: PathBuf,
 }
 
-fn refuse(path: &Path, what: String) -> anyhow::Error {
-    Error::Msg(format!("{}: {what}; left untouched", path.display())).into()
+fn refuse(path: &Path, what: String) -> RecallError {
+    RecallError::Settings {
+        path: path.to_path_buf(),
+        what,
+    }
 }
 
-fn load(path: &Path) -> anyhow::Result<Loaded> {
+fn load(path: &Path) -> crate::Result<Loaded> {
     let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     let old = match std::fs::read(&real) {
         Ok(b) => Some(b),
@@ -375,13 +378,11 @@ fn load(path: &Path) -> anyhow::Result<Loaded> {
                 Ok(Value::Object(m)) => m,
                 Ok(_) => return Err(refuse(path, "not a JSON object".into())),
                 Err(e) => {
-                    return Err(Error::Msg(format!(
-                        "{}:{}: not JSON ({}); left untouched",
-                        path.display(),
-                        e.line(),
-                        mem_core::jsonl::describe(&e)
-                    ))
-                    .into());
+                    return Err(RecallError::SettingsNotJson {
+                        path: path.to_path_buf(),
+                        line: e.line(),
+                        reason: mem_core::jsonl::describe(&e),
+                    });
                 }
             }
         }
@@ -548,7 +549,7 @@ pub fn remove(settings: &mut Map<String, Value>) -> Vec<String> {
 }
 
 /// The file's text as written: two-space JSON and a final newline.
-fn render(settings: &Map<String, Value>) -> anyhow::Result<String> {
+fn render(settings: &Map<String, Value>) -> crate::Result<String> {
     let mut s = serde_json::to_string_pretty(settings)?;
     s.push('\n');
     Ok(s)
@@ -556,7 +557,7 @@ fn render(settings: &Map<String, Value>) -> anyhow::Result<String> {
 
 /// Copy `old` beside `real` as `real.bak-<timestamp>` (a `-N` suffix when
 /// taken), with the file's permissions. Returns the backup's path.
-fn backup(real: &Path, old: &[u8]) -> anyhow::Result<PathBuf> {
+fn backup(real: &Path, old: &[u8]) -> crate::Result<PathBuf> {
     use std::io::Write as _;
     use std::os::unix::fs::OpenOptionsExt as _;
     let stamp = chrono::Local::now().format("%Y%m%dT%H%M%S");
@@ -598,7 +599,7 @@ fn commit(
     changes: &[String],
     dry_run: bool,
     what: &str,
-) -> anyhow::Result<bool> {
+) -> crate::Result<bool> {
     let unchanged = match &loaded.old {
         Some(b) if !b.iter().all(u8::is_ascii_whitespace) => {
             serde_json::from_slice::<Value>(b).ok() == Some(Value::Object(new.clone()))
@@ -639,7 +640,7 @@ fn commit(
     Ok(true)
 }
 
-fn install(a: &InstallArgs) -> anyhow::Result<Exit> {
+fn install(a: &InstallArgs) -> crate::Result<Exit> {
     let (path, agent) = target_file(&a.target)?;
     let (bin, missing) = bin_dir(a)?;
     if !missing.is_empty() {
@@ -649,7 +650,7 @@ fn install(a: &InstallArgs) -> anyhow::Result<Exit> {
             missing.join(", ")
         );
         if !a.target.dry_run {
-            return Err(Error::Msg(format!("{msg}; nothing written")).into());
+            return Err(RecallError::ToolsMissing { bin, missing });
         }
         mem_core::cli::warn(NAME, msg);
     }
@@ -676,7 +677,7 @@ fn install(a: &InstallArgs) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
-fn uninstall(t: &TargetArgs) -> anyhow::Result<Exit> {
+fn uninstall(t: &TargetArgs) -> crate::Result<Exit> {
     let (path, _) = target_file(t)?;
     let loaded = load(&path)?;
     if loaded.old.is_none() {
@@ -696,7 +697,7 @@ fn uninstall(t: &TargetArgs) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
-fn show(a: &InstallArgs) -> anyhow::Result<Exit> {
+fn show(a: &InstallArgs) -> crate::Result<Exit> {
     let (path, agent) = target_file(&a.target)?;
     let (bin, missing) = bin_dir(a)?;
     let loaded = load(&path)?;

@@ -838,7 +838,7 @@ pub fn respond(
     common: &Common,
     h: &HookInput,
     cwd: Option<&Path>,
-) -> anyhow::Result<Option<String>> {
+) -> crate::Result<Option<String>> {
     if h.tool_name.as_deref().is_some_and(|t| t != "Bash") {
         return Ok(None);
     }

@@ -21,6 +21,7 @@ pub mod autodream;
 pub mod backtest;
 pub mod cache;
 pub mod context;
+pub mod error;
 pub mod gate;
 pub mod guard;
 pub mod hook;
@@ -37,12 +38,12 @@ mod vocab_key;
 
 use std::path::{Component, Path, PathBuf};
 
-use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mem_core::Exit;
 use mem_core::cli::{Output, PlaceArgs, TimeArgs, warn};
 use mem_core::time::Clock;
-use mem_core::{Error, Exit};
 
+pub use crate::error::{RecallError, Result};
 use crate::gate::{Action, DEFAULT_MIN_SCORE, Decision, Query};
 use crate::load::Item;
 use mem_core::text::Stems;
@@ -392,8 +393,8 @@ pub enum ContextFormat {
 
 /// Parse the arguments and run.
 ///
-/// Errors: bad input or environment ([`Error`], exit 1).
-pub fn run() -> anyhow::Result<Exit> {
+/// Errors: bad input or environment ([`RecallError`], exit 1).
+pub fn run() -> Result<Exit> {
     // The hook as installed (`mem-recall --hook`, maybe with the options
     // every command shares): parsed with a command of those options only,
     // not the whole tree of subcommands. Anything else, and any error, goes
@@ -472,7 +473,7 @@ impl Session {
         cwd_override: Option<&Path>,
         records: Option<&str>,
         stems: &Stems,
-    ) -> anyhow::Result<Session> {
+    ) -> Result<Session> {
         Session::open_tiers(common, cwd_override, records, stems, TierArg::Both)
     }
 
@@ -494,12 +495,12 @@ impl Session {
         records: Option<&str>,
         stems: &Stems,
         tiers: TierArg,
-    ) -> anyhow::Result<Session> {
+    ) -> Result<Session> {
         let clock = common.time.clock()?;
         let vocabulary = vocab::Vocabulary::user_source()?;
         let cwd = match cwd_override.or(common.place.cwd.as_deref()) {
             Some(c) => c.to_path_buf(),
-            None => std::env::current_dir().context("cannot read the working directory")?,
+            None => std::env::current_dir().map_err(RecallError::WorkingDir)?,
         };
         let per_worktree = common.place.per_worktree;
         let root = mem_core::memdir::project_root(&cwd, per_worktree);
@@ -516,16 +517,12 @@ impl Session {
                             eprintln!("{NAME}: {e}");
                         }
                         let first = errs.into_iter().next().expect("one error");
-                        return Err(anyhow::Error::new(first)
-                            .context(format!("{n} bad record(s) on stdin")));
+                        return Err(RecallError::BadRecords { count: n, first });
                     }
                 }
             }
             Some(other) => {
-                return Err(Error::Msg(format!(
-                    "--records {other:?}: only \"-\" (stdin) is accepted; without it memories come from the memory directory"
-                ))
-                .into());
+                return Err(RecallError::RecordsNotStdin(other.to_string()));
             }
             None if !tiers.personal() => (Vec::new(), None),
             None => {
@@ -760,7 +757,7 @@ pub fn recalled_memories(items: &[Item], ds: &[Decision]) -> Vec<render::Recalle
         .collect()
 }
 
-fn run_recall(cli: &Cli) -> anyhow::Result<Exit> {
+fn run_recall(cli: &Cli) -> Result<Exit> {
     let stems = Stems::default();
     let s = Session::open_tiers(
         &cli.common,
@@ -868,7 +865,7 @@ pub fn context_text(
     for_file: bool,
     instructions: bool,
     inline: bool,
-) -> anyhow::Result<String> {
+) -> Result<String> {
     let stems = Stems::default();
     let s = Session::open_tiers(
         &args.common,
@@ -1043,13 +1040,13 @@ fn stdout_is_file() -> bool {
 
 /// The file `--update` writes: FILE, or the --target file of the project
 /// (the worktree holding the cwd), and whether it is the override file.
-fn update_path(args: &ContextArgs) -> anyhow::Result<Option<(PathBuf, PathBuf, bool)>> {
+fn update_path(args: &ContextArgs) -> Result<Option<(PathBuf, PathBuf, bool)>> {
     let Some(p) = &args.update else {
         return Ok(None);
     };
     let cwd = match &args.common.place.cwd {
         Some(c) => c.clone(),
-        None => std::env::current_dir().context("cannot read the working directory")?,
+        None => std::env::current_dir().map_err(RecallError::WorkingDir)?,
     };
     let root = mem_core::memdir::project_root(&cwd, true);
     if let Some(p) = p {
@@ -1060,7 +1057,7 @@ fn update_path(args: &ContextArgs) -> anyhow::Result<Option<(PathBuf, PathBuf, b
     Ok(Some((path, root, args.target == context::Target::Override)))
 }
 
-fn run_context(args: &ContextArgs) -> anyhow::Result<Exit> {
+fn run_context(args: &ContextArgs) -> Result<Exit> {
     let agents = args.update.is_some() || args.format == ContextFormat::AgentsMd;
     // AGENTS.md gets CLAUDE.md's text only when asked.
     let instructions = !agents || args.include_claude_md;

@@ -173,7 +173,7 @@ impl Session {
         memory_dir: &Path,
         session_id: &str,
         reset_by: Option<&str>,
-    ) -> anyhow::Result<Session> {
+    ) -> crate::Result<Session> {
         let dir = mem_core::memdir::session_state_dir(memory_dir, session_id)?;
         Session::open_in(dir, reset_by)
     }
@@ -182,18 +182,28 @@ impl Session {
     /// missing).
     ///
     /// Errors: see [`Session::open`].
-    pub fn open_in(dir: PathBuf, reset_by: Option<&str>) -> anyhow::Result<Session> {
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+    pub fn open_in(dir: PathBuf, reset_by: Option<&str>) -> crate::Result<Session> {
+        std::fs::create_dir_all(&dir).map_err(|err| crate::RecallError::Cannot {
+            action: "create",
+            path: dir.clone(),
+            err,
+        })?;
         let lock_path = dir.join(LOCK_FILE);
         let lock = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&lock_path)
-            .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", lock_path.display()))?;
-        lock.lock()
-            .map_err(|e| anyhow::anyhow!("cannot lock {}: {e}", lock_path.display()))?;
+            .map_err(|err| crate::RecallError::Cannot {
+                action: "open",
+                path: lock_path.clone(),
+                err,
+            })?;
+        lock.lock().map_err(|err| crate::RecallError::Cannot {
+            action: "lock",
+            path: lock_path.clone(),
+            err,
+        })?;
         let path = dir.join(STATE_FILE);
         let state = match std::fs::read(&path) {
             Ok(b) => match serde_json::from_slice::<State>(&b) {
@@ -287,7 +297,7 @@ impl Session {
     /// Write the list when it changed (atomically), then unlock.
     ///
     /// Errors: the write failed.
-    pub fn commit(self) -> anyhow::Result<()> {
+    pub fn commit(self) -> crate::Result<()> {
         if self.changed {
             let path = self.dir.join(STATE_FILE);
             let bytes = serde_json::to_vec(&self.state)?;
@@ -311,7 +321,7 @@ pub fn memories(
     reset_by: Option<&str>,
     items: &[Item],
     ds: &[Decision],
-) -> anyhow::Result<Vec<crate::render::Rendered>> {
+) -> crate::Result<Vec<crate::render::Rendered>> {
     let any = ds.iter().any(|d| d.action == Action::Recall);
     if !any {
         let dir = mem_core::memdir::session_state_dir(memory_dir, session_id)?;

@@ -181,9 +181,7 @@ impl Vocabulary {
         let mut v = Vocabulary::builtin();
         if let Some(p) = user_file() {
             match std::fs::read_to_string(&p) {
-                Ok(text) => v
-                    .add(&text, &p.display().to_string())
-                    .map_err(mem_core::Error::Msg)?,
+                Ok(text) => v.add(&text, &p.display().to_string())?,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(mem_core::Error::io(&p, e)),
             }
@@ -203,9 +201,7 @@ impl Vocabulary {
         match std::fs::read_to_string(&p) {
             Ok(text) => {
                 let origin = p.display().to_string();
-                Vocabulary::default()
-                    .add(&text, &origin)
-                    .map_err(mem_core::Error::Msg)?;
+                Vocabulary::default().add(&text, &origin)?;
                 Ok(Some((text, origin)))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -338,9 +334,9 @@ impl Vocabulary {
     /// Add the groups of `text` (the file format above); `origin` names it
     /// in errors.
     ///
-    /// Errors: `ORIGIN:LINE: reason` for an empty term or a group of one
-    /// term; nothing of `text` is added then.
-    pub fn add(&mut self, text: &str, origin: &str) -> Result<(), String> {
+    /// Errors: [`mem_core::Error::Input`] (`ORIGIN:LINE: reason`) for an
+    /// empty term or a group of one term; nothing of `text` is added then.
+    pub fn add(&mut self, text: &str, origin: &str) -> Result<(), mem_core::Error> {
         let mut groups: Vec<Vec<String>> = Vec::new();
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
@@ -349,15 +345,17 @@ impl Vocabulary {
             }
             let terms: Vec<String> = line.split(',').map(|t| t.trim().to_lowercase()).collect();
             if terms.iter().any(|t| words(t).is_empty()) {
-                return Err(format!(
-                    "{origin}:{}: an empty term (a term needs a letter or digit): {line:?}",
-                    n + 1
+                return Err(mem_core::Error::input(
+                    origin,
+                    n + 1,
+                    format!("an empty term (a term needs a letter or digit): {line:?}"),
                 ));
             }
             if terms.len() < 2 {
-                return Err(format!(
-                    "{origin}:{}: a group needs two terms or more, separated by commas: {line:?}",
-                    n + 1
+                return Err(mem_core::Error::input(
+                    origin,
+                    n + 1,
+                    format!("a group needs two terms or more, separated by commas: {line:?}"),
                 ));
             }
             groups.push(terms);
@@ -628,12 +626,13 @@ mod tests {
         let mut v = Vocabulary::default();
         assert_eq!(
             v.add("# mine\nship, deploy\nlonely\n", "my.txt")
-                .unwrap_err(),
+                .unwrap_err()
+                .to_string(),
             "my.txt:3: a group needs two terms or more, separated by commas: \"lonely\""
         );
         assert!(v.terms.is_empty());
         assert_eq!(
-            v.add("a, , b\n", "my.txt").unwrap_err(),
+            v.add("a, , b\n", "my.txt").unwrap_err().to_string(),
             "my.txt:1: an empty term (a term needs a letter or digit): \"a, , b\""
         );
         v.add("flob, widget\n", "my.txt").unwrap();

@@ -402,6 +402,24 @@ fn records_from_stdin_only_with_records_dash() {
     let o = env.run(&["--records", "-", "--task", "x"], "{not json}\n");
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("<stdin>:1"), "{}", stderr(&o));
+    // two bad lines: the second on a line of its own, then the error with
+    // the count and the first
+    let o = env.run(&["--records", "-", "--task", "x"], "{not json}\n[]\n");
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].starts_with("mem-recall: <stdin>:2: "), "{err}");
+    assert!(
+        lines[1].starts_with("mem-recall: 2 bad record(s) on stdin: <stdin>:1: "),
+        "{err}"
+    );
+    let o = env.run(&["--records", "file.jsonl", "--task", "x"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "mem-recall: --records \"file.jsonl\": only \"-\" (stdin) is accepted; without it memories come from the memory directory\n"
+    );
 }
 
 #[test]

@@ -65,10 +65,7 @@ pub fn append(
         ));
     }
     if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-        return Err(Error::Msg(format!(
-            "{}: is a directory, not a transcript file",
-            path.display()
-        )));
+        return Err(crate::input::is_a_directory(path));
     }
     let file = OpenOptions::new()
         .append(true)

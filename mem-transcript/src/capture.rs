@@ -224,7 +224,8 @@ pub fn run_hook(stdin: &[u8], out: &mut dyn Write, threads: usize) -> Result<(),
     };
     let wm = load(&state_path, &path);
     if let Some(next) = run.step(wm, out)? {
-        let json = serde_json::to_vec_pretty(&next).map_err(|e| Error::Msg(e.to_string()))?;
+        let json =
+            serde_json::to_vec_pretty(&next).map_err(|e| Error::io(&state_path, e.into()))?;
         mem_core::atomic::write_atomic(&state_path, &json)?;
     }
     Ok(())

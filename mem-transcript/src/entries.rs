@@ -363,7 +363,7 @@ pub fn files(
         write_table(&state, out).map_err(io)?;
     } else {
         for f in &state.files {
-            let mut v = serde_json::to_value(f).map_err(|e| Error::Msg(e.to_string()))?;
+            let mut v = serde_json::to_value(f).map_err(|e| io(e.into()))?;
             if let Value::Object(m) = &mut v {
                 m.insert("session".into(), Value::String(state.session.clone()));
                 m.insert(

@@ -23,10 +23,22 @@ pub struct Input {
     pub size: u64,
 }
 
+/// A directory given as a transcript file: [`Error::Io`] of kind
+/// `IsADirectory`, `PATH: is a directory, not a transcript file`.
+pub fn is_a_directory(path: &Path) -> Error {
+    Error::io(
+        path,
+        std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a directory, not a transcript file",
+        ),
+    )
+}
+
 impl Input {
     /// Open `path` (`-` = stdin; a name ending in `.zst` is decompressed,
     /// [`Input::zstd`]). Errors: [`Error::Io`] naming the file when it is
-    /// missing or unreadable, [`Error::Msg`] for a directory, those of
+    /// missing or unreadable or a directory ([`is_a_directory`]), those of
     /// [`Input::zstd`].
     pub fn open(path: &Path) -> Result<Input, Error> {
         if path.as_os_str() == "-" {
@@ -34,10 +46,7 @@ impl Input {
         }
         let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
         if meta.is_dir() {
-            return Err(Error::Msg(format!(
-                "{}: is a directory, not a transcript file",
-                path.display()
-            )));
+            return Err(is_a_directory(path));
         }
         if path.extension().is_some_and(|e| e == "zst") {
             return Input::zstd(path);

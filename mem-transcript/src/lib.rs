@@ -18,6 +18,7 @@ pub mod capture;
 pub mod claude;
 pub mod codex;
 pub mod entries;
+pub mod error;
 pub mod event;
 pub mod input;
 pub mod ls;
@@ -31,6 +32,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use mem_core::jsonl::Warning;
 use mem_core::{Error, Exit};
 
+pub use crate::error::TranscriptError;
 use crate::event::Sink;
 use crate::input::{Input, Source};
 
@@ -292,8 +294,8 @@ pub struct AppendArgs {
 
 /// Run the tool with parsed arguments, writing to `out`.
 ///
-/// Errors: [`Error`] variants (exit 1), I/O on the output.
-pub fn run_cli(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
+/// Errors: [`TranscriptError`] (exit 1), I/O on the output.
+pub fn run_cli(cli: Cli, out: &mut dyn Write) -> Result<Exit, TranscriptError> {
     let text = cli.global.output.format() == mem_core::cli::Format::Text;
     let g = &cli.global;
     let code = match cli.cmd {
@@ -311,7 +313,7 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
 }
 
 /// The binary's entry: parse `std::env::args`, run, write to stdout.
-pub fn run() -> anyhow::Result<Exit> {
+pub fn run() -> Result<Exit, TranscriptError> {
     let cli = Cli::parse();
     let mut out = cli.global.output.stdout();
     run_cli(cli, &mut out)

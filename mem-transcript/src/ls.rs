@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::claude::{Content, Entry, META, NodeType, SIDECHAIN, SUMMARY};
 use crate::codex;
+use crate::error::TranscriptError;
 use crate::input::{Input, Source, Window, clean_line};
 use crate::report::subagent_files;
 use crate::{FromArg, Global, LocateArgs, LsArgs, source_of};
@@ -470,9 +471,14 @@ pub fn entry_text(e: &Value) -> Option<String> {
 
 /// `locate POINTER [DIR]`.
 ///
-/// Errors: [`Error::Input`] for a bad pointer, [`Error::Msg`] when no
+/// Errors: [`Error::Input`] for a bad pointer, [`TranscriptError::NoSuchSession`] when no
 /// transcript matches.
-pub fn locate(a: &LocateArgs, _g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
+pub fn locate(
+    a: &LocateArgs,
+    _g: &Global,
+    text: bool,
+    out: &mut dyn Write,
+) -> Result<Exit, TranscriptError> {
     let (d, line_no) = parse_pointer(&a.pointer)?;
     let dirs = match &a.dir {
         Some(d) => vec![d.clone()],
@@ -499,14 +505,10 @@ pub fn locate(a: &LocateArgs, _g: &Global, text: bool, out: &mut dyn Write) -> R
         }
     }
     let Some((file, session)) = found else {
-        return Err(Error::Msg(format!(
-            "{}: no transcript with this session digest under {}",
-            a.pointer,
-            dirs.iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
+        return Err(TranscriptError::NoSuchSession {
+            pointer: a.pointer.clone(),
+            dirs,
+        });
     };
     let f = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
     let mut rd = LineReader::new(f);
@@ -523,7 +525,8 @@ pub fn locate(a: &LocateArgs, _g: &Global, text: bool, out: &mut dyn Write) -> R
                     file.display().to_string(),
                     line_no,
                     "line is not readable JSON",
-                ));
+                )
+                .into());
             }
             break;
         }
@@ -533,7 +536,8 @@ pub fn locate(a: &LocateArgs, _g: &Global, text: bool, out: &mut dyn Write) -> R
             file.display().to_string(),
             line_no,
             "the transcript has fewer lines than the pointer names",
-        ));
+        )
+        .into());
     };
     let ty = e["type"].as_str().unwrap_or("").to_string();
     let ts = e["timestamp"].as_str().map(str::to_string);

@@ -513,6 +513,37 @@ fn locate_resolves_an_evidence_pointer() {
 }
 
 #[test]
+fn refusals_exit_1_with_their_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = s(dir.path());
+    let cases: [(&[&str], String); 3] = [
+        (
+            &["verify", "--repair", "out.jsonl", "a.jsonl", "b.jsonl"],
+            "mem-transcript: --repair takes exactly one FILE\n".into(),
+        ),
+        (
+            &["append", d],
+            format!("mem-transcript: {d}: is a directory, not a transcript file\n"),
+        ),
+        (
+            &["replay", d],
+            format!("mem-transcript: {d}: is a directory, not a transcript file\n"),
+        ),
+    ];
+    for (args, want) in cases {
+        let o = run(args, Some(b"{\"type\":\"user\"}\n"));
+        assert_eq!(o.status.code(), Some(1), "{}", show(args, &o));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            want,
+            "{}",
+            show(args, &o)
+        );
+        assert!(o.stdout.is_empty(), "{}", show(args, &o));
+    }
+}
+
+#[test]
 fn bad_input_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.jsonl");

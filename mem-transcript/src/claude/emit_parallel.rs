@@ -153,7 +153,7 @@ pub(super) fn emit_parallel(
         for k in 0..plan.len() {
             let batch = rxs[k % rxs.len()]
                 .recv()
-                .map_err(|_| Error::Msg(format!("{}: a reader stopped", input.label)))?
+                .map_err(|_| Error::io(&input.label, std::io::Error::other("a reader stopped")))?
                 .map_err(|e| Error::io(&input.label, e))?;
             for (j, r) in plan[k].clone().zip(&batch.entries) {
                 let n = &ix.nodes[nodes[j] as usize];

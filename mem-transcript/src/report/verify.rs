@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::claude::{BOUNDARY, Index, SIDECHAIN, WalkOpts};
 use crate::codex::Rollout;
+use crate::error::TranscriptError;
 use crate::input::Input;
 use crate::{Global, VerifyArgs, report_warnings};
 
@@ -25,9 +26,14 @@ use super::{Loaded, io_out, load, uuid_of, write_json};
 ///
 /// Exit 1 when a file has conversation entries but no leaf or its chain
 /// runs into a parent cycle, or with `--strict` on any warning.
-pub fn verify(a: &VerifyArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
+pub fn verify(
+    a: &VerifyArgs,
+    g: &Global,
+    text: bool,
+    out: &mut dyn Write,
+) -> Result<Exit, TranscriptError> {
     if a.repair.is_some() && a.files.files.len() != 1 {
-        return Err(Error::Msg("--repair takes exactly one FILE".into()));
+        return Err(TranscriptError::RepairNeedsOneFile);
     }
     let mut broken = false;
     for f in &a.files.files {
@@ -219,7 +225,7 @@ pub(super) fn write_verify_text(out: &mut dyn Write, v: &Value, ok: bool) -> std
 
 /// Write a repaired copy: unreadable lines dropped, glued stubs cut, dangling
 /// parents set to their bridge target, a final `\n` ensured.
-pub(super) fn repair(inp: &Input, ix: &Index, outp: &Path) -> Result<(), Error> {
+pub(super) fn repair(inp: &Input, ix: &Index, outp: &Path) -> Result<(), TranscriptError> {
     refuse_same(inp, outp)?;
     let bad: HashSet<usize> = ix.bad_lines.iter().copied().collect();
     let mut fix: HashMap<usize, (bool, Option<String>)> = HashMap::new();
@@ -269,7 +275,7 @@ pub(super) fn repair(inp: &Input, ix: &Index, outp: &Path) -> Result<(), Error> 
     Ok(())
 }
 
-pub(super) fn repair_codex(inp: &Input, r: &Rollout, outp: &Path) -> Result<(), Error> {
+pub(super) fn repair_codex(inp: &Input, r: &Rollout, outp: &Path) -> Result<(), TranscriptError> {
     refuse_same(inp, outp)?;
     let mut buf = Vec::new();
     for it in &r.items {
@@ -281,14 +287,11 @@ pub(super) fn repair_codex(inp: &Input, r: &Rollout, outp: &Path) -> Result<(), 
     Ok(())
 }
 
-pub(super) fn refuse_same(inp: &Input, outp: &Path) -> Result<(), Error> {
+pub(super) fn refuse_same(inp: &Input, outp: &Path) -> Result<(), TranscriptError> {
     let a = std::fs::canonicalize(&inp.label).ok();
     let b = std::fs::canonicalize(outp).ok();
     if a.is_some() && a == b {
-        return Err(Error::Msg(format!(
-            "{}: --repair OUT must differ from the input (the input is never touched)",
-            outp.display()
-        )));
+        return Err(TranscriptError::RepairOverInput(outp.to_path_buf()));
     }
     Ok(())
 }

@@ -1,0 +1,194 @@
+//! What stops a `mem-recall` command, and the exit code each maps to
+//! (docs/records.md "Exit codes"): [`RecallError::code`].
+//!
+//! The hooks (`--hook`, `guard --hook`) never fail: an error there is
+//! printed on stderr and the hook exits 0 with nothing added to the context.
+
+use std::path::PathBuf;
+
+use mem_core::error::Exit;
+
+/// An error of `mem-recall` (its library and its binary). Printed once as
+/// `mem-recall: {err}`.
+#[derive(Debug, thiserror::Error)]
+pub enum RecallError {
+    /// An error of the shared library: I/O naming the file, a bad record
+    /// or vocabulary line at `FILE:LINE`, a bad `--today`/`--now`, an
+    /// unresolvable memory directory, …
+    #[error(transparent)]
+    Core(#[from] mem_core::Error),
+    /// `backtest`: replaying a transcript failed.
+    #[error(transparent)]
+    Transcript(#[from] mem_transcript::TranscriptError),
+    /// `backtest`: an error of the index library (writing a session's
+    /// memories).
+    #[error(transparent)]
+    Index(#[from] mem_index::IndexError),
+    /// Settings or a session's state that cannot be turned into JSON (not
+    /// expected: both are JSON values).
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// `backtest`: the replay's own command line was refused.
+    #[error(transparent)]
+    ReplayArgs(#[from] clap::Error),
+    /// Writing the output failed (a closed pipe exits 0 quietly).
+    #[error(transparent)]
+    Output(#[from] std::io::Error),
+    /// A folder, file or process that cannot be made, opened, listed,
+    /// locked or started (`cannot create DIR: why`).
+    #[error("cannot {action} {}: {err}", .path.display())]
+    Cannot {
+        /// `create`, `open`, `list`, `lock` or `start`.
+        action: &'static str,
+        /// What it was done to.
+        path: PathBuf,
+        /// The system's error.
+        err: std::io::Error,
+    },
+    /// The working directory cannot be read (no `--cwd`).
+    #[error("cannot read the working directory: {0}")]
+    WorkingDir(std::io::Error),
+    /// `hooks install`: the path of the running `mem-recall` is unknown (no
+    /// `--bin-dir`).
+    #[error("cannot find the running mem-recall: {0}")]
+    NoProgramPath(std::io::Error),
+    /// `backtest`: the scratch memory directory cannot be made.
+    #[error("cannot create a scratch memory directory: {0}")]
+    Scratch(std::io::Error),
+    /// `--hook`: stdin cannot be read.
+    #[error("cannot read stdin: {0}")]
+    Stdin(std::io::Error),
+    /// `--hook`: stdin is not one hook JSON object with `hook_event_name`.
+    #[error("stdin is not hook JSON: {0}")]
+    NotHookJson(String),
+    /// `--hook`: an event other than SessionStart, UserPromptSubmit and
+    /// PreToolUse.
+    #[error("event {0:?} is not handled (use SessionStart, UserPromptSubmit or PreToolUse)")]
+    UnknownEvent(String),
+    /// `--records -`: lines of stdin that are not memory records; the
+    /// first is given (the others are printed on stderr before).
+    #[error("{count} bad record(s) on stdin: {first}")]
+    BadRecords {
+        /// How many lines are bad.
+        count: usize,
+        /// The first (`<stdin>:LINE: reason`).
+        first: mem_core::Error,
+    },
+    /// `--records` with anything but `-`.
+    #[error(
+        "--records {0:?}: only \"-\" (stdin) is accepted; without it memories come from the memory directory"
+    )]
+    RecordsNotStdin(String),
+    /// `backtest`: a path that is neither a file nor a folder.
+    #[error("{}: no such file or folder", .0.display())]
+    NoSuchPath(PathBuf),
+    /// `backtest`: no session transcripts in the folders given or found.
+    #[error("no session transcripts in {}", .0.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
+    NoSessions(Vec<PathBuf>),
+    /// `backtest --keep DIR` with a folder that is not empty.
+    #[error("--keep {}: the folder is not empty", .0.display())]
+    KeepNotEmpty(PathBuf),
+    /// `context --update FILE`: FILE is a symbolic link (`to` its target).
+    #[error("{}: is a symbolic link (to {to}); not written: name the file itself (--update FILE)", .path.display())]
+    SymbolicLink {
+        /// The link.
+        path: PathBuf,
+        /// Its target, or `?`.
+        to: String,
+    },
+    /// `context --update FILE`: FILE has the mem section's begin marker but
+    /// no end marker.
+    #[error("{}: has the begin marker of the mem section but no end marker; fix it by hand", .0.display())]
+    NoEndMarker(PathBuf),
+    /// `hooks install`/`uninstall`: a settings file of a shape mem does not
+    /// change (`not UTF-8 text`, `not a JSON object`, `"hooks" is not an
+    /// object`, …).
+    #[error("{}: {what}; left untouched", .path.display())]
+    Settings {
+        /// The settings file.
+        path: PathBuf,
+        /// What is wrong with it.
+        what: String,
+    },
+    /// `hooks install`/`uninstall`: a settings file that is not JSON.
+    #[error("{}:{line}: not JSON ({reason}); left untouched", .path.display())]
+    SettingsNotJson {
+        /// The settings file.
+        path: PathBuf,
+        /// 1-based line of the JSON error.
+        line: usize,
+        /// The JSON error, described.
+        reason: String,
+    },
+    /// `hooks install` (not `--dry-run`): tools missing from the bin
+    /// directory the hooks would run.
+    #[error("{}: {} not found there (or not executable); install the tools there (scripts/install.sh) or name their directory with --bin-dir; nothing written", .bin.display(), .missing.join(", "))]
+    ToolsMissing {
+        /// The bin directory.
+        bin: PathBuf,
+        /// The tools not found there.
+        missing: Vec<&'static str>,
+    },
+}
+
+impl RecallError {
+    /// The exit code: the library's own for [`RecallError::Core`],
+    /// [`RecallError::Transcript`] and [`RecallError::Index`] (75 for a busy
+    /// lock), 1 for everything else.
+    pub fn code(&self) -> Exit {
+        match self {
+            RecallError::Core(e) => e.exit(),
+            RecallError::Transcript(e) => e.code(),
+            RecallError::Index(e) => e.code(),
+            _ => Exit::Failure,
+        }
+    }
+}
+
+impl mem_core::error::UError for RecallError {
+    fn code(&self) -> Exit {
+        RecallError::code(self)
+    }
+
+    fn is_broken_pipe(&self) -> bool {
+        match self {
+            RecallError::Output(e) => e.kind() == std::io::ErrorKind::BrokenPipe,
+            RecallError::Core(e) => mem_core::error::is_broken_pipe(e),
+            RecallError::Transcript(e) => mem_core::error::UError::is_broken_pipe(e),
+            RecallError::Index(e) => mem_core::error::UError::is_broken_pipe(e),
+            _ => false,
+        }
+    }
+}
+
+/// Result with [`RecallError`].
+pub type Result<T, E = RecallError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_know_their_exit_code_and_words() {
+        let e = RecallError::BadRecords {
+            count: 2,
+            first: mem_core::Error::input("<stdin>", 1, "not JSON"),
+        };
+        assert_eq!(e.code(), Exit::Failure);
+        assert_eq!(
+            e.to_string(),
+            "2 bad record(s) on stdin: <stdin>:1: not JSON"
+        );
+        let e = RecallError::Cannot {
+            action: "create",
+            path: "/c".into(),
+            err: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        };
+        assert_eq!(e.to_string(), "cannot create /c: permission denied");
+        let busy = RecallError::Core(mem_core::Error::Busy {
+            path: "/m/.consolidate-lock".into(),
+            pid: 7,
+        });
+        assert_eq!(busy.code(), Exit::TempFail);
+    }
+}
