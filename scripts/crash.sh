@@ -23,6 +23,11 @@
 #
 # Prints one summary line per tool; exits 1 on the first violated invariant
 # (the work directory is kept and named).
+#
+# A tool to run by hand (at full size, or on a build of your own); no test
+# runs it. The tests check the same in Rust with small counts:
+# tests/tests/crash.rs (cargo nextest run -p mem-tests --run-ignored all
+# -E 'binary(crash)').
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -35,6 +35,11 @@
 # Needs jq or python3 to check JSON. Prints a summary; the last line is
 # `load: no loss, no reader failures, all invariants held` on success, else
 # the script exits 1 naming what failed and keeps its work directory.
+#
+# A tool to run by hand (at full size, or on a build of your own); no test
+# runs it. The tests check the same in Rust with small sizes:
+# tests/tests/load.rs (cargo nextest run -p mem-tests --run-ignored all
+# -E 'binary(load)').
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

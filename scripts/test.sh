@@ -61,7 +61,7 @@ skipped() {
 n_shared=$(skipped -e)
 n_other=$(skipped -v)
 if [ "$n_shared" -gt 0 ] || [ "$n_other" -gt 0 ]; then
-  echo "SKIPPED: $n_shared skipped (../shared missing: the external corpus and eval sets, extra coverage), $n_other skipped (a tool missing: python3, git or make)" >&2
+  echo "SKIPPED: $n_shared skipped (../shared missing: the external corpus and eval sets, extra coverage), $n_other skipped (a tool missing: python3, git, make or prlimit; or no way to make a directory read-only)" >&2
   [ $shared_missing = 1 ] && echo "  put the shared corpus beside the project as ../shared (or set MEM_SHARED_DIR) to run them" >&2
 fi
 exit $status

@@ -13,7 +13,7 @@ use super::notes::note;
 use super::origin::{At, base_memory};
 use super::sentence::{clean_sentence, cut, lower, normalize_quotes, sentences, title_of};
 use super::view::{EventView, MAX_MESSAGE_BYTES};
-use super::{Bucket, Extractor, command_keywords};
+use super::{Bucket, ExtractOptions, Extractor, command_keywords};
 use crate::command::short_cmd;
 use crate::triggers::{content_words, triggers_with};
 
@@ -186,14 +186,7 @@ impl Extractor {
         };
         let fact = self.scrubber.scrub(&fact).text;
         let words = content_words(&fact);
-        let mut m = base_memory(
-            title_of(&fact),
-            cut(&fact, 150),
-            MemoryType::Feedback,
-            Kind::Preference,
-            at,
-            &self.opts,
-        );
+        let mut m = preference(&fact, at, &self.opts);
         let mut trig = triggers_with(&rule, content_words(&rule), 4);
         if let Some(c) = cmd {
             for k in command_keywords(c)
@@ -264,14 +257,7 @@ impl Extractor {
         let fact = self.scrubber.scrub(&clean_sentence(s)).text;
         let fact = fact.trim_end_matches(['.', '!']).to_string();
         let words = content_words(&fact);
-        let mut m = base_memory(
-            title_of(&fact),
-            cut(&fact, 150),
-            MemoryType::Feedback,
-            Kind::Preference,
-            at,
-            &self.opts,
-        );
+        let mut m = preference(&fact, at, &self.opts);
         m.triggers = triggers_with(&fact, words.clone(), 5);
         m.why = Some("The user interrupted the agent to say so.".into());
         m.fact = Some(fact);
@@ -306,4 +292,17 @@ pub(super) fn answers(rest: &str) -> Vec<(String, String)> {
     re.captures_iter(rest)
         .map(|c| (c[1].replace("\\\"", "\""), c[2].replace("\\\"", "\"")))
         .collect()
+}
+
+/// A preference the user stated, named and described by its `fact` (cut to
+/// 150 bytes): type feedback, kind preference, evidence `at`.
+fn preference(fact: &str, at: &At, opts: &ExtractOptions) -> Memory {
+    base_memory(
+        title_of(fact),
+        cut(fact, 150),
+        MemoryType::Feedback,
+        Kind::Preference,
+        at,
+        opts,
+    )
 }

@@ -8,7 +8,7 @@ use mem_core::scrub::Scrubber;
 use mem_core::time::local_day;
 use mem_core::truncate::floor_to_bytes;
 
-use super::merge::{Cand, Merged, Parts, merge_parts};
+use super::merge::{Cand, Merged, Parts};
 use super::notes::{Notes, note};
 use super::origin::{At, base_memory};
 use super::sentence::{cut, lower, title_of};
@@ -258,23 +258,22 @@ impl Lessons {
                 title_of(&format!("Run {sb} before {sa}"))
             }
         };
-        let empty = BTreeSet::new();
-        if let Some(i) = self.cands.hit(MemoryType::Feedback, Some(&key), &empty) {
-            // a repeated lesson: its quote is made only when the kept one lacks one
-            self.cands.note_merge(name);
-            merge_parts(
-                &mut self.cands.v[i].mem,
-                Parts {
-                    confidence: Some(0.7),
-                    evidence,
-                    triggers: trig,
-                    verified_at,
-                },
-                || Some(why(quote())),
-                || (!suggested).then(how),
-            );
+        // a repeated lesson: its quote is made only when the kept one lacks one
+        let parts = Parts::lesson(evidence, trig, verified_at);
+        let Some(Parts {
+            evidence,
+            triggers: trig,
+            ..
+        }) = self.cands.repeat_lesson(
+            &key,
+            name,
+            parts,
+            || Some(why(quote())),
+            || (!suggested).then(how),
+        )
+        else {
             return;
-        }
+        };
         let quoted = if suggested { Ok(None) } else { quote() };
         if let Err(pattern) = quoted {
             note(
@@ -317,7 +316,7 @@ impl Lessons {
         self.cands.v.push(Cand {
             key: Some(key),
             mem: m,
-            tokens: empty,
+            tokens: BTreeSet::new(),
         });
     }
 }
@@ -394,22 +393,17 @@ impl Lessons {
             .max()
             .map(local_day)
             .or(ev.day());
-        let empty = BTreeSet::new();
-        if let Some(i) = self.cands.hit(MemoryType::Feedback, Some(&key), &empty) {
-            self.cands.note_merge(|| name.clone());
-            merge_parts(
-                &mut self.cands.v[i].mem,
-                Parts {
-                    confidence: Some(0.7),
-                    evidence,
-                    triggers: trig,
-                    verified_at,
-                },
-                || None,
-                || None,
-            );
+        let parts = Parts::lesson(evidence, trig, verified_at);
+        let Some(Parts {
+            evidence,
+            triggers: trig,
+            ..
+        }) = self
+            .cands
+            .repeat_lesson(&key, || name.clone(), parts, || None, || None)
+        else {
             return;
-        }
+        };
         let mut m = base_memory(
             name,
             cut(&format!("`{sa}` fails here; `{sb}` ({how}) works"), 150),
@@ -440,7 +434,7 @@ impl Lessons {
         self.cands.v.push(Cand {
             key: Some(key),
             mem: m,
-            tokens: empty,
+            tokens: BTreeSet::new(),
         });
     }
 }

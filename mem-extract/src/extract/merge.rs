@@ -46,6 +46,22 @@ pub(super) struct Parts {
     pub(super) verified_at: Option<NaiveDate>,
 }
 
+impl Parts {
+    /// A lesson's parts: a lesson is kept at confidence 0.7.
+    pub(super) fn lesson(
+        evidence: Vec<String>,
+        triggers: Vec<String>,
+        verified_at: Option<NaiveDate>,
+    ) -> Parts {
+        Parts {
+            confidence: Some(0.7),
+            evidence,
+            triggers,
+            verified_at,
+        }
+    }
+}
+
 /// [`merge_into`] with the near-duplicate in parts; its why and how are
 /// made only when `into` lacks them. The merge policy is mem's
 /// ([`mem_core::merge`]: confidence confirmed, triggers united); evidence
@@ -124,6 +140,25 @@ impl Merged {
                 &name,
             );
         }
+    }
+
+    /// Merge a repeated lesson (type feedback, `key`) into the kept one when
+    /// there is one; else `from` comes back for a new candidate. `name` is
+    /// made only for the note, `why`/`how` only when the kept one lacks them.
+    pub(super) fn repeat_lesson(
+        &mut self,
+        key: &str,
+        name: impl FnOnce() -> String,
+        from: Parts,
+        why: impl FnOnce() -> Option<String>,
+        how: impl FnOnce() -> Option<String>,
+    ) -> Option<Parts> {
+        let Some(i) = self.hit(MemoryType::Feedback, Some(key), &BTreeSet::new()) else {
+            return Some(from);
+        };
+        self.note_merge(name);
+        merge_parts(&mut self.v[i].mem, from, why, how);
+        None
     }
 
     pub(super) fn add(&mut self, c: Cand) {
