@@ -9,7 +9,7 @@ use std::sync::Arc;
 use chrono::NaiveDate;
 use divan::{Bencher, black_box};
 use mem_core::text::{Stems, words};
-use mem_recall::gate::{DEFAULT_MIN_SCORE, Query};
+use mem_recall::gate::Query;
 use mem_recall::load::load_dir;
 
 fn main() {
@@ -68,18 +68,7 @@ fn gate_decides_every_task(b: Bencher) {
     let today = NaiveDate::from_ymd_opt(2026, 7, 11).unwrap();
     let queries: Vec<Query> = tasks()
         .into_iter()
-        .map(|task| Query {
-            task,
-            paths: Vec::new(),
-            today,
-            max_items: 20,
-            max_tokens: 2000,
-            min_score: DEFAULT_MIN_SCORE,
-            guard: None,
-            vocabulary: Some(vocab.clone()),
-            all_expired: false,
-            low_trust: false,
-        })
+        .map(|task| Query::with_defaults(task, today, Some(vocab.clone())))
         .collect();
     b.bench(|| {
         queries

@@ -27,7 +27,7 @@ use clap::Args;
 use mem_core::records::{Event, IndexOp, Kind, Memory};
 use serde::{Deserialize, Serialize};
 
-use crate::gate::{Action, DEFAULT_MIN_SCORE, Query};
+use crate::gate::{Action, Query};
 use crate::vocab::Vocabulary;
 use mem_core::text::Stems;
 
@@ -285,19 +285,8 @@ pub fn run_backtest(
         let mut recalls: Vec<(u64, BTreeMap<String, Verdict>)> = Vec::new();
         for (line, p) in first_prompts(&s.events, prompts) {
             let mut recalled = BTreeMap::new();
-            let q = Query {
-                task: p,
-                paths: Vec::new(),
-                today,
-                max_items: 20,
-                max_tokens: 2000,
-                min_score: DEFAULT_MIN_SCORE,
-                guard: None,
-                vocabulary: Some(vocab.clone()),
-                all_expired: false,
-                // as the hook does: `trust: low` memories are not recalled
-                low_trust: false,
-            };
+            // as the hook does: `trust: low` memories are not recalled
+            let q = Query::with_defaults(p, today, Some(vocab.clone()));
             for d in crate::decide(&items, &q, &stems) {
                 let v = if d.action == Action::Recall {
                     Verdict::Recalled(d.matched())

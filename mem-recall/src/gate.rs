@@ -28,6 +28,11 @@ pub const MIN_MATCHED_STEMS: usize = 2;
 /// Default `--min-score`: the lowest lexical score that makes a memory
 /// relevant on its own (docs/recall.md "The gate" tells how it was set).
 pub const DEFAULT_MIN_SCORE: f64 = 5.0;
+/// Default `--max-items`: at most this many memories recalled.
+pub const DEFAULT_MAX_ITEMS: usize = 20;
+/// Default `--max-tokens`: at most this many tokens (ceil(bytes / 4)) of
+/// recalled Markdown.
+pub const DEFAULT_MAX_TOKENS: usize = 2000;
 /// Weight of a stem in a memory's name, in its term frequencies.
 pub const NAME_WEIGHT: u32 = 3;
 /// Weight of a stem in a memory's description.
@@ -301,6 +306,31 @@ pub struct Query {
     /// (`--trust low`); else they are skipped as `low-trust`. Hooks never
     /// set it.
     pub low_trust: bool,
+}
+
+impl Query {
+    /// A query for `task` on `today` with `mem-recall`'s defaults: no paths,
+    /// [`DEFAULT_MAX_ITEMS`], [`DEFAULT_MAX_TOKENS`], [`DEFAULT_MIN_SCORE`],
+    /// no project guard, expired memories evicted only when relevant, and
+    /// `trust: low` memories left out (as the hook does).
+    pub fn with_defaults(
+        task: String,
+        today: NaiveDate,
+        vocabulary: Option<std::sync::Arc<crate::vocab::Vocabulary>>,
+    ) -> Query {
+        Query {
+            task,
+            paths: Vec::new(),
+            today,
+            max_items: DEFAULT_MAX_ITEMS,
+            max_tokens: DEFAULT_MAX_TOKENS,
+            min_score: DEFAULT_MIN_SCORE,
+            guard: None,
+            vocabulary,
+            all_expired: false,
+            low_trust: false,
+        }
+    }
 }
 
 /// Why a memory was found relevant (or not).

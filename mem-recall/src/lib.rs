@@ -272,12 +272,12 @@ pub struct RecallArgs {
     pub paths: Vec<PathBuf>,
 
     /// At most this many memories recalled; the rest are `drop` lines.
-    #[arg(long, default_value_t = 20, help_heading = "Budget")]
+    #[arg(long, default_value_t = gate::DEFAULT_MAX_ITEMS, help_heading = "Budget")]
     pub max_items: usize,
 
     /// At most this many tokens (ceil(bytes / 4)) of recalled Markdown; the
     /// rest are `drop` lines.
-    #[arg(long, default_value_t = 2000, help_heading = "Budget")]
+    #[arg(long, default_value_t = gate::DEFAULT_MAX_TOKENS, help_heading = "Budget")]
     pub max_tokens: usize,
 
     /// Lowest BM25 score that makes a memory relevant by its text alone (it

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use mem_core::text::Stems;
-use mem_recall::gate::{Action, DEFAULT_MIN_SCORE, Query};
+use mem_recall::gate::{Action, Query};
 use mem_recall::load::load_dir;
 
 fn fixtures() -> PathBuf {
@@ -38,18 +38,11 @@ fn score_set(file: &str, memory: &str) -> BTreeMap<String, (usize, usize, usize,
         if t["memory"] != memory {
             continue;
         }
-        let q = Query {
-            task: t["task"].as_str().unwrap().to_string(),
-            paths: Vec::new(),
-            today: NaiveDate::parse_from_str(t["today"].as_str().unwrap(), "%Y-%m-%d").unwrap(),
-            max_items: 20,
-            max_tokens: 2000,
-            min_score: DEFAULT_MIN_SCORE,
-            guard: None,
-            vocabulary: Some(vocab.clone()),
-            all_expired: false,
-            low_trust: false,
-        };
+        let q = Query::with_defaults(
+            t["task"].as_str().unwrap().to_string(),
+            NaiveDate::parse_from_str(t["today"].as_str().unwrap(), "%Y-%m-%d").unwrap(),
+            Some(vocab.clone()),
+        );
         let got: HashSet<String> = mem_recall::decide(&items, &q, &stems)
             .iter()
             .filter(|d| d.action == Action::Recall)
