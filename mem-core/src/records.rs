@@ -28,8 +28,8 @@ pub use lock::{
 };
 pub use plan::PlanOp;
 pub use recall::{
-    DropReason, Dropped, EvictReason, Evicted, RecallDecision, RecallSummary, Recalled, SkipReason,
-    Skipped,
+    DropReason, Dropped, EvictReason, Evicted, Provenance, RecallDecision, RecallSummary, Recalled,
+    SkipReason, Skipped,
 };
 
 use chrono::NaiveDate;
