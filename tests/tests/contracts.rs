@@ -599,13 +599,13 @@ fn every_transcript_report_round_trips_through_its_type() {
     let trees: Vec<TreeReport> = exact("tree", &report("tree"));
     assert!(
         matches!(&trees[..], [TreeReport::Claude(c), TreeReport::Codex(x), TreeReport::Empty(e)]
-            if c.leaf.is_some() && c.roots.len() == 1 && x.leaf.is_some() && e.empty),
+            if c.shape.leaf.is_some() && c.shape.roots.len() == 1 && x.shape.leaf.is_some() && e.empty),
         "{trees:#?}"
     );
     let verified: Vec<VerifyReport> = exact("verify", &report("verify"));
     assert!(
         matches!(&verified[..], [VerifyReport::Claude(c), VerifyReport::Codex(x), VerifyReport::Empty(_)]
-            if c.ok && c.torn.is_empty() && c.reached == c.conversation && !x.metadata_damaged),
+            if c.check.ok && c.check.torn.is_empty() && c.reached == c.conversation && !x.metadata_damaged),
         "{verified:#?}"
     );
     let stats: Vec<TranscriptStats> = exact("stats", &report("stats"));
