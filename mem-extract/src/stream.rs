@@ -93,7 +93,7 @@ impl<'de> Deserialize<'de> for StrictText {
 /// What extraction reads of a tool's input: any JSON value is accepted; of
 /// an object only `command`, `cmd` and the written path are kept.
 #[derive(Default)]
-struct Input {
+struct ToolInputFields {
     command: Option<Value>,
     cmd: Option<Value>,
     file_path: Option<Value>,
@@ -101,7 +101,7 @@ struct Input {
     notebook_path: Option<Value>,
 }
 
-impl Input {
+impl ToolInputFields {
     fn get(&self, k: &str) -> Option<&Value> {
         match k {
             "command" => self.command.as_ref(),
@@ -126,16 +126,16 @@ impl Input {
     }
 }
 
-impl<'de> Deserialize<'de> for Input {
+impl<'de> Deserialize<'de> for ToolInputFields {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = Input;
+            type Value = ToolInputFields;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("any value")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Input, A::Error> {
-                let mut i = Input::default();
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<ToolInputFields, A::Error> {
+                let mut i = ToolInputFields::default();
                 while let Some(k) = m.next_key::<Str<'de>>()? {
                     match i.slot_mut(&k.0) {
                         Some(slot) => *slot = Some(m.next_value::<Value>()?),
@@ -146,27 +146,27 @@ impl<'de> Deserialize<'de> for Input {
                 }
                 Ok(i)
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Input, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<ToolInputFields, A::Error> {
                 while s.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Input::default())
+                Ok(ToolInputFields::default())
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Input, E> {
-                Ok(Input::default())
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ToolInputFields, E> {
+                Ok(ToolInputFields::default())
             }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Input, E> {
-                Ok(Input::default())
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ToolInputFields, E> {
+                Ok(ToolInputFields::default())
             }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Input, E> {
-                Ok(Input::default())
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ToolInputFields, E> {
+                Ok(ToolInputFields::default())
             }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Input, E> {
-                Ok(Input::default())
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ToolInputFields, E> {
+                Ok(ToolInputFields::default())
             }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Input, E> {
-                Ok(Input::default())
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<ToolInputFields, E> {
+                Ok(ToolInputFields::default())
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Input, E> {
-                Ok(Input::default())
+            fn visit_unit<E: de::Error>(self) -> Result<ToolInputFields, E> {
+                Ok(ToolInputFields::default())
             }
         }
         d.deserialize_any(V)
@@ -208,7 +208,7 @@ struct RawEvent<'a, T> {
     #[serde(default, borrow)]
     tool_id: Option<Str<'a>>,
     #[serde(default)]
-    input: Option<Input>,
+    input: Option<ToolInputFields>,
     #[serde(default)]
     text: Option<T>,
     #[serde(default)]
@@ -425,10 +425,10 @@ fn scan_event(line: &str) -> Option<RawEvent<'_, RawText<'_>>> {
     })
 }
 
-/// A tool's input read by the scanner, as [`Input`] reads it (the last of
+/// A tool's input read by the scanner, as [`ToolInputFields`] reads it (the last of
 /// a repeated key wins); `None` when not sure.
-fn scan_input(sc: &mut Scanner<'_>) -> Option<Input> {
-    let mut i = Input::default();
+fn scan_input(sc: &mut Scanner<'_>) -> Option<ToolInputFields> {
+    let mut i = ToolInputFields::default();
     if sc.peek()? != b'{' {
         // not an object: checked by serde_json as a value (a number out of
         // range is an error there, not for a skipped field)
