@@ -33,8 +33,8 @@ pub fn digest_map(sessions: &[SessionFile]) -> HashMap<String, PathBuf> {
 /// The basis of a memory's relative dates: the timestamp of its first
 /// evidence entry that can be found in the project's sessions, else its
 /// `verified_at` (already a local day), else none (dates are left alone).
-pub fn basis_of(m: &Memory, digests: &HashMap<String, PathBuf>) -> Option<Basis> {
-    for e in &m.evidence {
+pub fn basis_of(memory: &Memory, digests: &HashMap<String, PathBuf>) -> Option<Basis> {
+    for e in &memory.evidence {
         let Some(rest) = e.strip_prefix("transcript:") else {
             continue;
         };
@@ -48,7 +48,7 @@ pub fn basis_of(m: &Memory, digests: &HashMap<String, PathBuf>) -> Option<Basis>
             return Some(Basis::Ts(t));
         }
     }
-    m.verified_at.map(Basis::Day)
+    memory.verified_at.map(Basis::Day)
 }
 
 /// The memories of the daily logs modified after `since` (all when `None`).
@@ -118,22 +118,28 @@ fn collect_md(d: &Path, out: &mut Vec<PathBuf>) {
 /// and extracted as `mem-extract` does with no options (the project from
 /// the events' recorded cwd, else `root`). Warnings and a session that does
 /// not read are reported in `warnings`; a skipped extraction gives nothing.
-pub fn session(s: &SessionFile, root: &Path, warnings: &mut Vec<String>) -> Vec<Gathered> {
-    let label = s.path.display().to_string();
-    let (events, ws) =
-        match mem_transcript::replay_to_vec(&s.path, &mem_transcript::ReplayOptions::default()) {
-            Ok(r) => r,
-            Err(e) => {
-                warnings.push(format!("{e}: skipped"));
-                return Vec::new();
-            }
-        };
+pub fn session(
+    session_file: &SessionFile,
+    root: &Path,
+    warnings: &mut Vec<String>,
+) -> Vec<Gathered> {
+    let label = session_file.path.display().to_string();
+    let (events, ws) = match mem_transcript::replay_to_vec(
+        &session_file.path,
+        &mem_transcript::ReplayOptions::default(),
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            warnings.push(format!("{e}: skipped"));
+            return Vec::new();
+        }
+    };
     warnings.extend(ws.iter().map(ToString::to_string));
     let memories = extract(&events, &label, root, warnings);
     if memories.is_empty() {
         return Vec::new();
     }
-    let source = format!("transcript:{}", sessions::digest(&s.id));
+    let source = format!("transcript:{}", sessions::digest(&session_file.id));
     let basis = first_ts(&events).map(Basis::Ts);
     memories
         .into_iter()

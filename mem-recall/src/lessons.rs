@@ -215,29 +215,32 @@ pub fn parse_rule(text: &str) -> Option<Rule> {
     best.map(|(_, r)| r)
 }
 
-/// The lesson memory `m` (id `id`) states, or `None` (no rule, or a memory
+/// The lesson `memory` (id `id`) states, or `None` (no rule, or a memory
 /// that is retired, superseded or `trust: low`). An `enforce:` value other
 /// than `ask` or `deny` is a reminder (reported on stderr).
-pub fn lesson_of(id: &str, m: &Memory) -> Option<Lesson> {
-    if m.retired_at.is_some() || m.superseded_by.is_some() || m.effective_trust() == Trust::Low {
+pub fn lesson_of(id: &str, memory: &Memory) -> Option<Lesson> {
+    if memory.retired_at.is_some()
+        || memory.superseded_by.is_some()
+        || memory.effective_trust() == Trust::Low
+    {
         return None;
     }
-    let (fact, _, how) = match &m.body {
+    let (fact, _, how) = match &memory.body {
         Some(b) => mem_core::frontmatter::parse_body_sections(b),
         None => (None, None, None),
     };
-    let how = m.how.clone().or(how);
-    let fact = m.fact.clone().or(fact);
+    let how = memory.how.clone().or(how);
+    let fact = memory.fact.clone().or(fact);
     let mut texts: Vec<&str> = Vec::new();
     texts.extend(how.as_deref());
     texts.extend(fact.as_deref());
-    texts.push(&m.name);
-    texts.push(&m.description);
-    if let Some(b) = &m.body {
+    texts.push(&memory.name);
+    texts.push(&memory.description);
+    if let Some(b) = &memory.body {
         texts.extend(b.lines());
     }
     let rule = texts.into_iter().find_map(parse_rule)?;
-    let enforce = match m.extra.get("enforce").and_then(|v| v.as_str()) {
+    let enforce = match memory.extra.get("enforce").and_then(|v| v.as_str()) {
         None => Enforce::Remind,
         Some(v) => match v.trim().to_ascii_lowercase().as_str() {
             "ask" => Enforce::Ask,
@@ -251,7 +254,7 @@ pub fn lesson_of(id: &str, m: &Memory) -> Option<Lesson> {
             }
         },
     };
-    let expires = match m.expires {
+    let expires = match memory.expires {
         Some(Expires::On(d)) => Some(d),
         _ => None,
     };

@@ -622,22 +622,31 @@ impl Session {
         })
     }
 
-    /// The text line of decision `d` ([`render::text_line`]) with its
+    /// The text line of `decision` ([`render::text_line`]) with its
     /// tier ([`tier::text_suffix`]) when the team tier was read.
-    pub fn text_line(&self, d: &Decision, today: chrono::NaiveDate, explain: bool) -> String {
-        let it = &self.items[d.doc];
-        let mut line = render::text_line(d, &it.doc, today, explain);
+    pub fn text_line(
+        &self,
+        decision: &Decision,
+        today: chrono::NaiveDate,
+        explain: bool,
+    ) -> String {
+        let it = &self.items[decision.doc];
+        let mut line = render::text_line(decision, &it.doc, today, explain);
         if self.team_dir.is_some() {
             line.push_str(&tier::text_suffix(it.tier, explain));
         }
         line
     }
 
-    /// The JSONL record of decision `d` ([`render::record`]) with its
+    /// The JSONL record of `decision` ([`render::record`]) with its
     /// `tier` field (`personal` or `team`).
-    pub fn record(&self, d: &Decision, today: chrono::NaiveDate) -> mem_core::RecallDecision {
-        let it = &self.items[d.doc];
-        render::record(d, &it.doc, today, Some(it.tier))
+    pub fn record(
+        &self,
+        decision: &Decision,
+        today: chrono::NaiveDate,
+    ) -> mem_core::RecallDecision {
+        let it = &self.items[decision.doc];
+        render::record(decision, &it.doc, today, Some(it.tier))
     }
 
     /// What `mem-recall` prints for the decisions `ds`, in order: each
@@ -795,9 +804,9 @@ pub fn path_words(task: &str) -> Vec<String> {
 }
 
 /// Recall for one query: the decisions.
-pub fn decide(items: &[Item], q: &Query, stems: &Stems) -> Vec<Decision> {
+pub fn decide(items: &[Item], query: &Query, stems: &Stems) -> Vec<Decision> {
     let docs: Vec<&gate::Doc> = items.iter().map(|i| &i.doc).collect();
-    gate::decide(&docs, q, stems)
+    gate::decide(&docs, query, stems)
 }
 
 /// The recalled memories, in rank order, read in full, with their tier. A

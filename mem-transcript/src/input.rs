@@ -413,9 +413,9 @@ pub fn sniff(input: &Input) -> Result<Source, Error> {
 /// A 128-bit key for an id string: the value of a canonical UUID, else a
 /// BLAKE3 digest prefix (ids that are not UUIDs are rare; a collision of a
 /// digest with a UUID is as unlikely as a UUID collision).
-pub fn key(s: &str) -> u128 {
-    parse_uuid(s).unwrap_or_else(|| {
-        let h = blake3::hash(s.as_bytes());
+pub fn key(uuid: &str) -> u128 {
+    parse_uuid(uuid).unwrap_or_else(|| {
+        let h = blake3::hash(uuid.as_bytes());
         let mut b = [0u8; 16];
         b.copy_from_slice(&h.as_bytes()[..16]);
         u128::from_le_bytes(b)

@@ -329,12 +329,12 @@ impl Index {
         }
     }
 
-    /// Where node `i`'s line is: (byte offset, byte length with its `\n`).
-    pub fn span(&self, i: u32) -> (u64, usize) {
-        let n = &self.nodes[i as usize];
+    /// Where `node`'s line is: (byte offset, byte length with its `\n`).
+    pub fn span(&self, node: u32) -> (u64, usize) {
+        let n = &self.nodes[node as usize];
         let len = if n.len == LONG_LINE {
             self.long_lines
-                .get(&i)
+                .get(&node)
                 .copied()
                 .unwrap_or(u64::from(LONG_LINE))
         } else {

@@ -66,25 +66,25 @@ impl Index {
         pick(false).or_else(|| pick(true))
     }
 
-    /// The node a dangling parent of node `i` is bridged to (rule 3): the
+    /// The node a dangling parent of `node` is bridged to (rule 3): the
     /// previous `user`/`assistant`/`system` node in file order on the same
     /// side (main chain or side chain).
-    pub fn bridge_target(&self, i: u32) -> Option<u32> {
-        let side = self.nodes[i as usize].has(SIDECHAIN);
-        self.nodes[..i as usize]
+    pub fn bridge_target(&self, node: u32) -> Option<u32> {
+        let side = self.nodes[node as usize].has(SIDECHAIN);
+        self.nodes[..node as usize]
             .iter()
             .rposition(|n| n.ty.is_conversation() && n.has(SIDECHAIN) == side)
             .map(|p| p as u32)
     }
 
-    /// The parent of node `i` as the walk sees it: `Ok(Some)` a node,
+    /// The parent of `node` as the walk sees it: `Ok(Some)` a node,
     /// `Ok(None)` a root, `Err(Dangling)` a reference to no node (missing node).
     /// A boundary's parent is its `logicalParentUuid`.
-    pub fn parent_of(&self, i: u32) -> Result<Option<u32>, Dangling> {
-        match self.nodes[i as usize].up {
+    pub fn parent_of(&self, node: u32) -> Result<Option<u32>, Dangling> {
+        match self.nodes[node as usize].up {
             NO_PARENT => Ok(None),
             DANGLING => Err(Dangling),
-            p if p == i => Ok(None),
+            p if p == node => Ok(None),
             p => Ok(Some(p)),
         }
     }

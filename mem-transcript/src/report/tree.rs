@@ -41,9 +41,14 @@ pub(super) fn short_list(v: &[u32], max: usize) -> String {
 /// `tree FILE…`.
 ///
 /// Errors: as [`load`]; `--strict` on any warning.
-pub fn tree(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
-    for f in &a.files {
-        let v = match load(f, a.from, g.threads())? {
+pub fn tree(
+    args: &FilesArgs,
+    global: &Global,
+    text: bool,
+    out: &mut dyn Write,
+) -> Result<Exit, Error> {
+    for f in &args.files {
+        let v = match load(f, args.from, global.threads())? {
             Loaded::Empty(inp) => TreeReport::Empty(EmptyTree {
                 file: inp.label,
                 source: None,
@@ -51,7 +56,7 @@ pub fn tree(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Resul
                 nodes: Counts::new(),
             }),
             Loaded::Claude(inp, ix) => {
-                report_warnings(&ix.warnings, g.strict)?;
+                report_warnings(&ix.warnings, global.strict)?;
                 let (leaves, forks) = shape(&ix);
                 let roots: Vec<u32> = (0..ix.nodes.len() as u32)
                     .filter(|&i| {
@@ -118,7 +123,7 @@ pub fn tree(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Resul
                 })
             }
             Loaded::Codex(inp, r) => {
-                report_warnings(&r.warnings, g.strict)?;
+                report_warnings(&r.warnings, global.strict)?;
                 let boundaries: Vec<usize> = r
                     .items
                     .iter()
