@@ -250,17 +250,6 @@ impl<'a> RawEvent<'a, RawText<'a>> {
 }
 
 /// Read event records from `files` (stdin when empty) and pass each, in
-/// order, to `f`; nothing is kept. Every bad line is reported on stderr and
-/// `f` is not called after the first; that first one is returned as the
-/// error.
-///
-/// Errors: [`Error::Input`] naming the file and line (a line that is not an
-/// event, a last line without newline), [`Error::Io`].
-pub fn for_each_event(files: &[PathBuf], f: impl FnMut(EventView<'_>)) -> Result<(), Error> {
-    first_error(for_each_event_checked(files, f))
-}
-
-/// Read event records from `files` (stdin when empty) and pass each, in
 /// order, to `f` until a line is bad; the rest of the input is read only
 /// to find every bad line. Returns the errors in input order (empty when
 /// every line was an event); nothing is printed. A file that does not
@@ -285,31 +274,17 @@ pub fn for_each_event_checked(files: &[PathBuf], mut f: impl FnMut(EventView<'_>
 }
 
 /// Read event records from one stream (`name` labels its errors) and pass
-/// each, in order, to `f`, as [`for_each_event`] does for files.
-///
-/// Errors: as [`for_each_event`].
+/// each, in order, to `f`, as [`for_each_event_checked`] does for files:
+/// every bad line is returned, in input order, each naming `name` and its
+/// line (empty when every line was an event); nothing is printed.
 pub fn for_each_event_in(
     input: impl Read,
     name: &str,
     mut f: impl FnMut(EventView<'_>),
-) -> Result<(), Error> {
+) -> Vec<Error> {
     let mut errs = Vec::new();
     read_one(input, name, &mut errs, &mut f);
-    first_error(errs)
-}
-
-/// Every error after the first on stderr; the first returned.
-fn first_error(errs: Vec<Error>) -> Result<(), Error> {
-    let mut it = errs.into_iter();
-    match it.next() {
-        None => Ok(()),
-        Some(first) => {
-            for e in it {
-                eprintln!("mem-extract: {e}");
-            }
-            Err(first)
-        }
-    }
+    errs
 }
 
 /// One line as an event: by the [`crate::scan`] fast path when it is sure,
@@ -590,13 +565,13 @@ mod tests {
         let whole = extract(&events, &ExtractOptions::default());
         let mut x = Extractor::new(ExtractOptions::default());
         let mut lens = Vec::new();
-        for_each_event(std::slice::from_ref(&p), |v| {
+        let errs = for_each_event_checked(std::slice::from_ref(&p), |v| {
             if let Some(t) = &v.text {
                 lens.push((matches!(t, EventText::Escaped(_)), t.byte_len()));
             }
             x.push(&v);
-        })
-        .unwrap();
+        });
+        assert!(errs.is_empty(), "{errs:?}");
         let streamed = x.finish();
         assert_eq!(whole.memories, streamed.memories);
         assert_eq!(whole.notes, streamed.notes);

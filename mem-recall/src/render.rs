@@ -98,7 +98,12 @@ fn round(x: f64) -> f64 {
 /// The JSONL record of one decision, with the memory's `tier` when given.
 pub fn record(d: &Decision, doc: &Doc, today: NaiveDate, tier: Option<Tier>) -> RecallDecision {
     let id = doc.id.to_string();
-    let (kind, source, trust) = (doc.kind, doc.source, doc.trust);
+    let kind = doc.kind;
+    let provenance = rec::Provenance {
+        source: doc.source,
+        trust: doc.trust,
+        tier,
+    };
     let extra = Extra::new();
     match d.action {
         Action::Recall => RecallDecision::Recall(rec::Recalled {
@@ -106,9 +111,7 @@ pub fn record(d: &Decision, doc: &Doc, today: NaiveDate, tier: Option<Tier>) -> 
             kind,
             score: round(d.score),
             matched: d.matched(),
-            source,
-            trust,
-            tier,
+            provenance,
             extra,
         }),
         Action::Evict => RecallDecision::Evict(rec::Evicted {
@@ -117,9 +120,7 @@ pub fn record(d: &Decision, doc: &Doc, today: NaiveDate, tier: Option<Tier>) -> 
             reason: rec::EvictReason::Expired,
             expires: doc.expires,
             today,
-            source,
-            trust,
-            tier,
+            provenance,
             extra,
         }),
         Action::Drop => RecallDecision::Drop(rec::Dropped {
@@ -128,17 +129,15 @@ pub fn record(d: &Decision, doc: &Doc, today: NaiveDate, tier: Option<Tier>) -> 
             reason: rec::DropReason::Budget,
             score: round(d.score),
             matched: d.matched(),
-            source,
-            trust,
-            tier,
+            provenance,
             extra,
         }),
         Action::Skip => RecallDecision::Skip(rec::Skipped {
             id,
             reason: d.reason.map(rec::SkipReason::parse),
             score: (d.score > 0.0).then(|| round(d.score)),
-            source: Some(source),
-            trust: Some(trust),
+            source: Some(provenance.source),
+            trust: Some(provenance.trust),
             tier,
             by: None,
             conflict: None,

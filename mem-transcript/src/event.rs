@@ -122,6 +122,40 @@ pub struct EventOut<'a> {
     pub cwd: Option<Cow<'a, str>>,
 }
 
+impl<'a> EventOut<'a> {
+    /// The event of `session` (`source` `claude` or `codex`) at `line` with
+    /// `role` and `kind`: `seq` and `block` 0, not a side chain, every
+    /// optional field absent (set the others with `..EventOut::new(…)`).
+    pub fn new(
+        session: &'a str,
+        source: &'static str,
+        line: u64,
+        role: &'static str,
+        kind: &'static str,
+    ) -> EventOut<'a> {
+        EventOut {
+            session,
+            source,
+            line,
+            seq: 0,
+            uuid: None,
+            parent: None,
+            msg_id: None,
+            block: 0,
+            ts: None,
+            role,
+            kind,
+            tool: None,
+            tool_id: None,
+            input: None,
+            text: None,
+            is_error: None,
+            sidechain: false,
+            cwd: None,
+        }
+    }
+}
+
 /// Longest tool input shown in text form, in bytes.
 const TEXT_INPUT: usize = 160;
 /// Longest tool output shown in text form, in bytes.

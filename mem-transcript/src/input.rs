@@ -9,7 +9,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use mem_core::Error;
-use mem_core::jsonl::{LineReader, parse_lossy, sanitize};
+use mem_core::jsonl::{LineReader, Warning, parse_lossy, sanitize};
 use serde::Deserialize;
 
 /// An opened transcript: a seekable file and the label used in messages.
@@ -311,6 +311,42 @@ pub fn clean_line(raw: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 /// The warning's reason for an entry read from its U+FFFD copy
 /// ([`mem_core::jsonl::parse_lossy`]).
 pub const LOSSY: &str = "invalid UTF-8 read as U+FFFD";
+
+/// The warning for line `line` of `file` that is not an entry and is
+/// skipped: `torn last line skipped (…)` when it has no newline (the
+/// writer was cut short), else `malformed line skipped (…)`.
+pub fn skipped_line(file: &str, line: usize, terminated: bool, err: &str) -> Warning {
+    let what = if terminated {
+        "malformed line skipped"
+    } else {
+        "torn last line skipped"
+    };
+    Warning {
+        file: file.to_string(),
+        line,
+        reason: format!("{what} ({err})"),
+    }
+}
+
+/// The warning for line `line` of `file`, read from its U+FFFD copy
+/// ([`LOSSY`]).
+pub fn lossy_line(file: &str, line: usize) -> Warning {
+    Warning {
+        file: file.to_string(),
+        line,
+        reason: LOSSY.to_string(),
+    }
+}
+
+/// The warning for line `line` of `file`, whose record was recovered after
+/// a torn stub of `stub` bytes.
+pub fn recovered_line(file: &str, line: usize, stub: usize) -> Warning {
+    Warning {
+        file: file.to_string(),
+        line,
+        reason: format!("torn stub of {stub} bytes before a record; record recovered"),
+    }
+}
 
 /// Which agent wrote a transcript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -108,13 +108,22 @@ impl Index {
             })?),
             None => self.default_leaf(),
         };
+        match leaf {
+            Some(leaf) => Ok(self.walk_from(leaf, opts.resume, true)),
+            None => Ok(Branch::default()),
+        }
+    }
+
+    /// Walk from `leaf` to the root: stop at a parent cycle (`cycle_at`),
+    /// with `resume` at the first compaction boundary; a dangling parent is
+    /// bridged to the line before it when `bridge_dangling` (rule 3), else
+    /// the walk ends there.
+    pub fn walk_from(&self, leaf: u32, resume: bool, bridge_dangling: bool) -> Branch {
         let mut br = Branch {
-            leaf,
+            leaf: Some(leaf),
             ..Branch::default()
         };
-        let Some(mut cur) = leaf else {
-            return Ok(br);
-        };
+        let mut cur = leaf;
         let mut seen = vec![false; self.nodes.len()];
         loop {
             if seen[cur as usize] {
@@ -126,17 +135,18 @@ impl Index {
             let n = &self.nodes[cur as usize];
             if n.has(BOUNDARY) {
                 br.boundaries.push(cur);
-                if opts.resume {
+                if resume {
                     break;
                 }
             }
             let next = match self.parent_of(cur) {
                 Ok(p) => p,
-                Err(Dangling) => {
+                Err(Dangling) if bridge_dangling => {
                     let to = self.bridge_target(cur);
                     br.bridges.push(Bridge { from: cur, to });
                     to
                 }
+                Err(Dangling) => None,
             };
             match next {
                 Some(p) => cur = p,
@@ -145,7 +155,7 @@ impl Index {
         }
         br.nodes.reverse();
         br.bridges.sort_by_key(|b| b.from);
-        Ok(br)
+        br
     }
 
     /// Count of the branch's conversation entries (`user`/`assistant`/`system`).
