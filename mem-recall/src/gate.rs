@@ -54,6 +54,116 @@ pub const MIN_IDF_DOCS: f64 = 20.0;
 /// the rest of the process) or owned (a file parsed now, a record).
 pub type Text = Cow<'static, str>;
 
+/// A list of [`Text`]s: owned, or still encoded in the loaded recall cache
+/// (`LEN:BYTES` each, LEN in decimal bytes; checked when the cache entry
+/// was decoded), read as it is walked. Compares by its texts.
+#[derive(Clone, Default)]
+pub struct Texts(TextsRepr);
+
+#[derive(Clone)]
+enum TextsRepr {
+    Owned(Vec<Text>),
+    Encoded { len: usize, enc: &'static str },
+}
+
+impl Default for TextsRepr {
+    fn default() -> TextsRepr {
+        TextsRepr::Owned(Vec::new())
+    }
+}
+
+impl Texts {
+    /// `len` texts encoded in `enc` as `LEN:BYTES` each (the caller checked
+    /// it: a malformed rest reads as the end of the list).
+    pub(crate) fn encoded(len: usize, enc: &'static str) -> Texts {
+        Texts(TextsRepr::Encoded { len, enc })
+    }
+
+    /// The texts, in order.
+    pub fn iter(&self) -> TextsIter<'_> {
+        match &self.0 {
+            TextsRepr::Owned(v) => TextsIter {
+                owned: v.iter(),
+                enc: "",
+                left: 0,
+            },
+            TextsRepr::Encoded { len, enc } => TextsIter {
+                owned: [].iter(),
+                enc,
+                left: *len,
+            },
+        }
+    }
+
+    /// How many texts.
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            TextsRepr::Owned(v) => v.len(),
+            TextsRepr::Encoded { len, .. } => *len,
+        }
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl From<Vec<Text>> for Texts {
+    fn from(v: Vec<Text>) -> Texts {
+        Texts(TextsRepr::Owned(v))
+    }
+}
+
+impl PartialEq for Texts {
+    fn eq(&self, other: &Texts) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl std::fmt::Debug for Texts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// The texts of a [`Texts`].
+pub struct TextsIter<'a> {
+    owned: std::slice::Iter<'a, Text>,
+    enc: &'a str,
+    left: usize,
+}
+
+impl<'a> Iterator for TextsIter<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        if let Some(t) = self.owned.next() {
+            return Some(t);
+        }
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        // LEN (decimal digits, checked) then `:`.
+        let b = self.enc.as_bytes();
+        let mut n = 0usize;
+        let mut i = 0;
+        while let Some(&c) = b.get(i) {
+            if c == b':' {
+                break;
+            }
+            n = n
+                .wrapping_mul(10)
+                .wrapping_add(usize::from(c.wrapping_sub(b'0')));
+            i += 1;
+        }
+        let t = self.enc.get(i + 1..(i + 1).checked_add(n)?)?;
+        self.enc = &self.enc[i + 1 + n..];
+        Some(t)
+    }
+}
+
 /// What the gate knows of one memory: the fields it decides on and the
 /// lexical statistics of name, description and body. Built once per file
 /// version and kept in the cache.
@@ -70,11 +180,11 @@ pub struct Doc {
     /// The project it came from (12 hex), when stamped.
     pub project: Option<Text>,
     /// Trigger words, phrases and `re:` regexes, as written.
-    pub triggers: Vec<Text>,
+    pub triggers: Texts,
     /// For each trigger, its non-stop-word stems joined by spaces.
-    pub trigger_stems: Vec<Text>,
+    pub trigger_stems: Texts,
     /// Globs of the paths it is about.
-    pub paths: Vec<Text>,
+    pub paths: Texts,
     /// Expiry.
     pub expires: Option<Expires>,
     /// The id that replaced it.
@@ -150,9 +260,10 @@ impl Doc {
                         stems.content(t).join(" ")
                     })
                 })
-                .collect(),
-            triggers: owned_all(&m.triggers),
-            paths: owned_all(&m.paths),
+                .collect::<Vec<Text>>()
+                .into(),
+            triggers: owned_all(&m.triggers).into(),
+            paths: owned_all(&m.paths).into(),
             expires: m.expires,
             superseded_by: m.superseded_by.clone().map(Text::Owned),
             supersedes: supersedes.into_iter().map(Text::Owned).collect(),
@@ -867,12 +978,12 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
             continue;
         }
         let mut dec = Decision::new(i, Action::Recall, None);
-        for (t, ts) in d.triggers.iter().zip(&d.trigger_stems) {
+        for (t, ts) in d.triggers.iter().zip(d.trigger_stems.iter()) {
             if p.trigger_matches(t, ts) {
                 dec.why.push(Why::Trigger(t.to_string()));
             }
         }
-        for g in &d.paths {
+        for g in d.paths.iter() {
             if let Some(path) = p.glob_match(g) {
                 dec.why.push(Why::Path {
                     glob: g.to_string(),
@@ -980,9 +1091,9 @@ mod tests {
             kind: Kind::Reference,
             scope: Scope::ThisRepo,
             project: None,
-            triggers: Vec::new(),
-            trigger_stems: Vec::new(),
-            paths: Vec::new(),
+            triggers: Texts::default(),
+            trigger_stems: Texts::default(),
+            paths: Texts::default(),
             expires: None,
             superseded_by: None,
             supersedes: Vec::new(),
@@ -1033,9 +1144,9 @@ mod tests {
                     kind: Kind::Reference,
                     scope: Scope::ThisRepo,
                     project: None,
-                    triggers: Vec::new(),
-                    trigger_stems: Vec::new(),
-                    paths: Vec::new(),
+                    triggers: Texts::default(),
+                    trigger_stems: Texts::default(),
+                    paths: Texts::default(),
                     expires: None,
                     superseded_by: None,
                     supersedes: Vec::new(),
