@@ -609,7 +609,8 @@ impl Decision {
 /// The task prepared once for matching against every memory.
 struct Prepared {
     lower: String,
-    content_stems: Vec<String>,
+    /// Stems of the task's words that are not stop words, in order.
+    content_stems: Vec<Cow<'static, str>>,
     /// The task's terms, each with its alternatives.
     concepts: Vec<Concept>,
     /// English translations of the task's Chinese terms (content stems
@@ -629,9 +630,20 @@ struct Prepared {
 
 impl Prepared {
     fn new(q: &Query, stems: &Stems) -> Prepared {
-        let content_stems = stems.content(&q.task);
+        // The task's words and their stems, each distinct word stemmed once
+        // (a word of the built-in vocabulary or a stop word is looked up in
+        // the table made at compile time); its content stems are those of
+        // the words that are not stop words.
+        let ws = mem_core::text::words(&q.task);
+        let all = task_stems(&ws, stems);
+        let content_stems = ws
+            .iter()
+            .zip(&all)
+            .filter(|(w, _)| !mem_core::text::is_stop_word(w))
+            .map(|(_, s)| s.clone())
+            .collect();
         let lower = q.task.to_lowercase();
-        let (concepts, translated) = concepts(&q.task, q.vocabulary.as_deref(), stems);
+        let (concepts, translated) = concepts(&ws, &all, q.vocabulary.as_deref(), stems);
         let names = q
             .paths
             .iter()
@@ -703,7 +715,7 @@ impl Prepared {
         let n = trigger_stems.split(' ').count();
         self.content_stems
             .windows(n)
-            .any(|w| w.iter().map(String::as_str).eq(trigger_stems.split(' ')))
+            .any(|w| w.iter().map(|s| &**s).eq(trigger_stems.split(' ')))
     }
 
     /// The first task path `glob` matches, if any.
@@ -764,13 +776,12 @@ struct Alt {
 /// English translations of the task's Chinese terms (see
 /// [`crate::vocab::Vocabulary::translations`]), stems joined by spaces.
 fn concepts(
-    task: &str,
+    ws: &[String],
+    all: &[Cow<'static, str>],
     vocab: Option<&crate::vocab::Vocabulary>,
     stems: &Stems,
 ) -> (Vec<Concept>, Vec<String>) {
-    let ws = mem_core::text::words(task);
-    let all: Vec<String> = ws.iter().map(|w| stems.stem(w)).collect();
-    let found = vocab.map(|v| v.find(&ws, &all, stems)).unwrap_or_default();
+    let found = vocab.map(|v| v.find(ws, all, stems)).unwrap_or_default();
     let mut covered = vec![false; ws.len()];
     let mut out: Vec<Concept> = Vec::new();
     let mut translated: Vec<String> = Vec::new();
@@ -785,13 +796,13 @@ fn concepts(
         if let (Some(f), Some(v)) = (by_start.get(&i), vocab) {
             let own: Vec<String> = (f.start..f.end)
                 .filter(|&j| content(j))
-                .map(|j| all[j].clone())
+                .map(|j| all[j].to_string())
                 .collect();
             let label = ws[f.start..f.end].join(if v.terms[f.term].cjk { "" } else { " " });
             translated.extend(
                 v.translations(f.term)
                     .into_iter()
-                    .map(|t| v.terms[t].content(stems).join(" ")),
+                    .map(|t| v.terms[t].content(stems).to_string()),
             );
             let mut alts = Vec::new();
             if !own.is_empty() {
@@ -807,11 +818,15 @@ fn concepts(
             for t in v.alternatives(f.term) {
                 let term = &v.terms[t];
                 let content = term.content(stems);
-                if content.is_empty() || alts.iter().any(|a| a.stems == content) {
+                if content.is_empty()
+                    || alts
+                        .iter()
+                        .any(|a| a.stems.iter().map(String::as_str).eq(content.split(' ')))
+                {
                     continue;
                 }
                 alts.push(Alt {
-                    stems: content.to_vec(),
+                    stems: content.split(' ').map(str::to_string).collect(),
                     weight: EXPANSION_WEIGHT,
                     show: format!("{} (via {label})", term.text),
                 });
@@ -824,13 +839,13 @@ fn concepts(
         if covered[i] || !content(i) {
             continue;
         }
-        if !seen.insert(vec![all[i].clone()]) {
+        if !seen.insert(vec![all[i].to_string()]) {
             continue;
         }
         let mut alts = vec![Alt {
-            stems: vec![all[i].clone()],
+            stems: vec![all[i].to_string()],
             weight: 1.0,
-            show: all[i].clone(),
+            show: all[i].to_string(),
         }];
         let next = i + 1;
         if next < ws.len()
@@ -849,6 +864,24 @@ fn concepts(
         out.push(Concept { alts });
     }
     (out, translated)
+}
+
+/// The stems of the words `ws`, in order: each distinct word stemmed once
+/// ([`crate::vocab::stem`]: a word of the built-in vocabulary or a stop
+/// word is looked up, not stemmed).
+fn task_stems(ws: &[String], stems: &Stems) -> Vec<Cow<'static, str>> {
+    let mut order: Vec<usize> = (0..ws.len()).collect();
+    order.sort_unstable_by(|&a, &b| ws[a].cmp(&ws[b]));
+    let mut out: Vec<Cow<'static, str>> = vec![Cow::Borrowed(""); ws.len()];
+    let mut prev: Option<usize> = None;
+    for i in order {
+        out[i] = match prev {
+            Some(p) if ws[p] == ws[i] => out[p].clone(),
+            _ => crate::vocab::stem(stems, &ws[i]),
+        };
+        prev = Some(i);
+    }
+    out
 }
 
 /// The set of adjacent byte pairs of `s`, as 65,536 bits.
