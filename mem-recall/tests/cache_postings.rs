@@ -1,7 +1,7 @@
-//! A recall cache whose postings were damaged (a record pointing past the
-//! end of the file, or at no entry's terms) must not change what is
-//! recalled: the answer equals `--no-cache`, and the damaged cache is
-//! rebuilt.
+//! A recall cache damaged in place (a postings record pointing past the
+//! end of the file or at no entry's terms, a cached Markdown altered at
+//! the same length) must not change what is recalled or injected: the
+//! answer equals `--no-cache`, and the damaged cache is rebuilt.
 
 mod util;
 
@@ -97,4 +97,40 @@ fn a_posting_past_the_end_of_the_file_is_refused() {
 #[test]
 fn a_posting_at_no_entrys_terms_is_refused() {
     check("1,3;");
+}
+
+/// The hook injects a cached memory's Markdown without reading its topic
+/// file; a cache whose copy of the text was altered (same length, so it
+/// still parses) must not put text in the context that no topic file holds.
+#[test]
+fn the_hook_never_injects_text_that_only_a_damaged_cache_holds() {
+    let env = Env::new();
+    let mem = setup(&env);
+    recall(&env, &mem, false);
+    recall(&env, &mem, false);
+    let cache = cache_file(&env);
+    let text = std::fs::read_to_string(&cache).unwrap();
+    let good = "only after `make smoke` passes.";
+    assert!(text.contains(good), "the cache holds the Markdown");
+    std::fs::write(
+        &cache,
+        text.replace(good, "only after `make smoke` FAILED."),
+    )
+    .unwrap();
+    let input = format!(
+        r#"{{"session_id":"s1","transcript_path":null,"cwd":"{}","hook_event_name":"UserPromptSubmit","prompt":"deploy to production"}}"#,
+        env.path().display()
+    );
+    let out = ok(&env.run(
+        &[
+            "--hook",
+            "--memory-dir",
+            mem.to_str().unwrap(),
+            "--today",
+            "2026-12-01",
+        ],
+        &input,
+    ));
+    assert!(out.contains("make smoke` passes."), "{out}");
+    assert!(!out.contains("FAILED"), "{out}");
 }
