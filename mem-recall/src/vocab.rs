@@ -318,10 +318,10 @@ impl Vocabulary {
     /// (`FILE:LINE: reason`).
     pub fn load() -> Result<Vocabulary, mem_core::Error> {
         let mut v = Vocabulary::builtin();
-        if let Some(p) = user_file() {
-            if let Some(text) = read_user_file(&p)? {
-                v.add(&text, &p.display().to_string())?;
-            }
+        if let Some(p) = user_file()
+            && let Some(text) = read_user_file(&p)?
+        {
+            v.add(&text, &p.display().to_string())?;
         }
         Ok(v)
     }
