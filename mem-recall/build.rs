@@ -6,6 +6,14 @@
 //! one string per kind plus integer offsets, never tables of `&str`: a
 //! pointer in a static is a relocation the loader applies at every start of
 //! the (position-independent) program.
+//!
+//! The stems of the built-in terms are computed here too, with the very
+//! tokenizer and stemmer recall runs (`mem-core/src/text.rs`, included), so
+//! a recall stems only the words of its task and of a user's vocabulary:
+//! per term its text, the stems of its words and of its content words, and
+//! the key of its first word; and a table word → stem of every word of the
+//! built-in terms and every stop word, which a task's words are looked up
+//! in before they are stemmed (`src/vocab.rs`, `stem`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -13,6 +21,34 @@ use std::fmt::Write as _;
 #[path = "src/vocab_key.rs"]
 #[allow(dead_code)]
 mod vocab_key;
+
+#[path = "../mem-core/src/text.rs"]
+#[allow(dead_code, missing_docs)]
+mod text;
+
+/// Appends `items` to `out` as a `&str` constant `name` (one after the
+/// other) and a static of their end offsets `ends`, with docs `doc`.
+fn text_table(out: &mut String, name: &str, ends: &str, doc: &str, items: &[String]) {
+    let _ = writeln!(
+        out,
+        "/// {doc}, one after the other; item `i` ends at `{ends}[i]`."
+    );
+    let _ = writeln!(out, "pub const {name}: &str = {:?};", items.concat());
+    let mut at = 0usize;
+    let offsets: Vec<u32> = items
+        .iter()
+        .map(|s| {
+            at += s.len();
+            u32::try_from(at).expect("tables under 4 GiB")
+        })
+        .collect();
+    let _ = writeln!(out, "/// Where each item of `{name}` ends (bytes).");
+    let _ = writeln!(
+        out,
+        "pub static {ends}: [u32; {}] = {offsets:?};",
+        offsets.len()
+    );
+}
 
 fn main() {
     let mut lines: Vec<String> = Vec::new();
@@ -27,6 +63,7 @@ fn main() {
         );
     }
     println!("cargo::rerun-if-changed=src/vocab_key.rs");
+    println!("cargo::rerun-if-changed=../mem-core/src/text.rs");
     assert!(
         lines.len() <= usize::from(u16::MAX),
         "too many vocabulary lines"
@@ -90,7 +127,102 @@ fn main() {
         "pub static KEY_LINE_ENDS: [u32; {}] = {lends:?};",
         lends.len()
     );
+    terms(&lines, &mut out);
     let dir = std::env::var_os("OUT_DIR").expect("OUT_DIR is set by cargo");
     let path = std::path::Path::new(&dir).join("vocab_index.rs");
     std::fs::write(&path, out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+/// The term tables: per line where its terms end; per term (in line
+/// order, a term of several lines once per line) its text, stems, content
+/// stems and key; and the word → stem table.
+fn terms(lines: &[String], out: &mut String) {
+    let stems = text::Stems::default();
+    let (mut texts, mut all, mut content, mut keys) = (vec![], vec![], vec![], vec![]);
+    let mut line_ends: Vec<u16> = Vec::with_capacity(lines.len());
+    let mut stem_of: BTreeMap<String, String> = BTreeMap::new();
+    for line in lines {
+        for t in line.split(',') {
+            // as `Vocabulary::add` reads a term
+            let t = t.trim().to_lowercase();
+            let ws = text::words(&t);
+            assert!(!ws.is_empty(), "an empty term in {line:?}");
+            let ss: Vec<String> = ws.iter().map(|w| stems.stem(w)).collect();
+            assert!(
+                ss.iter().all(|s| !s.is_empty() && !s.contains(' ')),
+                "a stem with a space or empty: {t:?}"
+            );
+            content.push(
+                ws.iter()
+                    .zip(&ss)
+                    .filter(|(w, _)| !text::is_stop_word(w))
+                    .map(|(_, s)| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+            all.push(ss.join(" "));
+            keys.push(vocab_key::key(&ws[0]).to_string());
+            for (w, s) in ws.into_iter().zip(ss) {
+                stem_of.insert(w, s);
+            }
+            texts.push(t);
+        }
+        assert!(
+            line.split(',').count() >= 2,
+            "a group of one term: {line:?}"
+        );
+        line_ends.push(u16::try_from(texts.len()).expect("under 65,536 terms"));
+    }
+    for w in text::STOP_WORDS {
+        stem_of.insert(w.to_string(), stems.stem(w));
+    }
+    out.push_str("/// Per line, where its terms end in the term tables (`TERMS_TEXT`, …): line `i`'s terms are `LINE_TERM_ENDS[i - 1]..LINE_TERM_ENDS[i]`.\n");
+    let _ = writeln!(
+        out,
+        "pub static LINE_TERM_ENDS: [u16; {}] = {line_ends:?};",
+        line_ends.len()
+    );
+    text_table(
+        out,
+        "TERMS_TEXT",
+        "TERM_ENDS",
+        "Each line's terms (trimmed, lowercased), line after line",
+        &texts,
+    );
+    text_table(
+        out,
+        "TERM_STEMS_TEXT",
+        "TERM_STEM_ENDS",
+        "Per term, the stems of its words (`Stems::stem` of `words`) joined by spaces",
+        &all,
+    );
+    text_table(
+        out,
+        "TERM_CONTENT_TEXT",
+        "TERM_CONTENT_ENDS",
+        "Per term, the stems of its words that are not stop words, joined by spaces",
+        &content,
+    );
+    text_table(
+        out,
+        "TERM_KEYS_TEXT",
+        "TERM_KEY_ENDS",
+        "Per term, the key (`vocab_key::key`) of its first word",
+        &keys,
+    );
+    let (words, word_stems): (Vec<String>, Vec<String>) = stem_of.into_iter().unzip();
+    text_table(
+        out,
+        "WORDS_TEXT",
+        "WORD_ENDS",
+        "The words of the built-in terms and the stop words, sorted",
+        &words,
+    );
+    text_table(
+        out,
+        "WORD_STEMS_TEXT",
+        "WORD_STEM_ENDS",
+        "The stem of each word of `WORDS_TEXT`",
+        &word_stems,
+    );
 }

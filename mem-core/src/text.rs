@@ -11,8 +11,9 @@
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-/// English stop words left out of the lexical score and of phrase matching.
-const STOP_WORDS: &[&str] = &[
+/// English stop words left out of the lexical score and of phrase matching
+/// (lowercase, sorted).
+pub const STOP_WORDS: &[&str] = &[
     "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
     "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
     "but", "by", "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each",

@@ -44,7 +44,7 @@ use std::sync::Mutex;
 use chrono::{Datelike, NaiveDate};
 use mem_core::records::{Expires, Kind, MemoryType, Scope, Source, Trust};
 
-use crate::gate::{Doc, Text};
+use crate::gate::{Doc, Text, Texts};
 use crate::inject::MdParts;
 
 /// Version of the layout; a cache of another version is ignored.
@@ -390,8 +390,8 @@ fn opt(out: &mut String, s: Option<&str>) {
     }
 }
 
-fn list(out: &mut String, v: &[Text]) {
-    num(out, v.len() as u64);
+fn list<'a>(out: &mut String, len: usize, v: impl Iterator<Item = &'a str>) {
+    num(out, len as u64);
     for s in v {
         string(out, s);
     }
@@ -425,9 +425,9 @@ fn encode_doc(out: &mut String, d: &Doc) {
         },
     );
     opt(out, d.project.as_deref());
-    list(out, &d.triggers);
-    list(out, &d.trigger_stems);
-    list(out, &d.paths);
+    list(out, d.triggers.len(), d.triggers.iter());
+    list(out, d.trigger_stems.len(), d.trigger_stems.iter());
+    list(out, d.paths.len(), d.paths.iter());
     match d.expires {
         None => num(out, 0),
         Some(Expires::Never) => num(out, 1),
@@ -438,7 +438,7 @@ fn encode_doc(out: &mut String, d: &Doc) {
         }
     }
     opt(out, d.superseded_by.as_deref());
-    list(out, &d.supersedes);
+    list(out, d.supersedes.len(), d.supersedes.iter().map(|s| &**s));
     num(out, u64::from(d.retired));
     num(
         out,
@@ -554,6 +554,16 @@ impl Reader<'static> {
         }
     }
 
+    /// A list, checked and left encoded (see [`Texts`]).
+    fn texts(&mut self) -> Option<Texts> {
+        let n = self.small()?;
+        let enc = self.s;
+        for _ in 0..n {
+            self.str()?;
+        }
+        Some(Texts::encoded(n, &enc[..enc.len() - self.s.len()]))
+    }
+
     fn list(&mut self) -> Option<Vec<Text>> {
         let n = self.small()?;
         let mut v = Vec::with_capacity(n.min(self.s.len() / 2));
@@ -586,12 +596,12 @@ impl Reader<'static> {
             _ => return None,
         };
         let project = self.opt()?;
-        let triggers = self.list()?;
-        let trigger_stems = self.list()?;
+        let triggers = self.texts()?;
+        let trigger_stems = self.texts()?;
         if trigger_stems.len() != triggers.len() {
             return None;
         }
-        let paths = self.list()?;
+        let paths = self.texts()?;
         let expires = match self.num()? {
             0 => None,
             1 => Some(Expires::Never),
@@ -656,9 +666,9 @@ mod tests {
             kind: Kind::OneTimeState,
             scope: Scope::AllRepos,
             project: Some(t("0123456789ab")),
-            triggers: vec![t("build-token"), t("re:^x;y:z$"), t("ünï 不要")],
-            trigger_stems: vec![t("build token"), t(""), t("ünï 不 要")],
-            paths: vec![t("src/**/*.rs")],
+            triggers: vec![t("build-token"), t("re:^x;y:z$"), t("ünï 不要")].into(),
+            trigger_stems: vec![t("build token"), t(""), t("ünï 不 要")].into(),
+            paths: vec![t("src/**/*.rs")].into(),
             expires: Some(Expires::On(NaiveDate::from_ymd_opt(2026, 7, 12).unwrap())),
             superseded_by: None,
             supersedes: vec![t("old-one"), t("12:3;")],

@@ -54,6 +54,116 @@ pub const MIN_IDF_DOCS: f64 = 20.0;
 /// the rest of the process) or owned (a file parsed now, a record).
 pub type Text = Cow<'static, str>;
 
+/// A list of [`Text`]s: owned, or still encoded in the loaded recall cache
+/// (`LEN:BYTES` each, LEN in decimal bytes; checked when the cache entry
+/// was decoded), read as it is walked. Compares by its texts.
+#[derive(Clone, Default)]
+pub struct Texts(TextsRepr);
+
+#[derive(Clone)]
+enum TextsRepr {
+    Owned(Vec<Text>),
+    Encoded { len: usize, enc: &'static str },
+}
+
+impl Default for TextsRepr {
+    fn default() -> TextsRepr {
+        TextsRepr::Owned(Vec::new())
+    }
+}
+
+impl Texts {
+    /// `len` texts encoded in `enc` as `LEN:BYTES` each (the caller checked
+    /// it: a malformed rest reads as the end of the list).
+    pub(crate) fn encoded(len: usize, enc: &'static str) -> Texts {
+        Texts(TextsRepr::Encoded { len, enc })
+    }
+
+    /// The texts, in order.
+    pub fn iter(&self) -> TextsIter<'_> {
+        match &self.0 {
+            TextsRepr::Owned(v) => TextsIter {
+                owned: v.iter(),
+                enc: "",
+                left: 0,
+            },
+            TextsRepr::Encoded { len, enc } => TextsIter {
+                owned: [].iter(),
+                enc,
+                left: *len,
+            },
+        }
+    }
+
+    /// How many texts.
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            TextsRepr::Owned(v) => v.len(),
+            TextsRepr::Encoded { len, .. } => *len,
+        }
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl From<Vec<Text>> for Texts {
+    fn from(v: Vec<Text>) -> Texts {
+        Texts(TextsRepr::Owned(v))
+    }
+}
+
+impl PartialEq for Texts {
+    fn eq(&self, other: &Texts) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl std::fmt::Debug for Texts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// The texts of a [`Texts`].
+pub struct TextsIter<'a> {
+    owned: std::slice::Iter<'a, Text>,
+    enc: &'a str,
+    left: usize,
+}
+
+impl<'a> Iterator for TextsIter<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        if let Some(t) = self.owned.next() {
+            return Some(t);
+        }
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        // LEN (decimal digits, checked) then `:`.
+        let b = self.enc.as_bytes();
+        let mut n = 0usize;
+        let mut i = 0;
+        while let Some(&c) = b.get(i) {
+            if c == b':' {
+                break;
+            }
+            n = n
+                .wrapping_mul(10)
+                .wrapping_add(usize::from(c.wrapping_sub(b'0')));
+            i += 1;
+        }
+        let t = self.enc.get(i + 1..(i + 1).checked_add(n)?)?;
+        self.enc = &self.enc[i + 1 + n..];
+        Some(t)
+    }
+}
+
 /// What the gate knows of one memory: the fields it decides on and the
 /// lexical statistics of name, description and body. Built once per file
 /// version and kept in the cache.
@@ -70,11 +180,11 @@ pub struct Doc {
     /// The project it came from (12 hex), when stamped.
     pub project: Option<Text>,
     /// Trigger words, phrases and `re:` regexes, as written.
-    pub triggers: Vec<Text>,
+    pub triggers: Texts,
     /// For each trigger, its non-stop-word stems joined by spaces.
-    pub trigger_stems: Vec<Text>,
+    pub trigger_stems: Texts,
     /// Globs of the paths it is about.
-    pub paths: Vec<Text>,
+    pub paths: Texts,
     /// Expiry.
     pub expires: Option<Expires>,
     /// The id that replaced it.
@@ -150,9 +260,10 @@ impl Doc {
                         stems.content(t).join(" ")
                     })
                 })
-                .collect(),
-            triggers: owned_all(&m.triggers),
-            paths: owned_all(&m.paths),
+                .collect::<Vec<Text>>()
+                .into(),
+            triggers: owned_all(&m.triggers).into(),
+            paths: owned_all(&m.paths).into(),
             expires: m.expires,
             superseded_by: m.superseded_by.clone().map(Text::Owned),
             supersedes: supersedes.into_iter().map(Text::Owned).collect(),
@@ -498,7 +609,8 @@ impl Decision {
 /// The task prepared once for matching against every memory.
 struct Prepared {
     lower: String,
-    content_stems: Vec<String>,
+    /// Stems of the task's words that are not stop words, in order.
+    content_stems: Vec<Cow<'static, str>>,
     /// The task's terms, each with its alternatives.
     concepts: Vec<Concept>,
     /// English translations of the task's Chinese terms (content stems
@@ -518,9 +630,20 @@ struct Prepared {
 
 impl Prepared {
     fn new(q: &Query, stems: &Stems) -> Prepared {
-        let content_stems = stems.content(&q.task);
+        // The task's words and their stems, each distinct word stemmed once
+        // (a word of the built-in vocabulary or a stop word is looked up in
+        // the table made at compile time); its content stems are those of
+        // the words that are not stop words.
+        let ws = mem_core::text::words(&q.task);
+        let all = task_stems(&ws, stems);
+        let content_stems = ws
+            .iter()
+            .zip(&all)
+            .filter(|(w, _)| !mem_core::text::is_stop_word(w))
+            .map(|(_, s)| s.clone())
+            .collect();
         let lower = q.task.to_lowercase();
-        let (concepts, translated) = concepts(&q.task, q.vocabulary.as_deref(), stems);
+        let (concepts, translated) = concepts(&ws, &all, q.vocabulary.as_deref(), stems);
         let names = q
             .paths
             .iter()
@@ -592,7 +715,7 @@ impl Prepared {
         let n = trigger_stems.split(' ').count();
         self.content_stems
             .windows(n)
-            .any(|w| w.iter().map(String::as_str).eq(trigger_stems.split(' ')))
+            .any(|w| w.iter().map(|s| &**s).eq(trigger_stems.split(' ')))
     }
 
     /// The first task path `glob` matches, if any.
@@ -653,13 +776,12 @@ struct Alt {
 /// English translations of the task's Chinese terms (see
 /// [`crate::vocab::Vocabulary::translations`]), stems joined by spaces.
 fn concepts(
-    task: &str,
+    ws: &[String],
+    all: &[Cow<'static, str>],
     vocab: Option<&crate::vocab::Vocabulary>,
     stems: &Stems,
 ) -> (Vec<Concept>, Vec<String>) {
-    let ws = mem_core::text::words(task);
-    let all: Vec<String> = ws.iter().map(|w| stems.stem(w)).collect();
-    let found = vocab.map(|v| v.find(&ws, &all, stems)).unwrap_or_default();
+    let found = vocab.map(|v| v.find(ws, all, stems)).unwrap_or_default();
     let mut covered = vec![false; ws.len()];
     let mut out: Vec<Concept> = Vec::new();
     let mut translated: Vec<String> = Vec::new();
@@ -674,13 +796,13 @@ fn concepts(
         if let (Some(f), Some(v)) = (by_start.get(&i), vocab) {
             let own: Vec<String> = (f.start..f.end)
                 .filter(|&j| content(j))
-                .map(|j| all[j].clone())
+                .map(|j| all[j].to_string())
                 .collect();
             let label = ws[f.start..f.end].join(if v.terms[f.term].cjk { "" } else { " " });
             translated.extend(
                 v.translations(f.term)
                     .into_iter()
-                    .map(|t| v.terms[t].content(stems).join(" ")),
+                    .map(|t| v.terms[t].content(stems).to_string()),
             );
             let mut alts = Vec::new();
             if !own.is_empty() {
@@ -696,11 +818,15 @@ fn concepts(
             for t in v.alternatives(f.term) {
                 let term = &v.terms[t];
                 let content = term.content(stems);
-                if content.is_empty() || alts.iter().any(|a| a.stems == content) {
+                if content.is_empty()
+                    || alts
+                        .iter()
+                        .any(|a| a.stems.iter().map(String::as_str).eq(content.split(' ')))
+                {
                     continue;
                 }
                 alts.push(Alt {
-                    stems: content.to_vec(),
+                    stems: content.split(' ').map(str::to_string).collect(),
                     weight: EXPANSION_WEIGHT,
                     show: format!("{} (via {label})", term.text),
                 });
@@ -713,13 +839,13 @@ fn concepts(
         if covered[i] || !content(i) {
             continue;
         }
-        if !seen.insert(vec![all[i].clone()]) {
+        if !seen.insert(vec![all[i].to_string()]) {
             continue;
         }
         let mut alts = vec![Alt {
-            stems: vec![all[i].clone()],
+            stems: vec![all[i].to_string()],
             weight: 1.0,
-            show: all[i].clone(),
+            show: all[i].to_string(),
         }];
         let next = i + 1;
         if next < ws.len()
@@ -738,6 +864,24 @@ fn concepts(
         out.push(Concept { alts });
     }
     (out, translated)
+}
+
+/// The stems of the words `ws`, in order: each distinct word stemmed once
+/// ([`crate::vocab::stem`]: a word of the built-in vocabulary or a stop
+/// word is looked up, not stemmed).
+fn task_stems(ws: &[String], stems: &Stems) -> Vec<Cow<'static, str>> {
+    let mut order: Vec<usize> = (0..ws.len()).collect();
+    order.sort_unstable_by(|&a, &b| ws[a].cmp(&ws[b]));
+    let mut out: Vec<Cow<'static, str>> = vec![Cow::Borrowed(""); ws.len()];
+    let mut prev: Option<usize> = None;
+    for i in order {
+        out[i] = match prev {
+            Some(p) if ws[p] == ws[i] => out[p].clone(),
+            _ => crate::vocab::stem(stems, &ws[i]),
+        };
+        prev = Some(i);
+    }
+    out
 }
 
 /// The set of adjacent byte pairs of `s`, as 65,536 bits.
@@ -867,12 +1011,12 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
             continue;
         }
         let mut dec = Decision::new(i, Action::Recall, None);
-        for (t, ts) in d.triggers.iter().zip(&d.trigger_stems) {
+        for (t, ts) in d.triggers.iter().zip(d.trigger_stems.iter()) {
             if p.trigger_matches(t, ts) {
                 dec.why.push(Why::Trigger(t.to_string()));
             }
         }
-        for g in &d.paths {
+        for g in d.paths.iter() {
             if let Some(path) = p.glob_match(g) {
                 dec.why.push(Why::Path {
                     glob: g.to_string(),
@@ -980,9 +1124,9 @@ mod tests {
             kind: Kind::Reference,
             scope: Scope::ThisRepo,
             project: None,
-            triggers: Vec::new(),
-            trigger_stems: Vec::new(),
-            paths: Vec::new(),
+            triggers: Texts::default(),
+            trigger_stems: Texts::default(),
+            paths: Texts::default(),
             expires: None,
             superseded_by: None,
             supersedes: Vec::new(),
@@ -1033,9 +1177,9 @@ mod tests {
                     kind: Kind::Reference,
                     scope: Scope::ThisRepo,
                     project: None,
-                    triggers: Vec::new(),
-                    trigger_stems: Vec::new(),
-                    paths: Vec::new(),
+                    triggers: Texts::default(),
+                    trigger_stems: Texts::default(),
+                    paths: Texts::default(),
                     expires: None,
                     superseded_by: None,
                     supersedes: Vec::new(),

@@ -14,6 +14,7 @@
 //! `$XDG_CONFIG_HOME/mem/vocabulary.txt`, else `~/.config/mem/vocabulary.txt`
 //! (a missing file is no error); its groups are added to the built-in ones.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -21,33 +22,83 @@ use std::sync::OnceLock;
 use crate::vocab_key::{key, term_key};
 use mem_core::text::{Stems, is_cjk, is_stop_word, words};
 
-/// The built-in vocabulary indexed at compile time (`build.rs`): its lines
-/// and, per term key, the lines with a term of that key, as text plus
-/// integer offsets (no relocations at start-up).
+/// The built-in vocabulary indexed and stemmed at compile time
+/// (`build.rs`): its lines and, per term key, the lines with a term of that
+/// key; per term its text, stems and key; and the stem of every word of its
+/// terms and of every stop word. Text plus integer offsets (no relocations
+/// at start-up).
 mod index {
+    use std::ops::Range;
+
     include!(concat!(env!("OUT_DIR"), "/vocab_index.rs"));
+
+    /// Item `i` of a text table: `text` cut at the offsets `ends`.
+    fn item(text: &'static str, ends: &[u32], i: usize) -> &'static str {
+        let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+        &text[start..ends[i] as usize]
+    }
 
     /// Line `i` of the built-in vocabulary.
     pub fn line(i: usize) -> &'static str {
-        let start = if i == 0 { 0 } else { LINE_ENDS[i - 1] as usize };
-        &LINES_TEXT[start..LINE_ENDS[i] as usize]
+        item(LINES_TEXT, &LINE_ENDS, i)
     }
 
     /// Every line of the built-in vocabulary, in order.
+    #[cfg(test)]
     pub fn lines() -> impl Iterator<Item = &'static str> {
         (0..LINE_ENDS.len()).map(line)
     }
 
+    /// The terms of line `i` (indexes into the term tables), in order.
+    pub fn terms_of_line(i: usize) -> Range<usize> {
+        let start = if i == 0 { 0 } else { LINE_TERM_ENDS[i - 1] };
+        usize::from(start)..usize::from(LINE_TERM_ENDS[i])
+    }
+
+    /// Term `j`'s text (trimmed, lowercased).
+    pub fn term_text(j: usize) -> &'static str {
+        item(TERMS_TEXT, &TERM_ENDS, j)
+    }
+
+    /// Term `j`'s stems of every word, joined by spaces.
+    pub fn term_stems(j: usize) -> &'static str {
+        item(TERM_STEMS_TEXT, &TERM_STEM_ENDS, j)
+    }
+
+    /// Term `j`'s stems of the words that are not stop words, joined by
+    /// spaces.
+    pub fn term_content(j: usize) -> &'static str {
+        item(TERM_CONTENT_TEXT, &TERM_CONTENT_ENDS, j)
+    }
+
+    /// The key of term `j`'s first word.
+    pub fn term_key(j: usize) -> &'static str {
+        item(TERM_KEYS_TEXT, &TERM_KEY_ENDS, j)
+    }
+
+    /// The stem of `word` (lowercased) when it is a word of a built-in term
+    /// or a stop word.
+    pub fn stem_of(word: &str) -> Option<&'static str> {
+        let (mut lo, mut hi) = (0, WORD_ENDS.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match item(WORDS_TEXT, &WORD_ENDS, mid).cmp(word) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    return Some(item(WORD_STEMS_TEXT, &WORD_STEM_ENDS, mid));
+                }
+            }
+        }
+        None
+    }
+
     /// The indexes (ascending) of the lines with a term of key `k`.
     pub fn lines_of_key(k: &str) -> Option<&'static [u16]> {
-        let key = |i: usize| {
-            let start = if i == 0 { 0 } else { KEY_ENDS[i - 1] as usize };
-            &KEYS_TEXT[start..KEY_ENDS[i] as usize]
-        };
         let (mut lo, mut hi) = (0, KEY_ENDS.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match key(mid).cmp(k) {
+            match item(KEYS_TEXT, &KEY_ENDS, mid).cmp(k) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => {
@@ -65,6 +116,8 @@ mod index {
 
     #[cfg(test)]
     mod tests {
+        use mem_core::text::{STOP_WORDS, Stems, is_stop_word, words};
+
         #[test]
         fn the_tables_hold_every_line_and_key() {
             let want: Vec<&str> = [super::super::SYNONYMS, super::super::ZH_EN]
@@ -92,6 +145,65 @@ mod index {
                     .any(|&i| super::line(usize::from(i)).starts_with("deploy, ship"))
             );
         }
+
+        /// The stems made at compile time are the ones recall computes at
+        /// run time, for every term of every line and every stop word.
+        #[test]
+        fn the_stems_made_at_build_time_are_the_run_time_ones() {
+            let s = Stems::default();
+            let mut n = 0;
+            for i in 0..super::LINE_ENDS.len() {
+                let terms: Vec<String> = super::line(i)
+                    .split(',')
+                    .map(|t| t.trim().to_lowercase())
+                    .collect();
+                let js = super::terms_of_line(i);
+                assert_eq!(js.len(), terms.len(), "{}", super::line(i));
+                for (t, j) in terms.iter().zip(js) {
+                    let ws = words(t);
+                    assert_eq!(super::term_text(j), t);
+                    assert_eq!(super::term_stems(j), s.all(t).join(" "), "{t}");
+                    assert_eq!(super::term_content(j), s.content(t).join(" "), "{t}");
+                    assert_eq!(super::term_key(j), crate::vocab_key::key(&ws[0]), "{t}");
+                    for w in &ws {
+                        assert_eq!(super::stem_of(w), Some(s.stem(w).as_str()), "{w}");
+                    }
+                    n += 1;
+                }
+            }
+            assert_eq!(n, super::TERM_ENDS.len());
+            for w in STOP_WORDS {
+                assert_eq!(super::stem_of(w), Some(s.stem(w).as_str()), "{w}");
+            }
+            // the word table holds those words only, sorted
+            let table: Vec<&str> = (0..super::WORD_ENDS.len())
+                .map(|i| super::item(super::WORDS_TEXT, &super::WORD_ENDS, i))
+                .collect();
+            assert!(table.windows(2).all(|w| w[0] < w[1]));
+            assert!(
+                table
+                    .iter()
+                    .all(|w| is_stop_word(w) || super::TERMS_TEXT.contains(w))
+            );
+            assert_eq!(super::stem_of("deploying"), None);
+            assert_eq!(super::stem_of("deploy"), Some("deploy"));
+            assert_eq!(super::stem_of("does"), Some("doe"));
+            assert_eq!(super::term_text(0), "deploy");
+            let j = (0..n).find(|&j| super::term_text(j) == "部署").unwrap();
+            assert_eq!((super::term_stems(j), super::term_key(j)), ("部 署", "部"));
+            let j = (0..n).find(|&j| super::term_text(j) == "roll out").unwrap();
+            assert_eq!((super::term_stems(j), super::term_content(j)), ("roll out", "roll"));
+        }
+    }
+}
+
+/// The stem of a lowercased word ([`Stems::stem`]): from the table made at
+/// compile time when the word is a word of a built-in term or a stop word
+/// (no stemming), else computed.
+pub fn stem(stems: &Stems, word: &str) -> Cow<'static, str> {
+    match index::stem_of(word) {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(stems.stem(word)),
     }
 }
 
@@ -100,40 +212,45 @@ pub const SYNONYMS: &str = include_str!("../data/synonyms.txt");
 /// The built-in Chinese ↔ English glossary.
 pub const ZH_EN: &str = include_str!("../data/zh-en.txt");
 
-/// One term of the vocabulary. Its stems are computed when first needed
-/// (a recall stems only the few terms that could meet its task).
+/// One term of the vocabulary. A built-in term's stems were computed at
+/// compile time; a user's term's are computed when first needed (a recall
+/// stems only the few terms that could meet its task).
 #[derive(Debug, Clone)]
 pub struct Term {
-    /// As written (lowercased).
-    pub text: String,
-    /// Its words.
-    words: Vec<String>,
+    /// As written (trimmed, lowercased).
+    pub text: Cow<'static, str>,
     /// True when the term has a CJK character.
     pub cjk: bool,
     /// Stems of every word (stop words included: what is matched in a
-    /// task), and of the words that are not stop words (what is scored).
-    stems: OnceLock<(Vec<String>, Vec<String>)>,
+    /// task), and of the words that are not stop words (what is scored),
+    /// each joined by spaces.
+    stems: OnceLock<(Cow<'static, str>, Cow<'static, str>)>,
 }
 
 impl Term {
-    fn stems(&self, stems: &Stems) -> &(Vec<String>, Vec<String>) {
+    fn stems(&self, stems: &Stems) -> &(Cow<'static, str>, Cow<'static, str>) {
         self.stems.get_or_init(|| {
             // each word stemmed once: the content stems are those of `all`
             // whose word is not a stop word
-            let all: Vec<String> = self.words.iter().map(|w| stems.stem(w)).collect();
-            let content = self
-                .words
-                .iter()
-                .zip(&all)
-                .filter(|(w, _)| !is_stop_word(w))
-                .map(|(_, s)| s.clone())
-                .collect();
-            (all, content)
+            let (mut all, mut content) = (String::new(), String::new());
+            for w in words(&self.text) {
+                let s = stem(stems, &w);
+                for (out, keep) in [(&mut all, true), (&mut content, !is_stop_word(&w))] {
+                    if keep {
+                        if !out.is_empty() {
+                            out.push(' ');
+                        }
+                        out.push_str(&s);
+                    }
+                }
+            }
+            (Cow::Owned(all), Cow::Owned(content))
         })
     }
 
-    /// Stems of the words that are not stop words (what is scored).
-    pub fn content(&self, stems: &Stems) -> &[String] {
+    /// Stems of the words that are not stop words (what is scored), joined
+    /// by spaces; empty when every word is a stop word.
+    pub fn content(&self, stems: &Stems) -> &str {
         &self.stems(stems).1
     }
 }
@@ -159,19 +276,35 @@ pub struct Vocabulary {
     /// For each term, the groups it is in.
     term_groups: Vec<Vec<usize>>,
     /// Term index by its text.
-    by_text: HashMap<String, usize>,
+    by_text: HashMap<Cow<'static, str>, usize>,
     /// Terms by the [`key`] of their first word.
-    by_key: HashMap<String, Vec<usize>>,
+    by_key: HashMap<Cow<'static, str>, Vec<usize>>,
+}
+
+/// A line of a vocabulary: of the built-in one (its index) or of a user's
+/// file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Line<'a> {
+    Builtin(usize),
+    User(&'a str),
+}
+
+impl<'a> Line<'a> {
+    fn text(self) -> &'a str {
+        match self {
+            Line::Builtin(i) => index::line(i),
+            Line::User(l) => l,
+        }
+    }
 }
 
 impl Vocabulary {
     /// The built-in vocabulary (both data files).
     pub fn builtin() -> Vocabulary {
         let mut v = Vocabulary::default();
-        v.add(SYNONYMS, "data/synonyms.txt")
-            .expect("the built-in synonyms parse");
-        v.add(ZH_EN, "data/zh-en.txt")
-            .expect("the built-in glossary parses");
+        for i in 0..index::LINE_ENDS.len() {
+            v.add_builtin(i);
+        }
         v
     }
 
@@ -215,122 +348,119 @@ impl Vocabulary {
     /// The part of the built-in vocabulary and of `user` (as
     /// [`Vocabulary::user_source`] gives it, already checked) that can bear
     /// on `task`. For a task without a Chinese character: the groups with a
-    /// term whose first word has the key (`vocab_key::key`) and the stem of a word of
-    /// the task (built-in groups looked up in an index made at compile time,
-    /// `build.rs`). For a task with one: the groups with a term whose first
-    /// word starts as a word of the task does, or a Chinese term that occurs
-    /// in the task, and for a Chinese term's group the groups of its English
-    /// terms. Recall with it finds the same terms, bringing in the same
-    /// terms in the same order, as with the whole vocabulary, without
-    /// reading the rest.
+    /// term whose first word has the key (`vocab_key::key`) and the stem of
+    /// a word of the task (built-in groups looked up in an index made at
+    /// compile time, `build.rs`, their stems made then too). For a task with
+    /// one: the groups with a term whose first word starts as a word of the
+    /// task does, or a Chinese term that occurs in the task, and for a
+    /// Chinese term's group the groups of its English terms. Recall with it
+    /// finds the same terms, bringing in the same terms in the same order,
+    /// as with the whole vocabulary, without reading the rest.
     pub fn for_task(task: &str, user: Option<&(String, String)>) -> Vocabulary {
         let lower = task.to_lowercase();
         let ws = words(&lower);
         let mut keys: Vec<&str> = ws.iter().map(|w| key(w)).collect();
         keys.sort_unstable();
         keys.dedup();
+        let key_hit = |t: &str| term_key(t).is_some_and(|k| keys.binary_search(&&*k).is_ok());
         let user_lines = user
             .into_iter()
             .flat_map(|(text, _)| text.lines())
             .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'));
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(Line::User);
+        let mut v = Vocabulary::default();
+        if lower.chars().any(is_cjk) {
+            let lines: Vec<Line<'_>> = (0..index::LINE_ENDS.len())
+                .map(Line::Builtin)
+                .chain(user_lines)
+                .collect();
+            for line in for_cjk_task(&lower, &lines, key_hit) {
+                v.add_line(line);
+            }
+            return v;
+        }
         // A Chinese term can only occur in a task with a Chinese character:
         // without one, only the built-in lines the compile-time index gives
-        // for the task's keys can bear on it (a superset; each is checked as
-        // every line is), then the user's lines.
-        let cjk_task = lower.chars().any(is_cjk);
-        let lines: Vec<&str> = if cjk_task {
-            let mut all: Vec<&str> = index::lines().collect();
-            all.extend(user_lines);
-            all
-        } else {
-            let mut ids: Vec<u16> = keys
-                .iter()
-                .filter_map(|k| index::lines_of_key(k))
-                .flatten()
-                .copied()
-                .collect();
-            ids.sort_unstable();
-            ids.dedup();
-            ids.into_iter()
-                .map(|i| index::line(usize::from(i)))
-                .chain(user_lines)
-                .collect()
+        // for the task's keys can bear on it (a superset), then the user's
+        // lines. Of those, only the groups with a term that
+        // [`Vocabulary::find`] can find in the task: its first word has a
+        // key and a stem of a word of the task. Every group of every term
+        // found is kept (in order), so the terms found and what they bring
+        // in are the same.
+        let mut ids: Vec<u16> = keys
+            .iter()
+            .filter_map(|k| index::lines_of_key(k))
+            .flatten()
+            .copied()
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let stems = Stems::default();
+        // The stems of the task's distinct words (as `words(task)` gives
+        // them: the same as `ws` unless the task has a capital sigma),
+        // sorted; made when first needed.
+        let task_stems_cell: std::cell::OnceCell<Vec<Cow<'static, str>>> =
+            std::cell::OnceCell::new();
+        let task_stems = || {
+            task_stems_cell.get_or_init(|| {
+                let own;
+                let tws = if task.contains('Σ') {
+                    own = words(task);
+                    &own
+                } else {
+                    &ws
+                };
+                let mut distinct: Vec<&str> = tws.iter().map(String::as_str).collect();
+                distinct.sort_unstable();
+                distinct.dedup();
+                let mut out: Vec<Cow<'static, str>> =
+                    distinct.into_iter().map(|w| stem(&stems, w)).collect();
+                out.sort_unstable();
+                out.dedup();
+                out
+            })
         };
-        let mut picked: Vec<&str> = Vec::new();
-        let mut english: Vec<String> = Vec::new();
-        for &line in &lines {
-            let mut hit = false;
-            let mut cjk_hit = false;
-            for t in line.split(',') {
-                let t = t.trim();
-                if t.chars().any(is_cjk) {
-                    if lower.contains(t) || lower.contains(&t.to_lowercase()) {
-                        hit = true;
-                        cjk_hit = true;
-                    }
-                } else if term_key(t).is_some_and(|k| keys.binary_search(&&*k).is_ok()) {
-                    hit = true;
-                }
-            }
-            if hit {
-                picked.push(line);
-            }
-            if cjk_hit {
-                english.extend(
-                    line.split(',')
-                        .map(|t| t.trim().to_lowercase())
-                        .filter(|t| !t.chars().any(is_cjk)),
-                );
-            }
-        }
-        // (only after a Chinese term: `lines` holds every line then)
-        if !english.is_empty() {
-            for &line in &lines {
-                if !picked.contains(&line)
-                    && line
-                        .split(',')
-                        .any(|t| english.iter().any(|e| *e == t.trim().to_lowercase()))
-                {
-                    picked.push(line);
-                }
-            }
-        }
-        if !cjk_task {
-            // Of those, only the groups with a term that [`Vocabulary::find`]
-            // can find in the task: its first word has a key and a stem of a
-            // word of the task. Every group of every term found is kept (in
-            // order), so the terms found and what they bring in are the same.
-            let stems = Stems::default();
-            let mut task_stems: Vec<String> = words(task).iter().map(|w| stems.stem(w)).collect();
-            task_stems.sort_unstable();
-            task_stems.dedup();
-            let mut seen: Vec<(String, bool)> = Vec::new();
-            picked.retain(|line| {
-                line.split(',').any(|t| {
+        for i in ids.into_iter().map(usize::from) {
+            let found = index::line(i)
+                .split(',')
+                .zip(index::terms_of_line(i))
+                .any(|(t, j)| {
                     let t = t.trim();
-                    if t.chars().any(is_cjk)
-                        || term_key(t).is_none_or(|k| keys.binary_search(&&*k).is_err())
-                    {
+                    if t.chars().any(is_cjk) || !key_hit(t) {
                         return false;
                     }
-                    let lower_t = t.to_lowercase();
-                    let Some(first) = words(&lower_t).into_iter().next() else {
-                        return false;
-                    };
-                    if let Some((_, ok)) = seen.iter().find(|(w, _)| *w == first) {
-                        return *ok;
-                    }
-                    let ok = task_stems.binary_search(&stems.stem(&first)).is_ok();
-                    seen.push((first, ok));
-                    ok
-                })
-            });
+                    let first = index::term_stems(j).split(' ').next().unwrap_or_default();
+                    task_stems().binary_search_by(|s| (**s).cmp(first)).is_ok()
+                });
+            if found {
+                v.add_builtin(i);
+            }
         }
-        let mut v = Vocabulary::default();
-        let text = picked.join("\n");
-        v.add(&text, "vocabulary")
-            .expect("lines of checked vocabularies parse");
+        // A user's term's first word stemmed once.
+        let mut seen: Vec<(String, bool)> = Vec::new();
+        for line in user_lines {
+            let found = line.text().split(',').any(|t| {
+                let t = t.trim();
+                if t.chars().any(is_cjk) || !key_hit(t) {
+                    return false;
+                }
+                let lower_t = t.to_lowercase();
+                let Some(first) = words(&lower_t).into_iter().next() else {
+                    return false;
+                };
+                if let Some((_, ok)) = seen.iter().find(|(w, _)| *w == first) {
+                    return *ok;
+                }
+                let s = stem(&stems, &first);
+                let ok = task_stems().binary_search(&s).is_ok();
+                seen.push((first, ok));
+                ok
+            });
+            if found {
+                v.add_line(line);
+            }
+        }
         v
     }
 
@@ -364,51 +494,111 @@ impl Vocabulary {
             groups.push(terms);
         }
         for g in groups {
-            let gi = self.groups.len();
-            let mut ids = Vec::with_capacity(g.len());
-            for t in g {
-                let id = self.term(&t);
-                if !ids.contains(&id) {
-                    ids.push(id);
-                    self.term_groups[id].push(gi);
-                }
-            }
-            self.groups.push(ids);
+            let ids: Vec<usize> = g.into_iter().map(|t| self.user_term(t)).collect();
+            self.push_group(ids);
         }
         Ok(())
     }
 
-    fn term(&mut self, text: &str) -> usize {
-        if let Some(&i) = self.by_text.get(text) {
+    /// Add a line already checked (a built-in line, or one of a checked
+    /// user's file).
+    fn add_line(&mut self, line: Line<'_>) {
+        match line {
+            Line::Builtin(i) => self.add_builtin(i),
+            Line::User(l) => {
+                let ids: Vec<usize> = l
+                    .split(',')
+                    .map(|t| self.user_term(t.trim().to_lowercase()))
+                    .collect();
+                self.push_group(ids);
+            }
+        }
+    }
+
+    /// Add line `i` of the built-in vocabulary, its terms and stems read
+    /// from the compile-time tables.
+    fn add_builtin(&mut self, i: usize) {
+        let ids: Vec<usize> = index::terms_of_line(i)
+            .map(|j| {
+                let text = index::term_text(j);
+                self.term(Cow::Borrowed(text), || {
+                    (
+                        Cow::Borrowed(index::term_key(j)),
+                        OnceLock::from((
+                            Cow::Borrowed(index::term_stems(j)),
+                            Cow::Borrowed(index::term_content(j)),
+                        )),
+                    )
+                })
+            })
+            .collect();
+        self.push_group(ids);
+    }
+
+    /// A group of the terms `ids` (in order; a term twice counts once).
+    fn push_group(&mut self, ids: Vec<usize>) {
+        let gi = self.groups.len();
+        let mut group = Vec::with_capacity(ids.len());
+        for id in ids {
+            if !group.contains(&id) {
+                group.push(id);
+                self.term_groups[id].push(gi);
+            }
+        }
+        self.groups.push(group);
+    }
+
+    /// The index of a user's term `text` (lowercased, with a word), added
+    /// when new (stemmed when first needed).
+    fn user_term(&mut self, text: String) -> usize {
+        if let Some(&i) = self.by_text.get(text.as_str()) {
             return i;
         }
-        let ws = words(text);
+        let k = key(&words(&text)[0]).to_string();
+        self.term(Cow::Owned(text), || (Cow::Owned(k), OnceLock::new()))
+    }
+
+    /// The index of the term `text`, added when new with the key and stems
+    /// `made` gives.
+    #[allow(clippy::type_complexity)]
+    fn term(
+        &mut self,
+        text: Cow<'static, str>,
+        made: impl FnOnce() -> (
+            Cow<'static, str>,
+            OnceLock<(Cow<'static, str>, Cow<'static, str>)>,
+        ),
+    ) -> usize {
+        if let Some(&i) = self.by_text.get(&*text) {
+            return i;
+        }
+        let (k, stems) = made();
         let i = self.terms.len();
-        self.by_key
-            .entry(key(&ws[0]).to_string())
-            .or_default()
-            .push(i);
+        self.by_key.entry(k).or_default().push(i);
         self.terms.push(Term {
-            text: text.to_string(),
-            words: ws,
             cjk: text.chars().any(is_cjk),
-            stems: OnceLock::new(),
+            text: text.clone(),
+            stems,
         });
         self.term_groups.push(Vec::new());
-        self.by_text.insert(text.to_string(), i);
+        self.by_text.insert(text, i);
         i
     }
 
     /// The terms found in a task of words `ws` (as [`words`] gives them)
     /// whose stems are `all` (every word, stop words included): longest
     /// first, never overlapping, in task order.
-    pub fn find(&self, ws: &[String], all: &[String], stems: &Stems) -> Vec<Found> {
+    pub fn find<S: AsRef<str>>(&self, ws: &[String], all: &[S], stems: &Stems) -> Vec<Found> {
         let mut found = Vec::new();
         for (i, w) in ws.iter().enumerate() {
             for &t in self.by_key.get(key(w)).into_iter().flatten() {
                 let term = &self.terms[t].stems(stems).0;
-                let n = term.len();
-                if all.len() >= i + n && all[i..i + n] == term[..] {
+                let mut n = 0;
+                let matches = term.split(' ').all(|s| {
+                    n += 1;
+                    all.get(i + n - 1).is_some_and(|a| a.as_ref() == s)
+                });
+                if matches {
                     found.push(Found {
                         start: i,
                         end: i + n,
@@ -482,6 +672,59 @@ impl Vocabulary {
     }
 }
 
+/// For a task with a Chinese character (`lower`, lowercased): of `lines`
+/// (every line), those with a Chinese term that occurs in the task or a term
+/// whose key `key_hit` accepts, in order, then the lines with an English
+/// term of a line whose Chinese term occurs (one hop), in order.
+fn for_cjk_task<'a>(
+    lower: &str,
+    lines: &[Line<'a>],
+    key_hit: impl Fn(&str) -> bool,
+) -> Vec<Line<'a>> {
+    let mut picked: Vec<Line<'a>> = Vec::new();
+    let mut english: Vec<String> = Vec::new();
+    for &line in lines {
+        let mut hit = false;
+        let mut cjk_hit = false;
+        for t in line.text().split(',') {
+            let t = t.trim();
+            if t.chars().any(is_cjk) {
+                if lower.contains(t) || lower.contains(&t.to_lowercase()) {
+                    hit = true;
+                    cjk_hit = true;
+                }
+            } else if key_hit(t) {
+                hit = true;
+            }
+        }
+        if hit {
+            picked.push(line);
+        }
+        if cjk_hit {
+            english.extend(
+                line.text()
+                    .split(',')
+                    .map(|t| t.trim().to_lowercase())
+                    .filter(|t| !t.chars().any(is_cjk)),
+            );
+        }
+    }
+    if !english.is_empty() {
+        for &line in lines {
+            // (a line is compared by its text, as a repeated line counts once)
+            if !picked.iter().any(|p| p.text() == line.text())
+                && line
+                    .text()
+                    .split(',')
+                    .any(|t| english.iter().any(|e| *e == t.trim().to_lowercase()))
+            {
+                picked.push(line);
+            }
+        }
+    }
+    picked
+}
+
 /// Where a user's vocabulary file is looked for: `$MEM_VOCABULARY`, else
 /// `$XDG_CONFIG_HOME/mem/vocabulary.txt`, else `$HOME/.config/mem/vocabulary.txt`.
 pub fn user_file() -> Option<PathBuf> {
@@ -500,7 +743,7 @@ mod tests {
     use super::*;
 
     fn texts(v: &Vocabulary, ts: &[usize]) -> Vec<String> {
-        ts.iter().map(|&t| v.terms[t].text.clone()).collect()
+        ts.iter().map(|&t| v.terms[t].text.to_string()).collect()
     }
 
     #[test]
@@ -509,7 +752,7 @@ mod tests {
         let v = Vocabulary::builtin();
         let task = "roll out the integration tests to prod";
         let f = v.find(&words(task), &s.all(task), &s);
-        let got: Vec<&str> = f.iter().map(|f| v.terms[f.term].text.as_str()).collect();
+        let got: Vec<&str> = f.iter().map(|f| &*v.terms[f.term].text).collect();
         assert_eq!(got, ["roll out", "integration test", "prod"]);
         assert!(texts(&v, &v.alternatives(f[0].term)).contains(&"deploy".to_string()));
     }
@@ -519,7 +762,7 @@ mod tests {
         let s = Stems::default();
         let v = Vocabulary::builtin();
         let f = v.find(&words("部署热修复"), &s.all("部署热修复"), &s);
-        let got: Vec<&str> = f.iter().map(|f| v.terms[f.term].text.as_str()).collect();
+        let got: Vec<&str> = f.iter().map(|f| &*v.terms[f.term].text).collect();
         assert_eq!(got, ["部署", "热修复"]);
         let alts = texts(&v, &v.alternatives(f[0].term));
         assert!(alts.contains(&"deploy".to_string()) && alts.contains(&"ship".to_string()));
@@ -572,7 +815,7 @@ mod tests {
                 (
                     f.start,
                     f.end,
-                    v.terms[f.term].text.clone(),
+                    v.terms[f.term].text.to_string(),
                     texts(v, &v.alternatives(f.term)),
                     texts(v, &v.translations(f.term)),
                 )
