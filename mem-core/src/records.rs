@@ -6,14 +6,19 @@
 //!
 //! What `mem-index` and `mem-lock` print is typed in [`index`] and [`lock`];
 //! `mem-recall`'s decisions in [`recall`], `mem-dream`'s plan in [`plan`],
-//! `mem-transcript`'s reports in [`transcript`].
+//! `mem-transcript`'s reports in [`transcript`], the hook's answer on stdout
+//! in [`hook`].
 
+pub mod hook;
 pub mod index;
 pub mod lock;
 pub mod plan;
 pub mod recall;
 pub mod transcript;
 
+pub use hook::{
+    AddedContext, HookOutput, HookSpecificOutput, PermissionDecision, PreToolUseOutput,
+};
 pub use index::{
     DriverInstalled, Finding, FindingCode, IndexOp, Level, Limits, MoveResult, PathExplain,
     PathInfo, TierConflict, TierMove,
@@ -23,8 +28,8 @@ pub use lock::{
 };
 pub use plan::PlanOp;
 pub use recall::{
-    DropReason, Dropped, EvictReason, Evicted, RecallDecision, RecallSummary, Recalled, SkipReason,
-    Skipped,
+    DropReason, Dropped, EvictReason, Evicted, Provenance, RecallDecision, RecallSummary, Recalled,
+    SkipReason, Skipped,
 };
 
 use chrono::NaiveDate;

@@ -239,6 +239,8 @@ pub struct Obj<'a> {
     i: usize,
     first: bool,
     depth: u32,
+    /// The fields [`Obj::next_field`] has given, one bit each.
+    seen: u32,
 }
 
 impl<'a> Obj<'a> {
@@ -253,6 +255,7 @@ impl<'a> Obj<'a> {
             i: i + 1,
             first: true,
             depth: depth + 1,
+            seen: 0,
         })
     }
 
@@ -291,6 +294,28 @@ impl<'a> Obj<'a> {
         }
         self.i = ws(b, i + 1);
         Some(Some(key))
+    }
+
+    /// The next member whose key `field` knows, as the number `field` gives
+    /// it (below 32), the cursor then on its value; the values of the keys
+    /// it does not know (`None`) are skipped. `Some(None)` after the
+    /// closing `}`; `None` when unsure, and on a known key seen before in
+    /// this object (serde_json refuses duplicate fields).
+    #[inline]
+    pub fn next_field(&mut self, field: impl Fn(&[u8]) -> Option<u32>) -> Option<Option<u32>> {
+        while let Some(key) = self.next_key()? {
+            let Some(n) = field(key) else {
+                self.skip_value()?;
+                continue;
+            };
+            let bit = 1u32.checked_shl(n)?;
+            if self.seen & bit != 0 {
+                return None;
+            }
+            self.seen |= bit;
+            return Some(Some(n));
+        }
+        Some(None)
     }
 
     /// Scan the current value and return its bytes.
@@ -462,6 +487,32 @@ mod tests {
             b"\\\\\\\\\\\\\\\\\\",
         ];
         check_string_scan(alphabet, 120, 1500);
+    }
+
+    /// Known keys come as their numbers, in order, the others skipped; a
+    /// known key given twice makes the scanner unsure.
+    #[test]
+    fn next_field_skips_unknown_keys_and_refuses_duplicates() {
+        let field = |k: &[u8]| match k {
+            b"a" => Some(0),
+            b"b" => Some(31),
+            _ => None,
+        };
+        let line = br#"{"x":[1,{"a":2}],"b":true,"y":null,"a":"s"}"#;
+        let mut o = Obj::open(line, 0, 0).unwrap();
+        let mut got = Vec::new();
+        while let Some(n) = o.next_field(field).unwrap() {
+            got.push((n, o.skip_value().unwrap().to_vec()));
+        }
+        assert_eq!(got, [(31, b"true".to_vec()), (0, b"\"s\"".to_vec())]);
+        assert!(at_end(line, o.pos()));
+        let mut o = Obj::open(br#"{"a":1,"x":0,"a":2}"#, 0, 0).unwrap();
+        assert_eq!(o.next_field(field), Some(Some(0)));
+        o.skip_value().unwrap();
+        assert_eq!(o.next_field(field), None);
+        // a number past the bits kept is refused, not wrapped
+        let mut o = Obj::open(br#"{"a":1}"#, 0, 0).unwrap();
+        assert_eq!(o.next_field(|_| Some(32)), None);
     }
 
     /// The scanner never accepts what serde_json refuses.

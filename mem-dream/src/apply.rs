@@ -59,7 +59,7 @@ pub fn undo(dir: &Path, force: bool) -> Result<Undone> {
 
 /// A unified diff of one change, with `# reason: …` before every hunk;
 /// secrets on either side are shown as `[REDACTED]`.
-pub fn diff(c: &Change) -> String {
+pub fn diff(change: &Change) -> String {
     // A redaction's old text holds the secret: the diff shows both sides
     // with secrets already replaced, so it never prints one.
     static SCRUBBER: std::sync::OnceLock<mem_core::scrub::Scrubber> = std::sync::OnceLock::new();
@@ -69,22 +69,22 @@ pub fn diff(c: &Change) -> String {
             .map(|b| scrubber.redact_secrets(&String::from_utf8_lossy(b)))
             .unwrap_or_default()
     };
-    let old = text(&c.before);
-    let new = text(&c.after);
+    let old = text(&change.before);
+    let new = text(&change.after);
     let a: Vec<&str> = old.split_inclusive('\n').collect();
     let b: Vec<&str> = new.split_inclusive('\n').collect();
     let mut out = String::new();
-    out.push_str(&match c.before {
-        Some(_) => format!("--- a/{}\n", c.rel),
+    out.push_str(&match change.before {
+        Some(_) => format!("--- a/{}\n", change.rel),
         None => "--- /dev/null\n".into(),
     });
-    out.push_str(&match c.after {
-        Some(_) => format!("+++ b/{}\n", c.rel),
+    out.push_str(&match change.after {
+        Some(_) => format!("+++ b/{}\n", change.rel),
         None => "+++ /dev/null\n".into(),
     });
-    let reason = c.reasons.join("; ");
+    let reason = change.reasons.join("; ");
     let hs = hunks(&a, &b, 3);
-    if hs.is_empty() && c.before != c.after {
+    if hs.is_empty() && change.before != change.after {
         // Only a secret differed: say so without showing it.
         out.push_str(&format!(
             "# reason: {reason}\n# (only redacted text changed; the old text is not shown)\n"

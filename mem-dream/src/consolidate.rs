@@ -268,12 +268,12 @@ static ONE_OFF: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Why a memory does not belong in memory (task state or a one-off
 /// conclusion), judged on its name, description and fact.
-pub fn contamination(m: &Memory) -> Option<&'static str> {
+pub fn contamination(memory: &Memory) -> Option<&'static str> {
     let text = format!(
         "{}\n{}\n{}",
-        m.name,
-        m.description,
-        m.fact.as_deref().unwrap_or("")
+        memory.name,
+        memory.description,
+        memory.fact.as_deref().unwrap_or("")
     );
     if TASK_STATE.is_match(&text) {
         Some("contaminated: task state")

@@ -137,13 +137,13 @@ pub fn master_off(cwd: Option<&Path>) -> Result<Option<String>> {
 /// Check the gates in order (see module docs).
 ///
 /// Errors: an unreadable lock or settings file.
-pub fn check(c: &Context<'_>) -> Result<Report> {
+pub fn check(context: &Context<'_>) -> Result<Report> {
     let mut gates = Vec::with_capacity(4);
     let mut counted = Vec::new();
     let mut closed = false;
 
     // 1. master
-    match master_off(c.cwd)? {
+    match master_off(context.cwd)? {
         Some(r) => {
             gates.push(Gate {
                 name: "master",
@@ -160,7 +160,7 @@ pub fn check(c: &Context<'_>) -> Result<Report> {
     }
 
     // 2. time
-    let last = c.lock.last_consolidated()?;
+    let last = context.lock.last_consolidated()?;
     if closed {
         gates.push(Gate {
             name: "time",
@@ -171,7 +171,7 @@ pub fn check(c: &Context<'_>) -> Result<Report> {
         let (hours, text) = match last {
             None => (f64::INFINITY, "never consolidated".to_string()),
             Some(t) => {
-                let now: SystemTime = c.clock.now.into();
+                let now: SystemTime = context.clock.now.into();
                 let h = match now.duration_since(t) {
                     Ok(d) => d.as_secs_f64() / 3600.0,
                     Err(e) => -(e.duration().as_secs_f64() / 3600.0),
@@ -182,23 +182,23 @@ pub fn check(c: &Context<'_>) -> Result<Report> {
                 )
             }
         };
-        if c.force {
+        if context.force {
             gates.push(Gate {
                 name: "time",
                 open: None,
                 detail: format!("skipped by --force ({text})"),
             });
-        } else if hours >= c.min_hours {
+        } else if hours >= context.min_hours {
             gates.push(Gate {
                 name: "time",
                 open: Some(true),
-                detail: format!("{text} >= {} h", c.min_hours),
+                detail: format!("{text} >= {} h", context.min_hours),
             });
         } else {
             gates.push(Gate {
                 name: "time",
                 open: Some(false),
-                detail: format!("{text} < {} h", c.min_hours),
+                detail: format!("{text} < {} h", context.min_hours),
             });
             closed = true;
         }
@@ -206,7 +206,7 @@ pub fn check(c: &Context<'_>) -> Result<Report> {
 
     // 3. sessions (the list is also what gather reads, so it is made even
     // under --force).
-    let newer: Vec<&SessionFile> = c
+    let newer: Vec<&SessionFile> = context
         .sessions
         .iter()
         .filter(|s| last.is_none_or(|t| s.mtime > t))
@@ -217,7 +217,7 @@ pub fn check(c: &Context<'_>) -> Result<Report> {
             s.head
                 .entrypoint
                 .as_ref()
-                .is_some_and(|e| c.exclude.contains(e))
+                .is_some_and(|e| context.exclude.contains(e))
         })
         .count();
     counted.extend(
@@ -227,7 +227,7 @@ pub fn check(c: &Context<'_>) -> Result<Report> {
                 !s.head
                     .entrypoint
                     .as_ref()
-                    .is_some_and(|e| c.exclude.contains(e))
+                    .is_some_and(|e| context.exclude.contains(e))
             })
             .map(|&s| s.clone()),
     );
@@ -239,32 +239,35 @@ pub fn check(c: &Context<'_>) -> Result<Report> {
         });
     } else {
         let since = last.map(ts);
-        let state_path = scan_state_path(c.dir).ok();
+        let state_path = scan_state_path(context.dir).ok();
         // Within the cooldown, the previous count stands.
-        let cached = (c.scan_interval > 0.0 && !c.force)
+        let cached = (context.scan_interval > 0.0 && !context.force)
             .then_some(state_path.as_ref())
             .flatten()
             .and_then(|p| std::fs::read_to_string(p).ok())
             .and_then(|t| serde_json::from_str::<ScanState>(&t).ok())
-            .filter(|s| s.since == since && s.dirs == c.tdirs)
+            .filter(|s| s.since == since && s.dirs == context.tdirs)
             .and_then(|s| {
                 let at = mem_core::time::parse_ts(&s.scanned_at)?;
-                let age = (c.clock.now - at).num_milliseconds() as f64 / 60_000.0;
-                (age >= 0.0 && age < c.scan_interval).then_some((s.count, s.scanned_at))
+                let age = (context.clock.now - at).num_milliseconds() as f64 / 60_000.0;
+                (age >= 0.0 && age < context.scan_interval).then_some((s.count, s.scanned_at))
             });
         let (count, how) = match cached {
             Some((n, at)) => (
                 n,
-                format!(" (scan of {at}; next scan after {} min)", c.scan_interval),
+                format!(
+                    " (scan of {at}; next scan after {} min)",
+                    context.scan_interval
+                ),
             ),
             None => {
-                if !c.dry_run
+                if !context.dry_run
                     && let Some(p) = &state_path
                 {
                     let st = ScanState {
-                        scanned_at: mem_core::time::fmt_ts(c.clock.now),
+                        scanned_at: mem_core::time::fmt_ts(context.clock.now),
                         since: since.clone(),
-                        dirs: c.tdirs.to_vec(),
+                        dirs: context.tdirs.to_vec(),
                         count: counted.len(),
                     };
                     let _ = mem_core::atomic::write_atomic(
@@ -283,23 +286,23 @@ pub fn check(c: &Context<'_>) -> Result<Report> {
                 String::new()
             }
         );
-        if c.force {
+        if context.force {
             gates.push(Gate {
                 name: "sessions",
                 open: None,
                 detail: format!("skipped by --force ({text})"),
             });
-        } else if count >= c.min_sessions {
+        } else if count >= context.min_sessions {
             gates.push(Gate {
                 name: "sessions",
                 open: Some(true),
-                detail: format!("{text} >= {}", c.min_sessions),
+                detail: format!("{text} >= {}", context.min_sessions),
             });
         } else {
             gates.push(Gate {
                 name: "sessions",
                 open: Some(false),
-                detail: format!("{text} < {}", c.min_sessions),
+                detail: format!("{text} < {}", context.min_sessions),
             });
             closed = true;
         }
@@ -313,10 +316,10 @@ pub fn check(c: &Context<'_>) -> Result<Report> {
             detail: "an earlier gate is closed".into(),
         });
     } else {
-        let st = c.lock.status(c.stale)?;
+        let st = context.lock.status(context.stale)?;
         if st.busy() {
             return Err(Error::Busy {
-                path: c.lock.path().to_path_buf(),
+                path: context.lock.path().to_path_buf(),
                 pid: st.pid.unwrap_or(0),
             });
         }

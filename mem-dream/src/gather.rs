@@ -33,8 +33,8 @@ pub fn digest_map(sessions: &[SessionFile]) -> HashMap<String, PathBuf> {
 /// The basis of a memory's relative dates: the timestamp of its first
 /// evidence entry that can be found in the project's sessions, else its
 /// `verified_at` (already a local day), else none (dates are left alone).
-pub fn basis_of(m: &Memory, digests: &HashMap<String, PathBuf>) -> Option<Basis> {
-    for e in &m.evidence {
+pub fn basis_of(memory: &Memory, digests: &HashMap<String, PathBuf>) -> Option<Basis> {
+    for e in &memory.evidence {
         let Some(rest) = e.strip_prefix("transcript:") else {
             continue;
         };
@@ -48,7 +48,7 @@ pub fn basis_of(m: &Memory, digests: &HashMap<String, PathBuf>) -> Option<Basis>
             return Some(Basis::Ts(t));
         }
     }
-    m.verified_at.map(Basis::Day)
+    memory.verified_at.map(Basis::Day)
 }
 
 /// The memories of the daily logs modified after `since` (all when `None`).
@@ -118,20 +118,44 @@ fn collect_md(d: &Path, out: &mut Vec<PathBuf>) {
 /// and extracted as `mem-extract` does with no options (the project from
 /// the events' recorded cwd, else `root`). Warnings and a session that does
 /// not read are reported in `warnings`; a skipped extraction gives nothing.
-pub fn session(s: &SessionFile, root: &Path, warnings: &mut Vec<String>) -> Vec<Gathered> {
-    let label = s.path.display().to_string();
-    let (events, ws) =
-        match mem_transcript::replay_to_vec(&s.path, &mem_transcript::ReplayOptions::default()) {
-            Ok(r) => r,
-            Err(e) => {
-                warnings.push(format!("{e}: skipped"));
-                return Vec::new();
-            }
-        };
+pub fn session(
+    session_file: &SessionFile,
+    root: &Path,
+    warnings: &mut Vec<String>,
+) -> Vec<Gathered> {
+    let label = session_file.path.display().to_string();
+    let (events, ws) = match mem_transcript::replay_to_vec(
+        &session_file.path,
+        &mem_transcript::ReplayOptions::default(),
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            warnings.push(format!("{e}: skipped"));
+            return Vec::new();
+        }
+    };
     warnings.extend(ws.iter().map(ToString::to_string));
+    let memories = extract(&events, &label, root, warnings);
+    if memories.is_empty() {
+        return Vec::new();
+    }
+    let source = format!("transcript:{}", sessions::digest(&session_file.id));
+    let basis = first_ts(&events).map(Basis::Ts);
+    memories
+        .into_iter()
+        .map(|m| (m, source.clone(), basis))
+        .collect()
+}
+
+/// The memories in the event lines `events` (`label` names their file),
+/// extracted as `mem-extract` does with no options (the project from the
+/// events' recorded cwd, else `root`). A line that is not an event stops the
+/// extraction: every such line is a warning, in input order, each naming
+/// its file and line once, the last ending `: skipped`.
+fn extract(events: &[u8], label: &str, root: &Path, warnings: &mut Vec<String>) -> Vec<Memory> {
     let outcome = mem_extract::extract_jsonl(
-        &events[..],
-        &label,
+        events,
+        label,
         mem_extract::StreamOptions {
             rules: mem_extract::Rules::default_rules(),
             max_candidates: None,
@@ -145,20 +169,21 @@ pub fn session(s: &SessionFile, root: &Path, warnings: &mut Vec<String>) -> Vec<
             disabled: false,
         },
     );
-    let memories = match outcome {
+    match outcome {
         Ok(mem_extract::Outcome::Extracted(x)) => x.memories,
         Ok(_) => Vec::new(),
-        Err(e) => {
-            warnings.push(format!("{e}: skipped"));
-            return Vec::new();
+        Err(bad_lines) => {
+            let last = bad_lines.len().saturating_sub(1);
+            warnings.extend(bad_lines.iter().enumerate().map(|(i, e)| {
+                if i == last {
+                    format!("{e}: skipped")
+                } else {
+                    e.to_string()
+                }
+            }));
+            Vec::new()
         }
-    };
-    let source = format!("transcript:{}", sessions::digest(&s.id));
-    let basis = first_ts(&events).map(Basis::Ts);
-    memories
-        .into_iter()
-        .map(|m| (m, source.clone(), basis))
-        .collect()
+    }
 }
 
 /// The first timestamp among event lines.
@@ -175,4 +200,25 @@ fn first_ts(events: &[u8]) -> Option<chrono::DateTime<chrono::Utc>> {
             .as_deref()
             .and_then(mem_core::time::parse_ts)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_event_lines_are_warnings_in_input_order_each_once() {
+        let good = r#"{"session":"s","source":"claude","line":1,"seq":0,"block":0,"role":"user","kind":"text","text":"Always run the linter before committing.","sidechain":false}"#;
+        let events = format!("{good}\n{{\"session\":\"s\", bad\n{good}\n[1]\n");
+        let mut warnings = Vec::new();
+        let got = extract(events.as_bytes(), "s.jsonl", Path::new("/p"), &mut warnings);
+        assert!(got.is_empty(), "{got:?}");
+        assert_eq!(
+            warnings,
+            [
+                "s.jsonl:2: key must be a string (column 17)",
+                "s.jsonl:4: invalid type: integer `1`, expected a string (column 2): skipped"
+            ]
+        );
+    }
 }

@@ -95,14 +95,14 @@ pub fn run(cli: &Cli, clock: &Clock, format: Format, out: &mut Output) -> Result
 /// from the repository root: paths `a/.claude/team-memory/…`, and the
 /// `# reason: …` line before the file's header instead of before each
 /// hunk (`git apply` reads text before a header as commentary).
-pub fn diff(c: &Change) -> String {
+pub fn diff(change: &Change) -> String {
     let rooted = Change {
-        rel: format!("{}/{}", memdir::TEAM_DIR, c.rel),
-        before: c.before.clone(),
-        after: c.after.clone(),
-        reasons: c.reasons.clone(),
+        rel: format!("{}/{}", memdir::TEAM_DIR, change.rel),
+        before: change.before.clone(),
+        after: change.after.clone(),
+        reasons: change.reasons.clone(),
     };
-    let mut out = format!("# reason: {}\n", c.reasons.join("; "));
+    let mut out = format!("# reason: {}\n", change.reasons.join("; "));
     for l in apply::diff(&rooted).split_inclusive('\n') {
         if !l.starts_with("# reason: ") {
             out.push_str(l);

@@ -328,16 +328,16 @@ pub(crate) fn core_of<'a>(segs: &'a [Vec<&'a str>]) -> Option<&'a [&'a str]> {
     })
 }
 
-/// How `b` (which passed) is a modified retry of `a` (which failed), in
+/// How `retry` (which passed) is a modified retry of `tried` (which failed), in
 /// words, or `None`: the same command wrapped (`poetry run pytest`), with an
 /// activated environment or an env prefix, with flags added (`git push
 /// --set-upstream …`), from another directory (`cd assets && node build.js`,
 /// `make -C backend test`), or with a versioned program (`python3`).
-pub fn retry_of(a: &str, b: &str) -> Option<&'static str> {
-    if a == b || is_script(a) || is_script(b) || is_inspection(a) {
+pub fn retry_of(tried: &str, retry: &str) -> Option<&'static str> {
+    if tried == retry || is_script(tried) || is_script(retry) || is_inspection(tried) {
         return None;
     }
-    let (sa, sb) = (segments(a), segments(b));
+    let (sa, sb) = (segments(tried), segments(retry));
     let (ca, cb) = (core_of(&sa)?, core_of(&sb)?);
     let flags = |c: &[&str]| c.iter().filter(|w| w.starts_with('-')).count();
     let plain = |c: &[&str]| -> Vec<String> {
@@ -425,13 +425,13 @@ pub fn retry_of(a: &str, b: &str) -> Option<&'static str> {
 /// A command written for the general case: commit messages, branch names,
 /// ticket-like ids and file lists become placeholders; a `cd` into an
 /// absolute directory keeps the directory's last name.
-pub fn general_cmd(c: &str) -> String {
+pub fn general_cmd(command: &str) -> String {
     static ID: OnceLock<Regex> = OnceLock::new();
     let id = ID.get_or_init(|| {
         Regex::new(r"^(?:[A-Za-z]+-\d+|[a-z]+-[a-z0-9]{2,4}(?:\.\d+)+)$").expect("id regex")
     });
     let mut out: Vec<String> = Vec::new();
-    for seg in segments(c) {
+    for seg in segments(command) {
         if !out.is_empty() {
             out.push("&&".into());
         }

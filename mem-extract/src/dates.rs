@@ -297,8 +297,8 @@ fn resolve_body(
 }
 
 /// Parse `YYYY-MM-DD`.
-pub fn parse_iso(s: &str) -> Option<NaiveDate> {
-    NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()
+pub fn parse_iso(text: &str) -> Option<NaiveDate> {
+    NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()
 }
 
 /// Resolve one phrase ("last Friday", "until tomorrow") against `base`;

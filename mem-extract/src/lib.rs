@@ -560,12 +560,20 @@ impl std::fmt::Display for Outcome {
 }
 
 /// Extract the event lines `events` (JSONL as `mem-transcript replay`
-/// prints them; `name` labels errors) with `opts`.
+/// prints them; `name` labels errors) with `opts`. Nothing is printed.
 ///
-/// Errors: [`Error::Input`] naming the first bad line.
-pub fn extract_jsonl(events: impl Read, name: &str, opts: StreamOptions) -> Result<Outcome, Error> {
+/// Errors: every bad line, in input order, as [`Error::Input`] naming
+/// `name` and the line (never empty); nothing is extracted then.
+pub fn extract_jsonl(
+    events: impl Read,
+    name: &str,
+    opts: StreamOptions,
+) -> Result<Outcome, Vec<Error>> {
     let mut st = EventStream::new(opts);
-    stream::for_each_event_in(events, name, |ev| st.push(ev))?;
+    let errs = stream::for_each_event_in(events, name, |ev| st.push(ev));
+    if !errs.is_empty() {
+        return Err(errs);
+    }
     Ok(st.finish())
 }
 

@@ -335,15 +335,15 @@ pub fn render(state: &SessionState) -> String {
 /// Run `session`.
 ///
 /// Errors: bad input (exit 1, naming the line), an unreadable state file, I/O.
-pub fn run(a: SessionArgs) -> Result<Exit, ExtractError> {
-    if a.hook {
-        if let Err(e) = run_hook(&a) {
+pub fn run(args: SessionArgs) -> Result<Exit, ExtractError> {
+    if args.hook {
+        if let Err(e) = run_hook(&args) {
             eprintln!("mem-extract: session --hook: {e} (no session memory written)");
         }
         return Ok(Exit::Success);
     }
-    let events = crate::read_events(&a.files)?;
-    let mut state = match &a.state {
+    let events = crate::read_events(&args.files)?;
+    let mut state = match &args.state {
         Some(p) if p.exists() => {
             let t = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
             serde_json::from_str(&t)
@@ -354,16 +354,16 @@ pub fn run(a: SessionArgs) -> Result<Exit, ExtractError> {
             ..Default::default()
         },
     };
-    let root = crate::project_root_for(a.cwd.as_deref(), &events, false);
+    let root = crate::project_root_for(args.cwd.as_deref(), &events, false);
     let scrubber = Scrubber::new(root.as_deref());
     let rules = Rules::default_rules();
     let added = update(&mut state, &events, &scrubber, &rules);
-    let mut out = Output::stdout(a.line_buffered);
+    let mut out = Output::stdout(args.line_buffered);
     if added {
-        let path = match &a.out {
+        let path = match &args.out {
             Some(p) => p.clone(),
             None => {
-                let cwd = a
+                let cwd = args
                     .cwd
                     .clone()
                     .or_else(|| crate::events_cwd(&events))
@@ -390,7 +390,7 @@ pub fn run(a: SessionArgs) -> Result<Exit, ExtractError> {
     } else {
         eprintln!("mem-extract: session: no update due");
     }
-    if let Some(p) = &a.state {
+    if let Some(p) = &args.state {
         let json = serde_json::to_vec_pretty(&state).map_err(|err| ExtractError::State {
             path: p.clone(),
             err,

@@ -93,7 +93,7 @@ impl<'de> Deserialize<'de> for StrictText {
 /// What extraction reads of a tool's input: any JSON value is accepted; of
 /// an object only `command`, `cmd` and the written path are kept.
 #[derive(Default)]
-struct Input {
+struct ToolInputFields {
     command: Option<Value>,
     cmd: Option<Value>,
     file_path: Option<Value>,
@@ -101,7 +101,7 @@ struct Input {
     notebook_path: Option<Value>,
 }
 
-impl Input {
+impl ToolInputFields {
     fn get(&self, k: &str) -> Option<&Value> {
         match k {
             "command" => self.command.as_ref(),
@@ -126,16 +126,16 @@ impl Input {
     }
 }
 
-impl<'de> Deserialize<'de> for Input {
+impl<'de> Deserialize<'de> for ToolInputFields {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = Input;
+            type Value = ToolInputFields;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("any value")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Input, A::Error> {
-                let mut i = Input::default();
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<ToolInputFields, A::Error> {
+                let mut i = ToolInputFields::default();
                 while let Some(k) = m.next_key::<Str<'de>>()? {
                     match i.slot_mut(&k.0) {
                         Some(slot) => *slot = Some(m.next_value::<Value>()?),
@@ -146,27 +146,27 @@ impl<'de> Deserialize<'de> for Input {
                 }
                 Ok(i)
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Input, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<ToolInputFields, A::Error> {
                 while s.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Input::default())
+                Ok(ToolInputFields::default())
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Input, E> {
-                Ok(Input::default())
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ToolInputFields, E> {
+                Ok(ToolInputFields::default())
             }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Input, E> {
-                Ok(Input::default())
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ToolInputFields, E> {
+                Ok(ToolInputFields::default())
             }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Input, E> {
-                Ok(Input::default())
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ToolInputFields, E> {
+                Ok(ToolInputFields::default())
             }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Input, E> {
-                Ok(Input::default())
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ToolInputFields, E> {
+                Ok(ToolInputFields::default())
             }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Input, E> {
-                Ok(Input::default())
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<ToolInputFields, E> {
+                Ok(ToolInputFields::default())
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Input, E> {
-                Ok(Input::default())
+            fn visit_unit<E: de::Error>(self) -> Result<ToolInputFields, E> {
+                Ok(ToolInputFields::default())
             }
         }
         d.deserialize_any(V)
@@ -208,7 +208,7 @@ struct RawEvent<'a, T> {
     #[serde(default, borrow)]
     tool_id: Option<Str<'a>>,
     #[serde(default)]
-    input: Option<Input>,
+    input: Option<ToolInputFields>,
     #[serde(default)]
     text: Option<T>,
     #[serde(default)]
@@ -250,17 +250,6 @@ impl<'a> RawEvent<'a, RawText<'a>> {
 }
 
 /// Read event records from `files` (stdin when empty) and pass each, in
-/// order, to `f`; nothing is kept. Every bad line is reported on stderr and
-/// `f` is not called after the first; that first one is returned as the
-/// error.
-///
-/// Errors: [`Error::Input`] naming the file and line (a line that is not an
-/// event, a last line without newline), [`Error::Io`].
-pub fn for_each_event(files: &[PathBuf], f: impl FnMut(EventView<'_>)) -> Result<(), Error> {
-    first_error(for_each_event_checked(files, f))
-}
-
-/// Read event records from `files` (stdin when empty) and pass each, in
 /// order, to `f` until a line is bad; the rest of the input is read only
 /// to find every bad line. Returns the errors in input order (empty when
 /// every line was an event); nothing is printed. A file that does not
@@ -285,31 +274,17 @@ pub fn for_each_event_checked(files: &[PathBuf], mut f: impl FnMut(EventView<'_>
 }
 
 /// Read event records from one stream (`name` labels its errors) and pass
-/// each, in order, to `f`, as [`for_each_event`] does for files.
-///
-/// Errors: as [`for_each_event`].
+/// each, in order, to `f`, as [`for_each_event_checked`] does for files:
+/// every bad line is returned, in input order, each naming `name` and its
+/// line (empty when every line was an event); nothing is printed.
 pub fn for_each_event_in(
     input: impl Read,
     name: &str,
     mut f: impl FnMut(EventView<'_>),
-) -> Result<(), Error> {
+) -> Vec<Error> {
     let mut errs = Vec::new();
     read_one(input, name, &mut errs, &mut f);
-    first_error(errs)
-}
-
-/// Every error after the first on stderr; the first returned.
-fn first_error(errs: Vec<Error>) -> Result<(), Error> {
-    let mut it = errs.into_iter();
-    match it.next() {
-        None => Ok(()),
-        Some(first) => {
-            for e in it {
-                eprintln!("mem-extract: {e}");
-            }
-            Err(first)
-        }
-    }
+    errs
 }
 
 /// One line as an event: by the [`crate::scan`] fast path when it is sure,
@@ -450,10 +425,10 @@ fn scan_event(line: &str) -> Option<RawEvent<'_, RawText<'_>>> {
     })
 }
 
-/// A tool's input read by the scanner, as [`Input`] reads it (the last of
+/// A tool's input read by the scanner, as [`ToolInputFields`] reads it (the last of
 /// a repeated key wins); `None` when not sure.
-fn scan_input(sc: &mut Scanner<'_>) -> Option<Input> {
-    let mut i = Input::default();
+fn scan_input(sc: &mut Scanner<'_>) -> Option<ToolInputFields> {
+    let mut i = ToolInputFields::default();
     if sc.peek()? != b'{' {
         // not an object: checked by serde_json as a value (a number out of
         // range is an error there, not for a skipped field)
@@ -590,13 +565,13 @@ mod tests {
         let whole = extract(&events, &ExtractOptions::default());
         let mut x = Extractor::new(ExtractOptions::default());
         let mut lens = Vec::new();
-        for_each_event(std::slice::from_ref(&p), |v| {
+        let errs = for_each_event_checked(std::slice::from_ref(&p), |v| {
             if let Some(t) = &v.text {
                 lens.push((matches!(t, EventText::Escaped(_)), t.byte_len()));
             }
             x.push(&v);
-        })
-        .unwrap();
+        });
+        assert!(errs.is_empty(), "{errs:?}");
         let streamed = x.finish();
         assert_eq!(whole.memories, streamed.memories);
         assert_eq!(whole.notes, streamed.notes);

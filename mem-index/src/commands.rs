@@ -26,12 +26,12 @@ use crate::{
 
 /// `write`: memory records (JSONL) into topic files, then `MEMORY.md`.
 /// Exit 1 when a record was refused (every one reported on stderr).
-pub fn write_cmd(g: &Global, a: &WriteArgs, today: NaiveDate, fmt: Format) -> Result<Exit> {
-    if let Some(why) = memory_off(g)? {
+pub fn write_cmd(global: &Global, args: &WriteArgs, today: NaiveDate, fmt: Format) -> Result<Exit> {
+    if let Some(why) = memory_off(global)? {
         return Ok(disabled_note(&why));
     }
-    let (batch, errs, label) = read_input::<Memory>(&a.files);
-    let dir = resolve_dir(g)?;
+    let (batch, errs, label) = read_input::<Memory>(&args.files);
+    let dir = resolve_dir(global)?;
     if batch.is_empty() && errs.is_empty() && !dir.exists() {
         // Nothing to write and no directory: nothing is created, not even
         // the lock. (In an existing directory the run still recovers an
@@ -40,25 +40,25 @@ pub fn write_cmd(g: &Global, a: &WriteArgs, today: NaiveDate, fmt: Format) -> Re
         return Ok(Exit::Success);
     }
     let opts = write::WriteOptions {
-        skip_invalid: a.skip_invalid,
-        allow_sensitive: a.allow_sensitive,
-        if_match: a.if_match.clone(),
-        max_files: a.max_files,
-        evict: a.evict,
-        include_foreign: a.include_foreign,
+        skip_invalid: args.skip_invalid,
+        allow_sensitive: args.allow_sensitive,
+        if_match: args.if_match.clone(),
+        max_files: args.max_files,
+        evict: args.evict,
+        include_foreign: args.include_foreign,
         today,
     };
     if errs
         .iter()
         .any(|e| matches!(e, IndexError::Core(Error::Io { .. })))
-        || (!errs.is_empty() && !a.skip_invalid)
+        || (!errs.is_empty() && !args.skip_invalid)
     {
         return Ok(refuse_batch(&errs));
     }
     // Records refused on their own are found before anything is touched
     // (not even the lock file is created).
-    if !a.skip_invalid {
-        let scrubber = (!a.allow_sensitive).then(|| mem_core::scrub::Scrubber::new(None));
+    if !args.skip_invalid {
+        let scrubber = (!args.allow_sensitive).then(|| mem_core::scrub::Scrubber::new(None));
         let bad: Vec<IndexError> = batch
             .iter()
             .filter_map(|(line, m)| {
@@ -81,7 +81,7 @@ pub fn write_cmd(g: &Global, a: &WriteArgs, today: NaiveDate, fmt: Format) -> Re
     for e in &rep.errors {
         eprintln!("{NAME}: {e}");
     }
-    let mut out = Output::stdout(g.args.output.line_buffered);
+    let mut out = Output::stdout(global.args.output.line_buffered);
     for r in &rep.evicted {
         if let IndexOp::Retire { id, path, reason } = r {
             warn(NAME, format!("{id} retired to {path} ({reason})"));
@@ -119,9 +119,9 @@ pub fn write_cmd(g: &Global, a: &WriteArgs, today: NaiveDate, fmt: Format) -> Re
 
 /// `list`: the memories on disk as records (provenance as read: absent is
 /// `manual` / `normal`), or a table.
-pub fn list_cmd(g: &Global, a: &ListArgs, today: NaiveDate, fmt: Format) -> Result<Exit> {
-    let dir = tier_reader_dir(g)?;
-    let since = match &a.since {
+pub fn list_cmd(global: &Global, args: &ListArgs, today: NaiveDate, fmt: Format) -> Result<Exit> {
+    let dir = tier_reader_dir(global)?;
+    let since = match &args.since {
         Some(s) => {
             Some(mem_core::time::parse_day(s).ok_or_else(|| IndexError::BadSince(s.clone()))?)
         }
@@ -131,14 +131,14 @@ pub fn list_cmd(g: &Global, a: &ListArgs, today: NaiveDate, fmt: Format) -> Resu
     for w in index_file::store_warnings(&st) {
         warn(NAME, w);
     }
-    let mut out = Output::stdout(g.args.output.line_buffered);
+    let mut out = Output::stdout(global.args.output.line_buffered);
     let rows: Vec<&Memory> = st
         .topics
         .iter()
         .map(|t| &t.memory)
-        .filter(|m| a.mem_type.is_none_or(|t| m.mem_type == type_of(t)))
-        .filter(|m| a.kind.is_none_or(|k| m.effective_kind() == kind_of(k)))
-        .filter(|m| !a.expired || m.is_expired(today))
+        .filter(|m| args.mem_type.is_none_or(|t| m.mem_type == type_of(t)))
+        .filter(|m| args.kind.is_none_or(|k| m.effective_kind() == kind_of(k)))
+        .filter(|m| !args.expired || m.is_expired(today))
         .filter(|m| since.is_none_or(|s| m.verified_at.is_some_and(|v| v >= s)))
         .collect();
     match fmt {
@@ -161,12 +161,12 @@ pub fn list_cmd(g: &Global, a: &ListArgs, today: NaiveDate, fmt: Format) -> Resu
 }
 
 /// `show ID`: the memory as a record, or its topic file as written.
-pub fn show_cmd(g: &Global, id: &str, fmt: Format) -> Result<Exit> {
-    let dir = tier_reader_dir(g)?;
+pub fn show_cmd(global: &Global, id: &str, fmt: Format) -> Result<Exit> {
+    let dir = tier_reader_dir(global)?;
     let Some(t) = store::read_one(&dir, id)? else {
         return Err(no_such_memory(&dir, id));
     };
-    let mut out = Output::stdout(g.args.output.line_buffered);
+    let mut out = Output::stdout(global.args.output.line_buffered);
     match fmt {
         Format::Jsonl => out.record(&t.memory)?,
         Format::Text => {
@@ -184,15 +184,15 @@ pub fn show_cmd(g: &Global, id: &str, fmt: Format) -> Result<Exit> {
 }
 
 /// `reindex`: rebuild `MEMORY.md` (of the team tier with `--tier team`).
-pub fn reindex_cmd(g: &Global, today: NaiveDate, fmt: Format) -> Result<Exit> {
-    if let Some(why) = memory_off(g)? {
+pub fn reindex_cmd(global: &Global, today: NaiveDate, fmt: Format) -> Result<Exit> {
+    if let Some(why) = memory_off(global)? {
         return Ok(disabled_note(&why));
     }
-    let team = g.tier == TierArg::Team;
+    let team = global.tier == TierArg::Team;
     let dir = if team {
-        team::team_dir_for(g.args.place.cwd.as_deref())?
+        team::team_dir_for(global.args.place.cwd.as_deref())?
     } else {
-        resolve_dir(g)?
+        resolve_dir(global)?
     };
     let (r, st) = if dir.is_dir() {
         let lock = store::lock_index(&dir)?;
@@ -214,7 +214,7 @@ pub fn reindex_cmd(g: &Global, today: NaiveDate, fmt: Format) -> Result<Exit> {
         warn(NAME, w);
     }
     report_index(&r);
-    let mut out = Output::stdout(g.args.output.line_buffered);
+    let mut out = Output::stdout(global.args.output.line_buffered);
     let rec = IndexOp::Index {
         lines: r.lines,
         bytes: r.bytes,
@@ -279,31 +279,31 @@ pub fn check_cmd(
 
 /// `path`: the resolved memory directory (text even into a pipe unless
 /// `--format jsonl`), with `--explain` the rule that chose it.
-pub fn path_cmd(g: &Global, explain: bool) -> Result<Exit> {
-    let mut r = memdir::resolve(&memdir_opts(g, None))?;
-    if g.tier != TierArg::Team {
+pub fn path_cmd(global: &Global, explain: bool) -> Result<Exit> {
+    let mut r = memdir::resolve(&memdir_opts(global, None))?;
+    if global.tier != TierArg::Team {
         // A directory named by --memory-dir or MEM_MEMORY_DIR must exist;
         // the project's own may not exist yet (its path is still printed).
         memdir::require_given_dir(&r)?;
     }
-    if g.tier == TierArg::Team {
-        r.root = team::repo_root(g.args.place.cwd.as_deref())?;
+    if global.tier == TierArg::Team {
+        r.root = team::repo_root(global.args.place.cwd.as_deref())?;
         r.dir = memdir::team_dir(&r.root);
         r.notes.push(format!(
             "--tier team: the team tier of the repository at {}",
             r.root.display()
         ));
     }
-    let mut out = Output::stdout(g.args.output.line_buffered);
+    let mut out = Output::stdout(global.args.output.line_buffered);
     // A plain path even into a pipe (`cat "$(mem-index path)/MEMORY.md"`);
     // JSON only when asked for.
-    if g.args.output.format == Some(Format::Jsonl) {
+    if global.args.output.format == Some(Format::Jsonl) {
         let explain = match explain {
             true => Some(PathExplain {
                 rule: r.rule.to_string(),
                 root: r.root.display().to_string(),
                 notes: r.notes.clone(),
-                memory_off: memory_off(g)?,
+                memory_off: memory_off(global)?,
             }),
             false => None,
         };
@@ -318,7 +318,7 @@ pub fn path_cmd(g: &Global, explain: bool) -> Result<Exit> {
             for n in &r.notes {
                 out.line(&format!("note: {n}"))?;
             }
-            if let Some(why) = memory_off(g)? {
+            if let Some(why) = memory_off(global)? {
                 out.line(&format!("memory is off: {why}"))?;
             }
         }
@@ -358,17 +358,17 @@ pub fn retire_cmd(
 }
 
 /// `restore ID`.
-pub fn restore_cmd(g: &Global, id: &str, today: NaiveDate, fmt: Format) -> Result<Exit> {
-    if let Some(why) = memory_off(g)? {
+pub fn restore_cmd(global: &Global, id: &str, today: NaiveDate, fmt: Format) -> Result<Exit> {
+    if let Some(why) = memory_off(global)? {
         return Ok(disabled_note(&why));
     }
-    let dir = resolve_dir(g)?;
+    let dir = resolve_dir(global)?;
     let lock = store::lock_index(&dir)?;
     recover(&lock, &dir, today)?;
     let (p, idx) = retire::restore(&lock, &dir, id, today)?;
     drop(lock);
     report_index(&idx);
-    let mut out = Output::stdout(g.args.output.line_buffered);
+    let mut out = Output::stdout(global.args.output.line_buffered);
     let rec = IndexOp::Restore {
         id: id.to_string(),
         path: p.display().to_string(),
@@ -385,11 +385,11 @@ pub fn restore_cmd(g: &Global, id: &str, today: NaiveDate, fmt: Format) -> Resul
 
 /// `log`: append records to the daily logs. The batch is refused whole
 /// (exit 1) when a record is bad.
-pub fn log_cmd(g: &Global, files: &[PathBuf], today: NaiveDate, fmt: Format) -> Result<Exit> {
-    if let Some(why) = memory_off(g)? {
+pub fn log_cmd(global: &Global, files: &[PathBuf], today: NaiveDate, fmt: Format) -> Result<Exit> {
+    if let Some(why) = memory_off(global)? {
         return Ok(disabled_note(&why));
     }
-    let dir = resolve_dir(g)?;
+    let dir = resolve_dir(global)?;
     let (batch, mut errs, label) = read_input::<Memory>(files);
     let scrubber = mem_core::scrub::Scrubber::new(None);
     for (line, m) in &batch {
@@ -404,7 +404,7 @@ pub fn log_cmd(g: &Global, files: &[PathBuf], today: NaiveDate, fmt: Format) -> 
     let lock = store::lock_index(&dir)?;
     let done = daily_log::append_logs(&lock, &dir, &recs, today)?;
     drop(lock);
-    let mut out = Output::stdout(g.args.output.line_buffered);
+    let mut out = Output::stdout(global.args.output.line_buffered);
     for (id, p) in done {
         let text = format!("log {id} → {}", p.display());
         let rec = IndexOp::Log {
@@ -418,17 +418,17 @@ pub fn log_cmd(g: &Global, files: &[PathBuf], today: NaiveDate, fmt: Format) -> 
 }
 
 /// `snapshot save|sync`: agent-memory snapshots shared through git.
-pub fn snapshot_cmd(g: &Global, sc: &SnapshotCmd, clock: &Clock, fmt: Format) -> Result<Exit> {
-    if g.agent.is_none() {
+pub fn snapshot_cmd(global: &Global, sc: &SnapshotCmd, clock: &Clock, fmt: Format) -> Result<Exit> {
+    if global.agent.is_none() {
         return Err(IndexError::NeedsAgent);
     }
-    if let Some(why) = memory_off(g)? {
+    if let Some(why) = memory_off(global)? {
         return Ok(disabled_note(&why));
     }
-    let mut g2 = g.clone();
+    let mut g2 = global.clone();
     g2.args.place.memory_dir = None;
     let project = memdir::resolve(&memdir_opts(&g2, Some(AgentScope::Project)))?.dir;
-    let mut out = Output::stdout(g.args.output.line_buffered);
+    let mut out = Output::stdout(global.args.output.line_buffered);
     let now = mem_core::time::fmt_ts(clock.now);
     match sc {
         SnapshotCmd::Save => {
@@ -444,7 +444,7 @@ pub fn snapshot_cmd(g: &Global, sc: &SnapshotCmd, clock: &Clock, fmt: Format) ->
         SnapshotCmd::Sync { strategy } => {
             let snap = snapshot::snapshot_dir(&project)
                 .ok_or_else(|| IndexError::NotAgentFolder(project.clone()))?;
-            let local = match &g.args.place.memory_dir {
+            let local = match &global.args.place.memory_dir {
                 Some(d) => d.clone(),
                 None => memdir::resolve(&memdir_opts(&g2, Some(AgentScope::Local)))?.dir,
             };
@@ -565,9 +565,9 @@ fn snapshot_propose(
 
 /// `promote ID…`: personal memories into the team tier, all or nothing
 /// (exit 1 with every refusal on stderr).
-pub fn promote_cmd(g: &Global, ids: &[String], fmt: Format) -> Result<Exit> {
-    let personal = resolve_reader_dir(g)?;
-    let root = team::repo_root(g.args.place.cwd.as_deref())?;
+pub fn promote_cmd(global: &Global, ids: &[String], fmt: Format) -> Result<Exit> {
+    let personal = resolve_reader_dir(global)?;
+    let root = team::repo_root(global.args.place.cwd.as_deref())?;
     let tdir = memdir::team_dir(&root);
     for id in ids {
         if store::read_one(&personal, id)?.is_none() {
@@ -577,7 +577,7 @@ pub fn promote_cmd(g: &Global, ids: &[String], fmt: Format) -> Result<Exit> {
     match team::promote(&personal, &tdir, &root, ids)? {
         Ok(done) => {
             let n = done.len();
-            let mut out = Output::stdout(g.args.output.line_buffered);
+            let mut out = Output::stdout(global.args.output.line_buffered);
             for d in done {
                 let notes = if d.notes.is_empty() {
                     String::new()
@@ -612,19 +612,19 @@ pub fn promote_cmd(g: &Global, ids: &[String], fmt: Format) -> Result<Exit> {
 }
 
 /// `demote ID…`: team memories back to the personal directory.
-pub fn demote_cmd(g: &Global, ids: &[String], today: NaiveDate, fmt: Format) -> Result<Exit> {
-    if let Some(why) = memory_off(g)? {
+pub fn demote_cmd(global: &Global, ids: &[String], today: NaiveDate, fmt: Format) -> Result<Exit> {
+    if let Some(why) = memory_off(global)? {
         return Ok(disabled_note(&why));
     }
-    let tdir = team::team_dir_for(g.args.place.cwd.as_deref())?;
-    let personal = resolve_dir(g)?;
+    let tdir = team::team_dir_for(global.args.place.cwd.as_deref())?;
+    let personal = resolve_dir(global)?;
     for id in ids {
         if store::read_one(&tdir, id)?.is_none() {
             return Err(no_such_memory(&tdir, id));
         }
     }
     let done: Vec<TierMove> = team::demote(&tdir, &personal, ids, today)?;
-    let mut out = Output::stdout(g.args.output.line_buffered);
+    let mut out = Output::stdout(global.args.output.line_buffered);
     for d in done {
         let text = format!("demote {} {} → {}", d.result, d.id, d.path);
         emit(&mut out, fmt, &IndexOp::Demote(d), &text)?;
@@ -634,16 +634,21 @@ pub fn demote_cmd(g: &Global, ids: &[String], today: NaiveDate, fmt: Format) -> 
 }
 
 /// `merge-driver %O %A %B [%P]`, or `merge-driver --install`.
-pub fn merge_driver_cmd(g: &Global, install: bool, files: &[PathBuf], fmt: Format) -> Result<Exit> {
+pub fn merge_driver_cmd(
+    global: &Global,
+    install: bool,
+    files: &[PathBuf],
+    fmt: Format,
+) -> Result<Exit> {
     if install {
-        let root = team::repo_root(g.args.place.cwd.as_deref())?;
+        let root = team::repo_root(global.args.place.cwd.as_deref())?;
         if memdir::git_info(&root).is_none() {
             return Err(IndexError::NotGitRepo(root));
         }
         let exe = std::env::current_exe().map_err(IndexError::NoProgramPath)?;
         let r = merge::install(&root, &exe)?;
         team::ensure_tier(&memdir::team_dir(&root))?;
-        let mut out = Output::stdout(g.args.output.line_buffered);
+        let mut out = Output::stdout(global.args.output.line_buffered);
         let text = format!(
             "{} {}\nmerge.mem.driver = {} ({})",
             r.gitattributes,

@@ -37,19 +37,19 @@ pub fn log_path(dir: &Path, day: NaiveDate) -> PathBuf {
         .join(format!("{}.md", day.format("%Y-%m-%d")))
 }
 
-/// One daily-log entry for `m` (see module docs).
-pub fn log_entry(m: &Memory) -> String {
-    let mut rec = m.clone();
+/// One daily-log entry for `memory` (see module docs).
+pub fn log_entry(memory: &Memory) -> String {
+    let mut rec = memory.clone();
     rec.hash = None;
     let json = serde_json::to_string(&rec).expect("a memory serializes");
     // `-->` cannot occur inside the comment.
     let json = json.replace("-->", "--\\u003e");
-    let body = frontmatter::body_text(m);
+    let body = frontmatter::body_text(memory);
     let mut s = format!(
         "## {} [{}]\n{LOG_MARKER}{json} -->\n{}\n",
-        m.name.replace('\n', " "),
-        m.mem_type.as_str(),
-        m.description.replace('\n', " ")
+        memory.name.replace('\n', " "),
+        memory.mem_type.as_str(),
+        memory.description.replace('\n', " ")
     );
     if !body.trim().is_empty() {
         s.push('\n');

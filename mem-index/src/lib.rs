@@ -385,16 +385,16 @@ fn memdir_opts(g: &Global, scope: Option<AgentScope>) -> MemdirOptions {
 /// The memory directory for these options.
 ///
 /// Errors: see [`memdir::resolve`].
-pub fn resolve_dir(g: &Global) -> mem_core::Result<PathBuf> {
-    Ok(memdir::resolve(&memdir_opts(g, None))?.dir)
+pub fn resolve_dir(global: &Global) -> mem_core::Result<PathBuf> {
+    Ok(memdir::resolve(&memdir_opts(global, None))?.dir)
 }
 
 /// The memory directory for a command that only reads it: one given with
 /// `--memory-dir` / `MEM_MEMORY_DIR` must exist.
 ///
 /// Errors: see [`memdir::resolve`] and [`memdir::require_given_dir`].
-pub fn resolve_reader_dir(g: &Global) -> mem_core::Result<PathBuf> {
-    let r = memdir::resolve(&memdir_opts(g, None))?;
+pub fn resolve_reader_dir(global: &Global) -> mem_core::Result<PathBuf> {
+    let r = memdir::resolve(&memdir_opts(global, None))?;
     memdir::require_given_dir(&r)?;
     Ok(r.dir)
 }

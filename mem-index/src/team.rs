@@ -219,14 +219,14 @@ fn looks_random(run: &str) -> bool {
     (b.len() as f64) / (segs.max(1) as f64) < 3.0 && scrub::entropy(run) >= ENTROPY_MIN_BITS
 }
 
-/// The hard secret scan of the team tier: every string field of `m` through
+/// The hard secret scan of the team tier: every string field of `memory` through
 /// the scrubber (secrets, session ids, absolute paths) and the
 /// high-entropy check; one [`Refusal`] per field that carries anything
 /// (the `id` is covered by `name`). Empty: clean.
-pub fn hard_scan(scrubber: &Scrubber, m: &Memory) -> Vec<Refusal> {
+pub fn hard_scan(scrubber: &Scrubber, memory: &Memory) -> Vec<Refusal> {
     let mut out: Vec<Refusal> = Vec::new();
-    let mut m = m.clone();
-    scrub::for_each_field(&mut m, &mut |name, s| {
+    let mut memory = memory.clone();
+    scrub::for_each_field(&mut memory, &mut |name, s| {
         if name == "id" {
             return;
         }

@@ -98,11 +98,11 @@ impl WriteReport {
 /// Normalised fact text for duplicate detection: the record's `fact` (or the
 /// fact read from its body), else its body; lowercase, whitespace collapsed.
 /// `None` when there is nothing to compare.
-pub fn fact_key(m: &Memory) -> Option<String> {
-    let fact = match &m.fact {
+pub fn fact_key(memory: &Memory) -> Option<String> {
+    let fact = match &memory.fact {
         Some(f) if !f.trim().is_empty() => f.clone(),
         _ => {
-            let body = m.body.as_deref().unwrap_or("");
+            let body = memory.body.as_deref().unwrap_or("");
             match frontmatter::parse_body_sections(body).0 {
                 Some(f) => f,
                 None => body.to_string(),

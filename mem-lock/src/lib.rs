@@ -199,9 +199,9 @@ pub struct Never(pub Option<SystemTime>);
 /// Parse a humane duration: `1h`, `30m`, `90s`, `2d`, `1h30m`, or plain seconds.
 ///
 /// Errors: a message naming the value.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    let bad = || format!("{s:?} is not a duration (like 1h, 30m, 90s, 1h30m or seconds)");
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let bad = || format!("{text:?} is not a duration (like 1h, 30m, 90s, 1h30m or seconds)");
     if t.is_empty() {
         return Err(bad());
     }
@@ -238,10 +238,10 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 /// Parse an RFC 3339 timestamp into a [`SystemTime`].
 ///
 /// Errors: a message naming the value.
-pub fn parse_time(s: &str) -> Result<SystemTime, String> {
-    DateTime::parse_from_rfc3339(s.trim())
+pub fn parse_time(text: &str) -> Result<SystemTime, String> {
+    DateTime::parse_from_rfc3339(text.trim())
         .map(|t| SystemTime::from(t.with_timezone(&Utc)))
-        .map_err(|e| format!("{s:?} is not an RFC 3339 timestamp: {e}"))
+        .map_err(|e| format!("{text:?} is not an RFC 3339 timestamp: {e}"))
 }
 
 fn parse_time_or_never(s: &str) -> Result<Never, String> {
@@ -253,8 +253,8 @@ fn parse_time_or_never(s: &str) -> Result<Never, String> {
 }
 
 /// RFC 3339 UTC with `Z` (sub-second digits only when non-zero).
-pub fn fmt_time(t: SystemTime) -> String {
-    mem_core::time::fmt_ts(DateTime::<Utc>::from(t))
+pub fn fmt_time(time: SystemTime) -> String {
+    mem_core::time::fmt_ts(DateTime::<Utc>::from(time))
 }
 
 fn fmt_opt(t: Option<SystemTime>) -> Option<String> {
@@ -263,8 +263,8 @@ fn fmt_opt(t: Option<SystemTime>) -> Option<String> {
 
 /// A lock's content as printed: `"0"`, a PID, `""`, the garbage, or
 /// `None` when there is no file.
-pub fn content_text(c: &Content) -> Option<String> {
-    match c {
+pub fn content_text(content: &Content) -> Option<String> {
+    match content {
         Content::Missing => None,
         Content::Free => Some("0".into()),
         Content::Pid(p) => Some(p.to_string()),
@@ -332,20 +332,20 @@ pub fn status_text(st: &LockState) -> String {
 }
 
 /// The record of an acquire.
-pub fn acquired_record(a: &Acquired) -> LockAcquired {
+pub fn acquired_record(acquired: &Acquired) -> LockAcquired {
     LockAcquired {
-        path: a.path.display().to_string(),
-        pid: a.pid,
-        mtime: fmt_time(a.mtime),
-        previous_mtime: fmt_opt(a.previous_mtime),
-        previous_content: content_text(&a.previous),
-        reclaimed: a.reclaimed.as_ref().map(|r| match r {
+        path: acquired.path.display().to_string(),
+        pid: acquired.pid,
+        mtime: fmt_time(acquired.mtime),
+        previous_mtime: fmt_opt(acquired.previous_mtime),
+        previous_content: content_text(&acquired.previous),
+        reclaimed: acquired.reclaimed.as_ref().map(|r| match r {
             Reclaim::DeadHolder(_) => ReclaimKind::DeadPid,
             Reclaim::StaleHolder { .. } => ReclaimKind::Stale,
             Reclaim::Empty => ReclaimKind::Empty,
             Reclaim::Garbage(_) => ReclaimKind::Garbage,
         }),
-        warnings: a.warnings.clone(),
+        warnings: acquired.warnings.clone(),
     }
 }
 

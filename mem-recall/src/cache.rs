@@ -8,12 +8,13 @@
 //! an entry's body is one string, so reading the index skips it unread.
 //!
 //! ```text
-//! file  = version; dir written_ns; count; entry*count "end"
-//! entry = file mtime_ns; size; change; body  (sorted by file, unique)
+//! file  = version; dir written_ns; count; entry*count postings "end"
+//! entry = file key body                     (sorted by file, unique)
+//! key   = mtime_ns size change   (32, 16 and 16 lowercase hex digits)
 //! body  = "0;" doc md | "1;" error           (as one string)
-//! doc   = type; kind; scope; project? triggers trigger_stems paths
+//! doc   = terms type; kind; scope; project? triggers trigger_stems paths
 //!         expires superseded_by? supersedes retired; source; trust;
-//!         terms len; tokens;
+//!         len; tokens;
 //!         (the id is the file name without `.md`; type, kind, scope,
 //!         source and trust are the index of the variant, in declaration
 //!         order)
@@ -21,22 +22,33 @@
 //!         see `inject::MdParts`; "0;": the topic file is read instead)
 //! x?    = "0;" | "1;" string                 list = count; string*count
 //! expires = "0;" (none) | "1;" (never) | "2;" zigzag(days since 0001-01-01);
+//! postings = count; (stem records)*count     (sorted by stem, unique)
+//! records  = (delta "," tf ";")*             (as one string)
 //! ```
+//!
+//! The postings are an inverted index of the entries' terms: per stem, the
+//! entries whose terms hold it, in file order, each as the byte offset of
+//! its terms string in the file (minus the previous record's offset) and
+//! the stem's term frequency there. The gate reads the term frequencies
+//! of the task's stems from them instead of scanning every memory's terms
+//! ([`Postings`]).
 //!
 //! Reading leaks the file's bytes: the docs borrow their text from it for
 //! the rest of the process (a recall runs once per process).
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::Mutex;
 
 use chrono::{Datelike, NaiveDate};
 use mem_core::records::{Expires, Kind, MemoryType, Scope, Source, Trust};
 
-use crate::gate::{Doc, Text};
+use crate::gate::{Doc, Text, Texts};
 use crate::inject::MdParts;
 
 /// Version of the layout; a cache of another version is ignored.
-pub const CACHE_VERSION: u64 = 5;
+pub const CACHE_VERSION: u64 = 6;
 
 /// The cache file's name inside the memory dir's cache folder.
 pub const CACHE_FILE: &str = "recall-v2.cache";
@@ -71,6 +83,9 @@ pub struct Cache {
     pub written_ns: u128,
     /// The entries, sorted by file name (checked).
     pub entries: Vec<Cached>,
+    /// The postings: (stem, its records still encoded), sorted by stem
+    /// (checked).
+    pub postings: Vec<(&'static str, &'static str)>,
 }
 
 /// Largest cache file read (a larger one is ignored and rebuilt): 256 MiB.
@@ -83,7 +98,13 @@ pub fn read(path: &Path) -> Option<Cache> {
     let bytes = mem_core::confine::read_all(f, path, CACHE_READ_BYTES).ok()?;
     // The docs borrow from these bytes for the rest of the process.
     let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-    parse(simdutf8::basic::from_utf8(bytes).ok()?)
+    let text = simdutf8::basic::from_utf8(bytes).ok()?;
+    let cache = parse(text)?;
+    register(Postings {
+        text,
+        lists: cache.postings.clone(),
+    });
+    Some(cache)
 }
 
 /// Parse a cache's index (the bodies stay encoded).
@@ -104,18 +125,30 @@ pub fn parse(text: &'static str) -> Option<Cache> {
         if entries.last().is_some_and(|l| l.file >= file) {
             return None;
         }
+        let (mtime_ns, size, change) = r.key()?;
         entries.push(Cached {
             file,
-            mtime_ns: u128::from(r.num()?),
-            size: r.num()?,
-            change: r.num()?,
+            mtime_ns,
+            size,
+            change,
             body: r.str()?,
         });
+    }
+    let stems = usize::try_from(r.num()?).ok()?;
+    let mut postings: Vec<(&'static str, &'static str)> =
+        Vec::with_capacity(stems.min(r.s.len() / 4));
+    for _ in 0..stems {
+        let stem = r.str()?;
+        if postings.last().is_some_and(|l| l.0 >= stem) {
+            return None;
+        }
+        postings.push((stem, r.str()?));
     }
     (r.s == "end").then_some(Cache {
         dir,
         written_ns,
         entries,
+        postings,
     })
 }
 
@@ -186,6 +219,8 @@ pub fn encode_entry(doc: Result<(&Doc, Option<&MdParts>), &str>) -> String {
 /// name order, then [`Writer::finish`].
 pub struct Writer {
     out: String,
+    /// Per stem: its records so far and the offset of the last one.
+    postings: HashMap<String, (String, usize)>,
 }
 
 impl Writer {
@@ -193,6 +228,7 @@ impl Writer {
     pub fn new(dir: &str, written_ns: u128, count: usize) -> Writer {
         let mut w = Writer {
             out: String::with_capacity(64 + count * 512),
+            postings: HashMap::new(),
         };
         w.out.push_str(MAGIC);
         num(&mut w.out, CACHE_VERSION);
@@ -207,16 +243,131 @@ impl Writer {
     pub fn entry(&mut self, file: &str, key: (u128, u64, u64), body: &str) {
         let (mtime_ns, size, change) = key;
         string(&mut self.out, file);
-        let _ = write!(self.out, "{mtime_ns};");
-        num(&mut self.out, size);
-        num(&mut self.out, change);
-        string(&mut self.out, body);
+        let _ = write!(self.out, "{mtime_ns:032x}{size:016x}{change:016x}");
+        let _ = write!(self.out, "{}:", body.len());
+        let at = self.out.len();
+        self.out.push_str(body);
+        if let Some((start, terms)) = terms_of_body(body) {
+            let at = at + start;
+            for (stem, tf) in tokens(terms) {
+                let (records, last) = match self.postings.get_mut(stem) {
+                    Some(p) => p,
+                    None => self.postings.entry(stem.to_string()).or_default(),
+                };
+                let _ = write!(records, "{},{tf};", at - *last);
+                *last = at;
+            }
+        }
     }
 
     /// The cache's bytes.
     pub fn finish(mut self) -> String {
+        let mut stems: Vec<(String, (String, usize))> = self.postings.into_iter().collect();
+        stems.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        num(&mut self.out, stems.len() as u64);
+        for (stem, (records, _)) in &stems {
+            string(&mut self.out, stem);
+            string(&mut self.out, records);
+        }
         self.out.push_str("end");
         self.out
+    }
+}
+
+/// The terms of an encoded body (of a doc) and where they start in it.
+fn terms_of_body(body: &str) -> Option<(usize, &str)> {
+    let mut r = Reader { s: body };
+    if r.num()? != 0 {
+        return None;
+    }
+    let terms = r.str()?;
+    Some((terms.as_ptr() as usize - body.as_ptr() as usize, terms))
+}
+
+/// The tokens `stem:tf` of a doc's terms (see [`Doc::terms`]) as the gate
+/// reads them: a token without `:` is none, the stem is what comes before
+/// the first `:`, the tf the decimal digits right after it (saturating;
+/// none: 0), the first token of a stem counts; a tf of 0 and an empty stem
+/// are left out.
+pub(crate) fn tokens(terms: &str) -> impl Iterator<Item = (&str, u32)> {
+    let mut seen: Option<&str> = None;
+    terms.split(' ').filter_map(move |t| {
+        let (stem, rest) = t.split_once(':')?;
+        let tf = tf_digits(rest.as_bytes());
+        if stem.is_empty() || tf == 0 || seen == Some(stem) {
+            return None;
+        }
+        seen = Some(stem);
+        Some((stem, tf))
+    })
+}
+
+/// The leading decimal digits of `b` as a term frequency (saturating at
+/// `u32::MAX`; none: 0).
+pub(crate) fn tf_digits(b: &[u8]) -> u32 {
+    let mut n = 0u32;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        n = n.saturating_mul(10).saturating_add(u32::from(c - b'0'));
+    }
+    n
+}
+
+/// The postings of a cache file [`read`] in this process: the term
+/// frequencies of a stem in every entry, found without reading the
+/// entries' terms. A [`Doc`] decoded from the file borrows its terms from
+/// it; [`Postings::offset`] tells where.
+#[derive(Debug)]
+pub struct Postings {
+    /// The whole file.
+    text: &'static str,
+    /// (stem, encoded records), sorted by stem.
+    lists: Vec<(&'static str, &'static str)>,
+}
+
+/// Every [`Postings`] registered by [`read`] (the files stay in memory).
+static POSTINGS: Mutex<Vec<&'static Postings>> = Mutex::new(Vec::new());
+
+fn register(p: Postings) {
+    if let Ok(mut all) = POSTINGS.lock() {
+        all.push(Box::leak(Box::new(p)));
+    }
+}
+
+/// The postings of every cache file read so far.
+pub fn postings() -> Vec<&'static Postings> {
+    POSTINGS.lock().map(|v| v.clone()).unwrap_or_default()
+}
+
+impl Postings {
+    /// The offset of `terms` in this file, when they are borrowed from it.
+    pub fn offset(&self, terms: &str) -> Option<usize> {
+        let start = self.text.as_ptr() as usize;
+        let at = terms.as_ptr() as usize;
+        (at >= start && at + terms.len() <= start + self.text.len()).then(|| at - start)
+    }
+
+    /// The entries whose terms hold `stem`: (offset of their terms in the
+    /// file, term frequency), by offset. `None` when the records are
+    /// malformed.
+    pub fn list(&self, stem: &str) -> Option<Vec<(usize, u32)>> {
+        let Ok(k) = self.lists.binary_search_by(|(s, _)| (*s).cmp(stem)) else {
+            return Some(Vec::new());
+        };
+        let mut r = Reader { s: self.lists[k].1 };
+        let mut out = Vec::with_capacity(r.s.len() / 8);
+        let mut at = 0usize;
+        while !r.s.is_empty() {
+            at = at.checked_add(usize::try_from(r.digits(b',')?).ok()?)?;
+            let tf = u32::try_from(r.num()?).ok()?;
+            if out.last().is_some_and(|&(last, _)| last >= at) {
+                return None;
+            }
+            out.push((at, tf));
+        }
+        Some(out)
     }
 }
 
@@ -239,14 +390,15 @@ fn opt(out: &mut String, s: Option<&str>) {
     }
 }
 
-fn list(out: &mut String, v: &[Text]) {
-    num(out, v.len() as u64);
+fn list<'a>(out: &mut String, len: usize, v: impl Iterator<Item = &'a str>) {
+    num(out, len as u64);
     for s in v {
         string(out, s);
     }
 }
 
 fn encode_doc(out: &mut String, d: &Doc) {
+    string(out, &d.terms);
     num(
         out,
         match d.mem_type {
@@ -273,9 +425,9 @@ fn encode_doc(out: &mut String, d: &Doc) {
         },
     );
     opt(out, d.project.as_deref());
-    list(out, &d.triggers);
-    list(out, &d.trigger_stems);
-    list(out, &d.paths);
+    list(out, d.triggers.len(), d.triggers.iter());
+    list(out, d.trigger_stems.len(), d.trigger_stems.iter());
+    list(out, d.paths.len(), d.paths.iter());
     match d.expires {
         None => num(out, 0),
         Some(Expires::Never) => num(out, 1),
@@ -286,7 +438,7 @@ fn encode_doc(out: &mut String, d: &Doc) {
         }
     }
     opt(out, d.superseded_by.as_deref());
-    list(out, &d.supersedes);
+    list(out, d.supersedes.len(), d.supersedes.iter().map(|s| &**s));
     num(out, u64::from(d.retired));
     num(
         out,
@@ -302,17 +454,58 @@ fn encode_doc(out: &mut String, d: &Doc) {
             Trust::Normal => 1,
         },
     );
-    string(out, &d.terms);
     num(out, u64::from(d.len));
     num(out, d.tokens as u64);
 }
 
 /// A cursor over a cache's text.
-struct Reader {
-    s: &'static str,
+struct Reader<'a> {
+    s: &'a str,
 }
 
-impl Reader {
+/// The value of each byte as a lowercase hex digit; 0x80 when it is none.
+const HEX: [u8; 256] = {
+    let mut t = [0x80u8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+impl<'a> Reader<'a> {
+    /// `N` lowercase hex digits (at most 32).
+    fn hex<const N: usize>(&mut self) -> Option<u128> {
+        let (digits, rest) = self.s.as_bytes().split_first_chunk::<N>()?;
+        let mut n: u128 = 0;
+        let mut bad = 0u8;
+        for &c in digits {
+            let v = HEX[usize::from(c)];
+            bad |= v;
+            n = n << 4 | u128::from(v & 0xf);
+        }
+        if bad & 0x80 != 0 {
+            return None;
+        }
+        // Hex digits are ASCII: `rest` starts on a char boundary.
+        self.s = self.s.get(self.s.len() - rest.len()..)?;
+        Some(n)
+    }
+
+    /// An entry's key: (mtime in ns, size, change id).
+    fn key(&mut self) -> Option<(u128, u64, u64)> {
+        let mtime_ns = self.hex::<32>()?;
+        let size = u64::try_from(self.hex::<16>()?).ok()?;
+        let change = u64::try_from(self.hex::<16>()?).ok()?;
+        Some((mtime_ns, size, change))
+    }
+
     /// Decimal digits up to `sep` (at most `u64`).
     fn digits(&mut self, sep: u8) -> Option<u64> {
         let b = self.s.as_bytes();
@@ -344,19 +537,31 @@ impl Reader {
         usize::try_from(self.num()?).ok()
     }
 
-    fn str(&mut self) -> Option<&'static str> {
+    fn str(&mut self) -> Option<&'a str> {
         let len = usize::try_from(self.digits(b':')?).ok()?;
         let s = self.s.get(..len)?;
         self.s = self.s.get(len..)?;
         Some(s)
     }
+}
 
+impl Reader<'static> {
     fn opt(&mut self) -> Option<Option<Text>> {
         match self.num()? {
             0 => Some(None),
             1 => Some(Some(Text::Borrowed(self.str()?))),
             _ => None,
         }
+    }
+
+    /// A list, checked and left encoded (see [`Texts`]).
+    fn texts(&mut self) -> Option<Texts> {
+        let n = self.small()?;
+        let enc = self.s;
+        for _ in 0..n {
+            self.str()?;
+        }
+        Some(Texts::encoded(n, &enc[..enc.len() - self.s.len()]))
     }
 
     fn list(&mut self) -> Option<Vec<Text>> {
@@ -370,6 +575,7 @@ impl Reader {
 
     fn doc(&mut self, id: &'static str) -> Option<Doc> {
         let id = Text::Borrowed(id);
+        let terms = Text::Borrowed(self.str()?);
         let mem_type = match self.num()? {
             0 => MemoryType::User,
             1 => MemoryType::Feedback,
@@ -390,12 +596,12 @@ impl Reader {
             _ => return None,
         };
         let project = self.opt()?;
-        let triggers = self.list()?;
-        let trigger_stems = self.list()?;
+        let triggers = self.texts()?;
+        let trigger_stems = self.texts()?;
         if trigger_stems.len() != triggers.len() {
             return None;
         }
-        let paths = self.list()?;
+        let paths = self.texts()?;
         let expires = match self.num()? {
             0 => None,
             1 => Some(Expires::Never),
@@ -420,7 +626,6 @@ impl Reader {
             1 => Trust::Normal,
             _ => return None,
         };
-        let terms = Text::Borrowed(self.str()?);
         let len = u32::try_from(self.num()?).ok()?;
         let tokens = self.small()?;
         Some(Doc {
@@ -461,9 +666,9 @@ mod tests {
             kind: Kind::OneTimeState,
             scope: Scope::AllRepos,
             project: Some(t("0123456789ab")),
-            triggers: vec![t("build-token"), t("re:^x;y:z$"), t("ünï 不要")],
-            trigger_stems: vec![t("build token"), t(""), t("ünï 不 要")],
-            paths: vec![t("src/**/*.rs")],
+            triggers: vec![t("build-token"), t("re:^x;y:z$"), t("ünï 不要")].into(),
+            trigger_stems: vec![t("build token"), t(""), t("ünï 不 要")].into(),
+            paths: vec![t("src/**/*.rs")].into(),
             expires: Some(Expires::On(NaiveDate::from_ymd_opt(2026, 7, 12).unwrap())),
             superseded_by: None,
             supersedes: vec![t("old-one"), t("12:3;")],
@@ -521,6 +726,97 @@ mod tests {
             decode_body(c.entries[0].file, c.entries[0].body),
             Some(Ok(old))
         );
+    }
+
+    #[test]
+    fn keys_take_the_full_range() {
+        let big = (u128::from(u64::MAX) << 8 | 0xab, u64::MAX, 0);
+        let mut w = Writer::new("/m", 1, 1);
+        w.entry("a.md", big, &encode_body(Err("x")));
+        let text = leak(w.finish());
+        let c = parse(text).expect("parses");
+        let e = c.entries[0];
+        assert_eq!((e.mtime_ns, e.size, e.change), big);
+        assert!(text.contains(&format!("4:a.md{:032x}{:016x}{:016x}", big.0, big.1, big.2)));
+        // Upper-case or other non-hex digits are refused.
+        let upper = text.replacen("ffab", "FFAB", 1);
+        assert_ne!(upper, text);
+        assert!(parse(leak(upper)).is_none());
+        let short = text.replacen("ffab", "ffa", 1);
+        assert!(parse(leak(short)).is_none());
+    }
+
+    /// A cache of the previous layout (version 5: decimal keys, terms
+    /// after the other fields of a doc) is never read, whatever version
+    /// number it carries.
+    #[test]
+    fn the_previous_layout_is_refused() {
+        let v5_body = "0;1;0;0;0;0;0;0;1;0;0;0;1;9: build:2 3;5;0;";
+        let v5 = |version: u64| {
+            leak(format!(
+                "{MAGIC}{version};2:/m1;1;4:a.md5;10;70;{}:{v5_body}end",
+                v5_body.len()
+            ))
+        };
+        assert!(parse(v5(5)).is_none());
+        assert!(parse(v5(CACHE_VERSION)).is_none());
+    }
+
+    #[test]
+    fn postings_index_the_terms_of_every_doc() {
+        let mut a = doc("a");
+        a.terms = Text::Borrowed(" build:2 token:1 zeta:0 ");
+        let mut b = doc("b");
+        b.terms = Text::Borrowed(" build:7 cach:3 ");
+        let mut w = Writer::new("/m", 1, 3);
+        w.entry("a.md", (1, 1, 1), &encode_body(Ok(&a)));
+        w.entry("b.md", (1, 1, 1), &encode_body(Err("broken")));
+        w.entry("c.md", (1, 1, 1), &encode_entry(Ok((&b, None))));
+        let text = leak(w.finish());
+        let c = parse(text).unwrap();
+        assert_eq!(
+            c.postings.iter().map(|p| p.0).collect::<Vec<_>>(),
+            ["build", "cach", "token"]
+        );
+        let p = Postings {
+            text,
+            lists: c.postings.clone(),
+        };
+        let docs: Vec<Doc> = [0, 2]
+            .iter()
+            .map(|&i| {
+                let e = c.entries[i];
+                decode_body(e.file, e.body).unwrap().unwrap()
+            })
+            .collect();
+        let at: Vec<usize> = docs.iter().map(|d| p.offset(&d.terms).unwrap()).collect();
+        assert_eq!(&text[at[0]..at[0] + a.terms.len()], &*a.terms);
+        assert_eq!(p.list("build"), Some(vec![(at[0], 2), (at[1], 7)]));
+        assert_eq!(p.list("cach"), Some(vec![(at[1], 3)]));
+        assert_eq!(p.list("token"), Some(vec![(at[0], 1)]));
+        // A tf of 0 is no posting; an absent stem has none.
+        assert_eq!(p.list("zeta"), Some(Vec::new()));
+        assert_eq!(p.list(""), Some(Vec::new()));
+        // Text owned elsewhere is not in the file.
+        assert_eq!(p.offset(" build:2 "), None);
+        // Records out of order or malformed are refused.
+        for bad in ["5,1;0,1;", "5;", "x,1;", "5,1"] {
+            let p = Postings {
+                text,
+                lists: vec![("build", bad)],
+            };
+            assert_eq!(p.list("build"), None, "{bad}");
+        }
+        // Postings not sorted by stem: the cache is refused.
+        let swapped = text.replacen("5:build", "5:zzzzz", 1);
+        assert_ne!(swapped, text);
+        assert!(parse(leak(swapped)).is_none());
+    }
+
+    #[test]
+    fn tokens_read_the_terms_as_the_gate_does() {
+        let got: Vec<(&str, u32)> = tokens(" a:1 a:2 b c:x d:12x :4 e:99999999999 f:0 ").collect();
+        assert_eq!(got, [("a", 1), ("d", 12), ("e", u32::MAX)]);
     }
 
     #[test]

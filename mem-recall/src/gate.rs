@@ -54,6 +54,116 @@ pub const MIN_IDF_DOCS: f64 = 20.0;
 /// the rest of the process) or owned (a file parsed now, a record).
 pub type Text = Cow<'static, str>;
 
+/// A list of [`Text`]s: owned, or still encoded in the loaded recall cache
+/// (`LEN:BYTES` each, LEN in decimal bytes; checked when the cache entry
+/// was decoded), read as it is walked. Compares by its texts.
+#[derive(Clone, Default)]
+pub struct Texts(TextsRepr);
+
+#[derive(Clone)]
+enum TextsRepr {
+    Owned(Vec<Text>),
+    Encoded { len: usize, enc: &'static str },
+}
+
+impl Default for TextsRepr {
+    fn default() -> TextsRepr {
+        TextsRepr::Owned(Vec::new())
+    }
+}
+
+impl Texts {
+    /// `len` texts encoded in `enc` as `LEN:BYTES` each (the caller checked
+    /// it: a malformed rest reads as the end of the list).
+    pub(crate) fn encoded(len: usize, enc: &'static str) -> Texts {
+        Texts(TextsRepr::Encoded { len, enc })
+    }
+
+    /// The texts, in order.
+    pub fn iter(&self) -> TextsIter<'_> {
+        match &self.0 {
+            TextsRepr::Owned(v) => TextsIter {
+                owned: v.iter(),
+                enc: "",
+                left: 0,
+            },
+            TextsRepr::Encoded { len, enc } => TextsIter {
+                owned: [].iter(),
+                enc,
+                left: *len,
+            },
+        }
+    }
+
+    /// How many texts.
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            TextsRepr::Owned(v) => v.len(),
+            TextsRepr::Encoded { len, .. } => *len,
+        }
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl From<Vec<Text>> for Texts {
+    fn from(v: Vec<Text>) -> Texts {
+        Texts(TextsRepr::Owned(v))
+    }
+}
+
+impl PartialEq for Texts {
+    fn eq(&self, other: &Texts) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl std::fmt::Debug for Texts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// The texts of a [`Texts`].
+pub struct TextsIter<'a> {
+    owned: std::slice::Iter<'a, Text>,
+    enc: &'a str,
+    left: usize,
+}
+
+impl<'a> Iterator for TextsIter<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        if let Some(t) = self.owned.next() {
+            return Some(t);
+        }
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        // LEN (decimal digits, checked) then `:`.
+        let b = self.enc.as_bytes();
+        let mut n = 0usize;
+        let mut i = 0;
+        while let Some(&c) = b.get(i) {
+            if c == b':' {
+                break;
+            }
+            n = n
+                .wrapping_mul(10)
+                .wrapping_add(usize::from(c.wrapping_sub(b'0')));
+            i += 1;
+        }
+        let t = self.enc.get(i + 1..(i + 1).checked_add(n)?)?;
+        self.enc = &self.enc[i + 1 + n..];
+        Some(t)
+    }
+}
+
 /// What the gate knows of one memory: the fields it decides on and the
 /// lexical statistics of name, description and body. Built once per file
 /// version and kept in the cache.
@@ -70,11 +180,11 @@ pub struct Doc {
     /// The project it came from (12 hex), when stamped.
     pub project: Option<Text>,
     /// Trigger words, phrases and `re:` regexes, as written.
-    pub triggers: Vec<Text>,
+    pub triggers: Texts,
     /// For each trigger, its non-stop-word stems joined by spaces.
-    pub trigger_stems: Vec<Text>,
+    pub trigger_stems: Texts,
     /// Globs of the paths it is about.
-    pub paths: Vec<Text>,
+    pub paths: Texts,
     /// Expiry.
     pub expires: Option<Expires>,
     /// The id that replaced it.
@@ -150,9 +260,10 @@ impl Doc {
                         stems.content(t).join(" ")
                     })
                 })
-                .collect(),
-            triggers: owned_all(&m.triggers),
-            paths: owned_all(&m.paths),
+                .collect::<Vec<Text>>()
+                .into(),
+            triggers: owned_all(&m.triggers).into(),
+            paths: owned_all(&m.paths).into(),
             expires: m.expires,
             superseded_by: m.superseded_by.clone().map(Text::Owned),
             supersedes: supersedes.into_iter().map(Text::Owned).collect(),
@@ -169,6 +280,74 @@ impl Doc {
 /// The term frequency of each of the stems `wanted` (sorted, distinct) in
 /// each doc: `out[j][i]` for `wanted[j]` in `docs[i]` (0 when absent).
 ///
+/// Docs whose terms are borrowed from a recall cache file read in this
+/// process take them from the file's postings ([`crate::cache::Postings`]:
+/// per wanted stem, the entries holding it), the others are scanned
+/// ([`scan_term_frequencies`]); both give the same numbers.
+fn term_frequencies(docs: &[&Doc], wanted: &[&str]) -> Vec<Vec<u32>> {
+    let indexes = crate::cache::postings();
+    if indexes.is_empty() {
+        return scan_term_frequencies(docs, wanted);
+    }
+    let mut out = vec![vec![0u32; docs.len()]; wanted.len()];
+    // Per cache file: (offset of the terms in it, doc), and the docs of none.
+    let mut groups: Vec<Vec<(usize, usize)>> = vec![Vec::new(); indexes.len()];
+    let mut rest: Vec<usize> = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        let found = match &d.terms {
+            Text::Borrowed(t) => indexes
+                .iter()
+                .enumerate()
+                .find_map(|(x, p)| Some((x, p.offset(t)?))),
+            Text::Owned(_) => None,
+        };
+        match found {
+            Some((x, at)) => groups[x].push((at, i)),
+            None => rest.push(i),
+        }
+    }
+    for (p, mut g) in indexes.iter().zip(groups) {
+        if g.is_empty() {
+            continue;
+        }
+        if !g.is_sorted() {
+            g.sort_unstable();
+        }
+        let Some(lists) = wanted.iter().map(|w| p.list(w)).collect::<Option<Vec<_>>>() else {
+            // Malformed postings: these docs are scanned.
+            rest.extend(g.iter().map(|&(_, i)| i));
+            continue;
+        };
+        for (col, list) in out.iter_mut().zip(lists) {
+            // Both by offset: one pass over the two.
+            let mut k = 0;
+            for (at, tf) in list {
+                while k < g.len() && g[k].0 < at {
+                    k += 1;
+                }
+                match g.get(k) {
+                    Some(&(o, i)) if o == at => col[i] = tf,
+                    Some(_) => {}
+                    None => break,
+                }
+            }
+        }
+    }
+    if !rest.is_empty() {
+        rest.sort_unstable();
+        let some: Vec<&Doc> = rest.iter().map(|&i| docs[i]).collect();
+        let cols = scan_term_frequencies(&some, wanted);
+        for (col, got) in out.iter_mut().zip(cols) {
+            for (&i, n) in rest.iter().zip(got) {
+                col[i] = n;
+            }
+        }
+    }
+    out
+}
+
+/// [`term_frequencies`] by reading every doc's terms.
+///
 /// A doc's [`Doc::terms`] are sorted, so the tokens of the stems that
 /// start with one byte form one run: per doc and first byte of a wanted
 /// stem, one vectorised search for a space followed by that byte finds the
@@ -176,7 +355,7 @@ impl Doc {
 /// unread). The wanted stems are taken in order, so the search only moves
 /// forward. From [`crate::load::PARALLEL_FROM`] docs on, half of them are
 /// read on another thread.
-fn term_frequencies(docs: &[&Doc], wanted: &[&str]) -> Vec<Vec<u32>> {
+fn scan_term_frequencies(docs: &[&Doc], wanted: &[&str]) -> Vec<Vec<u32>> {
     let mut out = vec![vec![0u32; docs.len()]; wanted.len()];
     // The runs to look for: (first byte, the wanted stems starting with it),
     // in order. An empty stem never occurs in the terms.
@@ -832,12 +1011,12 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
             continue;
         }
         let mut dec = Decision::new(i, Action::Recall, None);
-        for (t, ts) in d.triggers.iter().zip(&d.trigger_stems) {
+        for (t, ts) in d.triggers.iter().zip(d.trigger_stems.iter()) {
             if p.trigger_matches(t, ts) {
                 dec.why.push(Why::Trigger(t.to_string()));
             }
         }
-        for g in &d.paths {
+        for g in d.paths.iter() {
             if let Some(path) = p.glob_match(g) {
                 dec.why.push(Why::Path {
                     glob: g.to_string(),
@@ -945,9 +1124,9 @@ mod tests {
             kind: Kind::Reference,
             scope: Scope::ThisRepo,
             project: None,
-            triggers: Vec::new(),
-            trigger_stems: Vec::new(),
-            paths: Vec::new(),
+            triggers: Texts::default(),
+            trigger_stems: Texts::default(),
+            paths: Texts::default(),
             expires: None,
             superseded_by: None,
             supersedes: Vec::new(),
@@ -998,9 +1177,9 @@ mod tests {
                     kind: Kind::Reference,
                     scope: Scope::ThisRepo,
                     project: None,
-                    triggers: Vec::new(),
-                    trigger_stems: Vec::new(),
-                    paths: Vec::new(),
+                    triggers: Texts::default(),
+                    trigger_stems: Texts::default(),
+                    paths: Texts::default(),
                     expires: None,
                     superseded_by: None,
                     supersedes: Vec::new(),
@@ -1030,6 +1209,57 @@ mod tests {
         // Doc 2 holds ab (k = 1), check (k = 7) and ü (k = 9), each with
         // tf = 2 % 7 + k.
         assert_eq!((got[0][2], got[5][2], got[7][2]), (3, 9, 11));
+    }
+
+    /// Docs loaded through the recall cache take their term frequencies
+    /// from its postings: the same numbers as reading their terms, beside
+    /// docs of no cache.
+    #[test]
+    fn term_frequencies_from_the_postings_equal_a_scan() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("mem");
+        std::fs::create_dir_all(&dir).unwrap();
+        let words = ["build", "cache", "checks", "deploy", "token", "tokens"];
+        for i in 0..40 {
+            let w = |k: usize| words[(i * k + k) % words.len()];
+            let text = format!(
+                "---\nname: \"{} {}\"\ndescription: \"{} before {}\"\ntype: feedback\n---\nFact: {} {} {}.\n",
+                w(1),
+                w(2),
+                w(3),
+                w(4),
+                w(5),
+                w(1),
+                w(7)
+            );
+            let p = dir.join(format!("m-{i:02}.md"));
+            std::fs::write(&p, text).unwrap();
+            filetime::set_file_mtime(&p, filetime::FileTime::from_unix_time(1_700_000_000, 0))
+                .unwrap();
+        }
+        let cache = tmp.path().join("cache/recall.cache");
+        std::fs::create_dir_all(cache.parent().unwrap()).unwrap();
+        let stems = Stems::default();
+        crate::load::load_dir(&dir, Some(&cache), &stems).unwrap();
+        let loaded = crate::load::load_dir(&dir, Some(&cache), &stems).unwrap();
+        assert_eq!(loaded.cached, 40);
+        let fresh = crate::load::load_dir(&dir, None, &stems).unwrap();
+        // Cached docs, with one doc of no cache amid them.
+        let mut docs: Vec<&Doc> = loaded.items.iter().map(|i| &i.doc).collect();
+        docs.insert(7, &fresh.items[3].doc);
+        assert!(matches!(docs[0].terms, Text::Borrowed(_)));
+        assert!(matches!(docs[7].terms, Text::Owned(_)));
+        let wanted = ["", "build", "cach", "check", "deploy", "nowher", "token"];
+        let got = term_frequencies(&docs, &wanted);
+        assert_eq!(got, scan_term_frequencies(&docs, &wanted));
+        assert!(got[1].iter().filter(|&&n| n > 0).count() > 5, "{got:?}");
+        assert!(got[5].iter().all(|&n| n == 0));
+        // Out of file order too.
+        docs.reverse();
+        assert_eq!(
+            term_frequencies(&docs, &wanted),
+            scan_term_frequencies(&docs, &wanted)
+        );
     }
 
     #[test]

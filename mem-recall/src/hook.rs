@@ -4,7 +4,8 @@
 //! Reads one JSON object on stdin (`session_id`, `transcript_path`, `cwd`,
 //! `hook_event_name`, plus `prompt` or `source`) and prints
 //! `{"hookSpecificOutput":{"hookEventName":"…","additionalContext":"…"}}`
-//! with at most [`MAX_CHARS`] characters of context:
+//! ([`HookOutput`], docs/records.md "Hook output") with at most
+//! [`MAX_CHARS`] characters of context:
 //! - `UserPromptSubmit`: the memories recalled for the prompt;
 //! - `SessionStart`: only what Claude Code does not load itself — the
 //!   memories recalled without a task (`type: user` without triggers or
@@ -30,6 +31,7 @@ use std::time::Duration;
 use crate::{Common, NAME, RecallArgs, Session, render};
 use mem_core::Exit;
 use mem_core::hooks::HookInput;
+use mem_core::records::hook::{AddedContext, HookOutput, HookSpecificOutput};
 use mem_core::text::Stems;
 
 /// Most characters of `additionalContext`.
@@ -244,14 +246,13 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<
     if ctx.trim().is_empty() {
         return Ok(None);
     }
-    let ctx = fit(&ctx);
-    let v = serde_json::json!({
-        "hookSpecificOutput": {
-            "hookEventName": event,
-            "additionalContext": ctx,
-        }
-    });
-    Ok(Some(format!("{v}\n")))
+    let added = AddedContext::new(fit(&ctx));
+    let specific = if start {
+        HookSpecificOutput::SessionStart(added)
+    } else {
+        HookSpecificOutput::UserPromptSubmit(added)
+    };
+    Ok(Some(HookOutput::new(specific).to_line()?))
 }
 
 /// `ctx` within [`MAX_CHARS`] characters, marked when cut.

@@ -15,14 +15,14 @@ use mem_core::tier::Tier;
 /// run of `~` or backticks in them, so nothing in the memory can end the
 /// fence. Markup that could open or close a context block or pose as a
 /// chat turn is neutralised everywhere ([`neutralize`]).
-pub fn memory_md(id: &str, m: &Memory) -> String {
-    memory_md_in(id, m, Tier::Personal)
+pub fn memory_md(id: &str, memory: &Memory) -> String {
+    memory_md_in(id, memory, Tier::Personal)
 }
 
 /// [`memory_md`] of a memory of `tier`: a team memory's heading says so,
 /// `## Name (id, team)`.
-pub fn memory_md_in(id: &str, m: &Memory, tier: Tier) -> String {
-    md_parts(m).assemble(id, tier)
+pub fn memory_md_in(id: &str, memory: &Memory, tier: Tier) -> String {
+    md_parts(memory).assemble(id, tier)
 }
 
 /// What [`memory_md_in`] renders of a memory apart from its id and tier:
@@ -57,20 +57,20 @@ impl MdParts {
     }
 }
 
-/// The parts of [`memory_md_in`] that depend on the memory `m` only.
-pub fn md_parts(m: &Memory) -> MdParts {
-    let name = neutralize(&one_line(&m.name));
+/// The parts of [`memory_md_in`] that depend on the `memory` only.
+pub fn md_parts(memory: &Memory) -> MdParts {
+    let name = neutralize(&one_line(&memory.name));
     let mut s = format!(
         "source: {}, trust: {}",
-        m.effective_source().as_str(),
-        m.effective_trust().as_str()
+        memory.effective_source().as_str(),
+        memory.effective_trust().as_str()
     );
-    if let Some(Expires::On(d)) = m.expires {
+    if let Some(Expires::On(d)) = memory.expires {
         s.push_str(&format!(", valid through {d}"));
     }
     s.push('\n');
-    let mut text = neutralize(&one_line(&m.description));
-    let body = mem_core::frontmatter::body_text(m);
+    let mut text = neutralize(&one_line(&memory.description));
+    let body = mem_core::frontmatter::body_text(memory);
     let body = body.trim();
     if !body.is_empty() {
         text.push_str("\n\n");
@@ -84,13 +84,13 @@ pub fn md_parts(m: &Memory) -> MdParts {
     }
 }
 
-/// The longest run of `~` or of backticks in `s`: a fence around `s` is
+/// The longest run of `~` or of backticks in `text`: a fence around `text` is
 /// one longer.
-pub fn longest_fence_run(s: &str) -> usize {
+pub fn longest_fence_run(text: &str) -> usize {
     let mut best = 0;
     for ch in ['~', '`'] {
         let mut run = 0;
-        for c in s.chars() {
+        for c in text.chars() {
             run = if c == ch { run + 1 } else { 0 };
             best = best.max(run);
         }
@@ -98,22 +98,22 @@ pub fn longest_fence_run(s: &str) -> usize {
     best
 }
 
-/// `s` with every tag-like `<` (`<name`, `</name`, `<!`, `<?`, `<|`) written
+/// `text` with every tag-like `<` (`<name`, `</name`, `<!`, `<?`, `<|`) written
 /// as `‹`, so no memory text can close the hook's context block, open a
 /// `<system>` block or a chat-template turn (`<|im_start|>`). Tag-like: the
 /// `<` is followed by white space (Unicode), an optional `/`, white space,
 /// then an ASCII letter, `!`, `?` or `|` (the regex `<\s*/?\s*[A-Za-z!?|]`).
-pub fn neutralize(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
+pub fn neutralize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
     let mut done = 0;
-    for (i, _) in s.match_indices('<') {
-        if tag_like(&s[i + 1..]) {
-            out.push_str(&s[done..i]);
+    for (i, _) in text.match_indices('<') {
+        if tag_like(&text[i + 1..]) {
+            out.push_str(&text[done..i]);
             out.push('‹');
             done = i + 1;
         }
     }
-    out.push_str(&s[done..]);
+    out.push_str(&text[done..]);
     out
 }
 

@@ -119,15 +119,19 @@ pub fn run(args: &HooksArgs) -> crate::Result<Exit> {
     }
 }
 
-/// The settings file `t` names, and its agent.
+/// The settings file `target` names, and its agent.
 ///
 /// Errors: no home directory, no working directory.
-pub fn target_file(t: &TargetArgs) -> crate::Result<(PathBuf, Agent)> {
-    let agent = if t.codex { Agent::Codex } else { Agent::Claude };
-    if let Some(s) = &t.settings {
+pub fn target_file(target: &TargetArgs) -> crate::Result<(PathBuf, Agent)> {
+    let agent = if target.codex {
+        Agent::Codex
+    } else {
+        Agent::Claude
+    };
+    if let Some(s) = &target.settings {
         return Ok((s.clone(), agent));
     }
-    if t.project {
+    if target.project {
         let cwd = std::env::current_dir().map_err(RecallError::WorkingDir)?;
         let root = mem_core::memdir::project_root(&cwd, true);
         return Ok(match agent {
@@ -201,11 +205,11 @@ fn is_executable(p: &Path) -> bool {
 
 /// A word for `sh`: bare when it is made of safe characters, else single
 /// quoted.
-pub fn quote(s: &str) -> String {
-    match shlex::try_quote(s) {
+pub fn quote(text: &str) -> String {
+    match shlex::try_quote(text) {
         Ok(q) => q.into_owned(),
         // only a NUL byte, which no path or command holds
-        Err(_) => format!("'{}'", s.replace('\0', "").replace('\'', r"'\''")),
+        Err(_) => format!("'{}'", text.replace('\0', "").replace('\'', r"'\''")),
     }
 }
 

@@ -50,6 +50,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use chrono::NaiveDate;
 use mem_core::Memory;
 use mem_core::hooks::HookInput;
+use mem_core::records::hook::{
+    HookOutput, HookSpecificOutput, PermissionDecision, PreToolUseOutput,
+};
 use mem_core::records::{Expires, Trust};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -212,29 +215,32 @@ pub fn parse_rule(text: &str) -> Option<Rule> {
     best.map(|(_, r)| r)
 }
 
-/// The lesson memory `m` (id `id`) states, or `None` (no rule, or a memory
+/// The lesson `memory` (id `id`) states, or `None` (no rule, or a memory
 /// that is retired, superseded or `trust: low`). An `enforce:` value other
 /// than `ask` or `deny` is a reminder (reported on stderr).
-pub fn lesson_of(id: &str, m: &Memory) -> Option<Lesson> {
-    if m.retired_at.is_some() || m.superseded_by.is_some() || m.effective_trust() == Trust::Low {
+pub fn lesson_of(id: &str, memory: &Memory) -> Option<Lesson> {
+    if memory.retired_at.is_some()
+        || memory.superseded_by.is_some()
+        || memory.effective_trust() == Trust::Low
+    {
         return None;
     }
-    let (fact, _, how) = match &m.body {
+    let (fact, _, how) = match &memory.body {
         Some(b) => mem_core::frontmatter::parse_body_sections(b),
         None => (None, None, None),
     };
-    let how = m.how.clone().or(how);
-    let fact = m.fact.clone().or(fact);
+    let how = memory.how.clone().or(how);
+    let fact = memory.fact.clone().or(fact);
     let mut texts: Vec<&str> = Vec::new();
     texts.extend(how.as_deref());
     texts.extend(fact.as_deref());
-    texts.push(&m.name);
-    texts.push(&m.description);
-    if let Some(b) = &m.body {
+    texts.push(&memory.name);
+    texts.push(&memory.description);
+    if let Some(b) = &memory.body {
         texts.extend(b.lines());
     }
     let rule = texts.into_iter().find_map(parse_rule)?;
-    let enforce = match m.extra.get("enforce").and_then(|v| v.as_str()) {
+    let enforce = match memory.extra.get("enforce").and_then(|v| v.as_str()) {
         None => Enforce::Remind,
         Some(v) => match v.trim().to_ascii_lowercase().as_str() {
             "ask" => Enforce::Ask,
@@ -248,7 +254,7 @@ pub fn lesson_of(id: &str, m: &Memory) -> Option<Lesson> {
             }
         },
     };
-    let expires = match m.expires {
+    let expires = match memory.expires {
         Some(Expires::On(d)) => Some(d),
         _ => None,
     };
@@ -789,7 +795,7 @@ pub const REMINDER_HEADER: &str = "Lessons from memory for the command about to 
 
 /// The hook's answer for `fired` (see module docs); `codex` when the input
 /// came from Codex.
-pub fn answer(fired: &[Fired], codex: bool) -> Option<serde_json::Value> {
+pub fn answer(fired: &[Fired], codex: bool) -> Option<HookOutput> {
     if fired.is_empty() {
         return None;
     }
@@ -805,29 +811,28 @@ pub fn answer(fired: &[Fired], codex: bool) -> Option<serde_json::Value> {
     };
     let text = lines(fired);
     let reminder = format!("{REMINDER_HEADER}\n{text}");
-    let mut out = serde_json::Map::new();
-    out.insert("hookEventName".into(), "PreToolUse".into());
-    match strongest {
-        Enforce::Remind => {
-            out.insert("additionalContext".into(), reminder.into());
-        }
-        Enforce::Ask => {
-            out.insert("permissionDecision".into(), "ask".into());
-            out.insert(
-                "permissionDecisionReason".into(),
-                format!("A lesson saved in memory bears on this command:\n{text}").into(),
-            );
-            out.insert("additionalContext".into(), reminder.into());
-        }
-        Enforce::Deny => {
-            out.insert("permissionDecision".into(), "deny".into());
-            out.insert(
-                "permissionDecisionReason".into(),
-                format!("Refused by a lesson saved in memory (enforce: deny):\n{text}").into(),
-            );
-        }
-    }
-    Some(serde_json::json!({ "hookSpecificOutput": out }))
+    let out = match strongest {
+        Enforce::Remind => PreToolUseOutput {
+            additional_context: Some(reminder),
+            ..PreToolUseOutput::default()
+        },
+        Enforce::Ask => PreToolUseOutput {
+            permission_decision: Some(PermissionDecision::Ask),
+            permission_decision_reason: Some(format!(
+                "A lesson saved in memory bears on this command:\n{text}"
+            )),
+            additional_context: Some(reminder),
+            ..PreToolUseOutput::default()
+        },
+        Enforce::Deny => PreToolUseOutput {
+            permission_decision: Some(PermissionDecision::Deny),
+            permission_decision_reason: Some(format!(
+                "Refused by a lesson saved in memory (enforce: deny):\n{text}"
+            )),
+            ..PreToolUseOutput::default()
+        },
+    };
+    Some(HookOutput::new(HookSpecificOutput::PreToolUse(out)))
 }
 
 /// `PreToolUse`: the answer for the hook input `h` (see module docs), or
@@ -902,7 +907,7 @@ pub fn respond(
         eprintln!("{NAME}: hook: {e}");
     }
     let codex = h.is_codex();
-    Ok(answer(&fired, codex).map(|v| format!("{v}\n")))
+    Ok(answer(&fired, codex).map(|a| a.to_line()).transpose()?)
 }
 
 #[cfg(test)]
@@ -1087,42 +1092,46 @@ mod tests {
     #[test]
     fn answers_by_enforce_and_agent() {
         let today = NaiveDate::from_ymd_opt(2026, 7, 13).unwrap();
-        let mut l = before();
-        let fired = fire(
-            std::slice::from_ref(&l),
-            "npm test",
-            &Seen::default(),
-            today,
-        );
-        let a = answer(&fired, false).unwrap();
-        assert!(a["hookSpecificOutput"]["additionalContext"]
-            .as_str()
-            .unwrap()
-            .ends_with("- Run `npm run build` before `npm test`. (this session has not run `npm run build` yet; memory build-before-test)"));
-        l.enforce = Enforce::Ask;
-        let fired = fire(
-            std::slice::from_ref(&l),
-            "npm test",
-            &Seen::default(),
-            today,
-        );
+        let answer_for = |enforce: Enforce, codex: bool| -> PreToolUseOutput {
+            let lesson = Lesson {
+                enforce,
+                ..before()
+            };
+            let fired = fire(&[lesson], "npm test", &Seen::default(), today);
+            match answer(&fired, codex).map(|a| a.specific) {
+                Some(HookSpecificOutput::PreToolUse(p)) => p,
+                other => panic!("{other:?}"),
+            }
+        };
+        let line = "- Run `npm run build` before `npm test`. (this session has not run `npm run build` yet; memory build-before-test)";
+        let reminder = format!("{REMINDER_HEADER}\n{line}");
+        let remind = PreToolUseOutput {
+            additional_context: Some(reminder.clone()),
+            ..PreToolUseOutput::default()
+        };
+        assert_eq!(answer_for(Enforce::Remind, false), remind);
         assert_eq!(
-            answer(&fired, false).unwrap()["hookSpecificOutput"]["permissionDecision"],
-            "ask"
+            answer_for(Enforce::Ask, false),
+            PreToolUseOutput {
+                permission_decision: Some(PermissionDecision::Ask),
+                permission_decision_reason: Some(format!(
+                    "A lesson saved in memory bears on this command:\n{line}"
+                )),
+                additional_context: Some(reminder),
+                ..PreToolUseOutput::default()
+            }
         );
         // Codex: ask marks the hook failed; a reminder instead
-        let a = answer(&fired, true).unwrap();
-        assert!(a["hookSpecificOutput"].get("permissionDecision").is_none());
-        l.enforce = Enforce::Deny;
-        let fired = fire(
-            std::slice::from_ref(&l),
-            "npm test",
-            &Seen::default(),
-            today,
-        );
-        assert_eq!(
-            answer(&fired, true).unwrap()["hookSpecificOutput"]["permissionDecision"],
-            "deny"
-        );
+        assert_eq!(answer_for(Enforce::Ask, true), remind);
+        let deny = PreToolUseOutput {
+            permission_decision: Some(PermissionDecision::Deny),
+            permission_decision_reason: Some(format!(
+                "Refused by a lesson saved in memory (enforce: deny):\n{line}"
+            )),
+            ..PreToolUseOutput::default()
+        };
+        assert_eq!(answer_for(Enforce::Deny, false), deny);
+        assert_eq!(answer_for(Enforce::Deny, true), deny);
+        assert!(answer(&[], false).is_none());
     }
 }

@@ -371,6 +371,30 @@ pub struct Common {
     pub no_cache: bool,
 }
 
+/// One thing `mem-recall` prints ([`Session::rows`]), as a text line or a
+/// JSONL record.
+#[derive(Debug, Clone, Copy)]
+pub enum Row<'a> {
+    /// A decision on one memory.
+    Decision(&'a Decision),
+    /// A team memory a personal memory overrides.
+    Shadowed(&'a mem_core::tier::Conflict),
+    /// The counts, last.
+    Summary,
+}
+
+impl Row<'_> {
+    /// A memory recalled, or the summary: what `--format markdown` does not
+    /// report on stderr.
+    pub fn is_recall_or_summary(&self) -> bool {
+        match self {
+            Row::Decision(d) => d.action == Action::Recall,
+            Row::Shadowed(_) => false,
+            Row::Summary => true,
+        }
+    }
+}
+
 /// Output formats of recall.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RecallFormat {
@@ -598,22 +622,72 @@ impl Session {
         })
     }
 
-    /// The text line of decision `d` ([`render::text_line`]) with its
+    /// The text line of `decision` ([`render::text_line`]) with its
     /// tier ([`tier::text_suffix`]) when the team tier was read.
-    pub fn text_line(&self, d: &Decision, today: chrono::NaiveDate, explain: bool) -> String {
-        let it = &self.items[d.doc];
-        let mut line = render::text_line(d, &it.doc, today, explain);
+    pub fn text_line(
+        &self,
+        decision: &Decision,
+        today: chrono::NaiveDate,
+        explain: bool,
+    ) -> String {
+        let it = &self.items[decision.doc];
+        let mut line = render::text_line(decision, &it.doc, today, explain);
         if self.team_dir.is_some() {
             line.push_str(&tier::text_suffix(it.tier, explain));
         }
         line
     }
 
-    /// The JSONL record of decision `d` ([`render::record`]) with its
+    /// The JSONL record of `decision` ([`render::record`]) with its
     /// `tier` field (`personal` or `team`).
-    pub fn record(&self, d: &Decision, today: chrono::NaiveDate) -> mem_core::RecallDecision {
-        let it = &self.items[d.doc];
-        render::record(d, &it.doc, today, Some(it.tier))
+    pub fn record(
+        &self,
+        decision: &Decision,
+        today: chrono::NaiveDate,
+    ) -> mem_core::RecallDecision {
+        let it = &self.items[decision.doc];
+        render::record(decision, &it.doc, today, Some(it.tier))
+    }
+
+    /// What `mem-recall` prints for the decisions `ds`, in order: each
+    /// decision (a `skip` only with `explain`), then with `explain` each team
+    /// memory a personal one overrides, then the summary.
+    pub fn rows<'a>(&'a self, ds: &'a [Decision], explain: bool) -> impl Iterator<Item = Row<'a>> {
+        let shadowed = if explain { &self.shadowed[..] } else { &[] };
+        ds.iter()
+            .filter(move |d| explain || d.action != Action::Skip)
+            .map(Row::Decision)
+            .chain(shadowed.iter().map(|(_, c)| Row::Shadowed(c)))
+            .chain(std::iter::once(Row::Summary))
+    }
+
+    /// The text line of `row` (`ds`: every decision, for the summary).
+    pub fn row_line(
+        &self,
+        row: Row<'_>,
+        ds: &[Decision],
+        today: chrono::NaiveDate,
+        explain: bool,
+    ) -> String {
+        match row {
+            Row::Decision(d) => self.text_line(d, today, explain),
+            Row::Shadowed(c) => tier::shadowed_line(c),
+            Row::Summary => render::summary_line(ds),
+        }
+    }
+
+    /// The JSONL record of `row` (`ds`: every decision, for the summary).
+    pub fn row_record(
+        &self,
+        row: Row<'_>,
+        ds: &[Decision],
+        today: chrono::NaiveDate,
+    ) -> mem_core::RecallDecision {
+        match row {
+            Row::Decision(d) => self.record(d, today),
+            Row::Shadowed(c) => tier::shadowed_record(c),
+            Row::Summary => render::summary_record(ds),
+        }
     }
 
     /// The query for `args` (paths made relative to the project root).
@@ -730,9 +804,9 @@ pub fn path_words(task: &str) -> Vec<String> {
 }
 
 /// Recall for one query: the decisions.
-pub fn decide(items: &[Item], q: &Query, stems: &Stems) -> Vec<Decision> {
+pub fn decide(items: &[Item], query: &Query, stems: &Stems) -> Vec<Decision> {
     let docs: Vec<&gate::Doc> = items.iter().map(|i| &i.doc).collect();
-    gate::decide(&docs, q, stems)
+    gate::decide(&docs, query, stems)
 }
 
 /// The recalled memories, in rank order, read in full, with their tier. A
@@ -794,47 +868,22 @@ fn run_recall(cli: &Cli) -> Result<Exit> {
         mem_core::cli::Format::Text => RecallFormat::Text,
         mem_core::cli::Format::Jsonl => RecallFormat::Jsonl,
     });
+    let rows = s.rows(&ds, explain);
     match format {
         RecallFormat::Text => {
-            for d in &ds {
-                if d.action == Action::Skip && !explain {
-                    continue;
-                }
-                out.line(&s.text_line(d, today, explain))?;
+            for row in rows {
+                out.line(&s.row_line(row, &ds, today, explain))?;
             }
-            if explain {
-                for (_, c) in &s.shadowed {
-                    out.line(&tier::shadowed_line(c))?;
-                }
-            }
-            out.line(&render::summary_line(&ds))?;
         }
         RecallFormat::Jsonl => {
-            for d in &ds {
-                if d.action == Action::Skip && !explain {
-                    continue;
-                }
-                out.record(&s.record(d, today))?;
+            for row in rows {
+                out.record(&s.row_record(row, &ds, today))?;
             }
-            if explain {
-                for (_, c) in &s.shadowed {
-                    out.record(&tier::shadowed_record(c))?;
-                }
-            }
-            out.record(&render::summary_record(&ds))?;
         }
         RecallFormat::Markdown => {
-            for d in &ds {
-                if matches!(d.action, Action::Evict | Action::Drop)
-                    || (explain && d.action != Action::Recall)
-                {
-                    eprintln!("{NAME}: {}", s.text_line(d, today, explain));
-                }
-            }
-            if explain {
-                for (_, c) in &s.shadowed {
-                    eprintln!("{NAME}: {}", tier::shadowed_line(c));
-                }
+            // the memories go to stdout; what was left out is said on stderr
+            for row in rows.filter(|r| !r.is_recall_or_summary()) {
+                eprintln!("{NAME}: {}", s.row_line(row, &ds, today, explain));
             }
             let mems = recalled_memories(&s.items, &ds);
             if !mems.is_empty() {

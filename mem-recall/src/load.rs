@@ -145,6 +145,7 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
         dir: "",
         written_ns: 0,
         entries: Vec::new(),
+        postings: Vec::new(),
     });
     let trusted_before = old
         .written_ns

@@ -147,8 +147,9 @@ pub fn resets(source: Option<&str>) -> bool {
     matches!(source, Some("clear" | "compact"))
 }
 
-/// A session's list, locked for the life of the value.
-pub struct Session {
+/// The memories injected into one session (its list), locked for the life
+/// of the value.
+pub struct InjectedList {
     dir: PathBuf,
     state: State,
     changed: bool,
@@ -162,7 +163,7 @@ fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-impl Session {
+impl InjectedList {
     /// Lock and read the list of session `session_id` of `memory_dir`;
     /// with `reset_by` (a `SessionStart` source that [`resets`]) it is
     /// emptied, unless the same source reset it within
@@ -173,16 +174,16 @@ impl Session {
         memory_dir: &Path,
         session_id: &str,
         reset_by: Option<&str>,
-    ) -> crate::Result<Session> {
+    ) -> crate::Result<InjectedList> {
         let dir = mem_core::memdir::session_state_dir(memory_dir, session_id)?;
-        Session::open_in(dir, reset_by)
+        InjectedList::open_in(dir, reset_by)
     }
 
-    /// [`Session::open`] on the state folder `dir` itself (created when
+    /// [`InjectedList::open`] on the state folder `dir` itself (created when
     /// missing).
     ///
-    /// Errors: see [`Session::open`].
-    pub fn open_in(dir: PathBuf, reset_by: Option<&str>) -> crate::Result<Session> {
+    /// Errors: see [`InjectedList::open`].
+    pub fn open_in(dir: PathBuf, reset_by: Option<&str>) -> crate::Result<InjectedList> {
         std::fs::create_dir_all(&dir).map_err(|err| crate::RecallError::Cannot {
             action: "create",
             path: dir.clone(),
@@ -227,7 +228,7 @@ impl Session {
             },
             Err(_) => State::default(),
         };
-        let mut s = Session {
+        let mut s = InjectedList {
             dir,
             state,
             changed: false,
@@ -275,7 +276,7 @@ impl Session {
         }
     }
 
-    /// Record that memory `id`, injected with the digest [`Session::mark`]
+    /// Record that memory `id`, injected with the digest [`InjectedList::mark`]
     /// recorded, came from a topic file of this `fingerprint` (`None`: none
     /// to trust; the file is read next time).
     pub fn mark_file(&mut self, id: &str, fingerprint: Option<&str>) {
@@ -308,13 +309,13 @@ impl Session {
 }
 
 /// What the hook injects for session `session_id` of `memory_dir`: the
-/// list is opened (and reset by `reset_by`, see [`Session::open`]),
+/// list is opened (and reset by `reset_by`, see [`InjectedList::open`]),
 /// [`select`] picks within the hook's budget
 /// ([`crate::hook::HOOK_MAX_ITEMS`], [`crate::hook::HOOK_MAX_TOKENS`]), and
 /// the list is written back. Nothing recalled and no reset due → no state
 /// is touched or created.
 ///
-/// Errors: see [`Session::open`], [`Session::commit`].
+/// Errors: see [`InjectedList::open`], [`InjectedList::commit`].
 pub fn memories(
     memory_dir: &Path,
     session_id: &str,
@@ -329,7 +330,7 @@ pub fn memories(
             return Ok(Vec::new());
         }
     }
-    let mut sess = Session::open(memory_dir, session_id, reset_by)?;
+    let mut sess = InjectedList::open(memory_dir, session_id, reset_by)?;
     let m = select(
         &mut sess,
         items,
@@ -352,7 +353,7 @@ pub fn memories(
 /// [`fingerprint`] (injected already, so with the same text). Each memory
 /// is rendered once: its Markdown is returned as injected.
 pub fn select(
-    sess: &mut Session,
+    sess: &mut InjectedList,
     items: &[Item],
     ds: &[Decision],
     max_items: usize,
@@ -443,7 +444,7 @@ mod tests {
     fn a_file_fingerprint_counts_only_with_its_memory_and_resets_with_it() {
         let t = tempfile::tempdir().unwrap();
         let dir = t.path().join("sessions/s1");
-        let mut s = Session::open_in(dir.clone(), None).unwrap();
+        let mut s = InjectedList::open_in(dir.clone(), None).unwrap();
         s.mark_file("a", Some("f1"));
         assert!(!s.has_file("a", "f1"), "no digest marked");
         s.mark("a", "d1");
@@ -456,13 +457,13 @@ mod tests {
             text,
             r#"{"version":1,"memories":{"a":"d1"},"files":{"a":"f1"}}"#
         );
-        let mut s = Session::open_in(dir.clone(), None).unwrap();
+        let mut s = InjectedList::open_in(dir.clone(), None).unwrap();
         assert!(s.has_file("a", "f1"));
         s.mark_file("a", None);
         assert!(!s.has_file("a", "f1"));
         s.mark_file("a", Some("f1"));
         s.commit().unwrap();
-        let s = Session::open_in(dir.clone(), Some("clear")).unwrap();
+        let s = InjectedList::open_in(dir.clone(), Some("clear")).unwrap();
         assert!(!s.has_file("a", "f1"));
         assert!(s.state().files.is_empty());
     }
@@ -471,7 +472,7 @@ mod tests {
     fn marks_persist_and_resets_clear_them_once() {
         let t = tempfile::tempdir().unwrap();
         let dir = t.path().join("sessions/s1");
-        let open = |src: Option<&str>| Session::open_in(dir.clone(), src).unwrap();
+        let open = |src: Option<&str>| InjectedList::open_in(dir.clone(), src).unwrap();
         let mut s = open(None);
         assert!(!s.has("a", "d1"));
         s.mark("a", "d1");

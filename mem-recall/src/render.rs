@@ -17,13 +17,17 @@ pub use crate::inject::{
 /// The text line of one decision (`RECALL id [kind]`, `EVICT  id — …`,
 /// `DROP   id [kind] — budget (…)`, `SKIP   id — reason`); with `explain`
 /// the matches and score follow on recall and drop lines.
-pub fn text_line(d: &Decision, doc: &Doc, today: NaiveDate, explain: bool) -> String {
+pub fn text_line(decision: &Decision, doc: &Doc, today: NaiveDate, explain: bool) -> String {
     let kind = doc.kind.as_str();
-    match d.action {
+    match decision.action {
         Action::Recall => {
             let mut s = format!("RECALL {} [{kind}]", doc.id);
             if explain {
-                s.push_str(&format!(" — {}; {}", explain_why(d), provenance(doc)));
+                s.push_str(&format!(
+                    " — {}; {}",
+                    explain_why(decision),
+                    provenance(doc)
+                ));
             }
             s
         }
@@ -38,28 +42,32 @@ pub fn text_line(d: &Decision, doc: &Doc, today: NaiveDate, explain: bool) -> St
             let mut s = format!(
                 "DROP   {} [{kind}] — budget ({}), not injected",
                 doc.id,
-                d.budget.unwrap_or("budget")
+                decision.budget.unwrap_or("budget")
             );
             if explain {
-                s.push_str(&format!("; {}; {}", explain_why(d), provenance(doc)));
+                s.push_str(&format!("; {}; {}", explain_why(decision), provenance(doc)));
             }
             s
         }
         Action::Skip => {
-            let mut s = format!("SKIP   {} — {}", doc.id, d.reason.unwrap_or("no-match"));
-            if explain && d.reason == Some("no-match") && d.score > 0.0 {
+            let mut s = format!(
+                "SKIP   {} — {}",
+                doc.id,
+                decision.reason.unwrap_or("no-match")
+            );
+            if explain && decision.reason == Some("no-match") && decision.score > 0.0 {
                 s.push_str(&format!(
                     " (score {:.2} below the gate: needs {} distinct stems and --min-score)",
-                    d.score,
+                    decision.score,
                     crate::gate::MIN_MATCHED_STEMS
                 ));
             }
-            if d.reason == Some("superseded")
+            if decision.reason == Some("superseded")
                 && let Some(by) = &doc.superseded_by
             {
                 s.push_str(&format!(" by {by}"));
             }
-            if d.reason == Some("low-trust") {
+            if decision.reason == Some("low-trust") {
                 s.push_str(&format!(" ({}; --trust low recalls it)", provenance(doc)));
             }
             s
@@ -77,8 +85,8 @@ pub fn provenance(doc: &Doc) -> String {
 }
 
 /// Why a memory was relevant, in words.
-pub fn explain_why(d: &Decision) -> String {
-    let parts: Vec<String> = d
+pub fn explain_why(decision: &Decision) -> String {
+    let parts: Vec<String> = decision
         .why
         .iter()
         .map(|w| match w {
@@ -96,19 +104,27 @@ fn round(x: f64) -> f64 {
 }
 
 /// The JSONL record of one decision, with the memory's `tier` when given.
-pub fn record(d: &Decision, doc: &Doc, today: NaiveDate, tier: Option<Tier>) -> RecallDecision {
+pub fn record(
+    decision: &Decision,
+    doc: &Doc,
+    today: NaiveDate,
+    tier: Option<Tier>,
+) -> RecallDecision {
     let id = doc.id.to_string();
-    let (kind, source, trust) = (doc.kind, doc.source, doc.trust);
+    let kind = doc.kind;
+    let provenance = rec::Provenance {
+        source: doc.source,
+        trust: doc.trust,
+        tier,
+    };
     let extra = Extra::new();
-    match d.action {
+    match decision.action {
         Action::Recall => RecallDecision::Recall(rec::Recalled {
             id,
             kind,
-            score: round(d.score),
-            matched: d.matched(),
-            source,
-            trust,
-            tier,
+            score: round(decision.score),
+            matched: decision.matched(),
+            provenance,
             extra,
         }),
         Action::Evict => RecallDecision::Evict(rec::Evicted {
@@ -117,28 +133,24 @@ pub fn record(d: &Decision, doc: &Doc, today: NaiveDate, tier: Option<Tier>) -> 
             reason: rec::EvictReason::Expired,
             expires: doc.expires,
             today,
-            source,
-            trust,
-            tier,
+            provenance,
             extra,
         }),
         Action::Drop => RecallDecision::Drop(rec::Dropped {
             id,
             kind,
             reason: rec::DropReason::Budget,
-            score: round(d.score),
-            matched: d.matched(),
-            source,
-            trust,
-            tier,
+            score: round(decision.score),
+            matched: decision.matched(),
+            provenance,
             extra,
         }),
         Action::Skip => RecallDecision::Skip(rec::Skipped {
             id,
-            reason: d.reason.map(rec::SkipReason::parse),
-            score: (d.score > 0.0).then(|| round(d.score)),
-            source: Some(source),
-            trust: Some(trust),
+            reason: decision.reason.map(rec::SkipReason::parse),
+            score: (decision.score > 0.0).then(|| round(decision.score)),
+            source: Some(provenance.source),
+            trust: Some(provenance.trust),
             tier,
             by: None,
             conflict: None,

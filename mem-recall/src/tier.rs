@@ -126,28 +126,28 @@ pub fn text_suffix(tier: Tier, explain: bool) -> String {
 }
 
 /// The `--explain` line of a shadowed team memory.
-pub fn shadowed_line(c: &Conflict) -> String {
+pub fn shadowed_line(conflict: &Conflict) -> String {
     format!(
         "SKIP   {} — overridden ({}): {}; tier: team",
-        c.team_id,
-        c.kind.as_str(),
-        c.describe()
+        conflict.team_id,
+        conflict.kind.as_str(),
+        conflict.describe()
     )
 }
 
 /// The JSONL record of a shadowed team memory: a `skip` with reason
 /// `overridden`, `tier: team`, `by` (the personal memory's id) and
 /// `conflict` (`same-id` or `supersedes`).
-pub fn shadowed_record(c: &Conflict) -> mem_core::RecallDecision {
+pub fn shadowed_record(conflict: &Conflict) -> mem_core::RecallDecision {
     mem_core::RecallDecision::Skip(mem_core::records::Skipped {
-        id: c.team_id.clone(),
+        id: conflict.team_id.clone(),
         reason: Some(mem_core::records::SkipReason::Overridden),
         score: None,
         source: None,
         trust: None,
         tier: Some(Tier::Team),
-        by: Some(c.personal_id.clone()),
-        conflict: Some(c.kind),
+        by: Some(conflict.personal_id.clone()),
+        conflict: Some(conflict.kind),
         extra: Default::default(),
     })
 }

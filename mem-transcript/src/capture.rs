@@ -46,7 +46,7 @@ use mem_core::Error;
 use mem_core::hooks::HookInput;
 use serde::{Deserialize, Serialize};
 
-use crate::claude::{self, BOUNDARY, Branch, SIDECHAIN};
+use crate::claude::{self, Branch, SIDECHAIN};
 use crate::event::Sink;
 use crate::input::{Input, Source};
 
@@ -468,29 +468,7 @@ fn new_chain(ix: &claude::Index) -> Option<Branch> {
     let leaf = ix
         .default_leaf()
         .filter(|&i| !ix.nodes[i as usize].has(SIDECHAIN))?;
-    let mut br = Branch {
-        leaf: Some(leaf),
-        ..Branch::default()
-    };
-    let mut seen = vec![false; ix.nodes.len()];
-    let mut cur = leaf;
-    loop {
-        if seen[cur as usize] {
-            br.cycle_at = Some(cur);
-            break;
-        }
-        seen[cur as usize] = true;
-        br.nodes.push(cur);
-        if ix.nodes[cur as usize].has(BOUNDARY) {
-            br.boundaries.push(cur);
-        }
-        match ix.parent_of(cur) {
-            Ok(Some(p)) => cur = p,
-            _ => break,
-        }
-    }
-    br.nodes.reverse();
-    Some(br)
+    Some(ix.walk_from(leaf, false, false))
 }
 
 /// A Codex rollout read whole: the events of lines past `wm.lines` up to

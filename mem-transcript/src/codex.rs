@@ -17,7 +17,7 @@ use mem_core::jsonl::{Warning, describe, parse_lossy, sanitize};
 use serde_json::Value;
 
 use crate::event::{EventOut, Sink, Text, ToolInput, norm_ts};
-use crate::input::Input;
+use crate::input::{Input, lossy_line, recovered_line, skipped_line};
 
 /// Prefixes of Codex user messages that carry context, not the human's words.
 const META_PREFIXES: [&str; 3] = [
@@ -117,37 +117,20 @@ pub fn read(input: &Input) -> Result<Rollout, Error> {
             Ok((v, at, lossy)) => {
                 if lossy {
                     r.lossy.push(line.no);
-                    r.warnings.push(Warning {
-                        file: input.label.clone(),
-                        line: line.no,
-                        reason: crate::input::LOSSY.to_string(),
-                    });
+                    r.warnings.push(lossy_line(&input.label, line.no));
                 }
                 if at > 0 {
-                    r.warnings.push(Warning {
-                        file: input.label.clone(),
-                        line: line.no,
-                        reason: format!(
-                            "torn stub of {at} bytes before a record; record recovered"
-                        ),
-                    });
+                    r.warnings.push(recovered_line(&input.label, line.no, at));
                 }
                 v
             }
             Err(e) => {
-                let what = if line.terminated {
-                    "malformed line skipped"
-                } else {
-                    r.torn_tail = true;
-                    "torn last line skipped"
-                };
-                first_err.get_or_insert((line.no, describe(&e)));
+                r.torn_tail |= !line.terminated;
+                let err = describe(&e);
                 r.bad_lines.push(line.no);
-                r.warnings.push(Warning {
-                    file: input.label.clone(),
-                    line: line.no,
-                    reason: format!("{what} ({})", describe(&e)),
-                });
+                r.warnings
+                    .push(skipped_line(&input.label, line.no, line.terminated, &err));
+                first_err.get_or_insert((line.no, err));
                 continue;
             }
         };
@@ -297,24 +280,12 @@ impl Rollout {
             };
             let uuid = format!("{}:{}", self.session, it.line);
             let base = EventOut {
-                session: &self.session,
-                source: "codex",
-                line: it.line as u64,
-                seq: 0,
                 uuid: Some(Cow::Owned(uuid.clone())),
                 parent: prev.clone().map(Cow::Owned),
                 msg_id: p["id"].as_str().map(Cow::Borrowed),
-                block: 0,
                 ts,
-                role: "assistant",
-                kind: "text",
-                tool: None,
-                tool_id: None,
-                input: None,
-                text: None,
-                is_error: None,
-                sidechain: false,
                 cwd: cwd.clone().map(Cow::Owned),
+                ..EventOut::new(&self.session, "codex", it.line as u64, "assistant", "text")
             };
             let mut evs: Vec<EventOut<'_>> = Vec::new();
             match (ty, pty) {

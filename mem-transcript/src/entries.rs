@@ -515,10 +515,7 @@ pub fn emit_collapsed(
     threads: usize,
 ) -> Result<crate::claude::Replayed, Error> {
     use std::borrow::Cow;
-    let mut done = crate::claude::Replayed {
-        entries: ix.conversation_count(br),
-        ..Default::default()
-    };
+    let mut done = crate::claude::Replayed::start(ix, br);
     let mut from = 0;
     let session = ix.session.as_deref().unwrap_or("");
     let mut part = |nodes: &[u32], sink: &mut crate::event::Sink<'_>| {
@@ -537,24 +534,10 @@ pub fn emit_collapsed(
     for c in collapses {
         part(&br.nodes[from..c.start], sink)?;
         sink.emit(crate::event::EventOut {
-            session,
-            source: "claude",
-            line: c.line as u64,
-            seq: 0,
             uuid: c.uuid.as_deref().map(Cow::Borrowed),
-            parent: None,
-            msg_id: None,
-            block: 0,
-            ts: None,
-            role: "user",
-            kind: "summary",
-            tool: None,
-            tool_id: None,
-            input: None,
             text: Some(crate::event::Text::Str(Cow::Borrowed(&c.text))),
-            is_error: None,
-            sidechain: false,
             cwd: ix.cwd.as_deref().map(Cow::Borrowed),
+            ..crate::event::EventOut::new(session, "claude", c.line as u64, "user", "summary")
         })
         .map_err(|e| Error::io("<stdout>", e))?;
         from = c.end + 1;

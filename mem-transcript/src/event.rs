@@ -122,6 +122,40 @@ pub struct EventOut<'a> {
     pub cwd: Option<Cow<'a, str>>,
 }
 
+impl<'a> EventOut<'a> {
+    /// The event of `session` (`source` `claude` or `codex`) at `line` with
+    /// `role` and `kind`: `seq` and `block` 0, not a side chain, every
+    /// optional field absent (set the others with `..EventOut::new(…)`).
+    pub fn new(
+        session: &'a str,
+        source: &'static str,
+        line: u64,
+        role: &'static str,
+        kind: &'static str,
+    ) -> EventOut<'a> {
+        EventOut {
+            session,
+            source,
+            line,
+            seq: 0,
+            uuid: None,
+            parent: None,
+            msg_id: None,
+            block: 0,
+            ts: None,
+            role,
+            kind,
+            tool: None,
+            tool_id: None,
+            input: None,
+            text: None,
+            is_error: None,
+            sidechain: false,
+            cwd: None,
+        }
+    }
+}
+
 /// Longest tool input shown in text form, in bytes.
 const TEXT_INPUT: usize = 160;
 /// Longest tool output shown in text form, in bytes.
@@ -403,11 +437,11 @@ fn write_u64(buf: &mut Vec<u8>, mut n: u64) {
     buf.extend_from_slice(&tmp[i..]);
 }
 
-/// Append `s` as a JSON string, escaped exactly as serde_json does
+/// Append `text` as a JSON string, escaped exactly as serde_json does
 /// (`\"`, `\\\\`, `\b \t \n \f \r`, other controls as `\u00xx`).
-pub fn write_json_str(buf: &mut Vec<u8>, s: &str) {
+pub fn write_json_str(buf: &mut Vec<u8>, text: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let b = s.as_bytes();
+    let b = text.as_bytes();
     buf.reserve(b.len() + 2);
     buf.push(b'"');
     let mut start = 0;
@@ -519,18 +553,18 @@ fn write_text(out: &mut dyn Write, ev: &EventOut<'_>) -> std::io::Result<()> {
 
 /// Normalize a timestamp string to UTC RFC 3339 with `Z`; `None` when it
 /// does not parse. Already-normal values are borrowed.
-pub fn norm_ts(s: &str) -> Option<Cow<'_, str>> {
-    let b = s.as_bytes();
+pub fn norm_ts(ts: &str) -> Option<Cow<'_, str>> {
+    let b = ts.as_bytes();
     // Fast path: `YYYY-MM-DDTHH:MM:SS[.fff]Z` without ".000".
-    if b.len() >= 20 && b[b.len() - 1] == b'Z' && b[10] == b'T' && !s.ends_with(".000Z") {
-        return Some(Cow::Borrowed(s));
+    if b.len() >= 20 && b[b.len() - 1] == b'Z' && b[10] == b'T' && !ts.ends_with(".000Z") {
+        return Some(Cow::Borrowed(ts));
     }
-    mem_core::time::parse_ts(s).map(|t| Cow::Owned(mem_core::time::fmt_ts(t)))
+    mem_core::time::parse_ts(ts).map(|t| Cow::Owned(mem_core::time::fmt_ts(t)))
 }
 
 /// Milliseconds since the epoch of a timestamp string (any offset), or `None`.
-pub fn ts_millis(s: &str) -> Option<i64> {
-    mem_core::time::parse_ts(s).map(|t| t.timestamp_millis())
+pub fn ts_millis(ts: &str) -> Option<i64> {
+    mem_core::time::parse_ts(ts).map(|t| t.timestamp_millis())
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use mem_core::Error;
-use mem_core::jsonl::{LineReader, parse_lossy, sanitize};
+use mem_core::jsonl::{LineReader, Warning, parse_lossy, sanitize};
 use serde::Deserialize;
 
 /// An opened transcript: a seekable file and the label used in messages.
@@ -312,6 +312,42 @@ pub fn clean_line(raw: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 /// ([`mem_core::jsonl::parse_lossy`]).
 pub const LOSSY: &str = "invalid UTF-8 read as U+FFFD";
 
+/// The warning for line `line` of `file` that is not an entry and is
+/// skipped: `torn last line skipped (…)` when it has no newline (the
+/// writer was cut short), else `malformed line skipped (…)`.
+pub fn skipped_line(file: &str, line: usize, terminated: bool, err: &str) -> Warning {
+    let what = if terminated {
+        "malformed line skipped"
+    } else {
+        "torn last line skipped"
+    };
+    Warning {
+        file: file.to_string(),
+        line,
+        reason: format!("{what} ({err})"),
+    }
+}
+
+/// The warning for line `line` of `file`, read from its U+FFFD copy
+/// ([`LOSSY`]).
+pub fn lossy_line(file: &str, line: usize) -> Warning {
+    Warning {
+        file: file.to_string(),
+        line,
+        reason: LOSSY.to_string(),
+    }
+}
+
+/// The warning for line `line` of `file`, whose record was recovered after
+/// a torn stub of `stub` bytes.
+pub fn recovered_line(file: &str, line: usize, stub: usize) -> Warning {
+    Warning {
+        file: file.to_string(),
+        line,
+        reason: format!("torn stub of {stub} bytes before a record; record recovered"),
+    }
+}
+
 /// Which agent wrote a transcript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -377,9 +413,9 @@ pub fn sniff(input: &Input) -> Result<Source, Error> {
 /// A 128-bit key for an id string: the value of a canonical UUID, else a
 /// BLAKE3 digest prefix (ids that are not UUIDs are rare; a collision of a
 /// digest with a UUID is as unlikely as a UUID collision).
-pub fn key(s: &str) -> u128 {
-    parse_uuid(s).unwrap_or_else(|| {
-        let h = blake3::hash(s.as_bytes());
+pub fn key(uuid: &str) -> u128 {
+    parse_uuid(uuid).unwrap_or_else(|| {
+        let h = blake3::hash(uuid.as_bytes());
         let mut b = [0u8; 16];
         b.copy_from_slice(&h.as_bytes()[..16]);
         u128::from_le_bytes(b)

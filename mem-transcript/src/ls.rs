@@ -289,8 +289,8 @@ fn session_record(s: &ListedSession) -> SessionListing {
 /// The directory the tool acts for: `--cwd`, else the working directory.
 ///
 /// Errors: [`Error::Env`] when the working directory is unknown.
-pub fn cwd_of(g: &Global) -> Result<PathBuf, Error> {
-    match &g.cwd {
+pub fn cwd_of(global: &Global) -> Result<PathBuf, Error> {
+    match &global.cwd {
         Some(c) => Ok(c.clone()),
         None => std::env::current_dir()
             .map_err(|e| Error::Env(format!("cannot read the working directory: {e}"))),
@@ -300,11 +300,11 @@ pub fn cwd_of(g: &Global) -> Result<PathBuf, Error> {
 /// `ls [DIR]`.
 ///
 /// Errors: [`Error::Env`] (no home), [`Error::Io`] when DIR is missing.
-pub fn ls(a: &LsArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
-    let cwd = cwd_of(g)?;
+pub fn ls(args: &LsArgs, global: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
+    let cwd = cwd_of(global)?;
     let roots = memdir::project_worktrees(&cwd);
-    let mut files: Vec<(PathBuf, bool)> = Vec::new(); // (file, in a slug folder)
-    match &a.dir {
+    let mut files: Vec<(PathBuf, bool)> = Vec::new(); // (file, in args slug folder)
+    match &args.dir {
         Some(d) => {
             let meta = std::fs::metadata(d).map_err(|e| Error::io(d, e))?;
             if meta.is_dir() {
@@ -315,7 +315,7 @@ pub fn ls(a: &LsArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exi
         }
         None => {
             let codex = memdir::codex_home()?.join("sessions");
-            if a.all {
+            if args.all {
                 let projects = memdir::projects_dir()?;
                 if let Ok(rd) = std::fs::read_dir(&projects) {
                     for e in rd.flatten() {
@@ -339,7 +339,7 @@ pub fn ls(a: &LsArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exi
     let mut rows: Vec<ListedSession> = Vec::new();
     for (f, slug_folder) in files {
         let s = summarize(&f);
-        let keep = a.all
+        let keep = args.all
             || if s.cwds.is_empty() {
                 // Nothing recorded to filter on: keep what sits in the
                 // project's own folder (or DIR), flagged.
@@ -352,7 +352,7 @@ pub fn ls(a: &LsArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exi
         }
     }
     rows.sort_by(|x, y| y.end.cmp(&x.end).then_with(|| x.path.cmp(&y.path)));
-    if a.latest {
+    if args.latest {
         rows.retain(|s| s.entries > 0);
         rows.truncate(1);
     }
@@ -396,15 +396,15 @@ pub fn ls(a: &LsArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exi
 pub use mem_core::session::digest;
 
 /// Parse `transcript:<12 hex>#<line>`. Errors: [`Error::Input`].
-pub fn parse_pointer(p: &str) -> Result<(String, usize), Error> {
+pub fn parse_pointer(pointer: &str) -> Result<(String, usize), Error> {
     let bad = || {
         Error::input(
             "<argument>",
             0,
-            format!("{p:?} is not an evidence pointer transcript:<12 hex>#<line>"),
+            format!("{pointer:?} is not an evidence pointer transcript:<12 hex>#<line>"),
         )
     };
-    let rest = p.strip_prefix("transcript:").ok_or_else(bad)?;
+    let rest = pointer.strip_prefix("transcript:").ok_or_else(bad)?;
     let (d, l) = rest.split_once('#').ok_or_else(bad)?;
     if d.len() != 12 || !d.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(bad());
@@ -454,10 +454,10 @@ fn content_text(c: &Value) -> Option<String> {
 /// The text an evidence pointer's entry holds, for people: a Claude Code
 /// message's content (text, tool call, tool result), a compaction summary,
 /// a Codex item's content, arguments or output, or an event message.
-pub fn entry_text(e: &Value) -> Option<String> {
-    let p = &e["payload"];
-    content_text(&e["message"]["content"])
-        .or_else(|| e["summary"].as_str().map(str::to_string))
+pub fn entry_text(entry: &Value) -> Option<String> {
+    let p = &entry["payload"];
+    content_text(&entry["message"]["content"])
+        .or_else(|| entry["summary"].as_str().map(str::to_string))
         .or_else(|| content_text(&p["content"]))
         .or_else(|| p["message"].as_str().map(str::to_string))
         .or_else(|| {
@@ -466,7 +466,7 @@ pub fn entry_text(e: &Value) -> Option<String> {
                 .map(|a| format!("{}: {a}", p["name"].as_str().unwrap_or("tool")))
         })
         .or_else(|| p["output"].as_str().map(str::to_string))
-        .or_else(|| e["content"].as_str().map(str::to_string))
+        .or_else(|| entry["content"].as_str().map(str::to_string))
 }
 
 /// `locate POINTER [DIR]`.

@@ -84,8 +84,8 @@ pub struct Seen {
 
 impl Seen {
     /// Same size and modification time.
-    pub fn same_file(&self, o: &Seen) -> bool {
-        self.size == o.size && self.mtime_ns == o.mtime_ns
+    pub fn same_file(&self, other: &Seen) -> bool {
+        self.size == other.size && self.mtime_ns == other.mtime_ns
     }
 }
 
@@ -180,11 +180,11 @@ pub fn candidate_files(roots: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, Error>
 
 /// True when the session belongs to the project (same rule as `ls`): a
 /// recorded cwd inside a root, or no cwd at all in the project's own folder.
-pub fn belongs(s: &ListedSession, in_project_folder: bool, roots: &[PathBuf]) -> bool {
-    if s.cwds.is_empty() {
+pub fn belongs(session: &ListedSession, in_project_folder: bool, roots: &[PathBuf]) -> bool {
+    if session.cwds.is_empty() {
         in_project_folder
     } else {
-        s.cwds.iter().any(|c| memdir::cwd_in_roots(c, roots))
+        session.cwds.iter().any(|c| memdir::cwd_in_roots(c, roots))
     }
 }
 

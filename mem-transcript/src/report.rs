@@ -68,9 +68,9 @@ struct UuidOnly<'a> {
     uuid: Option<Cow<'a, str>>,
 }
 
-/// The uuid string of node `i` (re-read from its line).
-pub fn uuid_of(inp: &Input, ix: &Index, i: u32) -> Option<String> {
-    let (offset, len) = ix.span(i);
+/// The uuid string of `node` (re-read from its line).
+pub fn uuid_of(inp: &Input, ix: &Index, node: u32) -> Option<String> {
+    let (offset, len) = ix.span(node);
     let mut w = Window::new(&inp.file);
     let raw = w.get(offset, len).ok()?;
     let line = clean_line(raw);
@@ -117,13 +117,13 @@ pub fn subagent_files(path: &Path, session: Option<&str>) -> Vec<PathBuf> {
 }
 
 /// `sessionId` of the first entry that has one (first 16 lines).
-pub fn first_session_id(p: &Path) -> Option<String> {
+pub fn first_session_id(path: &Path) -> Option<String> {
     #[derive(Deserialize)]
     struct S {
         #[serde(rename = "sessionId", default)]
         session: Option<String>,
     }
-    let f = std::fs::File::open(p).ok()?;
+    let f = std::fs::File::open(path).ok()?;
     let mut rd = mem_core::jsonl::LineReader::new(f);
     for _ in 0..16 {
         let line = rd.next_line().ok()??;

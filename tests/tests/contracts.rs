@@ -14,9 +14,14 @@
 //! [`IndexOp`] (every `op` record), `Memory` (`list`, `show`, snapshot
 //! proposals), [`Finding`] (`check`), [`PathInfo`] (`path`),
 //! [`DriverInstalled`] (`merge-driver --install`) and the lock records.
+//! So is what `mem-recall --hook` answers ([`HookOutput`]) for every event
+//! and `enforce` it answers.
 
 use std::path::Path;
 
+use mem_core::records::hook::{
+    HookOutput, HookSpecificOutput, PermissionDecision, PreToolUseOutput,
+};
 use mem_core::records::transcript::{
     Located, SessionListing, TranscriptStats, TreeReport, VerifyReport,
 };
@@ -594,13 +599,13 @@ fn every_transcript_report_round_trips_through_its_type() {
     let trees: Vec<TreeReport> = exact("tree", &report("tree"));
     assert!(
         matches!(&trees[..], [TreeReport::Claude(c), TreeReport::Codex(x), TreeReport::Empty(e)]
-            if c.leaf.is_some() && c.roots.len() == 1 && x.leaf.is_some() && e.empty),
+            if c.shape.leaf.is_some() && c.shape.roots.len() == 1 && x.shape.leaf.is_some() && e.empty),
         "{trees:#?}"
     );
     let verified: Vec<VerifyReport> = exact("verify", &report("verify"));
     assert!(
         matches!(&verified[..], [VerifyReport::Claude(c), VerifyReport::Codex(x), VerifyReport::Empty(_)]
-            if c.ok && c.torn.is_empty() && c.reached == c.conversation && !x.metadata_damaged),
+            if c.check.ok && c.check.torn.is_empty() && c.reached == c.conversation && !x.metadata_damaged),
         "{verified:#?}"
     );
     let stats: Vec<TranscriptStats> = exact("stats", &report("stats"));
@@ -647,4 +652,74 @@ fn every_transcript_report_round_trips_through_its_type() {
         (file.as_path(), evs[0].session.as_str())
     );
     assert!(pointer.ends_with(&format!("#{}", at.line)), "{at:?}");
+}
+
+/// `mem-recall --hook` on the hook fixture (tests/fixtures/hooks/memory):
+/// the answer to `SessionStart`, `UserPromptSubmit` and `PreToolUse` (a
+/// reminder, `enforce: ask`, `enforce: deny`) is read back into
+/// [`HookOutput`] and written again byte for byte.
+#[test]
+fn every_hook_answer_round_trips_through_its_type() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let (home, proj, mem) = (root.join("home"), root.join("proj"), root.join("memory"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&proj).unwrap();
+    mem_tests::copy_dir(&workspace_root().join("tests/fixtures/hooks/memory"), &mem);
+    let transcript = proj.join("s.jsonl");
+    std::fs::write(&transcript, "").unwrap();
+    let hook = |input: Value| -> HookOutput {
+        let mut input = input;
+        input["cwd"] = proj.to_str().unwrap().into();
+        input["transcript_path"] = transcript.to_str().unwrap().into();
+        let mut c = cmd("mem-recall", &home);
+        c.arg("--hook")
+            .current_dir(&proj)
+            .env("MEM_MEMORY_DIR", &mem);
+        let what = input["hook_event_name"].as_str().unwrap().to_string();
+        one(&what, &run(c, input.to_string().as_bytes()))
+    };
+    let start = hook(serde_json::json!({"hook_event_name": "SessionStart", "source": "startup"}));
+    let HookSpecificOutput::SessionStart(ctx) = &start.specific else {
+        panic!("{start:?}")
+    };
+    assert!(ctx.additional_context.contains("(user_role)"), "{start:?}");
+    let prompt = hook(serde_json::json!({"hook_event_name": "UserPromptSubmit",
+        "prompt": "open the grafana latency dashboard"}));
+    assert_eq!(prompt.specific.event(), "UserPromptSubmit");
+    assert!(
+        prompt
+            .specific
+            .additional_context()
+            .is_some_and(|c| c.contains("(reference_grafana)")),
+        "{prompt:?}"
+    );
+    let bash = || {
+        let out = hook(
+            serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "npm test"}}),
+        );
+        match out.specific {
+            HookSpecificOutput::PreToolUse(p) => p,
+            other => panic!("{other:?}"),
+        }
+    };
+    let decision = |p: &PreToolUseOutput| {
+        (
+            p.permission_decision.clone(),
+            p.permission_decision_reason.is_some(),
+            p.additional_context.is_some(),
+        )
+    };
+    assert_eq!(decision(&bash()), (None, false, true));
+    let lesson = mem.join("run-build-before-test.md");
+    let text = std::fs::read_to_string(&lesson).unwrap();
+    for (enforce, want) in [
+        ("ask", (Some(PermissionDecision::Ask), true, true)),
+        ("deny", (Some(PermissionDecision::Deny), true, false)),
+    ] {
+        let marked = text.replacen("---\n", &format!("---\nenforce: {enforce}\n"), 1);
+        std::fs::write(&lesson, marked).unwrap();
+        assert_eq!(decision(&bash()), want, "{enforce}");
+    }
 }

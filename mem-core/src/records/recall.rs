@@ -54,6 +54,20 @@ impl RecallDecision {
     }
 }
 
+/// Who said a memory, how far recall trusts it and the tier it comes from:
+/// the last fields of a `recall`, `evict` and `drop` record (`source`,
+/// `trust`, `tier`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// Who said it.
+    pub source: Source,
+    /// How far recall trusts it.
+    pub trust: Trust,
+    /// The tier it comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+}
+
 /// `recall`: the memory is injected.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Recalled {
@@ -65,13 +79,9 @@ pub struct Recalled {
     pub score: f64,
     /// The triggers, paths (`path:<glob>`) and query stems that matched.
     pub matched: Vec<String>,
-    /// Who said it.
-    pub source: Source,
-    /// How far recall trusts it.
-    pub trust: Trust,
-    /// The tier it comes from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tier: Option<Tier>,
+    /// Who said it, how far recall trusts it, its tier.
+    #[serde(flatten)]
+    pub provenance: Provenance,
     /// Unknown fields, kept.
     #[serde(flatten)]
     pub extra: Extra,
@@ -91,13 +101,9 @@ pub struct Evicted {
     pub expires: Option<Expires>,
     /// The day recall ran for.
     pub today: NaiveDate,
-    /// Who said it.
-    pub source: Source,
-    /// How far recall trusts it.
-    pub trust: Trust,
-    /// The tier it comes from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tier: Option<Tier>,
+    /// Who said it, how far recall trusts it, its tier.
+    #[serde(flatten)]
+    pub provenance: Provenance,
     /// Unknown fields, kept.
     #[serde(flatten)]
     pub extra: Extra,
@@ -125,13 +131,9 @@ pub struct Dropped {
     pub score: f64,
     /// What matched.
     pub matched: Vec<String>,
-    /// Who said it.
-    pub source: Source,
-    /// How far recall trusts it.
-    pub trust: Trust,
-    /// The tier it comes from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tier: Option<Tier>,
+    /// Who said it, how far recall trusts it, its tier.
+    #[serde(flatten)]
+    pub provenance: Provenance,
     /// Unknown fields, kept.
     #[serde(flatten)]
     pub extra: Extra,
@@ -244,9 +246,11 @@ mod tests {
             reason: EvictReason::Expired,
             expires: Expires::parse("2026-07-12"),
             today: NaiveDate::from_ymd_opt(2026, 7, 13).unwrap(),
-            source: Source::User,
-            trust: Trust::Normal,
-            tier: Some(Tier::Personal),
+            provenance: Provenance {
+                source: Source::User,
+                trust: Trust::Normal,
+                tier: Some(Tier::Personal),
+            },
             extra: Extra::new(),
         });
         assert_eq!(

@@ -81,28 +81,14 @@ pub struct ClaudeTree {
     pub session: Option<String>,
     /// The first recorded working directory.
     pub cwd: Option<String>,
-    /// Entries in the graph, by type.
-    pub nodes: Counts,
-    /// Lines without a parent.
-    pub roots: Vec<u64>,
-    /// Entries with more than one child.
-    pub forks: Vec<Fork>,
-    /// Lines without children.
-    pub leaves: Vec<u64>,
-    /// The leaf resume continues.
-    pub leaf: Option<u64>,
+    /// The graph's entries, roots, forks and leaves.
+    #[serde(flatten)]
+    pub shape: TreeShape,
     /// Its uuid.
     pub leaf_uuid: Option<String>,
-    /// Lines whose parent is missing.
-    pub dangling: Vec<Dangling>,
-    /// Compaction boundaries.
-    pub boundaries: Vec<u64>,
-    /// Sub-agent (side chain) entries.
-    pub sidechain_nodes: u64,
-    /// Where side chains start.
-    pub sidechain_roots: Vec<u64>,
-    /// The session's sub-agent files.
-    pub subagents: Vec<String>,
+    /// Dangling lines, compactions, side chains and sub-agent files.
+    #[serde(flatten)]
+    pub links: TreeLinks,
     /// Lines repeating an earlier entry's uuid.
     pub duplicates: Vec<u64>,
     /// `summary` entries.
@@ -122,25 +108,46 @@ pub struct CodexTree {
     pub cwd: Option<String>,
     /// The `session_meta` line is missing or unreadable.
     pub metadata_damaged: bool,
-    /// Entries by type.
+    /// Entries by type; one root (the first item's line), no forks, one
+    /// leaf (the last item's line).
+    #[serde(flatten)]
+    pub shape: TreeShape,
+    /// The compactions (no dangling lines, side chains or sub-agents).
+    #[serde(flatten)]
+    pub links: TreeLinks,
+}
+
+/// The graph of a `tree` report: entries by type, roots, forks, leaves and
+/// the leaf resume continues (a Codex rollout is a chain: one root, one
+/// leaf, no forks).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeShape {
+    /// Entries in the graph, by type.
     pub nodes: Counts,
-    /// The first item's line.
+    /// Lines without a parent.
     pub roots: Vec<u64>,
-    /// Always empty.
+    /// Entries with more than one child.
     pub forks: Vec<Fork>,
-    /// The last item's line.
+    /// Lines without children.
     pub leaves: Vec<u64>,
-    /// The last item's line.
+    /// The leaf resume continues.
     pub leaf: Option<u64>,
-    /// Always empty.
+}
+
+/// What a `tree` report says beside the graph: dangling lines, compaction
+/// boundaries, side chains and sub-agent files (only compactions for a
+/// Codex rollout).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeLinks {
+    /// Lines whose parent is missing.
     pub dangling: Vec<Dangling>,
-    /// Compactions.
+    /// Compaction boundaries.
     pub boundaries: Vec<u64>,
-    /// Always 0.
+    /// Sub-agent (side chain) entries.
     pub sidechain_nodes: u64,
-    /// Always empty.
+    /// Where side chains start.
     pub sidechain_roots: Vec<u64>,
-    /// Always empty.
+    /// The session's sub-agent files.
     pub subagents: Vec<String>,
 }
 
@@ -161,8 +168,8 @@ impl VerifyReport {
     pub fn ok(&self) -> bool {
         match self {
             VerifyReport::Empty(e) => e.ok,
-            VerifyReport::Codex(c) => c.ok,
-            VerifyReport::Claude(c) => c.ok,
+            VerifyReport::Codex(c) => c.check.ok,
+            VerifyReport::Claude(c) => c.check.ok,
         }
     }
 }
@@ -183,20 +190,10 @@ pub struct EmptyVerify {
 /// `verify` of a Claude Code session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClaudeVerify {
-    /// The file as given.
-    pub file: String,
-    /// `claude`.
-    pub source: TranscriptSource,
-    /// Conversation entries have a leaf and no parent cycle.
-    pub ok: bool,
-    /// Lines in the file.
-    pub lines: u64,
-    /// Lines that parsed as JSON objects.
-    pub entries: u64,
-    /// The last line, when cut short.
-    pub torn: Vec<u64>,
-    /// Other lines that do not parse.
-    pub malformed: Vec<u64>,
+    /// The file, its lines and the lines that do not parse; `ok`:
+    /// conversation entries have a leaf and no parent cycle.
+    #[serde(flatten)]
+    pub check: LineCheck,
     /// Lines recovered from a concatenation of entries.
     pub recovered: Vec<u64>,
     /// Lines that are not valid UTF-8 (read lossily).
@@ -225,23 +222,32 @@ pub struct ClaudeVerify {
     pub warnings: u64,
 }
 
-/// `verify` of a Codex rollout.
+/// The first fields of a `verify` report of a session or a rollout.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CodexVerify {
+pub struct LineCheck {
     /// The file as given.
     pub file: String,
-    /// `codex`.
+    /// `claude` or `codex`.
     pub source: TranscriptSource,
-    /// Always true (a rollout is a chain).
+    /// Whether the file is sound.
     pub ok: bool,
     /// Lines in the file.
     pub lines: u64,
-    /// Items read.
+    /// Lines that parsed as entries.
     pub entries: u64,
     /// The last line, when cut short.
     pub torn: Vec<u64>,
     /// Other lines that do not parse.
     pub malformed: Vec<u64>,
+}
+
+/// `verify` of a Codex rollout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodexVerify {
+    /// The file, its lines (`entries`: items read) and the lines that do
+    /// not parse; `ok` is always true (a rollout is a chain).
+    #[serde(flatten)]
+    pub check: LineCheck,
     /// Lines that are not valid UTF-8.
     pub invalid_utf8: Vec<u64>,
     /// The `session_meta` line is missing or unreadable.

@@ -117,7 +117,7 @@ pub(super) fn instruction_clause(rules: &Rules, orig: &str) -> Option<String> {
 /// → "Reuse the client", "did you run the linter?" → "Run the linter before
 /// finishing", "I don't think we need to X" → "Don't X". `None`
 /// when the question has none of those shapes.
-pub fn rule_of_question(s: &str) -> Option<String> {
+pub fn rule_of_question(question: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
@@ -125,7 +125,7 @@ pub fn rule_of_question(s: &str) -> Option<String> {
         )
         .expect("question regex")
     });
-    let c = re.captures(s.trim())?;
+    let c = re.captures(question.trim())?;
     let tail = |name: &str| {
         c.name(name).map(|m| {
             m.as_str()

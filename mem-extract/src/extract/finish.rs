@@ -80,8 +80,8 @@ pub(super) fn finish_candidates(
 /// the name with the refused characters turned into spaces, else from the
 /// description, else `<type>-<8 hex of BLAKE3 of the name>` (a name with no
 /// ASCII letters or digits, e.g. Chinese, slugs to nothing).
-pub fn ensure_id(m: &mut Memory) {
-    if m.id.is_some() || mem_core::id::derive_id(&m.name).is_ok() {
+pub fn ensure_id(memory: &mut Memory) {
+    if memory.id.is_some() || mem_core::id::derive_id(&memory.name).is_ok() {
         return;
     }
     let clean = |s: &str| -> String {
@@ -97,12 +97,12 @@ pub fn ensure_id(m: &mut Memory) {
             .collect()
     };
     let hashed = || {
-        let h = blake3::hash(m.name.as_bytes()).to_hex();
-        format!("{}-{}", m.mem_type.as_str(), &h[..8])
+        let h = blake3::hash(memory.name.as_bytes()).to_hex();
+        format!("{}-{}", memory.mem_type.as_str(), &h[..8])
     };
-    m.id = Some(
-        mem_core::id::derive_id(&clean(&m.name))
-            .or_else(|_| mem_core::id::derive_id(&clean(&m.description)))
+    memory.id = Some(
+        mem_core::id::derive_id(&clean(&memory.name))
+            .or_else(|_| mem_core::id::derive_id(&clean(&memory.description)))
             .unwrap_or_else(|_| hashed()),
     );
 }

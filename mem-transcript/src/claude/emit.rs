@@ -38,6 +38,16 @@ pub struct Replayed {
     pub warnings: Vec<Warning>,
 }
 
+impl Replayed {
+    /// Nothing written yet for the branch `br` of `ix`.
+    pub fn start(ix: &Index, br: &Branch) -> Replayed {
+        Replayed {
+            entries: ix.conversation_count(br),
+            ..Replayed::default()
+        }
+    }
+}
+
 /// Emit the branch (pass 2): events, or the original lines with `raw`.
 ///
 /// Large branches written as JSON lines to a buffered sink are read,
@@ -117,10 +127,7 @@ pub(super) fn emit_raw(
     sink: &mut Sink<'_>,
     threads: usize,
 ) -> Result<Replayed, Error> {
-    let mut done = Replayed {
-        entries: ix.conversation_count(br),
-        ..Replayed::default()
-    };
+    let mut done = Replayed::start(ix, br);
     let extras = crate::entries::raw_extras(input, ix, br)?;
     let mut spans: Vec<(u64, usize)> = Vec::with_capacity(br.nodes.len() + extras.len());
     let mut next = extras.iter().peekable();
@@ -196,24 +203,11 @@ pub(super) fn entry_events<'a>(
 ) -> std::io::Result<u32> {
     let session: &str = entry.session.as_deref().unwrap_or(fallback_session);
     let base = EventOut {
-        session,
-        source: "claude",
-        line: u64::from(n.line),
-        seq: 0,
         uuid: entry.uuid.clone(),
-        parent: None,
-        msg_id: None,
-        block: 0,
         ts: entry.timestamp.as_deref().and_then(norm_ts),
-        role: "user",
-        kind: "text",
-        tool: None,
-        tool_id: None,
-        input: None,
-        text: None,
-        is_error: None,
         sidechain: n.has(SIDECHAIN),
         cwd: entry.cwd.clone(),
+        ..EventOut::new(session, "claude", u64::from(n.line), "user", "text")
     };
     match n.ty {
         NodeType::System => {
@@ -374,10 +368,7 @@ pub(super) fn emit_lines(
     sink: &mut Sink<'_>,
     mut lines: BranchLines<'_>,
 ) -> Result<Replayed, Error> {
-    let mut done = Replayed {
-        entries: ix.conversation_count(br),
-        ..Replayed::default()
-    };
+    let mut done = Replayed::start(ix, br);
     let io_in = |e| Error::io(&input.label, e);
     let io_out = |e| Error::io("<stdout>", e);
     let mut chain = Chain::default();

@@ -104,10 +104,7 @@ pub(super) fn emit_parallel(
     threads: usize,
 ) -> Result<Replayed, Error> {
     use std::sync::mpsc::sync_channel;
-    let mut done = Replayed {
-        entries: ix.conversation_count(br),
-        ..Replayed::default()
-    };
+    let mut done = Replayed::start(ix, br);
     let plan = plan_regions(spans);
     let fallback_session = ix.session.as_deref().unwrap_or("");
     let io_out = |e| Error::io("<stdout>", e);

@@ -261,8 +261,8 @@ pub struct Entry<'a> {
 
 /// Text of a tool result's content: strings and text blocks joined by `\n`,
 /// images as `[image]`.
-pub fn content_text<'a>(c: &Content<'a>) -> Option<Cow<'a, str>> {
-    match c {
+pub fn content_text<'a>(content: &Content<'a>) -> Option<Cow<'a, str>> {
+    match content {
         Content::Text(t) => Some(t.clone()),
         Content::Blocks(bs) => {
             if bs.len() == 1

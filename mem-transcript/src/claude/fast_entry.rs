@@ -2,7 +2,7 @@
 //! exactly what serde_json would, else `None` (the caller falls back).
 
 use super::entry::{Block, Content, Entry, Message};
-use super::head::{first_time, opt_bool, opt_str_in};
+use super::head::{opt_bool, opt_str_in};
 use std::borrow::Cow;
 
 /// A `content` value at `i` of `s` (a line the fast scanner accepted in
@@ -74,24 +74,19 @@ pub(super) fn fast_block(s: &str, i: usize) -> Option<(Block<'_>, usize)> {
     let b = s.as_bytes();
     let mut o = mem_core::scan::Obj::open(b, i, 3)?;
     let mut blk = Block::default();
-    let mut seen = 0u32;
-    while let Some(k) = o.next_key()? {
-        let bit = match k {
-            b"type" => 0,
-            b"text" => 1,
-            b"thinking" => 2,
-            b"id" => 3,
-            b"name" => 4,
-            b"input" => 5,
-            b"tool_use_id" => 6,
-            b"content" => 7,
-            b"is_error" => 8,
-            _ => {
-                o.skip_value()?;
-                continue;
-            }
-        };
-        first_time(&mut seen, bit)?;
+    let field = |k: &[u8]| match k {
+        b"type" => Some(0),
+        b"text" => Some(1),
+        b"thinking" => Some(2),
+        b"id" => Some(3),
+        b"name" => Some(4),
+        b"input" => Some(5),
+        b"tool_use_id" => Some(6),
+        b"content" => Some(7),
+        b"is_error" => Some(8),
+        _ => None,
+    };
+    while let Some(bit) = o.next_field(field)? {
         let at = o.pos();
         let v = o.skip_value()?;
         let tok = &s[at..at + v.len()];
@@ -144,24 +139,20 @@ pub(super) fn fast_message(s: &str, i: usize) -> Option<(Message<'_>, usize)> {
     let b = s.as_bytes();
     let mut o = mem_core::scan::Obj::open(b, i, 1)?;
     let mut m = Message::default();
-    let mut seen = 0u32;
-    while let Some(k) = o.next_key()? {
-        match k {
-            b"id" => {
-                first_time(&mut seen, 0)?;
-                let st = o.pos();
-                o.skip_value()?;
-                m.id = fast_lenient_str(&s[st..o.pos()])?;
-            }
-            b"content" => {
-                first_time(&mut seen, 1)?;
-                let (c, e) = fast_content(s, o.pos())?;
-                m.content = c;
-                o.set_pos(e);
-            }
-            _ => {
-                o.skip_value()?;
-            }
+    let field = |k: &[u8]| match k {
+        b"id" => Some(0),
+        b"content" => Some(1),
+        _ => None,
+    };
+    while let Some(bit) = o.next_field(field)? {
+        if bit == 0 {
+            let st = o.pos();
+            o.skip_value()?;
+            m.id = fast_lenient_str(&s[st..o.pos()])?;
+        } else {
+            let (c, e) = fast_content(s, o.pos())?;
+            m.content = c;
+            o.set_pos(e);
         }
     }
     Some((m, o.pos()))
@@ -187,28 +178,23 @@ pub(super) fn fast_entry(s: &str) -> Option<Entry<'_>> {
         content: None,
         message: None,
     };
-    let mut seen = 0u32;
-    while let Some(k) = o.next_key()? {
-        let bit = match k {
-            b"type" => 0,
-            b"uuid" => 1,
-            b"parentUuid" => 2,
-            b"logicalParentUuid" => 3,
-            b"sessionId" => 4,
-            b"timestamp" => 5,
-            b"cwd" => 6,
-            b"isSidechain" => 7,
-            b"isMeta" => 8,
-            b"isCompactSummary" => 9,
-            b"subtype" => 10,
-            b"content" => 11,
-            b"message" => 12,
-            _ => {
-                o.skip_value()?;
-                continue;
-            }
-        };
-        first_time(&mut seen, bit)?;
+    let field = |k: &[u8]| match k {
+        b"type" => Some(0),
+        b"uuid" => Some(1),
+        b"parentUuid" => Some(2),
+        b"logicalParentUuid" => Some(3),
+        b"sessionId" => Some(4),
+        b"timestamp" => Some(5),
+        b"cwd" => Some(6),
+        b"isSidechain" => Some(7),
+        b"isMeta" => Some(8),
+        b"isCompactSummary" => Some(9),
+        b"subtype" => Some(10),
+        b"content" => Some(11),
+        b"message" => Some(12),
+        _ => None,
+    };
+    while let Some(bit) = o.next_field(field)? {
         match bit {
             11 => {
                 let (c, end) = fast_content(s, o.pos())?;

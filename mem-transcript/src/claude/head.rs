@@ -74,39 +74,27 @@ pub(super) fn opt_bool(v: &[u8]) -> Option<Option<bool>> {
     }
 }
 
-/// Mark field `bit` seen; `None` on a duplicate (serde_json refuses those).
-#[inline]
-pub(super) fn first_time(seen: &mut u32, bit: u32) -> Option<()> {
-    let m = 1 << bit;
-    (*seen & m == 0).then(|| *seen |= m)
-}
-
 /// [`Head`] by the fast scanner: `Some` only when serde_json would parse
 /// the whole line to the same value.
 pub(super) fn fast_head(line: &[u8]) -> Option<Head<'_>> {
     let mut o = mem_core::scan::Obj::open(line, 0, 0)?;
     let mut h = Head::default();
-    let mut seen = 0u32;
-    while let Some(k) = o.next_key()? {
-        let bit = match k {
-            b"type" => 0,
-            b"uuid" => 1,
-            b"parentUuid" => 2,
-            b"logicalParentUuid" => 3,
-            b"isSidechain" => 4,
-            b"timestamp" => 5,
-            b"subtype" => 6,
-            b"isCompactSummary" => 7,
-            b"isMeta" => 8,
-            b"sessionId" => 9,
-            b"cwd" => 10,
-            b"leafUuid" => 11,
-            _ => {
-                o.skip_value()?;
-                continue;
-            }
-        };
-        first_time(&mut seen, bit)?;
+    let field = |k: &[u8]| match k {
+        b"type" => Some(0),
+        b"uuid" => Some(1),
+        b"parentUuid" => Some(2),
+        b"logicalParentUuid" => Some(3),
+        b"isSidechain" => Some(4),
+        b"timestamp" => Some(5),
+        b"subtype" => Some(6),
+        b"isCompactSummary" => Some(7),
+        b"isMeta" => Some(8),
+        b"sessionId" => Some(9),
+        b"cwd" => Some(10),
+        b"leafUuid" => Some(11),
+        _ => None,
+    };
+    while let Some(bit) = o.next_field(field)? {
         let v = o.skip_value()?;
         match bit {
             0 => h.ty = opt_str(v)?,

@@ -15,7 +15,7 @@ use super::node::{
 };
 use super::uuid_table::UuidTable;
 use crate::event::ts_millis;
-use crate::input::{Input, key};
+use crate::input::{Input, key, lossy_line, recovered_line, skipped_line};
 
 /// Pass 1 of a Claude session: every node, the warnings, and counts.
 #[derive(Debug, Default)]
@@ -329,12 +329,12 @@ impl Index {
         }
     }
 
-    /// Where node `i`'s line is: (byte offset, byte length with its `\n`).
-    pub fn span(&self, i: u32) -> (u64, usize) {
-        let n = &self.nodes[i as usize];
+    /// Where `node`'s line is: (byte offset, byte length with its `\n`).
+    pub fn span(&self, node: u32) -> (u64, usize) {
+        let n = &self.nodes[node as usize];
         let len = if n.len == LONG_LINE {
             self.long_lines
-                .get(&i)
+                .get(&node)
                 .copied()
                 .unwrap_or(u64::from(LONG_LINE))
         } else {
@@ -385,19 +385,12 @@ pub(crate) fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, E
         let (h, at) = match parsed {
             Ok(v) => v,
             Err(e) => {
-                let reason = if !line.terminated {
-                    ix.torn_tail = true;
-                    format!("torn last line skipped ({})", describe(&e))
-                } else {
-                    format!("malformed line skipped ({})", describe(&e))
-                };
-                first_err.get_or_insert((line.no, describe(&e)));
+                ix.torn_tail |= !line.terminated;
+                let err = describe(&e);
                 ix.bad_lines.push(line.no);
-                ix.warnings.push(Warning {
-                    file: input.label.clone(),
-                    line: line.no,
-                    reason,
-                });
+                ix.warnings
+                    .push(skipped_line(&input.label, line.no, line.terminated, &err));
+                first_err.get_or_insert((line.no, err));
                 continue;
             }
         };
@@ -405,19 +398,11 @@ pub(crate) fn index_range(input: &Input, start: u64, end: u64) -> Result<Part, E
         // nor serde's skipping checks the UTF-8 of what they skip)
         if simdutf8::basic::from_utf8(&clean).is_err() {
             ix.lossy.push(line.no);
-            ix.warnings.push(Warning {
-                file: input.label.clone(),
-                line: line.no,
-                reason: crate::input::LOSSY.to_string(),
-            });
+            ix.warnings.push(lossy_line(&input.label, line.no));
         }
         if at > 0 {
             ix.recovered.push(line.no);
-            ix.warnings.push(Warning {
-                file: input.label.clone(),
-                line: line.no,
-                reason: format!("torn stub of {at} bytes before a record; record recovered"),
-            });
+            ix.warnings.push(recovered_line(&input.label, line.no, at));
         }
         if !line.terminated {
             ix.torn_tail = true;

@@ -21,10 +21,10 @@ pub(super) fn hash_key(k: u128) -> u64 {
 }
 
 impl UuidTable {
-    /// The first node whose uuid key is `k`.
-    pub fn get(&self, keys: &[u128], k: u128) -> Option<u32> {
+    /// The first node whose uuid key is `key`.
+    pub fn get(&self, keys: &[u128], key: u128) -> Option<u32> {
         self.table
-            .find(hash_key(k), |&i| keys[i as usize] == k)
+            .find(hash_key(key), |&i| keys[i as usize] == key)
             .copied()
     }
 

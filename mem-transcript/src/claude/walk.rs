@@ -66,25 +66,25 @@ impl Index {
         pick(false).or_else(|| pick(true))
     }
 
-    /// The node a dangling parent of node `i` is bridged to (rule 3): the
+    /// The node a dangling parent of `node` is bridged to (rule 3): the
     /// previous `user`/`assistant`/`system` node in file order on the same
     /// side (main chain or side chain).
-    pub fn bridge_target(&self, i: u32) -> Option<u32> {
-        let side = self.nodes[i as usize].has(SIDECHAIN);
-        self.nodes[..i as usize]
+    pub fn bridge_target(&self, node: u32) -> Option<u32> {
+        let side = self.nodes[node as usize].has(SIDECHAIN);
+        self.nodes[..node as usize]
             .iter()
             .rposition(|n| n.ty.is_conversation() && n.has(SIDECHAIN) == side)
             .map(|p| p as u32)
     }
 
-    /// The parent of node `i` as the walk sees it: `Ok(Some)` a node,
+    /// The parent of `node` as the walk sees it: `Ok(Some)` a node,
     /// `Ok(None)` a root, `Err(Dangling)` a reference to no node (missing node).
     /// A boundary's parent is its `logicalParentUuid`.
-    pub fn parent_of(&self, i: u32) -> Result<Option<u32>, Dangling> {
-        match self.nodes[i as usize].up {
+    pub fn parent_of(&self, node: u32) -> Result<Option<u32>, Dangling> {
+        match self.nodes[node as usize].up {
             NO_PARENT => Ok(None),
             DANGLING => Err(Dangling),
-            p if p == i => Ok(None),
+            p if p == node => Ok(None),
             p => Ok(Some(p)),
         }
     }
@@ -108,13 +108,22 @@ impl Index {
             })?),
             None => self.default_leaf(),
         };
+        match leaf {
+            Some(leaf) => Ok(self.walk_from(leaf, opts.resume, true)),
+            None => Ok(Branch::default()),
+        }
+    }
+
+    /// Walk from `leaf` to the root: stop at a parent cycle (`cycle_at`),
+    /// with `resume` at the first compaction boundary; a dangling parent is
+    /// bridged to the line before it when `bridge_dangling` (rule 3), else
+    /// the walk ends there.
+    pub fn walk_from(&self, leaf: u32, resume: bool, bridge_dangling: bool) -> Branch {
         let mut br = Branch {
-            leaf,
+            leaf: Some(leaf),
             ..Branch::default()
         };
-        let Some(mut cur) = leaf else {
-            return Ok(br);
-        };
+        let mut cur = leaf;
         let mut seen = vec![false; self.nodes.len()];
         loop {
             if seen[cur as usize] {
@@ -126,17 +135,18 @@ impl Index {
             let n = &self.nodes[cur as usize];
             if n.has(BOUNDARY) {
                 br.boundaries.push(cur);
-                if opts.resume {
+                if resume {
                     break;
                 }
             }
             let next = match self.parent_of(cur) {
                 Ok(p) => p,
-                Err(Dangling) => {
+                Err(Dangling) if bridge_dangling => {
                     let to = self.bridge_target(cur);
                     br.bridges.push(Bridge { from: cur, to });
                     to
                 }
+                Err(Dangling) => None,
             };
             match next {
                 Some(p) => cur = p,
@@ -145,7 +155,7 @@ impl Index {
         }
         br.nodes.reverse();
         br.bridges.sort_by_key(|b| b.from);
-        Ok(br)
+        br
     }
 
     /// Count of the branch's conversation entries (`user`/`assistant`/`system`).

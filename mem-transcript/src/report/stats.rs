@@ -328,19 +328,24 @@ pub(super) fn stats_record(
 /// `stats FILE…`.
 ///
 /// Errors: as [`load`]; `--strict` on any warning.
-pub fn stats(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
-    for f in &a.files {
-        let rec = match load(f, a.from, g.threads())? {
+pub fn stats(
+    args: &FilesArgs,
+    global: &Global,
+    text: bool,
+    out: &mut dyn Write,
+) -> Result<Exit, Error> {
+    for f in &args.files {
+        let rec = match load(f, args.from, global.threads())? {
             Loaded::Empty(inp) => {
                 stats_record(&inp.label, "", None, &BTreeMap::new(), &Acc::default())
             }
             Loaded::Claude(inp, ix) => {
-                report_warnings(&ix.warnings, g.strict)?;
+                report_warnings(&ix.warnings, global.strict)?;
                 let (acc, _) = stats_claude(&inp)?;
                 stats_record(&inp.label, "claude", ix.session.as_deref(), &ix.types, &acc)
             }
             Loaded::Codex(inp, r) => {
-                report_warnings(&r.warnings, g.strict)?;
+                report_warnings(&r.warnings, global.strict)?;
                 let acc = stats_codex(&r);
                 stats_record(&inp.label, "codex", Some(&r.session), &r.types, &acc)
             }

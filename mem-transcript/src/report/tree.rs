@@ -6,7 +6,8 @@ use std::io::Write;
 use std::path::Path;
 
 use mem_core::records::transcript::{
-    ClaudeTree, CodexTree, Counts, EmptyTree, Fork, TranscriptSource, TreeReport,
+    ClaudeTree, CodexTree, Counts, EmptyTree, Fork, TranscriptSource, TreeLinks, TreeReport,
+    TreeShape,
 };
 use mem_core::{Error, Exit};
 use serde_json::Value;
@@ -40,9 +41,14 @@ pub(super) fn short_list(v: &[u32], max: usize) -> String {
 /// `tree FILE…`.
 ///
 /// Errors: as [`load`]; `--strict` on any warning.
-pub fn tree(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
-    for f in &a.files {
-        let v = match load(f, a.from, g.threads())? {
+pub fn tree(
+    args: &FilesArgs,
+    global: &Global,
+    text: bool,
+    out: &mut dyn Write,
+) -> Result<Exit, Error> {
+    for f in &args.files {
+        let v = match load(f, args.from, global.threads())? {
             Loaded::Empty(inp) => TreeReport::Empty(EmptyTree {
                 file: inp.label,
                 source: None,
@@ -50,7 +56,7 @@ pub fn tree(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Resul
                 nodes: Counts::new(),
             }),
             Loaded::Claude(inp, ix) => {
-                report_warnings(&ix.warnings, g.strict)?;
+                report_warnings(&ix.warnings, global.strict)?;
                 let (leaves, forks) = shape(&ix);
                 let roots: Vec<u32> = (0..ix.nodes.len() as u32)
                     .filter(|&i| {
@@ -94,26 +100,30 @@ pub fn tree(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Resul
                     source: TranscriptSource::Claude,
                     session: ix.session.clone(),
                     cwd: ix.cwd.clone(),
-                    nodes: node_types(&ix)
-                        .into_iter()
-                        .map(|(k, n)| (k.to_string(), n as u64))
-                        .collect(),
-                    roots: lines(&roots),
-                    forks,
-                    leaves: lines(&leaves),
-                    leaf: leaf.map(|l| u64::from(ix.nodes[l as usize].line)),
+                    shape: TreeShape {
+                        nodes: node_types(&ix)
+                            .into_iter()
+                            .map(|(k, n)| (k.to_string(), n as u64))
+                            .collect(),
+                        roots: lines(&roots),
+                        forks,
+                        leaves: lines(&leaves),
+                        leaf: leaf.map(|l| u64::from(ix.nodes[l as usize].line)),
+                    },
                     leaf_uuid: leaf.and_then(|l| uuid_of(&inp, &ix, l)),
-                    dangling: dangling_records(&dangling(&ix)),
-                    boundaries: lines(&boundaries),
-                    sidechain_nodes: side.len() as u64,
-                    sidechain_roots: lines(&side_roots),
-                    subagents: subs,
+                    links: TreeLinks {
+                        dangling: dangling_records(&dangling(&ix)),
+                        boundaries: lines(&boundaries),
+                        sidechain_nodes: side.len() as u64,
+                        sidechain_roots: lines(&side_roots),
+                        subagents: subs,
+                    },
                     duplicates: lines64(&ix.duplicates),
                     summaries: ix.summaries.len() as u64,
                 })
             }
             Loaded::Codex(inp, r) => {
-                report_warnings(&r.warnings, g.strict)?;
+                report_warnings(&r.warnings, global.strict)?;
                 let boundaries: Vec<usize> = r
                     .items
                     .iter()
@@ -128,20 +138,24 @@ pub fn tree(a: &FilesArgs, g: &Global, text: bool, out: &mut dyn Write) -> Resul
                     session: r.session.clone(),
                     cwd: r.cwd.clone(),
                     metadata_damaged: r.meta_damaged,
-                    nodes: r
-                        .types
-                        .iter()
-                        .map(|(k, n)| (k.clone(), *n as u64))
-                        .collect(),
-                    roots: first.into_iter().collect(),
-                    forks: Vec::new(),
-                    leaves: last.into_iter().collect(),
-                    leaf: last,
-                    dangling: Vec::new(),
-                    boundaries: lines64(&boundaries),
-                    sidechain_nodes: 0,
-                    sidechain_roots: Vec::new(),
-                    subagents: Vec::new(),
+                    shape: TreeShape {
+                        nodes: r
+                            .types
+                            .iter()
+                            .map(|(k, n)| (k.clone(), *n as u64))
+                            .collect(),
+                        roots: first.into_iter().collect(),
+                        forks: Vec::new(),
+                        leaves: last.into_iter().collect(),
+                        leaf: last,
+                    },
+                    links: TreeLinks {
+                        dangling: Vec::new(),
+                        boundaries: lines64(&boundaries),
+                        sidechain_nodes: 0,
+                        sidechain_roots: Vec::new(),
+                        subagents: Vec::new(),
+                    },
                 })
             }
         };

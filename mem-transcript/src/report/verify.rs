@@ -8,7 +8,7 @@ use std::path::Path;
 
 use mem_core::jsonl::{parse_lossy, parse_recovering, sanitize};
 use mem_core::records::transcript::{
-    ClaudeVerify, CodexVerify, EmptyVerify, TranscriptSource, VerifyReport,
+    ClaudeVerify, CodexVerify, EmptyVerify, LineCheck, TranscriptSource, VerifyReport,
 };
 use mem_core::{Error, Exit};
 use serde_json::Value;
@@ -90,13 +90,15 @@ pub fn verify(
                     repair(&inp, &ix, outp)?;
                 }
                 let v = VerifyReport::Claude(ClaudeVerify {
-                    file: inp.label.clone(),
-                    source: TranscriptSource::Claude,
-                    ok,
-                    lines: ix.lines as u64,
-                    entries: ix.objects as u64,
-                    torn: lines64(&torn),
-                    malformed: lines64(&malformed),
+                    check: LineCheck {
+                        file: inp.label.clone(),
+                        source: TranscriptSource::Claude,
+                        ok,
+                        lines: ix.lines as u64,
+                        entries: ix.objects as u64,
+                        torn: lines64(&torn),
+                        malformed: lines64(&malformed),
+                    },
                     recovered: lines64(&ix.recovered),
                     invalid_utf8: lines64(&ix.lossy),
                     dangling: dangling_records(&dang),
@@ -133,13 +135,15 @@ pub fn verify(
                     .filter(|l| !torn.contains(l))
                     .collect();
                 let v = VerifyReport::Codex(CodexVerify {
-                    file: inp.label.clone(),
-                    source: TranscriptSource::Codex,
-                    ok: true,
-                    lines: r.lines as u64,
-                    entries: r.items.len() as u64,
-                    torn: lines64(&torn),
-                    malformed: lines64(&malformed),
+                    check: LineCheck {
+                        file: inp.label.clone(),
+                        source: TranscriptSource::Codex,
+                        ok: true,
+                        lines: r.lines as u64,
+                        entries: r.items.len() as u64,
+                        torn: lines64(&torn),
+                        malformed: lines64(&malformed),
+                    },
                     invalid_utf8: lines64(&r.lossy),
                     metadata_damaged: r.meta_damaged,
                     session: r.session.clone(),
