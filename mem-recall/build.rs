@@ -139,12 +139,23 @@ fn main() {
 fn terms(lines: &[String], out: &mut String) {
     let stems = text::Stems::default();
     let (mut texts, mut all, mut content, mut keys) = (vec![], vec![], vec![], vec![]);
+    let mut pick_keys: Vec<String> = Vec::new();
     let mut line_ends: Vec<u16> = Vec::with_capacity(lines.len());
     let mut stem_of: BTreeMap<String, String> = BTreeMap::new();
     for line in lines {
         for t in line.split(',') {
+            // as `Vocabulary::for_task` picks a line: by the `term_key` of
+            // the term as written, a Chinese term never
+            let t = t.trim();
+            pick_keys.push(if t.chars().any(text::is_cjk) {
+                String::new()
+            } else {
+                vocab_key::term_key(t)
+                    .expect("a term with a word")
+                    .into_owned()
+            });
             // as `Vocabulary::add` reads a term
-            let t = t.trim().to_lowercase();
+            let t = t.to_lowercase();
             let ws = text::words(&t);
             assert!(!ws.is_empty(), "an empty term in {line:?}");
             let ss: Vec<String> = ws.iter().map(|w| stems.stem(w)).collect();
@@ -209,6 +220,13 @@ fn terms(lines: &[String], out: &mut String) {
         "TERM_KEY_ENDS",
         "Per term, the key (`vocab_key::key`) of its first word",
         &keys,
+    );
+    text_table(
+        out,
+        "TERM_PICK_KEYS_TEXT",
+        "TERM_PICK_KEY_ENDS",
+        "Per term, the `vocab_key::term_key` of the term as written (trimmed), empty for a term with a Chinese character",
+        &pick_keys,
     );
     let (words, word_stems): (Vec<String>, Vec<String>) = stem_of.into_iter().unzip();
     text_table(

@@ -56,6 +56,23 @@ fn stem_tasks(b: Bencher) {
     });
 }
 
+/// The part of the built-in vocabulary each task of the set can meet
+/// (read from the tables made at compile time).
+#[divan::bench]
+fn vocabulary_for_every_task(b: Bencher) {
+    let tasks = tasks();
+    b.bench(|| {
+        tasks
+            .iter()
+            .map(|t| {
+                mem_recall::vocab::Vocabulary::for_task(black_box(t), None)
+                    .terms
+                    .len()
+            })
+            .sum::<usize>()
+    });
+}
+
 /// The gate: every task of the set against the loaded memory directory
 /// (vocabulary expansion on, as the binary runs it).
 #[divan::bench]

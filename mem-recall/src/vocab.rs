@@ -76,6 +76,12 @@ mod index {
         item(TERM_KEYS_TEXT, &TERM_KEY_ENDS, j)
     }
 
+    /// The `vocab_key::term_key` of term `j` as written, empty for a term
+    /// with a CJK character.
+    pub fn term_pick_key(j: usize) -> &'static str {
+        item(TERM_PICK_KEYS_TEXT, &TERM_PICK_KEY_ENDS, j)
+    }
+
     /// The stem of `word` (lowercased) when it is a word of a built-in term
     /// or a stop word.
     pub fn stem_of(word: &str) -> Option<&'static str> {
@@ -158,6 +164,7 @@ mod index {
                     .map(|t| t.trim().to_lowercase())
                     .collect();
                 let js = super::terms_of_line(i);
+                let mut t_as_written = super::line(i).split(',');
                 assert_eq!(js.len(), terms.len(), "{}", super::line(i));
                 for (t, j) in terms.iter().zip(js) {
                     let ws = words(t);
@@ -165,6 +172,13 @@ mod index {
                     assert_eq!(super::term_stems(j), s.all(t).join(" "), "{t}");
                     assert_eq!(super::term_content(j), s.content(t).join(" "), "{t}");
                     assert_eq!(super::term_key(j), crate::vocab_key::key(&ws[0]), "{t}");
+                    let as_written = t_as_written.next().unwrap().trim();
+                    let pick = if as_written.chars().any(mem_core::text::is_cjk) {
+                        String::new()
+                    } else {
+                        crate::vocab_key::term_key(as_written).unwrap().into_owned()
+                    };
+                    assert_eq!(super::term_pick_key(j), pick, "{t}");
                     for w in &ws {
                         assert_eq!(super::stem_of(w), Some(s.stem(w).as_str()), "{w}");
                     }
@@ -420,17 +434,15 @@ impl Vocabulary {
             })
         };
         for i in ids.into_iter().map(usize::from) {
-            let found = index::line(i)
-                .split(',')
-                .zip(index::terms_of_line(i))
-                .any(|(t, j)| {
-                    let t = t.trim();
-                    if t.chars().any(is_cjk) || !key_hit(t) {
-                        return false;
-                    }
-                    let first = index::term_stems(j).split(' ').next().unwrap_or_default();
-                    task_stems().binary_search_by(|s| (**s).cmp(first)).is_ok()
-                });
+            let found = index::terms_of_line(i).any(|j| {
+                // (`key_hit` of the term as written; a Chinese term's
+                // pick key is empty, never a key)
+                if keys.binary_search(&index::term_pick_key(j)).is_err() {
+                    return false;
+                }
+                let first = index::term_stems(j).split(' ').next().unwrap_or_default();
+                task_stems().binary_search_by(|s| (**s).cmp(first)).is_ok()
+            });
             if found {
                 v.add_builtin(i);
             }
@@ -568,19 +580,19 @@ impl Vocabulary {
             OnceLock<(Cow<'static, str>, Cow<'static, str>)>,
         ),
     ) -> usize {
-        if let Some(&i) = self.by_text.get(&*text) {
-            return i;
-        }
-        let (k, stems) = made();
         let i = self.terms.len();
+        match self.by_text.entry(text.clone()) {
+            std::collections::hash_map::Entry::Occupied(e) => return *e.get(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(i),
+        };
+        let (k, stems) = made();
         self.by_key.entry(k).or_default().push(i);
         self.terms.push(Term {
             cjk: text.chars().any(is_cjk),
-            text: text.clone(),
+            text,
             stems,
         });
         self.term_groups.push(Vec::new());
-        self.by_text.insert(text, i);
         i
     }
 
