@@ -805,10 +805,14 @@ fn concepts(
                     .map(|t| v.terms[t].content(stems).to_string()),
             );
             let mut alts = Vec::new();
+            // The alternatives' stems so far, joined by spaces: a set, so a
+            // user's group of thousands of terms costs linear time.
+            let mut taken: HashSet<String> = HashSet::new();
             if !own.is_empty() {
                 if !seen.insert(own.clone()) {
                     continue;
                 }
+                taken.insert(own.join(" "));
                 alts.push(Alt {
                     show: own.join(" "),
                     stems: own,
@@ -818,11 +822,7 @@ fn concepts(
             for t in v.alternatives(f.term) {
                 let term = &v.terms[t];
                 let content = term.content(stems);
-                if content.is_empty()
-                    || alts
-                        .iter()
-                        .any(|a| a.stems.iter().map(String::as_str).eq(content.split(' ')))
-                {
+                if content.is_empty() || !taken.insert(content.to_string()) {
                     continue;
                 }
                 alts.push(Alt {

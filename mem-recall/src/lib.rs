@@ -986,45 +986,25 @@ pub fn context_text(
     }
     let mut index_ids = Vec::new();
     if let Some(dir) = &s.memory_dir
-        && let Some(mut ix) = context::load_index(dir)
+        && let Some(mut ix) = index_warned(dir)
     {
         if inline {
             index_ids = context::index_ids(&ix.text);
             ix.text = context::plain_links(&ix.text);
         }
-        if ix.cut
-            && let Some(w) = &ix.warning
-        {
-            warn(NAME, format!("{}: {w}", dir.join("MEMORY.md").display()));
-        }
         if !ix.text.trim().is_empty() {
-            if !doc.is_empty() {
-                doc.push('\n');
-            }
-            doc.push_str("# Memory index (MEMORY.md)\n\n");
-            doc.push_str(ix.text.trim_end());
-            doc.push('\n');
+            push_section(&mut doc, "# Memory index (MEMORY.md)", ix.text.trim_end());
         }
     }
     if let Some(dir) = &s.team_dir
-        && let Some(ix) = context::load_index(dir)
+        && let Some(ix) = index_warned(dir)
+        && !ix.text.trim().is_empty()
     {
-        if ix.cut
-            && let Some(w) = &ix.warning
-        {
-            warn(NAME, format!("{}: {w}", dir.join("MEMORY.md").display()));
-        }
-        if !ix.text.trim().is_empty() {
-            if !doc.is_empty() {
-                doc.push('\n');
-            }
-            doc.push_str(&format!(
-                "# Team memory index ({}/MEMORY.md)\n\n",
-                mem_core::memdir::TEAM_DIR
-            ));
-            doc.push_str(&scrubbed_index(&ix.text, &s.root));
-            doc.push('\n');
-        }
+        let heading = format!(
+            "# Team memory index ({}/MEMORY.md)",
+            mem_core::memdir::TEAM_DIR
+        );
+        push_section(&mut doc, &heading, &scrubbed_index(&ix.text, &s.root));
     }
     let q = s.query(&args.recall);
     let ds = decide(&s.items, &q, &stems);
@@ -1086,6 +1066,30 @@ pub fn context_text(
         doc.push_str(&render::memories_md(&mems));
     }
     Ok(doc)
+}
+
+/// `MEMORY.md` of `dir` ([`context::load_index`]); when it was cut, its
+/// WARNING line is said on stderr.
+fn index_warned(dir: &Path) -> Option<context::IndexText> {
+    let ix = context::load_index(dir)?;
+    if ix.cut
+        && let Some(w) = &ix.warning
+    {
+        warn(NAME, format!("{}: {w}", dir.join("MEMORY.md").display()));
+    }
+    Some(ix)
+}
+
+/// Add a section to the `context` document: a blank line after what is
+/// there, `heading`, a blank line, `body` and a newline.
+fn push_section(doc: &mut String, heading: &str, body: &str) {
+    if !doc.is_empty() {
+        doc.push('\n');
+    }
+    doc.push_str(heading);
+    doc.push_str("\n\n");
+    doc.push_str(body);
+    doc.push('\n');
 }
 
 /// The team tier's index as printed: written by the team, so it passes the

@@ -15,7 +15,7 @@
 //! (a missing file is no error); its groups are added to the built-in ones.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -192,7 +192,10 @@ mod index {
             let j = (0..n).find(|&j| super::term_text(j) == "部署").unwrap();
             assert_eq!((super::term_stems(j), super::term_key(j)), ("部 署", "部"));
             let j = (0..n).find(|&j| super::term_text(j) == "roll out").unwrap();
-            assert_eq!((super::term_stems(j), super::term_content(j)), ("roll out", "roll"));
+            assert_eq!(
+                (super::term_stems(j), super::term_content(j)),
+                ("roll out", "roll")
+            );
         }
     }
 }
@@ -315,12 +318,10 @@ impl Vocabulary {
     /// (`FILE:LINE: reason`).
     pub fn load() -> Result<Vocabulary, mem_core::Error> {
         let mut v = Vocabulary::builtin();
-        if let Some(p) = user_file() {
-            match std::fs::read_to_string(&p) {
-                Ok(text) => v.add(&text, &p.display().to_string())?,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(mem_core::Error::io(&p, e)),
-            }
+        if let Some(p) = user_file()
+            && let Some(text) = read_user_file(&p)?
+        {
+            v.add(&text, &p.display().to_string())?;
         }
         Ok(v)
     }
@@ -334,15 +335,12 @@ impl Vocabulary {
         let Some(p) = user_file() else {
             return Ok(None);
         };
-        match std::fs::read_to_string(&p) {
-            Ok(text) => {
-                let origin = p.display().to_string();
-                Vocabulary::default().add(&text, &origin)?;
-                Ok(Some((text, origin)))
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(mem_core::Error::io(&p, e)),
-        }
+        let Some(text) = read_user_file(&p)? else {
+            return Ok(None);
+        };
+        let origin = p.display().to_string();
+        Vocabulary::default().add(&text, &origin)?;
+        Ok(Some((text, origin)))
     }
 
     /// The part of the built-in vocabulary and of `user` (as
@@ -539,8 +537,9 @@ impl Vocabulary {
     fn push_group(&mut self, ids: Vec<usize>) {
         let gi = self.groups.len();
         let mut group = Vec::with_capacity(ids.len());
+        let mut seen = HashSet::with_capacity(ids.len());
         for id in ids {
-            if !group.contains(&id) {
+            if seen.insert(id) {
                 group.push(id);
                 self.term_groups[id].push(gi);
             }
@@ -632,9 +631,10 @@ impl Vocabulary {
             return Vec::new();
         }
         let mut out: Vec<usize> = Vec::new();
+        let mut seen = HashSet::new();
         for &g in &self.term_groups[term] {
             for &t in &self.groups[g] {
-                if !self.terms[t].cjk && !out.contains(&t) {
+                if !self.terms[t].cjk && seen.insert(t) {
                     out.push(t);
                 }
             }
@@ -646,14 +646,17 @@ impl Vocabulary {
     /// a Chinese term, also the groups of those terms (one hop).
     pub fn alternatives(&self, term: usize) -> Vec<usize> {
         let mut out: Vec<usize> = Vec::new();
-        let push = |t: usize, out: &mut Vec<usize>| {
-            if t != term && !out.contains(&t) {
+        // `seen` keeps the collection linear in the groups' sizes (a user's
+        // group of thousands of terms).
+        let mut seen = HashSet::from([term]);
+        let push = |t: usize, out: &mut Vec<usize>, seen: &mut HashSet<usize>| {
+            if seen.insert(t) {
                 out.push(t);
             }
         };
         for &g in &self.term_groups[term] {
             for &t in &self.groups[g] {
-                push(t, &mut out);
+                push(t, &mut out, &mut seen);
             }
         }
         if self.terms[term].cjk {
@@ -662,13 +665,40 @@ impl Vocabulary {
                 for &g in &self.term_groups[t] {
                     for &u in &self.groups[g] {
                         if !self.terms[u].cjk {
-                            push(u, &mut out);
+                            push(u, &mut out, &mut seen);
                         }
                     }
                 }
             }
         }
         out
+    }
+}
+
+/// Most bytes of a user's vocabulary file: 1 MiB (a larger file is an
+/// error naming its size).
+pub const USER_FILE_BYTES: u64 = 1 << 20;
+
+/// The text of a user's vocabulary file at `path`, `None` when there is no
+/// such file. A link is followed (the file is the user's own setting), but
+/// only a regular file is read, opened without waiting (a FIFO or a device
+/// is refused, never blocks), and at most [`USER_FILE_BYTES`] of it.
+///
+/// Errors: not a regular file, larger than [`USER_FILE_BYTES`], not UTF-8,
+/// or unreadable — each naming the file.
+fn read_user_file(path: &Path) -> Result<Option<String>, mem_core::Error> {
+    match mem_core::confine::read_capped(path, USER_FILE_BYTES, true) {
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
+            let e = std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            );
+            mem_core::Error::io(path, e)
+        }),
+        Err(mem_core::Error::Io { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => {
+            Ok(None)
+        }
+        Err(e) => Err(e),
     }
 }
 

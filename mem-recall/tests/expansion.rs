@@ -125,6 +125,90 @@ fn a_users_vocabulary_file_extends_the_builtin_one() {
     );
 }
 
+/// A user's vocabulary file is read like every other file mem does not
+/// own: only a regular file, never waiting on it, at most 1 MiB.
+#[test]
+fn a_users_vocabulary_file_that_is_not_a_small_regular_file_is_refused() {
+    let env = Env::new();
+    let mem = env.path().join("mem");
+    write(&mem.join("real-db.md"), DB);
+    let m = mem.to_str().unwrap();
+    let args = [
+        "--memory-dir",
+        m,
+        "--task",
+        "the database",
+        "--today",
+        "2026-07-11",
+    ];
+    let refused = |voc: &std::path::Path, why: &str| {
+        let o = env.run_cmd(env.cmd().args(args).env("MEM_VOCABULARY", voc), "");
+        assert_eq!(o.status.code(), Some(1), "{}", voc.display());
+        let err = stderr(&o);
+        assert!(err.contains(&format!("{}: {why}", voc.display())), "{err}");
+        assert!(o.stdout.is_empty());
+    };
+    // a device that never ends: refused at once, nothing read
+    refused(
+        std::path::Path::new("/dev/zero"),
+        "is a device, not a regular file",
+    );
+    // a FIFO nobody writes to: refused, never waited on
+    let fifo = env.path().join("voc.fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    refused(&fifo, "is a FIFO, not a regular file");
+    // larger than 1 MiB: refused with its size
+    let big = env.path().join("big.txt");
+    write(&big, &"flob, widget\n".repeat(90_000));
+    refused(&big, "is larger than 1048576 bytes (1170000 bytes)");
+}
+
+/// A user's group of thousands of terms costs time linear in its size (each
+/// term's alternatives were collected with a scan of the list so far: a
+/// group of 10,000 took 30 s) and scores as a small group does.
+#[test]
+fn a_users_very_large_group_scores_as_a_small_one() {
+    let env = Env::new();
+    let mem = env.path().join("mem");
+    write(
+        &mem.join("gizmo.md"),
+        "---\nname: zzbuild9999 toolchain\ndescription: zzbuild9999 needs the gizmo toolchain\ntype: project\n---\nInstall the zzbuild9999 toolchain first.\n",
+    );
+    let terms: Vec<String> = (0..10_000).map(|i| format!("zzbuild{i}")).collect();
+    let large = env.path().join("large.txt");
+    write(&large, &format!("{}\n", terms.join(", ")));
+    let small = env.path().join("small.txt");
+    write(&small, "zzbuild0, zzbuild9999\n");
+    let m = mem.to_str().unwrap();
+    let args = [
+        "--memory-dir",
+        m,
+        "--task",
+        "run zzbuild0 again",
+        "--today",
+        "2026-07-11",
+        "--format",
+        "jsonl",
+        "--explain",
+        "--no-cache",
+    ];
+    let run = |voc: &std::path::Path| {
+        ok(&env.run_cmd(env.cmd().args(args).env("MEM_VOCABULARY", voc), ""))
+    };
+    let out = run(&large);
+    assert!(
+        out.starts_with(r#"{"action":"skip","id":"gizmo","reason":"no-match","score":3.39,"#),
+        "{out}"
+    );
+    assert_eq!(out, run(&small));
+}
+
 #[test]
 fn an_expired_memory_is_evicted_only_when_the_task_bears_on_it() {
     let env = Env::new();

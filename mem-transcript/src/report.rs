@@ -29,6 +29,16 @@ fn io_out(e: std::io::Error) -> Error {
     Error::io("<stdout>", e)
 }
 
+/// `items` joined with `, ` for the text reports, or `empty` when there
+/// are none.
+fn joined_or<S: AsRef<str>>(items: &[S], empty: &str) -> String {
+    if items.is_empty() {
+        return empty.to_string();
+    }
+    let parts: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+    parts.join(", ")
+}
+
 fn write_json(out: &mut dyn Write, v: &impl serde::Serialize) -> Result<(), Error> {
     serde_json::to_writer(&mut *out, v).map_err(|e| io_out(e.into()))?;
     out.write_all(b"\n").map_err(io_out)

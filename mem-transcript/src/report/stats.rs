@@ -16,7 +16,7 @@ use crate::codex::Rollout;
 use crate::input::Input;
 use crate::{FilesArgs, Global, report_warnings};
 
-use super::{Loaded, io_out, load, write_json};
+use super::{Loaded, io_out, joined_or, load, write_json};
 
 #[derive(Deserialize)]
 pub(super) struct StatEntry<'a> {
@@ -365,11 +365,7 @@ pub(super) fn kv(v: &Value) -> String {
         .as_object()
         .map(|o| o.iter().map(|(k, n)| format!("{k} {n}")).collect())
         .unwrap_or_default();
-    if s.is_empty() {
-        "none".into()
-    } else {
-        s.join(", ")
-    }
+    joined_or(&s, "none")
 }
 
 pub(super) fn write_stats_text(out: &mut dyn Write, v: &Value) -> std::io::Result<()> {
@@ -389,15 +385,7 @@ pub(super) fn write_stats_text(out: &mut dyn Write, v: &Value) -> std::io::Resul
         .as_array()
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    writeln!(
-        out,
-        "  models: {}",
-        if models.is_empty() {
-            "-".into()
-        } else {
-            models.join(", ")
-        }
-    )?;
+    writeln!(out, "  models: {}", joined_or(&models, "-"))?;
     writeln!(
         out,
         "  time: {} .. {} ({} s)",

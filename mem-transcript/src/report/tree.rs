@@ -16,7 +16,7 @@ use crate::claude::{BOUNDARY, Index, SIDECHAIN};
 use crate::{FilesArgs, Global, report_warnings};
 
 use super::graph::{dangling, dangling_records, lines_of, lines64, shape};
-use super::{Loaded, io_out, load, subagent_files, uuid_of, write_json};
+use super::{Loaded, io_out, joined_or, load, subagent_files, uuid_of, write_json};
 
 pub(super) fn node_types(ix: &Index) -> BTreeMap<&'static str, usize> {
     let mut m = BTreeMap::new();
@@ -31,11 +31,7 @@ pub(super) fn short_list(v: &[u32], max: usize) -> String {
     if v.len() > max {
         s.push(format!("… ({} more)", v.len() - max));
     }
-    if s.is_empty() {
-        "none".into()
-    } else {
-        s.join(", ")
-    }
+    joined_or(&s, "none")
 }
 
 /// `tree FILE…`.
@@ -241,15 +237,7 @@ pub(super) fn write_tree_text(out: &mut dyn Write, v: &Value) -> std::io::Result
                 .collect()
         })
         .unwrap_or_default();
-    writeln!(
-        out,
-        "  dangling parents: {}",
-        if dang.is_empty() {
-            "none".into()
-        } else {
-            dang.join(", ")
-        }
-    )?;
+    writeln!(out, "  dangling parents: {}", joined_or(&dang, "none"))?;
     writeln!(
         out,
         "  compaction boundaries at lines: {}",
