@@ -4,22 +4,31 @@
 //!
 //! Layout: the line [`MAGIC`], then fields, each a number (`DIGITS;`,
 //! decimal, at most `u64`) or a string (`LEN:BYTES`, LEN in bytes), then
-//! `end`. The whole file is UTF-8, so one validation covers every string;
-//! an entry's body is one string, so reading the index skips it unread.
+//! `end`: the index, read whole ([`read`]); then the Markdown section,
+//! read only at the offsets of the memories injected ([`MdRef`]). The
+//! whole file is UTF-8, so one validation covers every string of the
+//! index; an entry's body is one string, so reading the index skips it
+//! unread.
 //!
 //! ```text
-//! file  = version; dir written_ns; count; entry*count postings "end"
-//! entry = file key body                     (sorted by file, unique)
+//! file  = index mds
+//! index = version; lens dir written_ns; count; entry*count postings "end"
+//! lens  = index_len md_len   (16 lowercase hex digits each: the bytes
+//!                             of the index and of mds; the file holds
+//!                             exactly their sum)
+//! entry = file key body md                  (sorted by file, unique)
 //! key   = mtime_ns size change   (32, 16 and 16 lowercase hex digits)
-//! body  = "0;" doc md | "1;" error           (as one string)
+//! body  = "0;" doc | "1;" error              (as one string)
 //! doc   = terms type; kind; scope; project? triggers trigger_stems paths
 //!         expires superseded_by? supersedes retired; source; trust;
 //!         len; tokens;
 //!         (the id is the file name without `.md`; type, kind, scope,
 //!         source and trust are the index of the variant, in declaration
 //!         order)
-//! md    = "0;" | "1;" name rest               (what the hook injects,
-//!         see `inject::MdParts`; "0;": the topic file is read instead)
+//! md    = "0;" | "1;" offset; len;          (where in mds the entry's
+//!         Markdown is; "0;": none, the topic file is read instead)
+//! mds   = (name rest)*                       (what the hook injects, see
+//!         `inject::MdParts`; each read with one `pread` when needed)
 //! x?    = "0;" | "1;" string                 list = count; string*count
 //! expires = "0;" (none) | "1;" (never) | "2;" zigzag(days since 0001-01-01);
 //! postings = count; (stem records)*count     (sorted by stem, unique)
@@ -38,8 +47,10 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::fs::File;
+use std::os::unix::fs::FileExt as _;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use chrono::{Datelike, NaiveDate};
 use mem_core::records::{Expires, Kind, MemoryType, Scope, Source, Trust};
@@ -48,7 +59,7 @@ use crate::gate::{Doc, Text, Texts};
 use crate::inject::MdParts;
 
 /// Version of the layout; a cache of another version is ignored.
-pub const CACHE_VERSION: u64 = 6;
+pub const CACHE_VERSION: u64 = 7;
 
 /// The cache file's name inside the memory dir's cache folder.
 pub const CACHE_FILE: &str = "recall-v2.cache";
@@ -72,6 +83,9 @@ pub struct Cached {
     pub change: u64,
     /// The encoded body (see [`decode_body`]).
     pub body: &'static str,
+    /// Where its Markdown is in the Markdown section: (offset, length in
+    /// bytes); `None`: not kept.
+    pub md: Option<(u64, u64)>,
 }
 
 /// A cache as read.
@@ -86,7 +100,102 @@ pub struct Cache {
     /// The postings: (stem, its records still encoded), sorted by stem
     /// (checked).
     pub postings: Vec<(&'static str, &'static str)>,
+    /// The Markdown section of the file read (`None` when only the index
+    /// was given, as to [`parse`]).
+    pub mds: Option<Mds>,
 }
+
+/// The Markdown section of a cache file, read on demand through the file
+/// opened by [`read`] (a cache replaced since stays the one read).
+#[derive(Debug, Clone)]
+pub struct Mds {
+    file: Arc<File>,
+    /// Where the section starts in the file (the index's length).
+    at: u64,
+    /// Its length in bytes.
+    len: u64,
+}
+
+impl Mds {
+    /// The entry's Markdown at `md` ([`Cached::md`]): `None` when it is out
+    /// of the section, unreadable or malformed.
+    pub fn get(&self, md: (u64, u64)) -> Option<MdParts> {
+        decode_md(&self.bytes(md)?)
+    }
+
+    /// The whole section (one read), to copy entries from it into a new
+    /// cache ([`MdBytes::raw`]).
+    pub fn all(&self) -> Option<MdBytes> {
+        Some(MdBytes(self.bytes((0, self.len))?.into_bytes()))
+    }
+
+    fn bytes(&self, (off, len): (u64, u64)) -> Option<String> {
+        if off.checked_add(len)? > self.len {
+            return None;
+        }
+        let mut buf = vec![0u8; usize::try_from(len).ok()?];
+        self.file.read_exact_at(&mut buf, self.at + off).ok()?;
+        String::from_utf8(buf).ok()
+    }
+}
+
+/// A whole Markdown section in memory ([`Mds::all`]).
+#[derive(Debug)]
+pub struct MdBytes(Vec<u8>);
+
+impl MdBytes {
+    /// The bytes at `md` ([`Cached::md`]), checked to be one encoded
+    /// Markdown (as [`Writer::entry`] takes it); `None` when they are not.
+    pub fn raw(&self, (off, len): (u64, u64)) -> Option<&str> {
+        let start = usize::try_from(off).ok()?;
+        let b = self
+            .0
+            .get(start..start.checked_add(usize::try_from(len).ok()?)?)?;
+        let s = std::str::from_utf8(b).ok()?;
+        decode_md(s)?;
+        Some(s)
+    }
+}
+
+/// What the hook injects of a memory, at its place in a cache file's
+/// Markdown section (read when the memory is injected).
+#[derive(Debug, Clone)]
+pub struct MdRef {
+    /// The section.
+    pub mds: Mds,
+    /// (offset, length) in it ([`Cached::md`]).
+    pub at: (u64, u64),
+}
+
+impl MdRef {
+    /// The Markdown parts; `None` when they cannot be read back.
+    pub fn get(&self) -> Option<MdParts> {
+        self.mds.get(self.at)
+    }
+}
+
+/// Encode what the hook injects of a memory for the Markdown section
+/// ([`Writer::entry`]).
+pub fn encode_md(p: &MdParts) -> String {
+    let mut s = String::with_capacity(p.name.len() + p.rest.len() + 12);
+    string(&mut s, &p.name);
+    string(&mut s, &p.rest);
+    s
+}
+
+/// Decode [`encode_md`]'s output; `None` when malformed.
+pub fn decode_md(s: &str) -> Option<MdParts> {
+    let mut r = Reader { s };
+    let name = r.str()?.to_string();
+    let rest = r.str()?.to_string();
+    r.s.is_empty().then_some(MdParts {
+        name: Text::Owned(name),
+        rest: Text::Owned(rest),
+    })
+}
+
+/// Bytes of the header read first: [`MAGIC`], the version and the lengths.
+const HEAD_BYTES: usize = MAGIC.len() + 21 + 32;
 
 /// Largest cache file read (a larger one is ignored and rebuilt): 256 MiB.
 pub const CACHE_READ_BYTES: u64 = 256 << 20;
@@ -95,11 +204,25 @@ pub const CACHE_READ_BYTES: u64 = 256 << 20;
 /// another version or malformed.
 pub fn read(path: &Path) -> Option<Cache> {
     let f = mem_core::confine::open_regular(path, false).ok()?;
-    let bytes = mem_core::confine::read_all(f, path, CACHE_READ_BYTES).ok()?;
+    let size = f.metadata().ok()?.len();
+    let mut head = [0u8; HEAD_BYTES];
+    let n = usize::try_from(size).ok()?.min(HEAD_BYTES);
+    f.read_exact_at(&mut head[..n], 0).ok()?;
+    let (index_len, md_len) = lens(std::str::from_utf8(&head[..n]).ok()?)?;
+    if index_len.checked_add(md_len)? != size || index_len > CACHE_READ_BYTES {
+        return None;
+    }
+    let mut bytes = vec![0u8; usize::try_from(index_len).ok()?];
+    f.read_exact_at(&mut bytes, 0).ok()?;
     // The docs borrow from these bytes for the rest of the process.
     let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
     let text = simdutf8::basic::from_utf8(bytes).ok()?;
-    let cache = parse(text)?;
+    let mut cache = parse(text)?;
+    cache.mds = Some(Mds {
+        file: Arc::new(f),
+        at: index_len,
+        len: md_len,
+    });
     register(Postings {
         text,
         lists: cache.postings.clone(),
@@ -107,14 +230,35 @@ pub fn read(path: &Path) -> Option<Cache> {
     Some(cache)
 }
 
-/// Parse a cache's index (the bodies stay encoded).
-pub fn parse(text: &'static str) -> Option<Cache> {
+/// The lengths of the index and of the Markdown section, from the start
+/// of a cache file (at least its header); `None` for another version.
+fn lens(head: &str) -> Option<(u64, u64)> {
     let mut r = Reader {
-        s: text.strip_prefix(MAGIC)?,
+        s: head.strip_prefix(MAGIC)?,
     };
     if r.num()? != CACHE_VERSION {
         return None;
     }
+    let index_len = u64::try_from(r.hex::<16>()?).ok()?;
+    let md_len = u64::try_from(r.hex::<16>()?).ok()?;
+    Some((index_len, md_len))
+}
+
+/// The index part of a whole cache file (see [`Writer::finish`]).
+pub fn index_of(file: &str) -> Option<&str> {
+    file.get(..usize::try_from(lens(file)?.0).ok()?)
+}
+
+/// Parse a cache's index, exactly (the bodies stay encoded).
+pub fn parse(text: &'static str) -> Option<Cache> {
+    if lens(text)?.0 != text.len() as u64 {
+        return None;
+    }
+    let mut r = Reader {
+        s: text.strip_prefix(MAGIC)?,
+    };
+    r.num()?;
+    r.hex::<32>()?;
     let dir = r.str()?;
     let written_ns = u128::from(r.num()?);
     let count = usize::try_from(r.num()?).ok()?;
@@ -126,12 +270,19 @@ pub fn parse(text: &'static str) -> Option<Cache> {
             return None;
         }
         let (mtime_ns, size, change) = r.key()?;
+        let body = r.str()?;
+        let md = match r.num()? {
+            0 => None,
+            1 => Some((r.num()?, r.num()?)),
+            _ => return None,
+        };
         entries.push(Cached {
             file,
             mtime_ns,
             size,
             change,
-            body: r.str()?,
+            body,
+            md,
         });
     }
     let stems = usize::try_from(r.num()?).ok()?;
@@ -149,35 +300,16 @@ pub fn parse(text: &'static str) -> Option<Cache> {
         written_ns,
         entries,
         postings,
+        mds: None,
     })
 }
 
 /// Decode the body of the entry of `file` (`<id>.md`): the doc, or why the
 /// file did not parse. `None` when it is malformed.
 pub fn decode_body(file: &'static str, body: &'static str) -> Option<Result<Doc, Text>> {
-    Some(decode_entry(file, body)?.map(|(doc, _)| doc))
-}
-
-/// [`decode_body`], with what the hook injects of the memory when the
-/// entry holds it.
-pub fn decode_entry(
-    file: &'static str,
-    body: &'static str,
-) -> Option<Result<(Doc, Option<MdParts>), Text>> {
     let mut r = Reader { s: body };
     let out = match r.num()? {
-        0 => {
-            let doc = r.doc(file.strip_suffix(".md")?)?;
-            let md = match r.num()? {
-                0 => None,
-                1 => Some(MdParts {
-                    name: Text::Borrowed(r.str()?),
-                    rest: Text::Borrowed(r.str()?),
-                }),
-                _ => return None,
-            };
-            Ok((doc, md))
-        }
+        0 => Ok(r.doc(file.strip_suffix(".md")?)?),
         1 => Err(Text::Borrowed(r.str()?)),
         _ => return None,
     };
@@ -187,25 +319,11 @@ pub fn decode_entry(
 /// Encode the body of an entry: its doc (whose id is the file name without
 /// `.md`), or why the file did not parse.
 pub fn encode_body(doc: Result<&Doc, &str>) -> String {
-    encode_entry(doc.map(|d| (d, None)))
-}
-
-/// [`encode_body`], with what the hook injects of the memory (`None`: not
-/// kept; the topic file is read when the memory is injected).
-pub fn encode_entry(doc: Result<(&Doc, Option<&MdParts>), &str>) -> String {
     let mut body = String::with_capacity(512);
     match doc {
-        Ok((d, md)) => {
+        Ok(d) => {
             num(&mut body, 0);
             encode_doc(&mut body, d);
-            match md {
-                None => num(&mut body, 0),
-                Some(p) => {
-                    num(&mut body, 1);
-                    string(&mut body, &p.name);
-                    string(&mut body, &p.rest);
-                }
-            }
         }
         Err(msg) => {
             num(&mut body, 1);
@@ -219,6 +337,8 @@ pub fn encode_entry(doc: Result<(&Doc, Option<&MdParts>), &str>) -> String {
 /// name order, then [`Writer::finish`].
 pub struct Writer {
     out: String,
+    /// The Markdown section.
+    mds: String,
     /// Per stem: its records so far and the offset of the last one.
     postings: HashMap<String, (String, usize)>,
 }
@@ -228,19 +348,23 @@ impl Writer {
     pub fn new(dir: &str, written_ns: u128, count: usize) -> Writer {
         let mut w = Writer {
             out: String::with_capacity(64 + count * 512),
+            mds: String::new(),
             postings: HashMap::new(),
         };
         w.out.push_str(MAGIC);
         num(&mut w.out, CACHE_VERSION);
+        // The lengths, filled in by `finish`.
+        w.out.push_str(&"0".repeat(32));
         string(&mut w.out, dir);
         let _ = write!(w.out, "{written_ns};");
         num(&mut w.out, count as u64);
         w
     }
 
-    /// An entry: its key (mtime in ns, size, change id) and encoded body
-    /// ([`encode_body`]).
-    pub fn entry(&mut self, file: &str, key: (u128, u64, u64), body: &str) {
+    /// An entry: its key (mtime in ns, size, change id), encoded body
+    /// ([`encode_body`]) and what the hook injects of it ([`encode_md`];
+    /// `None`: not kept, the topic file is read when it is injected).
+    pub fn entry(&mut self, file: &str, key: (u128, u64, u64), body: &str, md: Option<&str>) {
         let (mtime_ns, size, change) = key;
         string(&mut self.out, file);
         let _ = write!(self.out, "{mtime_ns:032x}{size:016x}{change:016x}");
@@ -258,6 +382,13 @@ impl Writer {
                 *last = at;
             }
         }
+        match md {
+            None => num(&mut self.out, 0),
+            Some(md) => {
+                let _ = write!(self.out, "1;{};{};", self.mds.len(), md.len());
+                self.mds.push_str(md);
+            }
+        }
     }
 
     /// The cache's bytes.
@@ -270,6 +401,10 @@ impl Writer {
             string(&mut self.out, records);
         }
         self.out.push_str("end");
+        let at = MAGIC.len() + format!("{CACHE_VERSION};").len();
+        let lens = format!("{:016x}{:016x}", self.out.len(), self.mds.len());
+        self.out.replace_range(at..at + 32, &lens);
+        self.out.push_str(&self.mds);
         self.out
     }
 }
@@ -658,6 +793,11 @@ mod tests {
         Box::leak(s.into_boxed_str())
     }
 
+    /// The index of a whole cache file.
+    fn ix(file: String) -> &'static str {
+        leak(index_of(&file).expect("an index").to_string())
+    }
+
     fn doc(id: &str) -> Doc {
         let t = |s: &str| Text::Owned(s.to_string());
         Doc {
@@ -685,13 +825,18 @@ mod tests {
     fn round_trip() {
         let mut w = Writer::new("/m/dir", 1_700_000_000_123_456_789, 3);
         let d = doc("a-b");
-        w.entry("a-b.md", (5, 10, 70), &encode_body(Ok(&d)));
+        w.entry("a-b.md", (5, 10, 70), &encode_body(Ok(&d)), None);
         let mut never = doc("c");
         never.expires = Some(Expires::Never);
         never.project = None;
-        w.entry("c.md", (6, 11, 77), &encode_body(Ok(&never)));
-        w.entry("d.md", (7, 12, 84), &encode_body(Err("d.md:3: bad YAML")));
-        let c = parse(leak(w.finish())).expect("parses");
+        w.entry("c.md", (6, 11, 77), &encode_body(Ok(&never)), None);
+        w.entry(
+            "d.md",
+            (7, 12, 84),
+            &encode_body(Err("d.md:3: bad YAML")),
+            None,
+        );
+        let c = parse(ix(w.finish())).expect("parses");
         assert_eq!(c.dir, "/m/dir");
         assert_eq!(c.written_ns, 1_700_000_000_123_456_789);
         assert_eq!(c.entries.len(), 3);
@@ -720,8 +865,8 @@ mod tests {
         let mut old = doc("e");
         old.expires = Some(Expires::On(NaiveDate::from_ymd_opt(-5, 1, 1).unwrap()));
         let mut w = Writer::new("/m", 1, 1);
-        w.entry("e.md", (1, 1, 7), &encode_body(Ok(&old)));
-        let c = parse(leak(w.finish())).unwrap();
+        w.entry("e.md", (1, 1, 7), &encode_body(Ok(&old)), None);
+        let c = parse(ix(w.finish())).unwrap();
         assert_eq!(
             decode_body(c.entries[0].file, c.entries[0].body),
             Some(Ok(old))
@@ -732,8 +877,8 @@ mod tests {
     fn keys_take_the_full_range() {
         let big = (u128::from(u64::MAX) << 8 | 0xab, u64::MAX, 0);
         let mut w = Writer::new("/m", 1, 1);
-        w.entry("a.md", big, &encode_body(Err("x")));
-        let text = leak(w.finish());
+        w.entry("a.md", big, &encode_body(Err("x")), None);
+        let text = ix(w.finish());
         let c = parse(text).expect("parses");
         let e = c.entries[0];
         assert_eq!((e.mtime_ns, e.size, e.change), big);
@@ -769,10 +914,10 @@ mod tests {
         let mut b = doc("b");
         b.terms = Text::Borrowed(" build:7 cach:3 ");
         let mut w = Writer::new("/m", 1, 3);
-        w.entry("a.md", (1, 1, 1), &encode_body(Ok(&a)));
-        w.entry("b.md", (1, 1, 1), &encode_body(Err("broken")));
-        w.entry("c.md", (1, 1, 1), &encode_entry(Ok((&b, None))));
-        let text = leak(w.finish());
+        w.entry("a.md", (1, 1, 1), &encode_body(Ok(&a)), None);
+        w.entry("b.md", (1, 1, 1), &encode_body(Err("broken")), None);
+        w.entry("c.md", (1, 1, 1), &encode_body(Ok(&b)), None);
+        let text = ix(w.finish());
         let c = parse(text).unwrap();
         assert_eq!(
             c.postings.iter().map(|p| p.0).collect::<Vec<_>>(),
@@ -820,22 +965,66 @@ mod tests {
     }
 
     #[test]
-    fn injection_round_trips_and_is_optional() {
+    fn injection_goes_to_the_section_after_the_index() {
         let d = doc("a");
         let md = MdParts {
             name: Text::Borrowed("Run ~~~ setup: 1"),
             rest: Text::Borrowed("source: tool, trust: low\n~~~~text\nx:1;\n~~~~\n"),
         };
-        let body = leak(encode_entry(Ok((&d, Some(&md)))));
-        assert_eq!(decode_entry("a.md", body), Some(Ok((d.clone(), Some(md)))));
-        assert_eq!(decode_body("a.md", body), Some(Ok(d.clone())));
-        let bare = leak(encode_body(Ok(&d)));
-        assert_eq!(decode_entry("a.md", bare), Some(Ok((d, None))));
-        // A marker other than 0 or 1, or a cut injection, is malformed.
-        let cut = &body[..body.len() - 3];
-        assert_eq!(decode_entry("a.md", leak(cut.to_string())), None);
-        let two = format!("{}2;", &bare[..bare.len() - 2]);
-        assert_eq!(decode_entry("a.md", leak(two)), None);
+        let enc = encode_md(&md);
+        assert_eq!(decode_md(&enc), Some(md.clone()));
+        let mut w = Writer::new("/m", 1, 3);
+        w.entry("a.md", (1, 1, 1), &encode_body(Ok(&d)), Some(&enc));
+        w.entry("b.md", (1, 1, 1), &encode_body(Ok(&d)), None);
+        w.entry("c.md", (1, 1, 1), &encode_body(Ok(&d)), Some("1:x1:y"));
+        let file = w.finish();
+        let index = index_of(&file).unwrap();
+        // The Markdown is after the index, never in it.
+        assert!(!index.contains("Run ~~~"));
+        assert_eq!(&file[index.len()..], format!("{enc}1:x1:y"));
+        assert_eq!(&file[MAGIC.len()..MAGIC.len() + 2], "7;");
+        let lens = format!("{:016x}{:016x}", index.len(), enc.len() + 6);
+        assert_eq!(&file[MAGIC.len() + 2..MAGIC.len() + 34], lens);
+        let c = parse(leak(index.to_string())).unwrap();
+        let at: Vec<_> = c.entries.iter().map(|e| e.md).collect();
+        let n = enc.len() as u64;
+        assert_eq!(at, [Some((0, n)), None, Some((n, 6))]);
+        assert_eq!(decode_body("a.md", c.entries[0].body), Some(Ok(d)));
+        // Read back through a file.
+        let dir = std::env::temp_dir().join(format!("mem-cache-md-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(CACHE_FILE);
+        std::fs::write(&path, &file).unwrap();
+        let c = read(&path).expect("reads");
+        let mds = c.mds.clone().unwrap();
+        assert_eq!(mds.get((0, n)), Some(md.clone()));
+        let two = MdParts {
+            name: Text::Borrowed("x"),
+            rest: Text::Borrowed("y"),
+        };
+        assert_eq!(mds.get((n, 6)), Some(two));
+        let all = mds.all().unwrap();
+        assert_eq!(all.raw((0, n)), Some(enc.as_str()));
+        // Out of the section, or not one encoded Markdown: none.
+        assert_eq!(mds.get((n, 7)), None);
+        assert_eq!(mds.get((1, n - 1)), None);
+        assert_eq!(mds.get((0, n + 6)), None);
+        assert_eq!(all.raw((0, n + 1)), None);
+        assert_eq!(all.raw((u64::MAX, 2)), None);
+        // A file cut or grown anywhere is refused whole.
+        for bad in [&file[..file.len() - 1], &format!("{file}x")] {
+            std::fs::write(&path, bad).unwrap();
+            assert!(read(&path).is_none());
+        }
+        // The cache replaced after it was read: the Markdown still comes
+        // from the file read.
+        std::fs::write(&path, &file).unwrap();
+        let c = read(&path).unwrap();
+        let tmp = dir.join("new");
+        std::fs::write(&tmp, "other").unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+        assert_eq!(c.mds.unwrap().get((0, n)), Some(md));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -848,9 +1037,9 @@ mod tests {
     #[test]
     fn malformed_is_refused() {
         let mut w = Writer::new("/m", 1, 2);
-        w.entry("a.md", (1, 1, 7), &encode_body(Ok(&doc("a"))));
-        w.entry("b.md", (1, 1, 7), &encode_body(Err("x")));
-        let good = w.finish();
+        w.entry("a.md", (1, 1, 7), &encode_body(Ok(&doc("a"))), None);
+        w.entry("b.md", (1, 1, 7), &encode_body(Err("x")), None);
+        let good = ix(w.finish()).to_string();
         assert!(parse(leak(good.clone())).is_some());
         // Every truncation is refused (never a partial cache).
         for cut in 0..good.len() {
@@ -864,9 +1053,9 @@ mod tests {
         assert!(parse(leak(v2)).is_none());
         // Not sorted.
         let mut w = Writer::new("/m", 1, 2);
-        w.entry("b.md", (1, 1, 7), &encode_body(Err("x")));
-        w.entry("a.md", (1, 1, 7), &encode_body(Err("x")));
-        assert!(parse(leak(w.finish())).is_none());
+        w.entry("b.md", (1, 1, 7), &encode_body(Err("x")), None);
+        w.entry("a.md", (1, 1, 7), &encode_body(Err("x")), None);
+        assert!(parse(ix(w.finish())).is_none());
         // JSON of the first layout.
         assert!(parse(leak("{\"version\":1,\"entries\":[]}".into())).is_none());
         // Bodies that do not decode.

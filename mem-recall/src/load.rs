@@ -38,7 +38,18 @@ pub struct Item {
     pub tier: mem_core::tier::Tier,
     /// What the hook injects of a topic file's memory, as the recall cache
     /// keeps it (`None`: the file is read when the memory is injected).
-    pub md: Option<MdParts>,
+    pub md: Option<Md>,
+}
+
+/// What the hook injects of a memory, kept so that its topic file is not
+/// read again.
+#[derive(Debug, Clone)]
+pub enum Md {
+    /// Parsed in this run.
+    Parts(MdParts),
+    /// In the cache file's Markdown section, read when injected (the
+    /// topic file is read instead when it cannot be).
+    Cached(cache::MdRef),
 }
 
 /// Where a memory's full content is.
@@ -75,7 +86,12 @@ impl Item {
     ///
     /// Errors: as [`Item::memory`].
     pub fn injected_md(&self) -> Result<String, mem_core::Error> {
-        match &self.md {
+        let cached = match &self.md {
+            Some(Md::Parts(p)) => return Ok(p.assemble(&self.doc.id, self.tier)),
+            Some(Md::Cached(r)) => r.get(),
+            None => None,
+        };
+        match cached {
             Some(p) => Ok(p.assemble(&self.doc.id, self.tier)),
             None => Ok(crate::inject::memory_md_in(
                 &self.doc.id,
@@ -146,6 +162,7 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
         written_ns: 0,
         entries: Vec::new(),
         postings: Vec::new(),
+        mds: None,
     });
     let trusted_before = old
         .written_ns
@@ -188,7 +205,7 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
     used.sort_unstable();
     let decoded = par_map(&used, |&i| {
         let e = &old.entries[i];
-        cache::decode_entry(e.file, e.body)
+        cache::decode_body(e.file, e.body)
     });
     fresh.sort_unstable_by(|a, b| a.file.cmp(&b.file));
     let mut b = Build {
@@ -213,7 +230,14 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
                 if b.writing {
                     b.order.push(Pick::Cached(i));
                 }
-                b.add(Text::Borrowed(e.file), doc);
+                let md = match (&old.mds, e.md) {
+                    (Some(mds), Some(at)) => Some(Md::Cached(cache::MdRef {
+                        mds: mds.clone(),
+                        at,
+                    })),
+                    _ => None,
+                };
+                b.add(Text::Borrowed(e.file), doc.map(|d| (d, md)));
             }
             // A malformed body: the file is read again.
             None => {
@@ -231,13 +255,21 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
     let changed = !had_cache || b.parsed > 0 || old.entries.len() != b.order.len();
     if let (Some(cache), true) = (cache, changed) {
         let mut w = cache::Writer::new(&dir_str, now, b.order.len());
+        // The Markdown of the entries kept, copied from the old cache.
+        let old_mds = old.mds.as_ref().and_then(cache::Mds::all);
         for p in &b.order {
             match p {
                 Pick::Cached(i) => {
                     let e = &old.entries[*i];
-                    w.entry(e.file, (e.mtime_ns, e.size, e.change), e.body);
+                    let md = e.md.and_then(|at| old_mds.as_ref()?.raw(at));
+                    w.entry(e.file, (e.mtime_ns, e.size, e.change), e.body, md);
                 }
-                Pick::Fresh(e) => w.entry(&e.file, (e.mtime_ns, e.size, e.change), &e.body),
+                Pick::Fresh(e) => w.entry(
+                    &e.file,
+                    (e.mtime_ns, e.size, e.change),
+                    &e.body,
+                    e.md.as_deref(),
+                ),
             }
         }
         // A cache that cannot be written only costs time next run.
@@ -392,6 +424,8 @@ struct NewEntry {
     size: u64,
     change: u64,
     body: String,
+    /// [`cache::encode_md`] of what the hook injects of it.
+    md: Option<String>,
 }
 
 /// The result of [`load_dir`] being built, in file name order.
@@ -407,7 +441,7 @@ struct Build {
 }
 
 impl Build {
-    fn add(&mut self, file: Text, doc: Result<(Doc, Option<MdParts>), Text>) {
+    fn add(&mut self, file: Text, doc: Result<(Doc, Option<Md>), Text>) {
         match doc {
             Ok((doc, md)) => self.items.push(Item {
                 source: Source::File(self.dir.clone(), file),
@@ -426,17 +460,15 @@ impl Build {
                 mtime_ns: f.mtime_ns,
                 size: f.size,
                 change: f.change,
-                body: cache::encode_entry(
-                    f.doc
-                        .as_ref()
-                        .map(|(d, md)| (d, Some(md)))
-                        .map_err(String::as_str),
-                ),
+                body: cache::encode_body(f.doc.as_ref().map(|(d, _)| d).map_err(String::as_str)),
+                md: f.doc.as_ref().ok().map(|(_, md)| cache::encode_md(md)),
             })));
         }
         self.add(
             Text::Owned(f.file),
-            f.doc.map(|(d, md)| (d, Some(md))).map_err(Text::Owned),
+            f.doc
+                .map(|(d, md)| (d, Some(Md::Parts(md))))
+                .map_err(Text::Owned),
         );
     }
 }

@@ -333,3 +333,59 @@ fn many_files_load_in_order_through_the_cache() {
         }
     }
 }
+
+/// The injected Markdown of every memory, in file order.
+fn injected(l: &Loaded) -> Vec<String> {
+    l.items.iter().map(|i| i.injected_md().unwrap()).collect()
+}
+
+#[test]
+fn markdown_is_read_from_the_section_after_the_index() {
+    use mem_recall::load::Md;
+    let s = setup();
+    let first = load(&s);
+    let want = injected(&first);
+    assert!(want[0].starts_with("## "), "{}", want[0]);
+    assert!(want[0].contains("(fixture-before-verify)\n"), "{}", want[0]);
+    let good = std::fs::read_to_string(&s.cache).unwrap();
+    let index = cache::index_of(&good).unwrap();
+    // The Markdown (the fixture's body) follows the index.
+    let body_line = want[0].lines().nth(3).unwrap();
+    assert!(!index.contains(body_line), "{body_line}");
+    assert!(good[index.len()..].contains(body_line));
+    let second = load(&s);
+    assert_eq!(second.cached, 2);
+    assert!(
+        second
+            .items
+            .iter()
+            .all(|i| matches!(i.md, Some(Md::Cached(_))))
+    );
+    assert_eq!(injected(&second), want);
+    // A section that does not decode (same size): the memories are
+    // rendered from their topic files, the same.
+    let bad = format!("{index}{}", good[index.len()..].replacen(':', ";", 1));
+    assert_eq!(bad.len(), good.len());
+    std::fs::write(&s.cache, &bad).unwrap();
+    let third = load(&s);
+    assert_eq!((third.parsed, third.cached), (0, 2));
+    assert_eq!(injected(&third), want);
+}
+
+#[test]
+fn a_cache_of_layout_6_is_rebuilt() {
+    let s = setup();
+    load(&s);
+    let good = std::fs::read_to_string(&s.cache).unwrap();
+    let index = cache::index_of(&good).unwrap();
+    // Version 6: no lengths, the Markdown inside the bodies (here: none).
+    let head = format!("{}{};", cache::MAGIC, cache::CACHE_VERSION);
+    let rest = &index[head.len() + 32..];
+    let v6 = format!("{}6;{rest}", cache::MAGIC);
+    std::fs::write(&s.cache, &v6).unwrap();
+    let l = load(&s);
+    assert_eq!((l.parsed, l.cached), (2, 0));
+    let now = std::fs::read_to_string(&s.cache).unwrap();
+    assert!(now.starts_with(&head));
+    assert_eq!(load(&s).cached, 2);
+}
