@@ -25,8 +25,10 @@
 //!         (the id is the file name without `.md`; type, kind, scope,
 //!         source and trust are the index of the variant, in declaration
 //!         order)
-//! md    = "0;" | "1;" offset; len;          (where in mds the entry's
-//!         Markdown is; "0;": none, the topic file is read instead)
+//! md    = "0;" | "1;" offset; len; hash     (where in mds the entry's
+//!         Markdown is and its FNV-1a 64 hash, 16 lowercase hex digits;
+//!         "0;": none, the topic file is read instead, as when the bytes
+//!         read do not match the hash)
 //! mds   = (name rest)*                       (what the hook injects, see
 //!         `inject::MdParts`; each read with one `pread` when needed)
 //! x?    = "0;" | "1;" string                 list = count; string*count
@@ -84,8 +86,8 @@ pub struct Cached {
     /// The encoded body (see [`decode_body`]).
     pub body: &'static str,
     /// Where its Markdown is in the Markdown section: (offset, length in
-    /// bytes); `None`: not kept.
-    pub md: Option<(u64, u64)>,
+    /// bytes, FNV-1a 64 hash of the bytes); `None`: not kept.
+    pub md: Option<(u64, u64, u64)>,
 }
 
 /// A cache as read.
@@ -119,24 +121,41 @@ pub struct Mds {
 impl Mds {
     /// The entry's Markdown at `md` ([`Cached::md`]): `None` when it is out
     /// of the section, unreadable or malformed.
-    pub fn get(&self, md: (u64, u64)) -> Option<MdParts> {
+    pub fn get(&self, md: (u64, u64, u64)) -> Option<MdParts> {
         decode_md(&self.bytes(md)?)
     }
 
     /// The whole section (one read), to copy entries from it into a new
     /// cache ([`MdBytes::raw`]).
     pub fn all(&self) -> Option<MdBytes> {
-        Some(MdBytes(self.bytes((0, self.len))?.into_bytes()))
+        if self.len > CACHE_READ_BYTES {
+            return None;
+        }
+        let mut buf = vec![0u8; usize::try_from(self.len).ok()?];
+        self.file.read_exact_at(&mut buf, self.at).ok()?;
+        Some(MdBytes(buf))
     }
 
-    fn bytes(&self, (off, len): (u64, u64)) -> Option<String> {
+    fn bytes(&self, (off, len, hash): (u64, u64, u64)) -> Option<String> {
         if off.checked_add(len)? > self.len {
             return None;
         }
         let mut buf = vec![0u8; usize::try_from(len).ok()?];
         self.file.read_exact_at(&mut buf, self.at + off).ok()?;
+        if fnv1a(&buf) != hash {
+            return None;
+        }
         String::from_utf8(buf).ok()
     }
+}
+
+/// The FNV-1a 64 hash of `b`.
+pub fn fnv1a(b: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &c in b {
+        h = (h ^ u64::from(c)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 /// A whole Markdown section in memory ([`Mds::all`]).
@@ -146,11 +165,14 @@ pub struct MdBytes(Vec<u8>);
 impl MdBytes {
     /// The bytes at `md` ([`Cached::md`]), checked to be one encoded
     /// Markdown (as [`Writer::entry`] takes it); `None` when they are not.
-    pub fn raw(&self, (off, len): (u64, u64)) -> Option<&str> {
+    pub fn raw(&self, (off, len, hash): (u64, u64, u64)) -> Option<&str> {
         let start = usize::try_from(off).ok()?;
         let b = self
             .0
             .get(start..start.checked_add(usize::try_from(len).ok()?)?)?;
+        if fnv1a(b) != hash {
+            return None;
+        }
         let s = std::str::from_utf8(b).ok()?;
         decode_md(s)?;
         Some(s)
@@ -163,8 +185,8 @@ impl MdBytes {
 pub struct MdRef {
     /// The section.
     pub mds: Mds,
-    /// (offset, length) in it ([`Cached::md`]).
-    pub at: (u64, u64),
+    /// (offset, length, hash) in it ([`Cached::md`]).
+    pub at: (u64, u64, u64),
 }
 
 impl MdRef {
@@ -273,7 +295,7 @@ pub fn parse(text: &'static str) -> Option<Cache> {
         let body = r.str()?;
         let md = match r.num()? {
             0 => None,
-            1 => Some((r.num()?, r.num()?)),
+            1 => Some((r.num()?, r.num()?, u64::try_from(r.hex::<16>()?).ok()?)),
             _ => return None,
         };
         entries.push(Cached {
@@ -385,7 +407,8 @@ impl Writer {
         match md {
             None => num(&mut self.out, 0),
             Some(md) => {
-                let _ = write!(self.out, "1;{};{};", self.mds.len(), md.len());
+                let h = fnv1a(md.as_bytes());
+                let _ = write!(self.out, "1;{};{};{h:016x}", self.mds.len(), md.len());
                 self.mds.push_str(md);
             }
         }
@@ -988,7 +1011,10 @@ mod tests {
         let c = parse(leak(index.to_string())).unwrap();
         let at: Vec<_> = c.entries.iter().map(|e| e.md).collect();
         let n = enc.len() as u64;
-        assert_eq!(at, [Some((0, n)), None, Some((n, 6))]);
+        let (h1, h2) = (fnv1a(enc.as_bytes()), fnv1a(b"1:x1:y"));
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(at, [Some((0, n, h1)), None, Some((n, 6, h2))]);
         assert_eq!(decode_body("a.md", c.entries[0].body), Some(Ok(d)));
         // Read back through a file.
         let dir = std::env::temp_dir().join(format!("mem-cache-md-{}", std::process::id()));
@@ -997,20 +1023,23 @@ mod tests {
         std::fs::write(&path, &file).unwrap();
         let c = read(&path).expect("reads");
         let mds = c.mds.clone().unwrap();
-        assert_eq!(mds.get((0, n)), Some(md.clone()));
+        assert_eq!(mds.get((0, n, h1)), Some(md.clone()));
         let two = MdParts {
             name: Text::Borrowed("x"),
             rest: Text::Borrowed("y"),
         };
-        assert_eq!(mds.get((n, 6)), Some(two));
+        assert_eq!(mds.get((n, 6, h2)), Some(two));
         let all = mds.all().unwrap();
-        assert_eq!(all.raw((0, n)), Some(enc.as_str()));
-        // Out of the section, or not one encoded Markdown: none.
-        assert_eq!(mds.get((n, 7)), None);
-        assert_eq!(mds.get((1, n - 1)), None);
-        assert_eq!(mds.get((0, n + 6)), None);
-        assert_eq!(all.raw((0, n + 1)), None);
-        assert_eq!(all.raw((u64::MAX, 2)), None);
+        assert_eq!(all.raw((0, n, h1)), Some(enc.as_str()));
+        // Out of the section, another hash, or not one encoded Markdown:
+        // none.
+        assert_eq!(mds.get((0, n, h2)), None);
+        assert_eq!(all.raw((n, 6, h1)), None);
+        assert_eq!(mds.get((n, 7, h2)), None);
+        let cut = fnv1a(&enc.as_bytes()[1..]);
+        assert_eq!(mds.get((1, n - 1, cut)), None);
+        assert_eq!(all.raw((1, n - 1, cut)), None);
+        assert_eq!(all.raw((u64::MAX, 2, 0)), None);
         // A file cut or grown anywhere is refused whole.
         for bad in [&file[..file.len() - 1], &format!("{file}x")] {
             std::fs::write(&path, bad).unwrap();
@@ -1023,7 +1052,7 @@ mod tests {
         let tmp = dir.join("new");
         std::fs::write(&tmp, "other").unwrap();
         std::fs::rename(&tmp, &path).unwrap();
-        assert_eq!(c.mds.unwrap().get((0, n)), Some(md));
+        assert_eq!(c.mds.unwrap().get((0, n, h1)), Some(md));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
