@@ -245,10 +245,7 @@ pub fn read(path: &Path) -> Option<Cache> {
         at: index_len,
         len: md_len,
     });
-    register(Postings {
-        text,
-        lists: cache.postings.clone(),
-    });
+    register(Postings::new(text, &cache));
     Some(cache)
 }
 
@@ -483,6 +480,9 @@ pub struct Postings {
     text: &'static str,
     /// (stem, encoded records), sorted by stem.
     lists: Vec<(&'static str, &'static str)>,
+    /// The offset of each entry's terms in the file, ascending: the only
+    /// offsets a record may name.
+    terms_at: Vec<usize>,
 }
 
 /// Every [`Postings`] registered by [`read`] (the files stay in memory).
@@ -500,6 +500,24 @@ pub fn postings() -> Vec<&'static Postings> {
 }
 
 impl Postings {
+    /// The postings of `cache`, parsed from `text` (the file's index).
+    fn new(text: &'static str, cache: &Cache) -> Postings {
+        // Where each entry's terms start: a record must name one of them.
+        let terms_at = cache
+            .entries
+            .iter()
+            .filter_map(|e| {
+                let (rel, _) = terms_of_body(e.body)?;
+                Some(e.body.as_ptr() as usize - text.as_ptr() as usize + rel)
+            })
+            .collect();
+        Postings {
+            text,
+            lists: cache.postings.clone(),
+            terms_at,
+        }
+    }
+
     /// The offset of `terms` in this file, when they are borrowed from it.
     pub fn offset(&self, terms: &str) -> Option<usize> {
         let start = self.text.as_ptr() as usize;
@@ -509,7 +527,7 @@ impl Postings {
 
     /// The entries whose terms hold `stem`: (offset of their terms in the
     /// file, term frequency), by offset. `None` when the records are
-    /// malformed.
+    /// malformed or one names no entry's terms.
     pub fn list(&self, stem: &str) -> Option<Vec<(usize, u32)>> {
         let Ok(k) = self.lists.binary_search_by(|(s, _)| (*s).cmp(stem)) else {
             return Some(Vec::new());
@@ -517,12 +535,18 @@ impl Postings {
         let mut r = Reader { s: self.lists[k].1 };
         let mut out = Vec::with_capacity(r.s.len() / 8);
         let mut at = 0usize;
+        // The entries not passed yet (both lists ascend).
+        let mut entries = &self.terms_at[..];
         while !r.s.is_empty() {
             at = at.checked_add(usize::try_from(r.digits(b',')?).ok()?)?;
             let tf = u32::try_from(r.num()?).ok()?;
-            if out.last().is_some_and(|&(last, _)| last >= at) {
+            if tf == 0 || out.last().is_some_and(|&(last, _)| last >= at) {
                 return None;
             }
+            // A record must land on an entry's terms (not past the file,
+            // not inside an entry).
+            let j = entries.binary_search(&at).ok()?;
+            entries = &entries[j + 1..];
             out.push((at, tf));
         }
         Some(out)
@@ -946,10 +970,7 @@ mod tests {
             c.postings.iter().map(|p| p.0).collect::<Vec<_>>(),
             ["build", "cach", "token"]
         );
-        let p = Postings {
-            text,
-            lists: c.postings.clone(),
-        };
+        let p = Postings::new(text, &c);
         let docs: Vec<Doc> = [0, 2]
             .iter()
             .map(|&i| {
@@ -967,14 +988,30 @@ mod tests {
         assert_eq!(p.list(""), Some(Vec::new()));
         // Text owned elsewhere is not in the file.
         assert_eq!(p.offset(" build:2 "), None);
-        // Records out of order or malformed are refused.
-        for bad in ["5,1;0,1;", "5;", "x,1;", "5,1"] {
+        // Records out of order or malformed, a tf of 0, an offset past
+        // the file or inside an entry are refused.
+        let (first, second) = (at[0].to_string(), format!("{},1;", at[1] - at[0]));
+        for bad in [
+            "5,1;0,1;".to_string(),
+            "5;".into(),
+            "x,1;".into(),
+            "5,1".into(),
+            format!("{first},0;"),
+            format!("{},1;", text.len() + 10),
+            format!("{},1;", at[0] + 1),
+            format!("{first},1;{second}{second}"),
+        ] {
             let p = Postings {
-                text,
-                lists: vec![("build", bad)],
+                lists: vec![("build", leak(bad.clone()))],
+                ..Postings::new(text, &c)
             };
             assert_eq!(p.list("build"), None, "{bad}");
         }
+        let p = Postings {
+            lists: vec![("build", leak(format!("{first},1;{second}")))],
+            ..Postings::new(text, &c)
+        };
+        assert_eq!(p.list("build"), Some(vec![(at[0], 1), (at[1], 1)]));
         // Postings not sorted by stem: the cache is refused.
         let swapped = text.replacen("5:build", "5:zzzzz", 1);
         assert_ne!(swapped, text);
