@@ -109,6 +109,16 @@ impl Texts {
     }
 }
 
+impl<'a> IntoIterator for &'a Texts {
+    type Item = &'a str;
+    type IntoIter = TextsIter<'a>;
+
+    /// [`Texts::iter`].
+    fn into_iter(self) -> TextsIter<'a> {
+        self.iter()
+    }
+}
+
 impl From<Vec<Text>> for Texts {
     fn from(v: Vec<Text>) -> Texts {
         Texts(TextsRepr::Owned(v))
