@@ -26,7 +26,7 @@
 //!         source and trust are the index of the variant, in declaration
 //!         order)
 //! md    = "0;" | "1;" offset; len; hash     (where in mds the entry's
-//!         Markdown is and its FNV-1a 64 hash, 16 lowercase hex digits;
+//!         Markdown is and its hash, `md_hash`, 16 lowercase hex digits;
 //!         "0;": none, the topic file is read instead, as when the bytes
 //!         read do not match the hash)
 //! mds   = (name rest)*                       (what the hook injects, see
@@ -61,7 +61,7 @@ use crate::gate::{Doc, Text, Texts};
 use crate::inject::MdParts;
 
 /// Version of the layout; a cache of another version is ignored.
-pub const CACHE_VERSION: u64 = 7;
+pub const CACHE_VERSION: u64 = 8;
 
 /// The cache file's name inside the memory dir's cache folder.
 pub const CACHE_FILE: &str = "recall-v2.cache";
@@ -86,7 +86,7 @@ pub struct Cached {
     /// The encoded body (see [`decode_body`]).
     pub body: &'static str,
     /// Where its Markdown is in the Markdown section: (offset, length in
-    /// bytes, FNV-1a 64 hash of the bytes); `None`: not kept.
+    /// bytes, hash ([`md_hash`]) of the bytes); `None`: not kept.
     pub md: Option<(u64, u64, u64)>,
 }
 
@@ -142,20 +142,18 @@ impl Mds {
         }
         let mut buf = vec![0u8; usize::try_from(len).ok()?];
         self.file.read_exact_at(&mut buf, self.at + off).ok()?;
-        if fnv1a(&buf) != hash {
+        if md_hash(&buf) != hash {
             return None;
         }
         String::from_utf8(buf).ok()
     }
 }
 
-/// The FNV-1a 64 hash of `b`.
-pub fn fnv1a(b: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &c in b {
-        h = (h ^ u64::from(c)).wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+/// The hash of a cached Markdown `b`: the content hash of the memory
+/// directory's files ([`mem_core::store::hash_bytes`], the first 64 bits
+/// of BLAKE3) as a number.
+pub fn md_hash(b: &[u8]) -> u64 {
+    u64::from_str_radix(&mem_core::store::hash_bytes(b), 16).unwrap_or(0)
 }
 
 /// A whole Markdown section in memory ([`Mds::all`]).
@@ -170,7 +168,7 @@ impl MdBytes {
         let b = self
             .0
             .get(start..start.checked_add(usize::try_from(len).ok()?)?)?;
-        if fnv1a(b) != hash {
+        if md_hash(b) != hash {
             return None;
         }
         let s = std::str::from_utf8(b).ok()?;
@@ -404,7 +402,7 @@ impl Writer {
         match md {
             None => num(&mut self.out, 0),
             Some(md) => {
-                let h = fnv1a(md.as_bytes());
+                let h = md_hash(md.as_bytes());
                 let _ = write!(self.out, "1;{};{};{h:016x}", self.mds.len(), md.len());
                 self.mds.push_str(md);
             }
@@ -1042,15 +1040,18 @@ mod tests {
         // The Markdown is after the index, never in it.
         assert!(!index.contains("Run ~~~"));
         assert_eq!(&file[index.len()..], format!("{enc}1:x1:y"));
-        assert_eq!(&file[MAGIC.len()..MAGIC.len() + 2], "7;");
+        assert_eq!(&file[MAGIC.len()..MAGIC.len() + 2], "8;");
         let lens = format!("{:016x}{:016x}", index.len(), enc.len() + 6);
         assert_eq!(&file[MAGIC.len() + 2..MAGIC.len() + 34], lens);
         let c = parse(leak(index.to_string())).unwrap();
         let at: Vec<_> = c.entries.iter().map(|e| e.md).collect();
         let n = enc.len() as u64;
-        let (h1, h2) = (fnv1a(enc.as_bytes()), fnv1a(b"1:x1:y"));
-        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        let (h1, h2) = (md_hash(enc.as_bytes()), md_hash(b"1:x1:y"));
+        assert_eq!(md_hash(b""), 0xaf13_49b9_f5f9_a1a6);
+        assert_eq!(
+            format!("{:016x}", md_hash(b"a")),
+            mem_core::store::hash_bytes(b"a")
+        );
         assert_eq!(at, [Some((0, n, h1)), None, Some((n, 6, h2))]);
         assert_eq!(decode_body("a.md", c.entries[0].body), Some(Ok(d)));
         // Read back through a file.
@@ -1073,7 +1074,7 @@ mod tests {
         assert_eq!(mds.get((0, n, h2)), None);
         assert_eq!(all.raw((n, 6, h1)), None);
         assert_eq!(mds.get((n, 7, h2)), None);
-        let cut = fnv1a(&enc.as_bytes()[1..]);
+        let cut = md_hash(&enc.as_bytes()[1..]);
         assert_eq!(mds.get((1, n - 1, cut)), None);
         assert_eq!(all.raw((1, n - 1, cut)), None);
         assert_eq!(all.raw((u64::MAX, 2, 0)), None);
