@@ -153,11 +153,20 @@ pub(crate) fn is_inspection(c: &str) -> bool {
 
 /// Inline scripts and long one-offs are not steps a lesson can name.
 pub(crate) fn is_script(c: &str) -> bool {
-    c.contains('\n')
-        || c.contains("<<")
-        || c.contains(" -c ")
-        || c.contains(" -e ")
-        || c.len() > 160
+    let b = c.as_bytes();
+    // one pass over the bytes that can start a mark: a newline, `<<`,
+    // ` -c ` or ` -e ` (the `-` after a space)
+    b.len() > 160
+        || memchr::memchr3_iter(b'\n', b'<', b'-', b).any(|i| match b[i] {
+            b'\n' => true,
+            b'<' => b.get(i + 1) == Some(&b'<'),
+            _ => {
+                i > 0
+                    && b[i - 1] == b' '
+                    && matches!(b.get(i + 1), Some(b'c' | b'e'))
+                    && b.get(i + 2) == Some(&b' ')
+            }
+        })
 }
 
 pub(crate) fn looks_failed(text: &str) -> bool {
@@ -493,4 +502,45 @@ pub fn general_cmd(command: &str) -> String {
     }
     let s = out.join(" ");
     floor_to_bytes(&s, 80).trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-pass check finds the same marks as searching for each:
+    /// a newline, `<<`, ` -c `, ` -e `, or more than 160 bytes.
+    #[test]
+    fn is_script_finds_each_mark() {
+        let plain = |c: &str| {
+            c.contains('\n')
+                || c.contains("<<")
+                || c.contains(" -c ")
+                || c.contains(" -e ")
+                || c.len() > 160
+        };
+        let long = "x".repeat(161);
+        for (c, want) in [
+            ("make test", false),
+            ("python3 -c 'print(1)'", true),
+            ("perl -e 1", true),
+            ("cat <<EOF", true),
+            ("a\nb", true),
+            ("git commit -m x", false),
+            ("-c x", false),
+            ("x -c", false),
+            ("x -cx ", false),
+            ("x  -e  y", true),
+            ("x -- -e", false),
+            ("a < b", false),
+            ("<", false),
+            ("", false),
+            ("é -e x", true),
+            (long.as_str(), true),
+            (&long[..160], false),
+        ] {
+            assert_eq!(is_script(c), want, "{c:?}");
+            assert_eq!(plain(c), want, "{c:?}");
+        }
+    }
 }

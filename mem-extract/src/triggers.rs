@@ -174,7 +174,16 @@ pub(crate) const GENERIC: &[&str] = &[
 /// True for a stop word ([`mem_core::text::is_stop_word`]) or a
 /// [`GENERIC`] word.
 pub(crate) fn is_stop(w: &str) -> bool {
-    mem_core::text::is_stop_word(w) || GENERIC.binary_search(&w).is_ok()
+    // one hash lookup instead of two binary searches (a word of every text
+    // comes here)
+    static STOP: std::sync::LazyLock<FastSet<&'static str>> = std::sync::LazyLock::new(|| {
+        mem_core::text::STOP_WORDS
+            .iter()
+            .chain(GENERIC)
+            .copied()
+            .collect()
+    });
+    STOP.contains(w)
 }
 
 /// Content words of a text: its terms ([`mem_core::text::each_term`]) of 3
@@ -230,6 +239,19 @@ pub(crate) fn triggers_with(text: &str, words: Vec<String>, n: usize) -> Vec<Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stop check is the two sorted lists' membership.
+    #[test]
+    fn is_stop_is_membership_of_both_lists() {
+        for w in mem_core::text::STOP_WORDS.iter().chain(GENERIC) {
+            assert!(is_stop(w), "{w}");
+        }
+        for w in ["database", "context", "pnpm", "", "The", "wont", "you'r"] {
+            let want = mem_core::text::is_stop_word(w) || GENERIC.binary_search(&w).is_ok();
+            assert_eq!(is_stop(w), want, "{w}");
+            assert!(!want, "{w}");
+        }
+    }
 
     /// Triggers leave out the shared stop words (`down`, `their`) as well as
     /// the generic ones, and keep names whole.
