@@ -152,8 +152,11 @@ pub fn has_u_escape(line: &[u8]) -> bool {
 /// low escape, or a lone low escape) with `\ufffd`. Escaped backslashes are
 /// respected (`\\ud83d` is text, not an escape). Borrowed when nothing changes.
 pub fn sanitize(line: &[u8]) -> Cow<'_, [u8]> {
-    // Fast path: no `\u` at all.
-    if !has_u_escape(line) && memchr::memmem::find(line, b"\\U").is_none() {
+    // Fast path: no `\u` at all (the `\U` searcher, like `\u`'s, built
+    // once per process).
+    static UPPER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\U"));
+    if !has_u_escape(line) && UPPER.find(line).is_none() {
         return Cow::Borrowed(line);
     }
     let mut out: Option<Vec<u8>> = None;

@@ -252,7 +252,8 @@ pub(crate) fn named_in_output(out_l: &str, cmd: &str) -> bool {
     }
     let one_word = !c.contains([' ', '/', '.']);
     let word = |b: Option<char>| b.is_none_or(|b| !(b.is_alphanumeric() || b == '_' || b == '-'));
-    out_l.match_indices(&c).any(|(i, _)| {
+    // the same non-overlapping matches as `match_indices`, found by memmem
+    memchr::memmem::find_iter(out_l.as_bytes(), c.as_bytes()).any(|i| {
         let before = out_l[..i].chars().next_back();
         let after = out_l[i + c.len()..].chars().next();
         if !(word(before) && word(after)) {
@@ -407,11 +408,9 @@ pub fn retry_of(tried: &str, retry: &str) -> Option<&'static str> {
     }
     // flags added to the same program and subcommand (not ones that only
     // print help or change nothing)
-    let sub = |c: &[&str]| {
-        c.get(1)
-            .filter(|w| !w.starts_with('-'))
-            .map(|w| w.to_string())
-    };
+    fn sub<'w>(c: &[&'w str]) -> Option<&'w str> {
+        c.get(1).copied().filter(|w| !w.starts_with('-'))
+    }
     let idle = [
         "--help",
         "-h",

@@ -58,7 +58,10 @@ pub struct Rule {
     /// uses the rule set's compiled copy).
     pattern: String,
     re: OnceLock<Regex>,
-    unless: Option<Regex>,
+    /// The `unless` pattern, compiled on first use ([`Rule::unless_matches`];
+    /// when the rules were checked, at parse time).
+    unless: Option<String>,
+    unless_re: OnceLock<Regex>,
 }
 
 impl Rule {
@@ -72,7 +75,17 @@ impl Rule {
         let re = self
             .re
             .get_or_init(|| Regex::new(&self.pattern).expect("checked when parsed"));
-        re.is_match(s) && !self.unless.as_ref().is_some_and(|u| u.is_match(s))
+        re.is_match(s) && !self.unless_matches(s)
+    }
+
+    /// True when the rule's `unless` pattern matches the lowercased sentence
+    /// `s` (false without one).
+    fn unless_matches(&self, s: &str) -> bool {
+        self.unless.as_deref().is_some_and(|u| {
+            self.unless_re
+                .get_or_init(|| Regex::new(u).expect("checked when parsed"))
+                .is_match(s)
+        })
     }
 }
 
@@ -130,9 +143,7 @@ impl Rules {
         groups[g]
             .iter()
             .enumerate()
-            .find(|(i, r)| {
-                m.m.matched(base + i) && !r.unless.as_ref().is_some_and(|u| u.is_match(s))
-            })
+            .find(|(i, r)| m.m.matched(base + i) && !r.unless_matches(s))
             .map(|(_, r)| r)
     }
 
@@ -170,7 +181,8 @@ impl Rules {
     }
 
     /// [`Rules::parse`]; with `check`, the rule set is compiled for any
-    /// text now (else the first time a sentence that is not ASCII comes).
+    /// text now (else the first time a sentence that is not ASCII comes),
+    /// and each rule's `unless` (else the first time it is needed).
     fn parse_checked(yaml: &str, label: &str, check: bool) -> Result<Rules, Error> {
         let spec: RulesSpec = serde_norway::from_str(yaml).map_err(|e| Error::RulesYaml {
             file: label.into(),
@@ -203,24 +215,25 @@ impl Rules {
                             err,
                         })?;
                     }
-                    let unless =
-                        r.unless
-                            .as_deref()
-                            .map(Regex::new)
-                            .transpose()
-                            .map_err(|err| Error::BadRule {
-                                file: label.into(),
-                                rule: r.name.clone(),
-                                what: "unless",
-                                err,
-                            })?;
+                    // checked rules: `unless` compiled now, to name a bad one
+                    let unless_re = OnceLock::new();
+                    if let Some(u) = r.unless.as_deref().filter(|_| check) {
+                        let re = Regex::new(u).map_err(|err| Error::BadRule {
+                            file: label.into(),
+                            rule: r.name.clone(),
+                            what: "unless",
+                            err,
+                        })?;
+                        let _ = unless_re.set(re);
+                    }
                     Ok(Rule {
                         label: format!("{group}/{}", r.name),
                         name: r.name,
                         bucket: r.bucket,
                         pattern: r.pattern,
                         re: OnceLock::new(),
-                        unless,
+                        unless: r.unless,
+                        unless_re,
                     })
                 })
                 .collect()
@@ -281,6 +294,47 @@ mod tests {
         let r = Rules::default_rules();
         assert!(!r.feedback.is_empty() && !r.drop.is_empty());
         r.set.check().expect("the rule set compiles for any text");
+        // every `unless` compiles (the embedded rules are not checked when
+        // parsed: each `unless` is compiled on first use)
+        let groups = [&r.drop, &r.user, &r.feedback, &r.project, &r.request];
+        let mut n = 0;
+        for rule in groups.into_iter().flatten() {
+            if let Some(u) = rule.unless.as_deref() {
+                Regex::new(u).unwrap_or_else(|e| panic!("{}: {e}", rule.label));
+                n += 1;
+            }
+        }
+        assert!(n >= 7, "{n}");
+    }
+
+    /// A rules file's `unless` is checked when parsed; one that matches
+    /// keeps its rule from firing.
+    #[test]
+    fn unless_is_checked_and_applied() {
+        let e = Rules::parse(
+            "feedback:\n  - name: broken\n    pattern: 'x'\n    unless: '('\n",
+            "x.yaml",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("x.yaml: rule broken: bad unless"),
+            "{e}"
+        );
+        let r = Rules::parse(
+            "feedback:\n  - name: push\n    pattern: 'push'\n    unless: 'not'\n",
+            "x.yaml",
+        )
+        .unwrap();
+        let rule = &r.feedback[0];
+        assert!(rule.fires("push to main"));
+        assert!(!rule.fires("do not push"));
+        let m = r.matching("do not push");
+        assert!(r.first_firing(&m, 2, "do not push").is_none());
+        let m = r.matching("push it");
+        assert_eq!(
+            r.first_firing(&m, 2, "push it").map(Rule::label),
+            Some("feedback/push")
+        );
     }
 
     #[test]

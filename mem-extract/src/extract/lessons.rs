@@ -154,7 +154,10 @@ impl Lessons {
         let fix = between
             .iter()
             .rev()
-            .find(|(c, _)| out_l.contains(&lower(&short_cmd(c))))
+            // (memmem: the output is long, the command short)
+            .find(|(c, _)| {
+                memchr::memmem::find(out_l.as_bytes(), lower(&short_cmd(c)).as_bytes()).is_some()
+            })
             .or_else(|| {
                 between
                     .iter()
