@@ -180,6 +180,25 @@ impl<'a> Scanner<'a> {
         Some(&self.s[start..j])
     }
 
+    /// A key and its colon: `Ok(n)` when `known`, given the bytes after the
+    /// key's opening quote, names it (its number `n` and how many bytes its
+    /// name and closing quote take), else `Err(key)` as [`Scanner::key`]
+    /// reads it. `known` must answer only for bytes that are a whole key
+    /// without escapes followed by its closing quote.
+    pub fn key_or_known(
+        &mut self,
+        known: impl Fn(&[u8]) -> Option<(u32, usize)>,
+    ) -> Option<Result<u32, &'a str>> {
+        self.eat(b'"')?;
+        if let Some((n, len)) = known(&self.b[self.i..]) {
+            self.i += len;
+            self.eat(b':')?;
+            return Some(Ok(n));
+        }
+        self.i -= 1;
+        self.key().map(Err)
+    }
+
     /// After a member: `true` when another follows (`,`), `false` at the
     /// closing `close`.
     pub fn more(&mut self, close: u8) -> Option<bool> {
@@ -244,6 +263,26 @@ mod tests {
             let mut s = Scanner::new(bad);
             assert!(s.skip().is_none() || !s.at_end(), "{bad}");
         }
+    }
+
+    /// A key is read up to its colon; one with an escape or a control
+    /// character is left to serde.
+    #[test]
+    fn keys_without_escapes_only() {
+        let mut s = Scanner::new(r#" "session_long_key_name_past_16" : 1"#);
+        assert_eq!(s.key(), Some("session_long_key_name_past_16"));
+        assert_eq!(s.u64(), Some(1));
+        for bad in [
+            r#""a\"b":1"#,
+            r#""a\u0041":1"#,
+            r#""a\x":1"#,
+            "\"a\tb\":1",
+            r#""open"#,
+            r#""a" 1"#,
+        ] {
+            assert_eq!(Scanner::new(bad).key(), None, "{bad}");
+        }
+        assert_eq!(Scanner::new(r#""é":1"#).key(), Some("é"));
     }
 
     #[test]

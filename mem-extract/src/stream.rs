@@ -331,27 +331,11 @@ fn scan_event(line: &str) -> Option<RawEvent<'_, RawText<'_>>> {
     }
     if !sc.eat_if(b'}')? {
         loop {
-            let k = sc.key()?;
-            let bit = match k {
-                "session" => 0,
-                "source" => 1,
-                "line" => 2,
-                "seq" => 3,
-                "uuid" => 4,
-                "parent" => 5,
-                "msg_id" => 6,
-                "block" => 7,
-                "ts" => 8,
-                "role" => 9,
-                "kind" => 10,
-                "tool" => 11,
-                "tool_id" => 12,
-                "input" => 13,
-                "text" => 14,
-                "is_error" => 15,
-                "sidechain" => 16,
-                "cwd" => 17,
-                _ => {
+            let bit = match sc.key_or_known(event_field)? {
+                Ok(bit) => bit,
+                // a key of no field (the name known ones are read as is
+                // never an unknown key: see `event_field`)
+                Err(_) => {
                     sc.skip()?;
                     if sc.more(b'}')? {
                         continue;
@@ -423,6 +407,37 @@ fn scan_event(line: &str) -> Option<RawEvent<'_, RawText<'_>>> {
         sidechain,
         cwd,
     })
+}
+
+/// The field an event line's key names, from the bytes after the key's
+/// opening quote: its number (as `scan_event` counts them) and the length
+/// of the name with its closing quote, when those bytes are a field's name
+/// then `"` (so the key is exactly that name); `None` for any other key.
+/// A first-byte switch, then fixed-length compares.
+fn event_field(rest: &[u8]) -> Option<(u32, usize)> {
+    // each name a constant, so each compare is a few loads
+    macro_rules! pick {
+        ($($name:literal => $bit:expr),+) => {{
+            $(if rest.starts_with($name) {
+                return Some(($bit, $name.len()));
+            })+
+            None
+        }};
+    }
+    match *rest.first()? {
+        b's' => pick!(b"session\"" => 0, b"source\"" => 1, b"seq\"" => 3, b"sidechain\"" => 16),
+        b'l' => pick!(b"line\"" => 2),
+        b'u' => pick!(b"uuid\"" => 4),
+        b'p' => pick!(b"parent\"" => 5),
+        b'm' => pick!(b"msg_id\"" => 6),
+        b'b' => pick!(b"block\"" => 7),
+        b't' => pick!(b"ts\"" => 8, b"tool\"" => 11, b"tool_id\"" => 12, b"text\"" => 14),
+        b'r' => pick!(b"role\"" => 9),
+        b'k' => pick!(b"kind\"" => 10),
+        b'i' => pick!(b"input\"" => 13, b"is_error\"" => 15),
+        b'c' => pick!(b"cwd\"" => 17),
+        _ => None,
+    }
 }
 
 /// A tool's input read by the scanner, as [`ToolInputFields`] reads it (the last of
@@ -517,6 +532,55 @@ mod tests {
             };
             let got = parse(l.as_bytes()).err().expect(l);
             assert_eq!(describe(&got), describe(&strict), "{l}");
+        }
+    }
+
+    /// A key is a field's exactly when its bytes are the name then the
+    /// closing quote; any other key is read whole, one with an escape not
+    /// at all.
+    #[test]
+    fn event_fields_are_the_names_exactly() {
+        let names = [
+            "session",
+            "source",
+            "line",
+            "seq",
+            "uuid",
+            "parent",
+            "msg_id",
+            "block",
+            "ts",
+            "role",
+            "kind",
+            "tool",
+            "tool_id",
+            "input",
+            "text",
+            "is_error",
+            "sidechain",
+            "cwd",
+        ];
+        for (bit, name) in names.iter().enumerate() {
+            let line = format!(" \"{name}\" : 1");
+            let mut sc = Scanner::new(&line);
+            assert_eq!(sc.key_or_known(event_field), Some(Ok(bit as u32)), "{name}");
+            assert_eq!(sc.u64(), Some(1));
+        }
+        for key in [
+            "sessionx", "sessio", "tool_i", "Session", "t", "", "cwd2", "éx",
+        ] {
+            let line = format!("\"{key}\":1");
+            let mut sc = Scanner::new(&line);
+            assert_eq!(sc.key_or_known(event_field), Some(Err(key)), "{key}");
+            assert_eq!(sc.u64(), Some(1));
+        }
+        for bad in [
+            r#""sess\u0069on":1"#,
+            r#""cwd\"":1"#,
+            r#""cwd"1"#,
+            r#""cwd"#,
+        ] {
+            assert_eq!(Scanner::new(bad).key_or_known(event_field), None, "{bad}");
         }
     }
 
