@@ -13,7 +13,7 @@ use super::notes::note;
 use super::origin::{At, base_memory};
 use super::sentence::{clean_sentence, cut, lower, normalize_quotes, sentences, title_of};
 use super::view::{EventView, MAX_MESSAGE_BYTES};
-use super::{Bucket, ExtractOptions, Extractor, command_keywords};
+use super::{Bucket, EventText, ExtractOptions, Extractor, command_keywords};
 use crate::command::short_cmd;
 use crate::triggers::{content_words, triggers_with};
 
@@ -33,6 +33,21 @@ pub(super) const INTERRUPTED: &str = "[Request interrupted by user";
 /// Bytes of a tool result decoded to see whether it starts with
 /// [`ANSWERED`] or [`REJECTED`] (after leading whitespace).
 pub(super) const MARKER_HEAD: usize = 256;
+
+/// False when `text` can not start with [`ANSWERED`] or [`REJECTED`] after
+/// leading whitespace, told from its first byte as written: a printable
+/// ASCII character other than a backslash (an escape) stands for itself,
+/// so the text starts with it, not with whitespace; when it is neither
+/// marker's first letter, the text is neither (and is not decoded at all).
+fn may_start_with_marker(text: &EventText<'_>) -> bool {
+    let (EventText::Plain(s) | EventText::Escaped(s)) = text;
+    match s.as_bytes().first() {
+        Some(&b) if b.is_ascii_graphic() && b != b'\\' => {
+            b == ANSWERED.as_bytes()[0] || b == REJECTED.as_bytes()[0]
+        }
+        _ => true,
+    }
+}
 
 impl Extractor {
     /// Remember the calls whose results may carry a decision; read the
@@ -59,6 +74,9 @@ impl Extractor {
         let Some(text) = ev.text.as_ref() else {
             return;
         };
+        if !may_start_with_marker(text) {
+            return;
+        }
         // Only an answer or a rejection is read here: decide on a short head,
         // and decode up to the message budget only for those.
         let head = text.prefix(MARKER_HEAD);
@@ -305,4 +323,58 @@ fn preference(fact: &str, at: &At, opts: &ExtractOptions) -> Memory {
         at,
         opts,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+
+    /// A text the first byte rules out is one the decoded head rules out
+    /// too; texts that start with a marker (written plainly, escaped, or
+    /// after whitespace) are always decoded.
+    #[test]
+    fn the_first_byte_rules_out_only_texts_without_a_marker() {
+        let head_has_marker = |t: &EventText<'_>| {
+            let head = t.prefix(MARKER_HEAD);
+            let t = head.trim_start();
+            let cut = head.len() >= MARKER_HEAD && t.len() < ANSWERED.len().max(REJECTED.len());
+            cut || t.starts_with(ANSWERED) || t.starts_with(REJECTED)
+        };
+        let raws = [
+            "output line\\noutput line\\n",
+            "User has answered your questions: \\\"a\\\"=\\\"b\\\"",
+            "The user doesn't want to proceed with this tool use.",
+            "\\u0054he user doesn't want to proceed with this tool use.",
+            "\\nUser has answered your questions:",
+            " User has answered your questions:",
+            "\\tThe user doesn't want to proceed with this tool use.",
+            "Use it",
+            "error: x",
+            "",
+            "é",
+            "\u{a0}User has answered your questions:",
+            "~",
+        ];
+        for raw in raws {
+            for t in [
+                EventText::Escaped(Cow::Borrowed(raw)),
+                EventText::Plain(Cow::Owned(
+                    crate::text::unescape_prefix(raw, usize::MAX).into_owned(),
+                )),
+            ] {
+                if !may_start_with_marker(&t) {
+                    assert!(!head_has_marker(&t), "{raw:?}");
+                }
+            }
+        }
+        let ruled_out = |raw: &str| !may_start_with_marker(&EventText::Escaped(Cow::Borrowed(raw)));
+        assert!(ruled_out("output line\\n"));
+        assert!(ruled_out("~"));
+        assert!(!ruled_out("\\u0054he user"));
+        assert!(!ruled_out(" The user"));
+        assert!(!ruled_out("The user"));
+        assert!(!ruled_out(""));
+    }
 }
