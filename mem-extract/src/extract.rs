@@ -48,6 +48,7 @@ use crate::rules::Rules;
 pub use crate::text::EventText;
 
 pub use self::classify::rule_of_question;
+pub(crate) use self::decisions::may_start_with_marker;
 pub use self::extractor::Extractor;
 pub use self::finish::ensure_id;
 pub(crate) use self::sentence::lower;

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::extract::{EventText, EventView};
+use crate::extract::{EventText, EventView, may_start_with_marker};
 
 /// The events of one turn (see the module docs).
 #[derive(Default)]
@@ -37,7 +37,9 @@ struct Held {
 
 impl HeldTurn {
     /// Hold `ev`. Its text is left out when extraction never reads it: a
-    /// side-chain event's, and the text of anyone but the user.
+    /// side-chain event's, the text of anyone but the user, and the output
+    /// of a tool call that succeeded (`is_error: false`: no lesson reads
+    /// it) unless it may start with an answer or a rejection.
     pub(crate) fn push(&mut self, ev: EventView<'_>) {
         let buf = &mut self.buf;
         let mut put = |s: &str| {
@@ -45,7 +47,10 @@ impl HeldTurn {
             buf.push_str(s);
             start..buf.len()
         };
-        let read = !ev.sidechain && (ev.kind != "text" || ev.role == "user");
+        let passed = ev.kind == "tool_result"
+            && ev.is_error == Some(false)
+            && ev.text.as_ref().is_some_and(|t| !may_start_with_marker(t));
+        let read = !ev.sidechain && (ev.kind != "text" || ev.role == "user") && !passed;
         let text = match ev.text.as_ref().filter(|_| read) {
             Some(EventText::Plain(t)) => Some((put(t), false)),
             Some(EventText::Escaped(t)) => Some((put(t), true)),
@@ -108,5 +113,56 @@ impl HeldTurn {
     pub(crate) fn clear(&mut self) {
         self.evs.clear();
         self.buf.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A succeeded tool call's output is held only when it may start with
+    /// an answer or a rejection; a failed one's, and the user's words, are.
+    #[test]
+    fn passed_output_is_held_only_when_it_may_be_a_decision() {
+        let ev = |kind: &str, role: &str, text: &str, is_error: Option<bool>| EventView {
+            session: "s".into(),
+            role: role.to_string().into(),
+            kind: kind.to_string().into(),
+            text: Some(EventText::Escaped(text.to_string().into())),
+            is_error,
+            ..EventView::default()
+        };
+        let mut turn = HeldTurn::default();
+        turn.push(ev("text", "user", "Never push to main", None));
+        turn.push(ev("tool_result", "tool", "output line\\n", Some(false)));
+        turn.push(ev("tool_result", "tool", "output line\\n", Some(true)));
+        turn.push(ev("tool_result", "tool", "output line\\n", None));
+        turn.push(ev(
+            "tool_result",
+            "tool",
+            "User has answered your questions:",
+            Some(false),
+        ));
+        turn.push(ev(
+            "tool_result",
+            "tool",
+            "\\nThe user doesn't want",
+            Some(false),
+        ));
+        turn.push(ev("text", "assistant", "Done.", None));
+        let mut held = Vec::new();
+        turn.drain(|e| held.push(e.text.map(|t| t.whole().into_owned())));
+        assert_eq!(
+            held,
+            [
+                Some("Never push to main".to_string()),
+                None,
+                Some("output line\n".to_string()),
+                Some("output line\n".to_string()),
+                Some("User has answered your questions:".to_string()),
+                Some("\nThe user doesn't want".to_string()),
+                None,
+            ]
+        );
     }
 }

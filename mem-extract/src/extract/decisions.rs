@@ -39,7 +39,7 @@ pub(super) const MARKER_HEAD: usize = 256;
 /// ASCII character other than a backslash (an escape) stands for itself,
 /// so the text starts with it, not with whitespace; when it is neither
 /// marker's first letter, the text is neither (and is not decoded at all).
-fn may_start_with_marker(text: &EventText<'_>) -> bool {
+pub(crate) fn may_start_with_marker(text: &EventText<'_>) -> bool {
     let (EventText::Plain(s) | EventText::Escaped(s)) = text;
     match s.as_bytes().first() {
         Some(&b) if b.is_ascii_graphic() && b != b'\\' => {
