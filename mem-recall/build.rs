@@ -8,12 +8,13 @@
 //! the (position-independent) program.
 //!
 //! The stems of the built-in terms are computed here too, with the very
-//! tokenizer and stemmer recall runs (`mem-core/src/text.rs`, included), so
-//! a recall stems only the words of its task and of a user's vocabulary:
-//! per term its text, the stems of its words and of its content words, and
-//! the key of its first word; and a table word → stem of every word of the
-//! built-in terms and every stop word, which a task's words are looked up
-//! in before they are stemmed (`src/vocab.rs`, `stem`).
+//! tokenizer and stemmer recall runs (the `mem-text` crate, which is
+//! `mem_core::text`), so a recall stems only the words of its task and of
+//! a user's vocabulary: per term its text, the stems of its words and of
+//! its content words, and the key of its first word; and a table word →
+//! stem of every word of the built-in terms and every stop word, which a
+//! task's words are looked up in before they are stemmed (`src/vocab.rs`,
+//! `stem`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -22,9 +23,7 @@ use std::fmt::Write as _;
 #[allow(dead_code)]
 mod vocab_key;
 
-#[path = "../mem-core/src/text.rs"]
-#[allow(dead_code, missing_docs)]
-mod text;
+use mem_text as text;
 
 /// Appends `items` to `out` as a `&str` constant `name` (one after the
 /// other) and a static of their end offsets `ends`, with docs `doc`.
@@ -63,7 +62,6 @@ fn main() {
         );
     }
     println!("cargo::rerun-if-changed=src/vocab_key.rs");
-    println!("cargo::rerun-if-changed=../mem-core/src/text.rs");
     assert!(
         lines.len() <= usize::from(u16::MAX),
         "too many vocabulary lines"

@@ -44,7 +44,7 @@ pub mod scan;
 pub mod scrub;
 pub mod session;
 pub mod store;
-pub mod text;
+pub use mem_text as text;
 pub mod tier;
 pub mod time;
 pub mod truncate;

@@ -25,9 +25,9 @@
 //! env [`BUDGET_ENV`]) it prints nothing and exits 0 as well.
 
 use std::io::{Read, Write};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::budget::Alarm;
 use crate::{Common, NAME, RecallArgs, Session, render};
 use mem_core::Exit;
 use mem_core::hooks::HookInput;
@@ -73,32 +73,23 @@ pub fn budget() -> Duration {
 /// Run the hook; whatever happens, exit 0. Errors and panics are reported
 /// on stderr and nothing is printed on stdout.
 ///
-/// A watchdog thread waits [`budget`]; when the work (reading stdin,
-/// loading the memory directory, recall — on the calling thread) has not
-/// answered by then, the watchdog says so on stderr and ends the process
-/// with status 0 and nothing on stdout (a stdin that never ends, a slow or
-/// hostile file system never block the agent). Whichever comes first, the
-/// answer or the watchdog, decides; the other does nothing.
+/// The work (reading stdin, loading the memory directory, recall) runs
+/// under an [`Alarm`] of [`budget`]: past it, the process says so on stderr
+/// and ends with status 0 and nothing on stdout (a stdin that never ends, a
+/// slow or hostile file system never block the agent). The alarm is
+/// stopped before the answer is written: the agent gets the whole answer
+/// or nothing.
 pub fn run_guarded(common: &Common) -> Exit {
     let limit = budget();
-    let decided = Arc::new(Mutex::new(false));
-    let watch = Arc::clone(&decided);
-    let spawned = std::thread::Builder::new()
-        .name("hook-watchdog".into())
-        .spawn(move || {
-            std::thread::sleep(limit);
-            let mut d = watch.lock().unwrap_or_else(|e| e.into_inner());
-            if !*d {
-                *d = true;
-                eprintln!(
-                    "{NAME}: hook: past its time budget of {} ms ({BUDGET_ENV}); nothing added to the context",
-                    limit.as_millis()
-                );
-                std::process::exit(0);
-            }
-        });
-    if let Err(e) = spawned {
-        eprintln!("{NAME}: hook: cannot start its watchdog: {e}");
+    let alarm = Alarm::arm(
+        limit,
+        &format!(
+            "{NAME}: hook: past its time budget of {} ms ({BUDGET_ENV}); nothing added to the context",
+            limit.as_millis()
+        ),
+    );
+    if let Err(e) = &alarm {
+        eprintln!("{NAME}: hook: cannot set its time budget: {e}");
     }
     let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut input = Vec::new();
@@ -108,15 +99,13 @@ pub fn run_guarded(common: &Common) -> Exit {
             .map_err(crate::RecallError::Stdin)?;
         answer(common, &input, true)
     }));
-    // Held until the process ends: the watchdog can no longer decide.
-    let mut d = decided.lock().unwrap_or_else(|e| e.into_inner());
-    if *d {
-        // The watchdog is ending the process.
-        loop {
-            std::thread::park();
-        }
+    if let Ok(a) = alarm
+        && let Err(e) = a.disarm()
+    {
+        // the alarm may still end the process: print nothing
+        eprintln!("{NAME}: hook: cannot stop its time budget: {e} (nothing added to the context)");
+        return Exit::Success;
     }
-    *d = true;
     match res {
         Ok(Ok(Some(json))) => {
             let mut out = std::io::stdout().lock();

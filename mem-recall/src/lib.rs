@@ -19,6 +19,7 @@
 
 pub mod autodream;
 pub mod backtest;
+pub mod budget;
 pub mod cache;
 pub mod context;
 pub mod error;

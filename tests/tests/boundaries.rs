@@ -563,6 +563,42 @@ fn hook_blocked_on_stdin_exits_within_its_budget() {
     );
 }
 
+/// The budget decides between the whole answer and nothing: within a
+/// generous budget the recalled memory is printed whole; with a budget of
+/// 0 ms the process ends at once, exit 0, nothing on stdout, the reason on
+/// stderr.
+#[test]
+fn hook_answers_whole_within_its_budget_and_nothing_past_it() {
+    let (_t, home, dir) = traps();
+    let input = br#"{"hook_event_name":"UserPromptSubmit","prompt":"ship the hotfix","cwd":"/"}"#;
+    let run = |ms: &str| {
+        let mut c = cmd("mem-recall", &home);
+        c.arg("--memory-dir")
+            .arg(&dir)
+            .arg("--hook")
+            .env("MEM_HOOK_BUDGET_MS", ms);
+        run_within(c, input, Duration::from_secs(20))
+    };
+    let o = run("60000");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON answer");
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        ctx.contains("Run make deploy-hotfix for a hotfix."),
+        "{ctx}"
+    );
+    let o = run("0");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(o.stdout.is_empty(), "{}", show(&o));
+    assert!(
+        stderr(&o).contains("past its time budget of 0 ms"),
+        "{}",
+        show(&o)
+    );
+}
+
 #[test]
 fn files_readers_skip_get_no_index_line() {
     let (_t, home, dir) = traps();
