@@ -100,8 +100,13 @@ pub struct Cache {
     /// The entries, sorted by file name (checked).
     pub entries: Vec<Cached>,
     /// The postings: (stem, its records still encoded), sorted by stem
-    /// (checked).
+    /// (checked); empty in the cache [`read`] returns, which hands them
+    /// to the postings it registers ([`postings`]).
     pub postings: Vec<(&'static str, &'static str)>,
+    /// The byte offset of each entry's terms in the index, ascending (the
+    /// entries with a doc; found while parsing, where the bytes are at
+    /// hand); handed to the registered postings like [`Cache::postings`].
+    pub(crate) terms_at: Vec<usize>,
     /// The Markdown section of the file read (`None` when only the index
     /// was given, as to [`parse`]).
     pub mds: Option<Mds>,
@@ -243,7 +248,11 @@ pub fn read(path: &Path) -> Option<Cache> {
         at: index_len,
         len: md_len,
     });
-    register(Postings::new(text, &cache));
+    register(Postings {
+        text,
+        lists: std::mem::take(&mut cache.postings),
+        terms_at: std::mem::take(&mut cache.terms_at),
+    });
     Some(cache)
 }
 
@@ -281,6 +290,7 @@ pub fn parse(text: &'static str) -> Option<Cache> {
     let count = usize::try_from(r.num()?).ok()?;
     // Never trust a count beyond what the bytes can hold.
     let mut entries: Vec<Cached> = Vec::with_capacity(count.min(r.s.len() / 8));
+    let mut terms_at: Vec<usize> = Vec::with_capacity(entries.capacity());
     for _ in 0..count {
         let file = r.str()?;
         if entries.last().is_some_and(|l| l.file >= file) {
@@ -288,6 +298,9 @@ pub fn parse(text: &'static str) -> Option<Cache> {
         }
         let (mtime_ns, size, change) = r.key()?;
         let body = r.str()?;
+        if let Some((rel, _)) = terms_of_body(body) {
+            terms_at.push(body.as_ptr() as usize - text.as_ptr() as usize + rel);
+        }
         let md = match r.num()? {
             0 => None,
             1 => Some((r.num()?, r.num()?, u64::try_from(r.hex::<16>()?).ok()?)),
@@ -317,6 +330,7 @@ pub fn parse(text: &'static str) -> Option<Cache> {
         written_ns,
         entries,
         postings,
+        terms_at,
         mds: None,
     })
 }
@@ -499,20 +513,12 @@ pub fn postings() -> Vec<&'static Postings> {
 
 impl Postings {
     /// The postings of `cache`, parsed from `text` (the file's index).
+    #[cfg(test)]
     fn new(text: &'static str, cache: &Cache) -> Postings {
-        // Where each entry's terms start: a record must name one of them.
-        let terms_at = cache
-            .entries
-            .iter()
-            .filter_map(|e| {
-                let (rel, _) = terms_of_body(e.body)?;
-                Some(e.body.as_ptr() as usize - text.as_ptr() as usize + rel)
-            })
-            .collect();
         Postings {
             text,
             lists: cache.postings.clone(),
-            terms_at,
+            terms_at: cache.terms_at.clone(),
         }
     }
 
@@ -978,6 +984,8 @@ mod tests {
             .collect();
         let at: Vec<usize> = docs.iter().map(|d| p.offset(&d.terms).unwrap()).collect();
         assert_eq!(&text[at[0]..at[0] + a.terms.len()], &*a.terms);
+        // Found while parsing: the docs' terms, not the broken entry's.
+        assert_eq!(c.terms_at, at);
         assert_eq!(p.list("build"), Some(vec![(at[0], 2), (at[1], 7)]));
         assert_eq!(p.list("cach"), Some(vec![(at[1], 3)]));
         assert_eq!(p.list("token"), Some(vec![(at[0], 1)]));

@@ -163,6 +163,7 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
         written_ns: 0,
         entries: Vec::new(),
         postings: Vec::new(),
+        terms_at: Vec::new(),
         mds: None,
     });
     let trusted_before = old
