@@ -29,12 +29,14 @@
 //!         Markdown is and its hash, `md_hash`, 16 lowercase hex digits;
 //!         "0;": none, the topic file is read instead, as when the bytes
 //!         read do not match the hash)
-//! mds   = (name rest)*                       (what the hook injects, see
-//!         `inject::MdParts`; each read with one `pread` when needed)
+//! mds   = (name rest)* records*              (what the hook injects, see
+//!         `inject::MdParts`, then each stem's posting records; each read
+//!         with one `pread` when needed)
 //! x?    = "0;" | "1;" string                 list = count; string*count
 //! expires = "0;" (none) | "1;" (never) | "2;" zigzag(days since 0001-01-01);
-//! postings = count; (stem records)*count     (sorted by stem, unique)
-//! records  = (delta "," tf ";")*             (as one string)
+//! postings = count; (stem offset; len;)*count  (sorted by stem, unique;
+//!            where in mds the stem's records are)
+//! records  = (delta "," tf ";")*
 //! ```
 //!
 //! The postings are an inverted index of the entries' terms: per stem, the
@@ -42,7 +44,7 @@
 //! its terms string in the file (minus the previous record's offset) and
 //! the stem's term frequency there. The gate reads the term frequencies
 //! of the task's stems from them instead of scanning every memory's terms
-//! ([`Postings`]).
+//! ([`Postings`]); only the records of those stems are read.
 //!
 //! Reading leaks the file's bytes: the docs borrow their text from it for
 //! the rest of the process (a recall runs once per process).
@@ -61,7 +63,7 @@ use crate::gate::{Doc, Text, Texts};
 use crate::inject::MdParts;
 
 /// Version of the layout; a cache of another version is ignored.
-pub const CACHE_VERSION: u64 = 8;
+pub const CACHE_VERSION: u64 = 9;
 
 /// The cache file's name inside the memory dir's cache folder.
 pub const CACHE_FILE: &str = "recall-v2.cache";
@@ -99,9 +101,15 @@ pub struct Cache {
     pub written_ns: u128,
     /// The entries, sorted by file name (checked).
     pub entries: Vec<Cached>,
-    /// The postings: (stem, its records still encoded), sorted by stem
-    /// (checked).
-    pub postings: Vec<(&'static str, &'static str)>,
+    /// The postings: (stem, where its records are in the Markdown
+    /// section: offset and length in bytes), sorted by stem (checked);
+    /// empty in the cache [`read`] returns, which hands them to the
+    /// postings it registers ([`postings`]).
+    pub postings: Vec<(&'static str, (u64, u64))>,
+    /// The byte offset of each entry's terms in the index, ascending (the
+    /// entries with a doc; found while parsing, where the bytes are at
+    /// hand); handed to the registered postings like [`Cache::postings`].
+    pub(crate) terms_at: Vec<usize>,
     /// The Markdown section of the file read (`None` when only the index
     /// was given, as to [`parse`]).
     pub mds: Option<Mds>,
@@ -137,15 +145,24 @@ impl Mds {
     }
 
     fn bytes(&self, (off, len, hash): (u64, u64, u64)) -> Option<String> {
-        if off.checked_add(len)? > self.len {
-            return None;
-        }
-        let mut buf = vec![0u8; usize::try_from(len).ok()?];
-        self.file.read_exact_at(&mut buf, self.at + off).ok()?;
+        let buf = self.read(off, len)?;
         if md_hash(&buf) != hash {
             return None;
         }
         String::from_utf8(buf).ok()
+    }
+
+    /// The `len` bytes at `off` in the section; `None` when they are out
+    /// of it or cannot be read.
+    fn read(&self, off: u64, len: u64) -> Option<Vec<u8>> {
+        if off.checked_add(len)? > self.len {
+            return None;
+        }
+        let mut buf = vec![0u8; usize::try_from(len).ok()?];
+        self.file
+            .read_exact_at(&mut buf, self.at.checked_add(off)?)
+            .ok()?;
+        Some(buf)
     }
 }
 
@@ -243,7 +260,12 @@ pub fn read(path: &Path) -> Option<Cache> {
         at: index_len,
         len: md_len,
     });
-    register(Postings::new(text, &cache));
+    register(Postings {
+        text,
+        lists: std::mem::take(&mut cache.postings),
+        terms_at: std::mem::take(&mut cache.terms_at),
+        section: Section::File(cache.mds.clone()?),
+    });
     Some(cache)
 }
 
@@ -281,6 +303,7 @@ pub fn parse(text: &'static str) -> Option<Cache> {
     let count = usize::try_from(r.num()?).ok()?;
     // Never trust a count beyond what the bytes can hold.
     let mut entries: Vec<Cached> = Vec::with_capacity(count.min(r.s.len() / 8));
+    let mut terms_at: Vec<usize> = Vec::with_capacity(entries.capacity());
     for _ in 0..count {
         let file = r.str()?;
         if entries.last().is_some_and(|l| l.file >= file) {
@@ -288,6 +311,9 @@ pub fn parse(text: &'static str) -> Option<Cache> {
         }
         let (mtime_ns, size, change) = r.key()?;
         let body = r.str()?;
+        if let Some((rel, _)) = terms_of_body(body) {
+            terms_at.push(body.as_ptr() as usize - text.as_ptr() as usize + rel);
+        }
         let md = match r.num()? {
             0 => None,
             1 => Some((r.num()?, r.num()?, u64::try_from(r.hex::<16>()?).ok()?)),
@@ -303,20 +329,21 @@ pub fn parse(text: &'static str) -> Option<Cache> {
         });
     }
     let stems = usize::try_from(r.num()?).ok()?;
-    let mut postings: Vec<(&'static str, &'static str)> =
+    let mut postings: Vec<(&'static str, (u64, u64))> =
         Vec::with_capacity(stems.min(r.s.len() / 4));
     for _ in 0..stems {
         let stem = r.str()?;
         if postings.last().is_some_and(|l| l.0 >= stem) {
             return None;
         }
-        postings.push((stem, r.str()?));
+        postings.push((stem, (r.num()?, r.num()?)));
     }
     (r.s == "end").then_some(Cache {
         dir,
         written_ns,
         entries,
         postings,
+        terms_at,
         mds: None,
     })
 }
@@ -416,7 +443,9 @@ impl Writer {
         num(&mut self.out, stems.len() as u64);
         for (stem, (records, _)) in &stems {
             string(&mut self.out, stem);
-            string(&mut self.out, records);
+            num(&mut self.out, self.mds.len() as u64);
+            num(&mut self.out, records.len() as u64);
+            self.mds.push_str(records);
         }
         self.out.push_str("end");
         let at = MAGIC.len() + format!("{CACHE_VERSION};").len();
@@ -474,13 +503,26 @@ pub(crate) fn tf_digits(b: &[u8]) -> u32 {
 /// it; [`Postings::offset`] tells where.
 #[derive(Debug)]
 pub struct Postings {
-    /// The whole file.
+    /// The file's index.
     text: &'static str,
-    /// (stem, encoded records), sorted by stem.
-    lists: Vec<(&'static str, &'static str)>,
+    /// (stem, offset and length of its records in `section`), sorted by
+    /// stem.
+    lists: Vec<(&'static str, (u64, u64))>,
     /// The offset of each entry's terms in the file, ascending: the only
     /// offsets a record may name.
     terms_at: Vec<usize>,
+    /// Where the records are read from.
+    section: Section,
+}
+
+/// The Markdown section holding the posting records.
+#[derive(Debug)]
+enum Section {
+    /// In the cache file, read per stem.
+    File(Mds),
+    /// In memory (tests).
+    #[cfg(test)]
+    Bytes(&'static str),
 }
 
 /// Every [`Postings`] registered by [`read`] (the files stay in memory).
@@ -498,21 +540,15 @@ pub fn postings() -> Vec<&'static Postings> {
 }
 
 impl Postings {
-    /// The postings of `cache`, parsed from `text` (the file's index).
-    fn new(text: &'static str, cache: &Cache) -> Postings {
-        // Where each entry's terms start: a record must name one of them.
-        let terms_at = cache
-            .entries
-            .iter()
-            .filter_map(|e| {
-                let (rel, _) = terms_of_body(e.body)?;
-                Some(e.body.as_ptr() as usize - text.as_ptr() as usize + rel)
-            })
-            .collect();
+    /// The postings of `cache`, parsed from `text` (the file's index),
+    /// with `section` the file's Markdown section.
+    #[cfg(test)]
+    fn new(text: &'static str, cache: &Cache, section: &'static str) -> Postings {
         Postings {
             text,
             lists: cache.postings.clone(),
-            terms_at,
+            terms_at: cache.terms_at.clone(),
+            section: Section::Bytes(section),
         }
     }
 
@@ -530,7 +566,19 @@ impl Postings {
         let Ok(k) = self.lists.binary_search_by(|(s, _)| (*s).cmp(stem)) else {
             return Some(Vec::new());
         };
-        let mut r = Reader { s: self.lists[k].1 };
+        let (off, len) = self.lists[k].1;
+        match &self.section {
+            Section::File(mds) => self.records(&String::from_utf8(mds.read(off, len)?).ok()?),
+            #[cfg(test)]
+            Section::Bytes(b) => self.records(
+                b.get(usize::try_from(off).ok()?..usize::try_from(off.checked_add(len)?).ok()?)?,
+            ),
+        }
+    }
+
+    /// Decode a stem's `records` (as [`Postings::list`] gives them).
+    fn records(&self, records: &str) -> Option<Vec<(usize, u32)>> {
+        let mut r = Reader { s: records };
         let mut out = Vec::with_capacity(r.s.len() / 8);
         let mut at = 0usize;
         // The entries not passed yet (both lists ascend).
@@ -962,13 +1010,15 @@ mod tests {
         w.entry("a.md", (1, 1, 1), &encode_body(Ok(&a)), None);
         w.entry("b.md", (1, 1, 1), &encode_body(Err("broken")), None);
         w.entry("c.md", (1, 1, 1), &encode_body(Ok(&b)), None);
-        let text = ix(w.finish());
+        let file = w.finish();
+        let text = ix(file.clone());
+        let section = leak(file[text.len()..].to_string());
         let c = parse(text).unwrap();
         assert_eq!(
             c.postings.iter().map(|p| p.0).collect::<Vec<_>>(),
             ["build", "cach", "token"]
         );
-        let p = Postings::new(text, &c);
+        let p = Postings::new(text, &c, section);
         let docs: Vec<Doc> = [0, 2]
             .iter()
             .map(|&i| {
@@ -978,6 +1028,14 @@ mod tests {
             .collect();
         let at: Vec<usize> = docs.iter().map(|d| p.offset(&d.terms).unwrap()).collect();
         assert_eq!(&text[at[0]..at[0] + a.terms.len()], &*a.terms);
+        // Found while parsing: the docs' terms, not the broken entry's.
+        assert_eq!(c.terms_at, at);
+        // The records are in the section after the index, by stem.
+        assert_eq!(
+            section,
+            format!("{},2;{},7;{},3;{},1;", at[0], at[1] - at[0], at[1], at[0])
+        );
+        assert!(!text.contains(section));
         assert_eq!(p.list("build"), Some(vec![(at[0], 2), (at[1], 7)]));
         assert_eq!(p.list("cach"), Some(vec![(at[1], 3)]));
         assert_eq!(p.list("token"), Some(vec![(at[0], 1)]));
@@ -999,17 +1057,18 @@ mod tests {
             format!("{},1;", at[0] + 1),
             format!("{first},1;{second}{second}"),
         ] {
-            let p = Postings {
-                lists: vec![("build", leak(bad.clone()))],
-                ..Postings::new(text, &c)
-            };
-            assert_eq!(p.list("build"), None, "{bad}");
+            assert_eq!(p.records(&bad), None, "{bad}");
         }
-        let p = Postings {
-            lists: vec![("build", leak(format!("{first},1;{second}")))],
-            ..Postings::new(text, &c)
+        assert_eq!(
+            p.records(&format!("{first},1;{second}")),
+            Some(vec![(at[0], 1), (at[1], 1)])
+        );
+        // Records named past the section: none.
+        let past = Postings {
+            lists: vec![("build", (section.len() as u64, 1))],
+            ..Postings::new(text, &c, section)
         };
-        assert_eq!(p.list("build"), Some(vec![(at[0], 1), (at[1], 1)]));
+        assert_eq!(past.list("build"), None);
         // Postings not sorted by stem: the cache is refused.
         let swapped = text.replacen("5:build", "5:zzzzz", 1);
         assert_ne!(swapped, text);
@@ -1039,9 +1098,13 @@ mod tests {
         let index = index_of(&file).unwrap();
         // The Markdown is after the index, never in it.
         assert!(!index.contains("Run ~~~"));
-        assert_eq!(&file[index.len()..], format!("{enc}1:x1:y"));
-        assert_eq!(&file[MAGIC.len()..MAGIC.len() + 2], "8;");
-        let lens = format!("{:016x}{:016x}", index.len(), enc.len() + 6);
+        // then the posting records (of build and token, in all three)
+        let section = &file[index.len()..];
+        let md_end = enc.len() + 6;
+        assert_eq!(&section[..md_end], format!("{enc}1:x1:y"));
+        assert_eq!(section[md_end..].matches(";").count(), 6);
+        assert_eq!(&file[MAGIC.len()..MAGIC.len() + 2], "9;");
+        let lens = format!("{:016x}{:016x}", index.len(), section.len());
         assert_eq!(&file[MAGIC.len() + 2..MAGIC.len() + 34], lens);
         let c = parse(leak(index.to_string())).unwrap();
         let at: Vec<_> = c.entries.iter().map(|e| e.md).collect();

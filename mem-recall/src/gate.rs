@@ -1264,6 +1264,15 @@ mod tests {
         assert_eq!(got, scan_term_frequencies(&docs, &wanted));
         assert!(got[1].iter().filter(|&&n| n > 0).count() > 5, "{got:?}");
         assert!(got[5].iter().all(|&n| n == 0));
+        // The cached docs' numbers come from the records read from the
+        // file (one record per cached doc holding the stem).
+        let p = crate::cache::postings()
+            .into_iter()
+            .find(|p| p.offset(&docs[0].terms).is_some())
+            .expect("the cache's postings");
+        let build = p.list("build").expect("records read from the file");
+        let cached_with_build = (0..docs.len()).filter(|&i| i != 7 && got[1][i] > 0).count();
+        assert_eq!(build.len(), cached_with_build);
         // Out of file order too.
         docs.reverse();
         assert_eq!(

@@ -334,6 +334,61 @@ fn many_files_load_in_order_through_the_cache() {
     }
 }
 
+/// In a directory large enough to be listed on two threads, a file
+/// edited with its mtime put back, one added, one removed and one replaced
+/// by a rename are each read again or dropped: the result equals an
+/// uncached load, in file name order, every time.
+#[test]
+fn many_files_changed_added_removed_or_replaced_are_never_stale() {
+    let s = setup();
+    let n = mem_recall::load::PARALLEL_FROM + 40;
+    let name = |i: usize| s.mem.join(format!("bulk-{i:04}.md"));
+    for i in 0..n {
+        write(
+            &name(i),
+            &FIXTURE.replace("Run setup", &format!("Bulk {i:04}")),
+        );
+        age(&name(i));
+    }
+    let first = load(&s);
+    assert_eq!((first.parsed, first.cached), (n + 2, 0));
+    assert_eq!(load(&s).cached, n + 2);
+    // Same size, mtime put back.
+    let edited = FIXTURE.replace("Run setup", "Bulk 9999");
+    write(&name(7), &edited);
+    age(&name(7));
+    // Added, removed, replaced by a rename (same size and mtime).
+    let added = s.mem.join("added-among-many.md");
+    write(&added, &FIXTURE.replace("Run setup", "Added"));
+    age(&added);
+    std::fs::remove_file(name(n - 1)).unwrap();
+    let tmp = s.mem.join("swap.tmp");
+    write(&tmp, &FIXTURE.replace("Run setup", "Bulk 8888"));
+    age(&tmp);
+    std::fs::rename(&tmp, name(300)).unwrap();
+    let l = load(&s);
+    assert_eq!((l.parsed, l.cached), (3, n - 1));
+    let uncached = load_dir(&s.mem, None, &Stems::default()).unwrap();
+    assert_eq!(uncached.items.len(), n + 2);
+    assert_eq!(ids(&l), ids(&uncached));
+    for (a, b) in l.items.iter().zip(&uncached.items) {
+        assert_eq!(a.doc, b.doc);
+        assert_eq!(a.injected_md().unwrap(), b.injected_md().unwrap());
+    }
+    let doc = |l: &Loaded, id: &str| {
+        let i = l.items.iter().position(|i| i.doc.id == id).unwrap();
+        l.items[i].injected_md().unwrap()
+    };
+    assert!(doc(&l, "bulk-0007").contains("Bulk 9999"));
+    assert!(doc(&l, "bulk-0300").contains("Bulk 8888"));
+    assert!(doc(&l, "added-among-many").contains("Added"));
+    assert!(!ids(&l).contains(&format!("bulk-{:04}", n - 1)));
+    // The cache rewritten: all of it is used next time, the same.
+    let again = load(&s);
+    assert_eq!((again.parsed, again.cached), (0, n + 2));
+    assert_eq!(injected(&again), injected(&uncached));
+}
+
 /// The injected Markdown of every memory, in file order.
 fn injected(l: &Loaded) -> Vec<String> {
     l.items.iter().map(|i| i.injected_md().unwrap()).collect()

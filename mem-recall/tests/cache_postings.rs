@@ -54,16 +54,31 @@ fn cache_file(env: &Env) -> PathBuf {
     panic!("no recall cache under {}", root.display());
 }
 
-/// Replace the records of `stem` in the cache's postings by `records`
-/// (the string's length prefix kept right, so the file still parses).
+/// Replace the records of `stem` in the cache's postings by `records`:
+/// the index names where they are in the section after it (`OFFSET;LEN;`
+/// after the stem); the length there is set to the new one.
 fn set_postings(cache: &Path, stem: &str, records: &str) {
     let text = std::fs::read_to_string(cache).unwrap();
+    // The index's length: 16 hex digits after the magic line and `VERSION;`.
+    let head = "mem-recall cache\n".len() + "9;".len();
+    let index_len = usize::from_str_radix(&text[head..head + 16], 16).unwrap();
     let key = format!("{}:{stem}", stem.len());
-    let at = text.rfind(&key).expect("the stem in the postings") + key.len();
-    let colon = at + text[at..].find(':').unwrap();
-    let len: usize = text[at..colon].parse().unwrap();
-    let end = colon + 1 + len;
-    let out = format!("{}{}:{records}{}", &text[..at], records.len(), &text[end..]);
+    let at = text[..index_len]
+        .rfind(&key)
+        .expect("the stem in the postings")
+        + key.len();
+    let semi = at + text[at..].find(';').unwrap();
+    let off: usize = text[at..semi].parse().unwrap();
+    let end = semi + 1 + text[semi + 1..].find(';').unwrap();
+    let len: usize = text[semi + 1..end].parse().unwrap();
+    let from = index_len + off;
+    let out = format!(
+        "{}{}{}{records}{}",
+        &text[..semi + 1],
+        records.len(),
+        &text[end..from],
+        &text[from + len..]
+    );
     std::fs::write(cache, out).unwrap();
 }
 
