@@ -10,7 +10,6 @@
 //! re-read). The cache is written atomically when anything changed; a cache
 //! that does not parse, or of another version, is ignored and rebuilt.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -293,8 +292,8 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
 }
 
 /// The index of each cache entry by its file name.
-fn entry_index(entries: &[cache::Cached]) -> HashMap<&'static str, usize> {
-    let mut m = HashMap::with_capacity(entries.len());
+fn entry_index(entries: &[cache::Cached]) -> foldhash::HashMap<&'static str, usize> {
+    let mut m = foldhash::HashMap::with_capacity_and_hasher(entries.len(), Default::default());
     for (i, e) in entries.iter().enumerate() {
         m.insert(e.file, i);
     }
