@@ -237,3 +237,46 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// The pid of a process that has exited and been reaped (`true`): no live
+/// process has it until the system hands it out again.
+pub fn dead_pid() -> u32 {
+    let mut child = Command::new("true").spawn().expect("spawn true");
+    let pid = child.id();
+    child.wait().expect("wait for true");
+    pid
+}
+
+/// A live process that is not the test's own (`sleep 60`), killed and
+/// reaped when dropped.
+pub struct LiveProcess(std::process::Child);
+
+impl Default for LiveProcess {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LiveProcess {
+    /// Start it.
+    pub fn new() -> LiveProcess {
+        LiveProcess(
+            Command::new("sleep")
+                .arg("60")
+                .spawn()
+                .expect("spawn sleep"),
+        )
+    }
+
+    /// Its pid.
+    pub fn pid(&self) -> u32 {
+        self.0.id()
+    }
+}
+
+impl Drop for LiveProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
