@@ -280,3 +280,30 @@ impl Drop for LiveProcess {
         let _ = self.0.wait();
     }
 }
+
+/// Every file under `dir` ([`files_under`]) with its bytes, sorted by path:
+/// compare two to see that a command changed nothing.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    files_under(dir)
+        .into_iter()
+        .map(|p| {
+            let b = std::fs::read(&p).expect("read");
+            (p, b)
+        })
+        .collect()
+}
+
+/// The names of the topic files of the memory directory `dir` (`*.md` but
+/// `MEMORY.md`, not below it), sorted; none when `dir` can not be read.
+pub fn topic_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".md") && n != "MEMORY.md")
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
