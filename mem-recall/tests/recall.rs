@@ -213,16 +213,7 @@ fn unseen_phrasings_of_the_same_needs() {
         ("run the test suite", &[], "nextest", "staging-down"),
     ];
     for (task, paths, want, not) in cases {
-        let mut args = vec![
-            "--memory-dir",
-            m,
-            "--task",
-            task,
-            "--today",
-            "2026-07-11",
-            "--format",
-            "jsonl",
-        ];
+        let mut args = task_args(m, task);
         for p in *paths {
             args.extend(["--path", p]);
         }
@@ -303,26 +294,18 @@ fn budgets_drop_from_the_bottom_and_say_so() {
 fn triggers_stems_regex_cjk_and_paths() {
     let env = Env::new();
     let mem = env.path().join("mem");
-    write(
-        &mem.join("a.md"),
-        "---\nname: a\ndescription: d\ntype: feedback\ntriggers: [\"test\"]\n---\nx\n",
-    );
-    write(
-        &mem.join("b.md"),
-        "---\nname: b\ndescription: d\ntype: feedback\ntriggers: [\"re:v[0-9]+\\\\.[0-9]+\"]\n---\nx\n",
-    );
-    write(
-        &mem.join("c.md"),
-        "---\nname: c\ndescription: d\ntype: feedback\ntriggers: [\"数据库\"]\n---\nx\n",
-    );
-    write(
-        &mem.join("d.md"),
-        "---\nname: d\ndescription: d\ntype: feedback\npaths: [\"Cargo.toml\"]\n---\nx\n",
-    );
-    write(
-        &mem.join("e.md"),
-        "---\nname: e\ndescription: d\ntype: feedback\npaths: [\"src/*.rs\"]\n---\nx\n",
-    );
+    for (id, field) in [
+        ("a", r#"triggers: ["test"]"#),
+        ("b", r#"triggers: ["re:v[0-9]+\\.[0-9]+"]"#),
+        ("c", r#"triggers: ["数据库"]"#),
+        ("d", r#"paths: ["Cargo.toml"]"#),
+        ("e", r#"paths: ["src/*.rs"]"#),
+    ] {
+        write(
+            &mem.join(format!("{id}.md")),
+            &format!("---\nname: {id}\ndescription: d\ntype: feedback\n{field}\n---\nx\n"),
+        );
+    }
     let m = mem.to_str().unwrap();
     let ids = |task: &str, extra: &[&str]| -> Vec<String> {
         let mut args = vec!["--memory-dir", m, "--task", task, "--format", "jsonl"];

@@ -250,6 +250,16 @@ struct Env {
 }
 
 impl Env {
+    /// `home/` (created) and `transcripts/` (not) in `dir`.
+    fn in_dir(dir: &Path) -> Env {
+        let env = Env {
+            home: dir.join("home"),
+            transcripts: dir.join("transcripts"),
+        };
+        std::fs::create_dir_all(&env.home).unwrap();
+        env
+    }
+
     fn tool(&self, name: &str, dir: &Path) -> Command {
         let mut c = cmd(name, &self.home);
         c.env("MEM_MEMORY_DIR", dir)
@@ -353,11 +363,7 @@ fn unfinished_journal(dir: &Path) -> bool {
 #[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
 fn dream_killed_at_any_step_loses_nothing() {
     let t = tempfile::tempdir().unwrap();
-    let env = Env {
-        home: t.path().join("home"),
-        transcripts: t.path().join("transcripts"),
-    };
-    std::fs::create_dir_all(&env.home).unwrap();
+    let env = Env::in_dir(t.path());
     std::fs::create_dir_all(&env.transcripts).unwrap();
     let template = t.path().join("template");
     populate(&template);
@@ -492,11 +498,7 @@ fn dream_killed_at_any_step_loses_nothing() {
 #[test]
 fn write_batch_killed_at_any_step_is_rolled_forward() {
     let t = tempfile::tempdir().unwrap();
-    let env = Env {
-        home: t.path().join("home"),
-        transcripts: t.path().join("transcripts"),
-    };
-    std::fs::create_dir_all(&env.home).unwrap();
+    let env = Env::in_dir(t.path());
     let records: String = (0..60)
         .map(|i| {
             format!(
@@ -575,11 +577,7 @@ fn live_and_retired(dir: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
 #[test]
 fn retire_and_restore_killed_at_any_step_are_rolled_forward() {
     let t = tempfile::tempdir().unwrap();
-    let env = Env {
-        home: t.path().join("home"),
-        transcripts: t.path().join("transcripts"),
-    };
-    std::fs::create_dir_all(&env.home).unwrap();
+    let env = Env::in_dir(t.path());
     let records: String = (0..6)
         .map(|i| {
             format!(
