@@ -1,10 +1,9 @@
 //! End-to-end tests of the `mem-index` binary in throwaway directories.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use mem_tests::topic_files;
+use mem_tests::{show, topic_files};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mem-index");
 
@@ -19,32 +18,12 @@ fn run(home: &Path, args: &[&str], stdin: &str) -> Output {
     mem_tests::scrub(&mut c)
         .args(args)
         .env("HOME", home)
-        .env("MEM_TODAY", "2026-07-13")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = c.spawn().expect("spawn mem-index");
-    let mut sin = child.stdin.take().unwrap();
-    let input = stdin.to_string();
-    let t = std::thread::spawn(move || {
-        let _ = sin.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    t.join().unwrap();
-    out
+        .env("MEM_TODAY", "2026-07-13");
+    mem_tests::run(c, stdin.as_bytes())
 }
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-fn show(o: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status.code(),
-        text(&o.stdout),
-        text(&o.stderr)
-    )
 }
 
 fn jsonl(o: &Output) -> Vec<serde_json::Value> {
