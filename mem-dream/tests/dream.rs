@@ -256,17 +256,22 @@ fn b26_dead_stale_empty_and_garbage_locks_are_reclaimed() {
     let _ = live.wait();
 }
 
-#[test]
-fn b27_own_sessions_do_not_count_and_a_run_releases_the_lock() {
-    let env = Env::new();
-    let dest = env.path().join("case");
+/// Case B27 set up in `env` by its `setup.sh`: the folder it made (its
+/// `memory/` and sessions).
+fn b27_case(env: &Env) -> PathBuf {
     let out = Command::new("bash")
         .arg(cases().join("B27/setup.sh"))
-        .arg(&dest)
+        .arg(env.path().join("case"))
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+#[test]
+fn b27_own_sessions_do_not_count_and_a_run_releases_the_lock() {
+    let env = Env::new();
+    let p = b27_case(&env);
     let mem = p.join("memory");
     let lock = mem.join(".consolidate-lock");
     let lock_before = (std::fs::read(&lock).unwrap(), mtime(&lock));
@@ -656,14 +661,7 @@ fn a_failed_run_restores_files_and_rolls_the_lock_back() {
 #[test]
 fn max_sessions_stamps_the_newest_processed_session() {
     let env = Env::new();
-    let dest = env.path().join("case");
-    let out = Command::new("bash")
-        .arg(cases().join("B27/setup.sh"))
-        .arg(&dest)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let p = b27_case(&env);
     let mem = p.join("memory");
     // Counted sessions, oldest first (the dream-made one is excluded).
     let mut counted: Vec<(SystemTime, PathBuf)> = std::fs::read_dir(&p)

@@ -10,54 +10,34 @@ fn canonical_example_exact_lines() {
     let mem = env.path().join("mem");
     canonical(&mem);
     let m = mem.to_str().unwrap();
-    let out = ok(&env.run(
-        &[
-            "--memory-dir",
-            m,
-            "--task",
-            "build-token",
-            "--today",
-            "2026-07-11",
-            "--format",
-            "text",
-        ],
-        "",
-    ));
+    // a recall of "build-token" on `today` in `format`
+    let build_token = |today: &str, format: &str| {
+        env.run(
+            &[
+                "--memory-dir",
+                m,
+                "--task",
+                "build-token",
+                "--today",
+                today,
+                "--format",
+                format,
+            ],
+            "",
+        )
+    };
+    let out = ok(&build_token("2026-07-11", "text"));
     assert_eq!(
         out,
         "RECALL fixture-before-verify [durable-lesson]\nRECALL mirror-slow-on-0711 [one-time-state]\nsummary: 2 recalled, 0 evicted\n"
     );
-    let out = ok(&env.run(
-        &[
-            "--memory-dir",
-            m,
-            "--task",
-            "build-token",
-            "--today",
-            "2026-07-13",
-            "--format",
-            "text",
-        ],
-        "",
-    ));
+    let out = ok(&build_token("2026-07-13", "text"));
     assert_eq!(
         out,
         "RECALL fixture-before-verify [durable-lesson]\nEVICT  mirror-slow-on-0711 — expired (expires 2026-07-12 < 2026-07-13), not injected\nsummary: 1 recalled, 1 evicted\n"
     );
     // The same as JSONL decisions.
-    let out = ok(&env.run(
-        &[
-            "--memory-dir",
-            m,
-            "--task",
-            "build-token",
-            "--today",
-            "2026-07-13",
-            "--format",
-            "jsonl",
-        ],
-        "",
-    ));
+    let out = ok(&build_token("2026-07-13", "jsonl"));
     let recs: Vec<mem_core::RecallDecision> = out
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -80,19 +60,7 @@ fn canonical_example_exact_lines() {
         "{recs:?}"
     );
     // Markdown: the lesson's content, never the evicted state.
-    let o = env.run(
-        &[
-            "--memory-dir",
-            m,
-            "--task",
-            "build-token",
-            "--today",
-            "2026-07-13",
-            "--format",
-            "markdown",
-        ],
-        "",
-    );
+    let o = build_token("2026-07-13", "markdown");
     let md = ok(&o);
     assert!(md.contains("Run setup before build-token"), "{md}");
     assert!(!md.contains("mirror"), "{md}");

@@ -260,6 +260,20 @@ impl Env {
         env
     }
 
+    /// The next writer after a kill, in `dir`: `check --repair` (with
+    /// `repair`) or a `write` of nothing; it says it rolled forward.
+    fn roll_forward(&self, dir: &Path, repair: bool, what: &str) {
+        let mut c = self.tool("mem-index", dir);
+        if repair {
+            c.args(["check", "--repair", "--max-files", "0", "--format", "jsonl"]);
+        } else {
+            c.args(["write", "--max-files", "0"]);
+        }
+        let out = run(c, b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("rolled forward"), "{what}: {}", show(&out));
+    }
+
     fn tool(&self, name: &str, dir: &Path) -> Command {
         let mut c = cmd(name, &self.home);
         c.env("MEM_MEMORY_DIR", dir)
@@ -520,15 +534,7 @@ fn write_batch_killed_at_any_step_is_rolled_forward() {
         let out = run(c, records.as_bytes());
         assert_eq!(out.status.signal(), Some(6), "{what}: {}", show(&out));
         assert!(dir.join(".mem/write-pending").exists(), "{what}: no marker");
-        let mut c = env.tool("mem-index", &dir);
-        if k % 2 == 0 {
-            c.args(["check", "--repair", "--max-files", "0", "--format", "jsonl"]);
-        } else {
-            c.args(["write", "--max-files", "0"]);
-        }
-        let out = run(c, b"");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("rolled forward"), "{what}: {}", show(&out));
+        env.roll_forward(&dir, k % 2 == 0, &what);
         rolled += 1;
         assert!(!dir.join(".mem/write-pending").exists(), "{what}");
         let live = live_ids(&snapshot(&dir));
@@ -616,15 +622,7 @@ fn retire_and_restore_killed_at_any_step_are_rolled_forward() {
             if out.status.signal() == Some(6) {
                 aborted += 1;
                 assert!(dir.join(".mem/write-pending").exists(), "{what}: no marker");
-                let mut c = env.tool("mem-index", &dir);
-                if at % 2 == 0 {
-                    c.args(["check", "--repair", "--max-files", "0", "--format", "jsonl"]);
-                } else {
-                    c.args(["write", "--max-files", "0"]);
-                }
-                let out = run(c, b"");
-                let err = String::from_utf8_lossy(&out.stderr);
-                assert!(err.contains("rolled forward"), "{what}: {}", show(&out));
+                env.roll_forward(&dir, at % 2 == 0, &what);
             } else {
                 assert!(out.status.success(), "{what}: {}", show(&out));
             }

@@ -536,17 +536,14 @@ fn makefile_targets_run_the_lifecycle() {
     let memdir = home.join("memory");
     let makefile = script("examples/Makefile");
     let mdir = format!("MEMORY_DIR={}", memdir.display());
+    // make with the example Makefile and `targets`, in the project
+    let make = |targets: &[&str]| {
+        let args = [&["-f", makefile.as_str()][..], targets].concat();
+        shell("make", &args, &home, &project, &[]).output().unwrap()
+    };
 
     // memory: the project's sessions through the write path.
-    let out = shell(
-        "make",
-        &["-f", &makefile, "memory", &mdir],
-        &home,
-        &project,
-        &[],
-    )
-    .output()
-    .unwrap();
+    let out = make(&["memory", &mdir]);
     assert!(out.status.success(), "{}", show(&out));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("memory: 1 session(s) read"),
@@ -556,52 +553,26 @@ fn makefile_targets_run_the_lifecycle() {
     assert!(topics(&memdir).len() >= 2, "{}", show(&out));
 
     // memory-check and recall in one make run.
-    let out = shell(
-        "make",
-        &[
-            "-f",
-            &makefile,
-            "memory-check",
-            "recall",
-            "TASK=npm run test:integration for the refunds API",
-            "TODAY=2026-07-12",
-            &mdir,
-        ],
-        &home,
-        &project,
-        &[],
-    )
-    .output()
-    .unwrap();
+    let out = make(&[
+        "memory-check",
+        "recall",
+        "TASK=npm run test:integration for the refunds API",
+        "TODAY=2026-07-12",
+        &mdir,
+    ]);
     assert!(out.status.success(), "{}", show(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("RECALL "), "{}", show(&out));
     assert!(text.contains("summary: "), "{}", show(&out));
 
     // recall without TASK is a usage error that says what to set.
-    let out = shell(
-        "make",
-        &["-f", &makefile, "recall", &mdir],
-        &home,
-        &project,
-        &[],
-    )
-    .output()
-    .unwrap();
+    let out = make(&["recall", &mdir]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("TASK="));
 
     // dream: a dry run prints its plan or why it is not due, and succeeds.
     bin("mem-dream");
-    let out = shell(
-        "make",
-        &["-f", &makefile, "dream", "DREAM_FLAGS=--dry-run", &mdir],
-        &home,
-        &project,
-        &[],
-    )
-    .output()
-    .unwrap();
+    let out = make(&["dream", "DREAM_FLAGS=--dry-run", &mdir]);
     assert!(out.status.success(), "{}", show(&out));
 }
 
