@@ -41,8 +41,8 @@ fn write_via_temp<'a>(path: &'a Path, bytes: &[u8], sync: bool) -> Result<&'a Pa
     };
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut tmp = tempfile::Builder::new()
-        .prefix(".mem-")
-        .suffix(".tmp")
+        .prefix(TEMP_PREFIX)
+        .suffix(TEMP_SUFFIX)
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
     tmp.write_all(bytes).map_err(|e| Error::io(path, e))?;
@@ -117,6 +117,49 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
     Ok(true)
 }
 
+/// The name prefix and suffix of the temp files [`write_atomic`] and
+/// [`write_unsynced`] create: `.mem-XXXXXX.tmp`.
+pub const TEMP_PREFIX: &str = ".mem-";
+/// See [`TEMP_PREFIX`].
+pub const TEMP_SUFFIX: &str = ".tmp";
+
+/// Remove the temp files of writers that were ended mid-write (a time
+/// budget's `_exit`, a kill): the regular files `.mem-*.tmp` directly in
+/// `dir` last modified more than `older_than` ago. A writer that is still
+/// running has modified its temp file within the last moments, so an age
+/// of seconds keeps every live write safe. Returns how many files were
+/// removed; errors (a missing `dir`, a file that cannot be removed) are
+/// ignored.
+pub fn sweep_temp_files(dir: &Path, older_than: std::time::Duration) -> usize {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let now = std::time::SystemTime::now();
+    let mut removed = 0;
+    for ent in rd.flatten() {
+        let name = ent.file_name();
+        let ours = name.to_str().is_some_and(|n| {
+            n.len() > TEMP_PREFIX.len() + TEMP_SUFFIX.len()
+                && n.starts_with(TEMP_PREFIX)
+                && n.ends_with(TEMP_SUFFIX)
+        });
+        if !ours {
+            continue;
+        }
+        // `DirEntry::metadata` does not follow a link: a link is never a
+        // regular file here, so it stays.
+        let stale = ent.metadata().is_ok_and(|m| {
+            m.is_file()
+                && m.modified()
+                    .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > older_than))
+        });
+        if stale && std::fs::remove_file(ent.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,5 +192,46 @@ mod tests {
         assert!(err.contains(&p.display().to_string()), "{err}");
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "temp file left behind");
+    }
+
+    #[test]
+    fn sweep_removes_only_old_temp_files() {
+        use std::time::{Duration, SystemTime};
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let old = SystemTime::now() - Duration::from_secs(120);
+        let age = |name: &str| {
+            let f = std::fs::File::options()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(d.join(name))
+                .unwrap();
+            f.set_modified(old).unwrap();
+        };
+        age(".mem-old1.tmp");
+        age(".mem-old2.tmp");
+        age("state.json"); // not a temp file, however old
+        age(".mem-.tmp"); // no random part: not ours
+        std::fs::write(d.join(".mem-fresh.tmp"), b"a live write").unwrap();
+        std::fs::create_dir(d.join(".mem-dir.tmp")).unwrap();
+        std::os::unix::fs::symlink("state.json", d.join(".mem-link.tmp")).unwrap();
+        assert_eq!(sweep_temp_files(d, Duration::from_secs(60)), 2);
+        let mut left: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                ".mem-.tmp",
+                ".mem-dir.tmp",
+                ".mem-fresh.tmp",
+                ".mem-link.tmp",
+                "state.json"
+            ]
+        );
+        assert_eq!(sweep_temp_files(&d.join("missing"), Duration::ZERO), 0);
     }
 }

@@ -302,7 +302,7 @@ impl InjectedList {
         if self.changed {
             let path = self.dir.join(STATE_FILE);
             let bytes = serde_json::to_vec(&self.state)?;
-            mem_core::atomic::write_unsynced(&path, &bytes)?;
+            crate::budget::write_state(&path, &bytes, false)?;
         }
         Ok(())
     }

@@ -539,3 +539,66 @@ fn injected_memories_are_fenced_data() {
     );
     assert!(ctx.trim_end().ends_with("\n~~~~~~~"), "{ctx}");
 }
+
+/// A hook ended mid-write (its time budget's `_exit`, a kill) leaves its
+/// temp file behind; the next hook that writes in that folder removes the
+/// old ones and keeps a fresh one (a write still running).
+#[test]
+fn hook_writes_remove_temp_files_left_by_ended_hooks() {
+    let env = Env::new();
+    let mem = env.path().join("mem");
+    canonical(&mem);
+    let input = hook_json(
+        "UserPromptSubmit",
+        env.path(),
+        r#","prompt":"please run node src/build-token.mjs""#,
+    );
+    let hook = |env: &Env| {
+        let o = env.run_cmd(
+            env.cmd()
+                .arg("--hook")
+                .env("MEM_MEMORY_DIR", &mem)
+                .env("MEM_TODAY", "2026-07-13"),
+            &input,
+        );
+        assert!(ok(&o).contains("Run setup before build-token"));
+    };
+    hook(&env);
+    let session = walk(env.path())
+        .into_iter()
+        .find(|p| p.ends_with("sessions/0b1c2d3e-0000-4000-8000-000000000001"))
+        .expect("the session's state folder");
+    let cache = session.parent().unwrap().parent().unwrap().to_path_buf();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(600);
+    for d in [&session, &cache] {
+        let f = std::fs::File::create(d.join(".mem-Ended1.tmp")).unwrap();
+        f.set_modified(old).unwrap();
+        write(&d.join(".mem-Live22.tmp"), "a write still running");
+        // What the hook keeps there is gone: it writes both folders again.
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_str().unwrap();
+            if p.is_file() && !name.starts_with(".mem-") {
+                std::fs::remove_file(&p).unwrap();
+            }
+        }
+    }
+    hook(&env);
+    for d in [&session, &cache] {
+        assert!(!d.join(".mem-Ended1.tmp").exists(), "{}", d.display());
+        assert!(d.join(".mem-Live22.tmp").exists(), "{}", d.display());
+    }
+}
+
+/// Every folder below `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+            out.push(p);
+        }
+    }
+    out
+}
