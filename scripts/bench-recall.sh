@@ -11,6 +11,10 @@
 #                         (its column and the ratio new/base are added)
 #        RUNS             runs per command (default 50)
 #        INSTRUCTIONS=1   also count instructions (perf stat, else valgrind) per size
+#        ALTERNATE=1      run the commands in turn, run by run (a process each,
+#                         median wall, mean user/system CPU) instead of in
+#                         blocks: a change of the machine's state then moves
+#                         every command alike, and the ratios hold
 # On a busy machine, `chrt -f 10 scripts/bench-recall.sh` (real-time priority)
 # keeps other load out of the medians; compare ratios in any case.
 set -euo pipefail
@@ -86,6 +90,38 @@ instr() { # COMMAND... -> user-space instructions (perf, else callgrind), or "-"
   echo "$n"
 }
 
+alternate() { # N DIR ARGS...: one table row, the commands run in turn
+  local n=$1 dir=$2; shift 2
+  python3 - "$runs" "$n" "$bin" "${base:-}" "$work" "$dir" "$@" <<'PY'
+import os, statistics, sys, time
+runs, n, binary, base, work, d = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+args = sys.argv[7:]
+env = lambda cache: dict(os.environ, XDG_CACHE_HOME=cache)
+cmds = [("new", [binary] + args, env(f"{work}/cache"))]
+if base:
+    cmds.append(("base", [base] + args, env(f"{work}/cache-base")))
+rg = next(os.path.join(p, "rg") for p in os.environ["PATH"].split(":") if os.access(os.path.join(p, "rg"), os.X_OK))
+cmds.append(("rg", [rg, "-l", "-i", "postgres", d], dict(os.environ)))
+null = os.open(os.devnull, os.O_WRONLY)
+res = {c[0]: ([], [], []) for c in cmds}
+for i in range(runs + 3):
+    for name, argv, e in cmds[i % len(cmds):] + cmds[:i % len(cmds)]:
+        t0 = time.perf_counter()
+        pid = os.posix_spawn(argv[0], argv, e, file_actions=[(os.POSIX_SPAWN_DUP2, null, 1)])
+        _, _, ru = os.wait4(pid, 0)
+        if i >= 3:  # the first rounds warm up
+            w, u, s = res[name]
+            w.append((time.perf_counter() - t0) * 1000); u.append(ru.ru_utime * 1000); s.append(ru.ru_stime * 1000)
+med = {k: statistics.median(v[0]) for k, v in res.items()}
+cpu = lambda k: "%.1f+%.1f" % (statistics.mean(res[k][1]), statistics.mean(res[k][2]))
+row = [n, "%.2f ms (%s)" % (med["new"], cpu("new"))]
+if base:
+    row += ["%.2f ms (%s)" % (med["base"], cpu("base")), "%.2fx" % (med["new"] / med["base"])]
+row += ["%.2f ms (%s)" % (med["rg"], cpu("rg")), "%.2fx" % (med["new"] / med["rg"])]
+print("| " + " | ".join(row) + " |")
+PY
+}
+
 hf "$work/t.json" /bin/true
 hf "$work/v.json" "$bin" --version
 line="start-up: /bin/true $(stat_ms "$work/t.json") ms, mem-recall --version $(stat_ms "$work/v.json") ms"
@@ -96,7 +132,14 @@ fi
 echo "$line"
 echo
 
-if [ -n "$base" ]; then
+if [ "${ALTERNATE:-0}" = 1 ]; then
+  echo "alternating runs: median wall (mean user+system CPU ms)"
+  if [ -n "$base" ]; then
+    printf '| files | mem-recall | base | new/base | rg -l -i | ratio |\n|---:|---:|---:|---:|---:|---:|\n'
+  else
+    printf '| files | mem-recall | rg -l -i | ratio |\n|---:|---:|---:|---:|\n'
+  fi
+elif [ -n "$base" ]; then
   printf '| files | mem-recall median ± sd | base median ± sd | new/base | rg -l -i median | ratio | base ratio |\n|---:|---:|---:|---:|---:|---:|---:|\n'
 else
   printf '| files | mem-recall median ± sd | rg -l -i median | ratio |\n|---:|---:|---:|---:|\n'
@@ -110,6 +153,10 @@ for n in "${sizes[@]}"; do
   "$bin" "${args[@]}" >/dev/null    # builds the cache
   if [ -n "$base" ]; then
     XDG_CACHE_HOME="$work/cache-base" "$base" "${args[@]}" >/dev/null
+  fi
+  if [ "${ALTERNATE:-0}" = 1 ]; then
+    alternate "$n" "$dir" "${args[@]}"
+    continue
   fi
   hf "$work/r.json" "$bin" "${args[@]}"
   hf "$work/g.json" rg -l -i postgres "$dir"

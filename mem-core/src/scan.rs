@@ -233,7 +233,46 @@ pub fn value(b: &[u8], i: usize, depth: u32) -> Option<usize> {
     }
 }
 
+/// A string literal read by [`Obj::string`]: its inside, as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawStr<'a> {
+    /// The bytes between the quotes, escapes not decoded (checked: every
+    /// escape valid, no control byte).
+    pub raw: &'a [u8],
+    /// Index of `raw`'s first byte in the scanned bytes.
+    pub start: usize,
+    /// True when it holds a backslash (an escape).
+    pub escaped: bool,
+}
+
+impl<'a> RawStr<'a> {
+    /// True when it may hold a `\u` escape: it holds the bytes `\u` (a
+    /// unicode escape, or an escaped backslash before a `u`).
+    #[inline]
+    pub fn has_u_escape(&self) -> bool {
+        self.escaped && crate::jsonl::has_u_escape(self.raw)
+    }
+
+    /// The same span of `text`, the text whose bytes the cursor scanned:
+    /// `raw` as a `&str`, without a second UTF-8 check.
+    ///
+    /// # Panics
+    /// When `text` is shorter, or the span does not fall on its character
+    /// boundaries (never for the text scanned: quotes are ASCII).
+    #[inline]
+    pub fn of<'s>(&self, text: &'s str) -> &'s str {
+        &text[self.start..self.start + self.raw.len()]
+    }
+}
+
 /// A cursor over the members of one object.
+///
+/// Each key is read by [`Obj::next_key`], [`Obj::next_field`],
+/// [`Obj::next_member`] or [`Obj::next_known_field`], which leave the
+/// cursor on its value (after whitespace); the value is then read by one
+/// of [`Obj::skip_value`], [`Obj::null`], [`Obj::bool`], [`Obj::u64`],
+/// [`Obj::string`], [`Obj::object`], or elsewhere (then [`Obj::set_pos`] past it). Every
+/// reader answers `None` when unsure, and the cursor is then of no use.
 pub struct Obj<'a> {
     b: &'a [u8],
     i: usize,
@@ -259,9 +298,20 @@ impl<'a> Obj<'a> {
         })
     }
 
-    /// The next key (ASCII, without escapes), the cursor then on its value;
-    /// `Some(None)` after the closing `}`; `None` when unsure.
-    pub fn next_key(&mut self) -> Option<Option<&'a [u8]>> {
+    /// The same cursor with its members' values at nesting `depth` (they
+    /// may nest `100 - depth` levels deep before the scanner gives up)
+    /// instead of one below the object's.
+    #[inline]
+    pub fn with_depth(mut self, depth: u32) -> Obj<'a> {
+        self.depth = depth;
+        self
+    }
+
+    /// Past the separator before the next member: the index of its key's
+    /// opening quote; `Some(None)` after the closing `}`; `None` when
+    /// neither comes.
+    #[inline(always)]
+    fn key_quote(&mut self) -> Option<Option<usize>> {
         let b = self.b;
         let mut i = ws(b, self.i);
         if self.first {
@@ -280,20 +330,79 @@ impl<'a> Obj<'a> {
                 _ => return None,
             }
         }
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        let (e, esc) = string(b, i + 1)?;
-        let key = &b[i + 1..e - 1];
-        if esc || !key.is_ascii() {
-            return None;
-        }
-        i = ws(b, e);
+        (b.get(i) == Some(&b'"')).then_some(Some(i))
+    }
+
+    /// The colon after a key that ends before `e`, then the cursor on the
+    /// value (after whitespace).
+    #[inline(always)]
+    fn colon(&mut self, e: usize) -> Option<()> {
+        let b = self.b;
+        let i = ws(b, e);
         if b.get(i) != Some(&b':') {
             return None;
         }
         self.i = ws(b, i + 1);
+        Some(())
+    }
+
+    /// The next key (ASCII, without escapes), the cursor then on its value;
+    /// `Some(None)` after the closing `}`; `None` when unsure.
+    pub fn next_key(&mut self) -> Option<Option<&'a [u8]>> {
+        let Some(q) = self.key_quote()? else {
+            return Some(None);
+        };
+        let (e, esc) = string(self.b, q + 1)?;
+        let key = &self.b[q + 1..e - 1];
+        if esc || !key.is_ascii() {
+            return None;
+        }
+        self.colon(e)?;
         Some(Some(key))
+    }
+
+    /// The next key, the cursor then on its value: `Ok(n)` when `known`,
+    /// given the bytes after the key's opening quote, names it — its number
+    /// `n` and how many bytes its name and closing quote take — and
+    /// `Err(key)` for any other key without escapes (its bytes between the
+    /// quotes, not only ASCII: no check of UTF-8). `Some(None)` after the
+    /// closing `}`; `None` when unsure (a key with an escape, anything
+    /// malformed).
+    ///
+    /// `known` must answer only for bytes that start with a whole key
+    /// without escapes followed by its closing quote: the known names are
+    /// then matched where they stand, without a scan of the key first.
+    #[inline]
+    pub fn next_member(
+        &mut self,
+        known: impl Fn(&[u8]) -> Option<(u32, usize)>,
+    ) -> Option<Option<Result<u32, &'a [u8]>>> {
+        let Some(q) = self.key_quote()? else {
+            return Some(None);
+        };
+        let b = self.b;
+        if let Some((n, len)) = known(&b[q + 1..]) {
+            self.colon(q + 1 + len)?;
+            return Some(Some(Ok(n)));
+        }
+        let (e, esc) = string(b, q + 1)?;
+        if esc {
+            return None;
+        }
+        self.colon(e)?;
+        Some(Some(Err(&b[q + 1..e - 1])))
+    }
+
+    /// Field `n` given (below 32): `None` when it was given before in this
+    /// object (serde_json refuses duplicate fields) or `n` is too large.
+    #[inline(always)]
+    fn mark(&mut self, n: u32) -> Option<()> {
+        let bit = 1u32.checked_shl(n)?;
+        if self.seen & bit != 0 {
+            return None;
+        }
+        self.seen |= bit;
+        Some(())
     }
 
     /// The next member whose key `field` knows, as the number `field` gives
@@ -308,17 +417,36 @@ impl<'a> Obj<'a> {
                 self.skip_value()?;
                 continue;
             };
-            let bit = 1u32.checked_shl(n)?;
-            if self.seen & bit != 0 {
-                return None;
-            }
-            self.seen |= bit;
+            self.mark(n)?;
             return Some(Some(n));
         }
         Some(None)
     }
 
+    /// [`Obj::next_field`] with the keys read by [`Obj::next_member`]: the
+    /// known ones (numbered below 32) matched at the cursor, the others
+    /// (without escapes, not only ASCII) skipped with their values.
+    #[inline]
+    pub fn next_known_field(
+        &mut self,
+        known: impl Fn(&[u8]) -> Option<(u32, usize)>,
+    ) -> Option<Option<u32>> {
+        loop {
+            match self.next_member(&known)? {
+                Some(Ok(n)) => {
+                    self.mark(n)?;
+                    return Some(Some(n));
+                }
+                Some(Err(_)) => {
+                    self.skip_value()?;
+                }
+                None => return Some(None),
+            }
+        }
+    }
+
     /// Scan the current value and return its bytes.
+    #[inline]
     pub fn skip_value(&mut self) -> Option<&'a [u8]> {
         let s = self.i;
         let e = value(self.b, s, self.depth)?;
@@ -326,18 +454,112 @@ impl<'a> Obj<'a> {
         Some(&self.b[s..e])
     }
 
+    /// The current value as an object: a cursor over its members, whose
+    /// values nest one level deeper; `None` when the value is not an object
+    /// (or nests too deep). Once its members are read, [`Obj::set_pos`]
+    /// moves this cursor past it (to the inner cursor's [`Obj::pos`]).
+    #[inline]
+    pub fn object(&self) -> Option<Obj<'a>> {
+        Obj::open(self.b, self.i, self.depth)
+    }
+
+    /// The first byte of the current value; `None` at the end of the bytes.
+    #[inline]
+    pub fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    /// The literal `w` at the cursor, consumed.
+    #[inline(always)]
+    fn word(&mut self, w: &[u8]) -> Option<()> {
+        if self.b.get(self.i..self.i + w.len())? != w {
+            return None;
+        }
+        self.i += w.len();
+        Some(())
+    }
+
+    /// The current value when it is `null`: `Some(true)`, consumed;
+    /// `Some(false)` for a value not starting with `n` (nothing consumed);
+    /// `None` for another word starting with `n`, or at the end.
+    #[inline]
+    pub fn null(&mut self) -> Option<bool> {
+        if self.peek()? != b'n' {
+            return Some(false);
+        }
+        self.word(b"null").map(|()| true)
+    }
+
+    /// The current value as `true` or `false`, consumed; `None` for any
+    /// other value.
+    #[inline]
+    pub fn bool(&mut self) -> Option<bool> {
+        match self.peek()? {
+            b't' => self.word(b"true").map(|()| true),
+            b'f' => self.word(b"false").map(|()| false),
+            _ => None,
+        }
+    }
+
+    /// The current value as a plain non-negative integer (`0`, or digits
+    /// without a leading zero, not followed by a fraction or an exponent)
+    /// that fits in a u64, consumed; `None` for any other value (a negative
+    /// or larger number, a float: serde_json decides those).
+    #[inline]
+    pub fn u64(&mut self) -> Option<u64> {
+        let b = self.b;
+        let start = self.i;
+        let mut i = start;
+        let mut v: u64 = 0;
+        while let Some(&c) = b.get(i) {
+            if !c.is_ascii_digit() {
+                break;
+            }
+            v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+            i += 1;
+        }
+        let n = i - start;
+        if n == 0 || (n > 1 && b[start] == b'0') || matches!(b.get(i), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        self.i = i;
+        Some(v)
+    }
+
+    /// The current value as a string literal, consumed, checked by
+    /// [`string`] and kept as written; `None` for any other value or a
+    /// malformed string.
+    #[inline]
+    pub fn string(&mut self) -> Option<RawStr<'a>> {
+        let b = self.b;
+        if b.get(self.i) != Some(&b'"') {
+            return None;
+        }
+        let start = self.i + 1;
+        let (e, escaped) = string(b, start)?;
+        self.i = e;
+        Some(RawStr {
+            raw: &b[start..e - 1],
+            start,
+            escaped,
+        })
+    }
+
     /// Where the cursor is (the current value's start after
     /// [`Obj::next_key`], the index after `}` at the end).
+    #[inline]
     pub fn pos(&self) -> usize {
         self.i
     }
 
     /// Move the cursor past a value parsed elsewhere.
+    #[inline]
     pub fn set_pos(&mut self, i: usize) {
         self.i = i;
     }
 
     /// Nesting of the members' values.
+    #[inline]
     pub fn depth(&self) -> u32 {
         self.depth
     }
@@ -489,30 +711,233 @@ mod tests {
         check_string_scan(alphabet, 120, 1500);
     }
 
-    /// Known keys come as their numbers, in order, the others skipped; a
-    /// known key given twice makes the scanner unsure.
-    #[test]
-    fn next_field_skips_unknown_keys_and_refuses_duplicates() {
-        let field = |k: &[u8]| match k {
-            b"a" => Some(0),
-            b"b" => Some(31),
+    /// The members of `{…}` with `body` inside, as `next_member` reads
+    /// them with the names `a` (0) and `bc` (1) known, each value skipped:
+    /// `None` when the scanner is unsure.
+    fn members(body: &str) -> Option<Vec<Result<u32, String>>> {
+        let known = |rest: &[u8]| match rest {
+            [b'a', b'"', ..] => Some((0, 2)),
+            [b'b', b'c', b'"', ..] => Some((1, 3)),
             _ => None,
         };
-        let line = br#"{"x":[1,{"a":2}],"b":true,"y":null,"a":"s"}"#;
-        let mut o = Obj::open(line, 0, 0).unwrap();
+        let line = format!("{{{body}}}");
+        let mut o = Obj::open(line.as_bytes(), 0, 0)?;
         let mut got = Vec::new();
-        while let Some(n) = o.next_field(field).unwrap() {
-            got.push((n, o.skip_value().unwrap().to_vec()));
+        while let Some(k) = o.next_member(known)? {
+            got.push(k.map_err(|k| String::from_utf8(k.to_vec()).unwrap()));
+            o.skip_value()?;
         }
-        assert_eq!(got, [(31, b"true".to_vec()), (0, b"\"s\"".to_vec())]);
-        assert!(at_end(line, o.pos()));
-        let mut o = Obj::open(br#"{"a":1,"x":0,"a":2}"#, 0, 0).unwrap();
-        assert_eq!(o.next_field(field), Some(Some(0)));
-        o.skip_value().unwrap();
-        assert_eq!(o.next_field(field), None);
+        at_end(line.as_bytes(), o.pos()).then_some(got)
+    }
+
+    /// Known names are matched whole where they stand; any other key
+    /// without escapes comes whole (not only ASCII); a key with an escape
+    /// or a control byte, or without its colon, makes the scanner unsure.
+    #[test]
+    fn next_member_matches_known_names_at_the_cursor() {
+        assert_eq!(
+            members(r#" "a" : 1 , "bc":[2],"ab":3,"b":4,"é":5,"session_long_key_name_past_16":6 "#),
+            Some(vec![
+                Ok(0),
+                Ok(1),
+                Err("ab".into()),
+                Err("b".into()),
+                Err("é".into()),
+                Err("session_long_key_name_past_16".into()),
+            ])
+        );
+        assert_eq!(members(""), Some(vec![]));
+        // a known name is a duplicate only for next_known_field
+        assert_eq!(members(r#""a":1,"a":2"#), Some(vec![Ok(0), Ok(0)]));
+        for bad in [
+            r#""a\"b":1"#,
+            r#""a\u0041":1"#,
+            r#""\u0061":1"#,
+            r#""a\x":1"#,
+            "\"a\tb\":1",
+            r#""a" 1"#,
+            r#""bc"1"#,
+            r#""a":1,"#,
+            r#","a":1"#,
+            r#""a":1 "b":2"#,
+            r#"a:1"#,
+            r#""open"#,
+        ] {
+            assert_eq!(members(bad), None, "{bad}");
+        }
+    }
+
+    /// Known keys come as their numbers, in order, the others skipped; a
+    /// known key given twice makes the scanner unsure: matched by name
+    /// (`next_field`) and at the cursor (`next_known_field`) alike.
+    #[test]
+    fn known_fields_skip_other_keys_and_refuse_duplicates() {
+        type Next = fn(&mut Obj<'_>) -> Option<Option<u32>>;
+        let by_name: Next = |o| {
+            o.next_field(|k| match k {
+                b"a" => Some(0),
+                b"b" => Some(31),
+                _ => None,
+            })
+        };
+        let at_cursor: Next = |o| {
+            o.next_known_field(|rest| match rest {
+                [b'a', b'"', ..] => Some((0, 2)),
+                [b'b', b'"', ..] => Some((31, 2)),
+                _ => None,
+            })
+        };
+        for next in [by_name, at_cursor] {
+            let line = br#"{"x":[1,{"a":2}],"b":true,"y":null,"ab":{},"a":"s"}"#;
+            let mut o = Obj::open(line, 0, 0).unwrap();
+            let mut got = Vec::new();
+            while let Some(n) = next(&mut o).unwrap() {
+                got.push((n, o.skip_value().unwrap().to_vec()));
+            }
+            assert_eq!(got, [(31, b"true".to_vec()), (0, b"\"s\"".to_vec())]);
+            assert!(at_end(line, o.pos()));
+            let mut o = Obj::open(br#"{"a":1,"x":0,"a":2}"#, 0, 0).unwrap();
+            assert_eq!(next(&mut o), Some(Some(0)));
+            assert_eq!(o.u64(), Some(1));
+            assert_eq!(next(&mut o), None);
+        }
         // a number past the bits kept is refused, not wrapped
         let mut o = Obj::open(br#"{"a":1}"#, 0, 0).unwrap();
         assert_eq!(o.next_field(|_| Some(32)), None);
+        let mut o = Obj::open(br#"{"a":1}"#, 0, 0).unwrap();
+        assert_eq!(o.next_known_field(|_| Some((32, 2))), None);
+    }
+
+    /// The cursor on the value of `line`'s first member, whose key is `k`.
+    fn at_value(line: &str) -> Obj<'_> {
+        let mut o = Obj::open(line.as_bytes(), 0, 0).unwrap();
+        assert_eq!(o.next_key(), Some(Some(&b"k"[..])), "{line}");
+        o
+    }
+
+    /// Integers are read only when plain and in range; the object goes on
+    /// after them.
+    #[test]
+    fn u64_reads_plain_integers_only() {
+        for (v, want) in [
+            ("0", Some(0)),
+            ("42", Some(42)),
+            ("18446744073709551615", Some(u64::MAX)),
+        ] {
+            let line = format!(r#"{{"k": {v} }}"#);
+            let mut o = at_value(&line);
+            assert_eq!(o.u64(), want, "{v}");
+            assert_eq!(o.next_key(), Some(None), "{v}");
+        }
+        for v in [
+            "",
+            "-1",
+            "01",
+            "1.0",
+            "1e3",
+            "1E3",
+            "18446744073709551616",
+            "x",
+            "\"1\"",
+        ] {
+            let line = format!(r#"{{"k":{v}}}"#);
+            assert_eq!(at_value(&line).u64(), None, "{v}");
+        }
+    }
+
+    /// `null`, `true` and `false` are read whole; any other word is refused,
+    /// and `null` leaves any other value unread.
+    #[test]
+    fn null_and_bool_read_whole_words() {
+        let mut o = at_value(r#"{"k":null}"#);
+        assert_eq!(o.null(), Some(true));
+        assert_eq!(o.next_key(), Some(None));
+        let mut o = at_value(r#"{"k":true}"#);
+        assert_eq!(o.null(), Some(false));
+        assert_eq!(o.bool(), Some(true));
+        assert_eq!(o.next_key(), Some(None));
+        let mut o = at_value(r#"{"k":false}"#);
+        assert_eq!(o.bool(), Some(false));
+        assert_eq!(o.next_key(), Some(None));
+        assert_eq!(at_value(r#"{"k":nul}"#).null(), None);
+        assert_eq!(at_value(r#"{"k":"null"}"#).null(), Some(false));
+        assert_eq!(at_value(r#"{"k":tru}"#).bool(), None);
+        assert_eq!(at_value(r#"{"k":null}"#).bool(), None);
+        assert_eq!(at_value(r#"{"k":1}"#).bool(), None);
+        // a word running on is refused by what reads next
+        let mut o = at_value(r#"{"k":nullx}"#);
+        assert_eq!(o.null(), Some(true));
+        assert_eq!(o.next_key(), None);
+    }
+
+    /// A string is kept as written, with where it starts and whether it
+    /// holds escapes (and a `\u`); anything else is refused.
+    #[test]
+    fn string_keeps_the_literal() {
+        let line = r#"{"k": "tab\there é \\u0041"}"#;
+        let mut o = at_value(line);
+        let r = o.string().unwrap();
+        assert_eq!(r.raw, r#"tab\there é \\u0041"#.as_bytes());
+        assert_eq!(r.of(line), r#"tab\there é \\u0041"#);
+        assert_eq!(r.start, 7);
+        assert!(r.escaped && r.has_u_escape());
+        assert_eq!(o.next_key(), Some(None));
+        let line = r#"{"k":"plain"}"#;
+        let r = at_value(line).string().unwrap();
+        assert_eq!(
+            (r.of(line), r.escaped, r.has_u_escape()),
+            ("plain", false, false)
+        );
+        let r = at_value(r#"{"k":"a\nb"}"#).string().unwrap();
+        assert!(r.escaped && !r.has_u_escape());
+        for v in ["1", "null", r#""a\x""#, "\"a\u{1}\"", r#""open"#] {
+            let line = format!(r#"{{"k":{v}}}"#);
+            assert_eq!(at_value(&line).string(), None, "{v}");
+        }
+    }
+
+    /// A member's object value is read by a cursor of its own; the outer
+    /// one goes on after it.
+    #[test]
+    fn object_reads_a_nested_object() {
+        let line = br#"{"k": { "a" : [1], "b":"x" } , "z":2}"#;
+        let mut o = Obj::open(line, 0, 0).unwrap();
+        o.next_key().unwrap();
+        let mut m = o.object().unwrap();
+        assert_eq!(m.depth(), 2);
+        assert_eq!(m.next_key(), Some(Some(&b"a"[..])));
+        assert_eq!(m.skip_value(), Some(&b"[1]"[..]));
+        assert_eq!(m.next_key(), Some(Some(&b"b"[..])));
+        assert_eq!(m.string().map(|s| s.raw), Some(&b"x"[..]));
+        assert_eq!(m.next_key(), Some(None));
+        o.set_pos(m.pos());
+        assert_eq!(o.next_key(), Some(Some(&b"z"[..])));
+        assert_eq!(o.u64(), Some(2));
+        assert_eq!(o.next_key(), Some(None));
+        assert!(at_end(line, o.pos()));
+        assert!(at_value(r#"{"k":[]}"#).object().is_none());
+        assert!(at_value(r#"{"k":"{}"}"#).object().is_none());
+    }
+
+    /// Values nest 100 levels below the members' depth, which
+    /// `with_depth` sets; an array or object deeper is refused.
+    #[test]
+    fn with_depth_sets_how_deep_values_nest() {
+        let nested = |n: usize| format!(r#"{{"k":{}{}}}"#, "[".repeat(n), "]".repeat(n));
+        let skip = |line: &str, depth: Option<u32>| {
+            let mut o = Obj::open(line.as_bytes(), 0, 0).unwrap();
+            if let Some(d) = depth {
+                o = o.with_depth(d);
+            }
+            o.next_key().unwrap();
+            o.skip_value().is_some()
+        };
+        assert!(skip(&nested(99), None));
+        assert!(!skip(&nested(100), None));
+        assert!(skip(&nested(100), Some(0)));
+        assert!(!skip(&nested(101), Some(0)));
+        assert!(skip(&nested(90), Some(10)));
+        assert!(!skip(&nested(91), Some(10)));
     }
 
     /// The scanner never accepts what serde_json refuses.
@@ -540,6 +965,9 @@ mod tests {
             r#"{"a":.5}"#,
             r#"{"a":"unterminated}"#,
             "{\"a\":1\u{c}}",
+            "  {\"a\" :\t\"x\" }  ",
+            r#"{"a": "open}"#,
+            r#"["a""#,
         ];
         for c in cases {
             let serde = serde_json::from_str::<serde::de::IgnoredAny>(c).is_ok();

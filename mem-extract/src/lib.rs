@@ -18,7 +18,6 @@ pub mod instruction;
 pub mod model;
 mod note;
 pub mod rules;
-mod scan;
 pub mod session;
 mod set;
 pub mod stream;

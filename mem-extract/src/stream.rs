@@ -25,9 +25,9 @@ use serde_json::value::RawValue;
 
 use mem_core::Error;
 use mem_core::jsonl::{describe, for_each_record};
+use mem_core::scan::{Obj, RawStr, at_end};
 
 use crate::extract::{EventView, command_in, write_path_of};
-use crate::scan::Scanner;
 use crate::text::EventText;
 
 /// A string, borrowed from the line when it has no escapes.
@@ -114,13 +114,13 @@ impl ToolInputFields {
     }
 
     /// The field a key of a tool input fills; `None` for the keys not read.
-    fn slot_mut(&mut self, k: &str) -> Option<&mut Option<Value>> {
+    fn slot_mut(&mut self, k: &[u8]) -> Option<&mut Option<Value>> {
         match k {
-            "command" => Some(&mut self.command),
-            "cmd" => Some(&mut self.cmd),
-            "file_path" => Some(&mut self.file_path),
-            "path" => Some(&mut self.path),
-            "notebook_path" => Some(&mut self.notebook_path),
+            b"command" => Some(&mut self.command),
+            b"cmd" => Some(&mut self.cmd),
+            b"file_path" => Some(&mut self.file_path),
+            b"path" => Some(&mut self.path),
+            b"notebook_path" => Some(&mut self.notebook_path),
             _ => None,
         }
     }
@@ -137,7 +137,7 @@ impl<'de> Deserialize<'de> for ToolInputFields {
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<ToolInputFields, A::Error> {
                 let mut i = ToolInputFields::default();
                 while let Some(k) = m.next_key::<Str<'de>>()? {
-                    match i.slot_mut(&k.0) {
+                    match i.slot_mut(k.0.as_bytes()) {
                         Some(slot) => *slot = Some(m.next_value::<Value>()?),
                         None => {
                             m.next_value::<IgnoredAny>()?;
@@ -287,7 +287,7 @@ pub fn for_each_event_in(
     errs
 }
 
-/// One line as an event: by the [`crate::scan`] fast path when it is sure,
+/// One line as an event: by the fast path ([`scan_event`]) when it is sure,
 /// else parsed by serde with the text read raw (from a `&str` when the line
 /// is valid UTF-8, checked in one pass); a line that fails is parsed again
 /// with a strict text, whose error is the one reported.
@@ -308,83 +308,69 @@ fn parse(bytes: &[u8]) -> Result<RawEvent<'_, RawText<'_>>, serde_json::Error> {
     }
 }
 
-/// The fields of an event line read by the scanner, exactly as the serde
-/// path reads them; `None` when the scanner is not sure (see [`crate::scan`]).
+/// The fields of an event line read by mem-core's scanner
+/// ([`mem_core::scan::Obj`], the one `mem-transcript replay` uses), exactly
+/// as the serde path reads them: strings borrowed from the line, the text
+/// kept as its JSON literal. `None` when the scanner is not sure — a key or
+/// a known string with a `\u` escape (left to serde, which checks
+/// surrogates), a duplicate field, a number that is not a plain integer
+/// where one is expected, deep nesting, any syntax error — so the serde
+/// path decides (and names the error).
 fn scan_event(line: &str) -> Option<RawEvent<'_, RawText<'_>>> {
-    let mut sc = Scanner::new(line);
-    sc.eat(b'{')?;
+    let b = line.as_bytes();
+    // the members' values nest from depth 0, as they always have here
+    let mut o = Obj::open(b, 0, 0)?.with_depth(0);
     let (mut session, mut source, mut line_no, mut seq) = (None, None, None, None);
     let (mut uuid, mut parent, mut msg_id, mut ts) = (None, None, None, None);
     let (mut role, mut kind, mut tool, mut tool_id, mut cwd) = (None, None, None, None, None);
     let (mut input, mut text, mut is_error) = (None, None, None);
     let (mut block, mut sidechain) = (0u32, false);
-    let mut seen = 0u32;
     // a required string, and an optional one (null is none)
-    fn req<'a>(sc: &mut Scanner<'a>) -> Option<Option<Str<'a>>> {
-        Some(Some(Str(sc.string()?.decoded()?)))
-    }
-    fn opt<'a>(sc: &mut Scanner<'a>) -> Option<Option<Str<'a>>> {
-        if sc.null()? {
+    let req = |o: &mut Obj<'_>| Some(Some(Str(decoded(line, o.string()?)?)));
+    let opt = |o: &mut Obj<'_>| {
+        if o.null()? {
             return Some(None);
         }
-        req(sc)
-    }
-    if !sc.eat_if(b'}')? {
-        loop {
-            let bit = match sc.key_or_known(event_field)? {
-                Ok(bit) => bit,
-                // a key of no field (the name known ones are read as is
-                // never an unknown key: see `event_field`)
-                Err(_) => {
-                    sc.skip()?;
-                    if sc.more(b'}')? {
-                        continue;
-                    }
-                    break;
+        req(o)
+    };
+    // a key that names no field is skipped with its value (a field's name
+    // is always matched by `event_field`, never read as another key); a
+    // field given twice ends the fast path (serde names it)
+    while let Some(bit) = o.next_known_field(event_field)? {
+        match bit {
+            0 => session = req(&mut o)?,
+            1 => source = req(&mut o)?,
+            2 => line_no = Some(o.u64()?),
+            3 => seq = Some(o.u64()?),
+            4 => uuid = opt(&mut o)?,
+            5 => parent = opt(&mut o)?,
+            6 => msg_id = opt(&mut o)?,
+            7 => block = u32::try_from(o.u64()?).ok()?,
+            8 => ts = opt(&mut o)?,
+            9 => role = req(&mut o)?,
+            10 => kind = req(&mut o)?,
+            11 => tool = opt(&mut o)?,
+            12 => tool_id = opt(&mut o)?,
+            13 => {
+                input = if o.null()? {
+                    None
+                } else {
+                    Some(scan_input(&mut o)?)
                 }
-            };
-            if seen & (1 << bit) != 0 {
-                return None; // a duplicate field: serde names it
             }
-            seen |= 1 << bit;
-            match bit {
-                0 => session = req(&mut sc)?,
-                1 => source = req(&mut sc)?,
-                2 => line_no = Some(sc.u64()?),
-                3 => seq = Some(sc.u64()?),
-                4 => uuid = opt(&mut sc)?,
-                5 => parent = opt(&mut sc)?,
-                6 => msg_id = opt(&mut sc)?,
-                7 => block = u32::try_from(sc.u64()?).ok()?,
-                8 => ts = opt(&mut sc)?,
-                9 => role = req(&mut sc)?,
-                10 => kind = req(&mut sc)?,
-                11 => tool = opt(&mut sc)?,
-                12 => tool_id = opt(&mut sc)?,
-                13 => {
-                    input = if sc.null()? {
-                        None
-                    } else {
-                        Some(scan_input(&mut sc)?)
-                    }
+            14 => {
+                text = if o.null()? {
+                    None
+                } else {
+                    Some(RawText(o.string()?.of(line)))
                 }
-                14 => {
-                    text = if sc.null()? {
-                        None
-                    } else {
-                        Some(RawText(sc.string()?.raw))
-                    }
-                }
-                15 => is_error = if sc.null()? { None } else { Some(sc.bool()?) },
-                16 => sidechain = sc.bool()?,
-                _ => cwd = opt(&mut sc)?,
             }
-            if !sc.more(b'}')? {
-                break;
-            }
+            15 => is_error = if o.null()? { None } else { Some(o.bool()?) },
+            16 => sidechain = o.bool()?,
+            _ => cwd = opt(&mut o)?,
         }
     }
-    if !sc.at_end() {
+    if !at_end(b, o.pos()) {
         return None;
     }
     Some(RawEvent {
@@ -407,6 +393,22 @@ fn scan_event(line: &str) -> Option<RawEvent<'_, RawText<'_>>> {
         sidechain,
         cwd,
     })
+}
+
+/// A string read by the scanner from `line`, decoded; `None` when it
+/// holds a `\u` escape (left to serde, which checks surrogates).
+#[inline]
+fn decoded<'a>(line: &'a str, s: RawStr<'_>) -> Option<Cow<'a, str>> {
+    let raw = s.of(line);
+    if !s.escaped {
+        return Some(Cow::Borrowed(raw));
+    }
+    // possibly `\\u` (an escaped backslash, then `u`): then the serde path
+    // decodes it, with the same result
+    if s.has_u_escape() {
+        return None;
+    }
+    Some(crate::text::unescape_prefix(raw, usize::MAX))
 }
 
 /// The field an event line's key names, from the bytes after the key's
@@ -440,30 +442,30 @@ fn event_field(rest: &[u8]) -> Option<(u32, usize)> {
     }
 }
 
-/// A tool's input read by the scanner, as [`ToolInputFields`] reads it (the last of
-/// a repeated key wins); `None` when not sure.
-fn scan_input(sc: &mut Scanner<'_>) -> Option<ToolInputFields> {
+/// A tool's input read by the scanner (the cursor on it), as
+/// [`ToolInputFields`] reads it (the last of a repeated key wins); `None`
+/// when not sure.
+fn scan_input(o: &mut Obj<'_>) -> Option<ToolInputFields> {
     let mut i = ToolInputFields::default();
-    if sc.peek()? != b'{' {
+    if o.peek()? != b'{' {
         // not an object: checked by serde_json as a value (a number out of
         // range is an error there, not for a skipped field)
-        sc.value()?;
+        serde_json::from_slice::<Value>(o.skip_value()?).ok()?;
         return Some(i);
     }
-    sc.eat(b'{')?;
-    if sc.eat_if(b'}')? {
-        return Some(i);
-    }
-    loop {
-        let k = sc.key()?;
-        match i.slot_mut(k) {
-            Some(slot) => *slot = Some(sc.value()?),
-            None => sc.skip()?,
-        }
-        if !sc.more(b'}')? {
-            return Some(i);
+    // its members' values nest from depth 0 too
+    let mut m = o.object()?.with_depth(0);
+    // no name is matched at the cursor: every key comes whole
+    while let Some(k) = m.next_member(|_| None)? {
+        match k.err().and_then(|k| i.slot_mut(k)) {
+            Some(slot) => *slot = Some(serde_json::from_slice(m.skip_value()?).ok()?),
+            None => {
+                m.skip_value()?;
+            }
         }
     }
+    o.set_pos(m.pos());
+    Some(i)
 }
 
 /// One stream, with the reading rules of [`mem_core::jsonl::for_each_record`];
@@ -560,19 +562,23 @@ mod tests {
             "sidechain",
             "cwd",
         ];
+        // the first member of `{…}` with `member` inside
+        let first = |member: &str| {
+            let line = format!("{{{member}}}");
+            let mut o = Obj::open(line.as_bytes(), 0, 0)?;
+            let key = o.next_member(event_field)?;
+            Some((key.map(|k| k.map_err(|k| k.to_vec())), o.u64()))
+        };
         for (bit, name) in names.iter().enumerate() {
-            let line = format!(" \"{name}\" : 1");
-            let mut sc = Scanner::new(&line);
-            assert_eq!(sc.key_or_known(event_field), Some(Ok(bit as u32)), "{name}");
-            assert_eq!(sc.u64(), Some(1));
+            let got = first(&format!(" \"{name}\" : 1"));
+            assert_eq!(got, Some((Some(Ok(bit as u32)), Some(1))), "{name}");
         }
         for key in [
             "sessionx", "sessio", "tool_i", "Session", "t", "", "cwd2", "éx",
         ] {
-            let line = format!("\"{key}\":1");
-            let mut sc = Scanner::new(&line);
-            assert_eq!(sc.key_or_known(event_field), Some(Err(key)), "{key}");
-            assert_eq!(sc.u64(), Some(1));
+            let got = first(&format!("\"{key}\":1"));
+            let want = Some((Some(Err(key.as_bytes().to_vec())), Some(1)));
+            assert_eq!(got, want, "{key}");
         }
         for bad in [
             r#""sess\u0069on":1"#,
@@ -580,7 +586,7 @@ mod tests {
             r#""cwd"1"#,
             r#""cwd"#,
         ] {
-            assert_eq!(Scanner::new(bad).key_or_known(event_field), None, "{bad}");
+            assert_eq!(first(bad), None, "{bad}");
         }
     }
 

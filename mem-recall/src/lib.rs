@@ -25,6 +25,7 @@ pub mod context;
 pub mod error;
 pub mod gate;
 pub mod guard;
+pub mod heap;
 pub mod hook;
 pub mod inject;
 pub mod install;

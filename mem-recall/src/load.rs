@@ -154,6 +154,11 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
         }
         Err(e) => return Err(mem_core::Error::io(dir, e)),
     };
+    let ents = rd
+        .collect::<std::io::Result<Vec<_>>>()
+        .map_err(|e| mem_core::Error::io(dir, e))?;
+    // Before the cache's index is read: its bytes are the first large block.
+    crate::heap::reserve(ents.len());
     let dir_str = dir.to_string_lossy();
     let old = cache.and_then(cache::read).filter(|c| c.dir == dir_str);
     let had_cache = old.is_some();
@@ -169,9 +174,6 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
         .written_ns
         .saturating_sub(u128::from(RACY_SECS) * 1_000_000_000);
     let now = ns(SystemTime::now());
-    let ents = rd
-        .collect::<std::io::Result<Vec<_>>>()
-        .map_err(|e| mem_core::Error::io(dir, e))?;
     // The topic files with their mtime and size (one stat each).
     // A name the cache holds was checked when it was cached (the check
     // depends on the name only); its entry is looked up once, by hash (a
