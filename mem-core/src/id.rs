@@ -31,28 +31,7 @@ const DEVICES: &[&str] = &[
 /// Check a name for the characters that are refused outright, before slugging.
 /// One error per rule, checked in a fixed order.
 pub fn check_name(name: &str) -> Result<(), IdError> {
-    if name.trim().is_empty() {
-        return Err(IdError::Empty);
-    }
-    if name.starts_with('~') {
-        return Err(IdError::Tilde(name.into()));
-    }
-    if name.contains("..") {
-        return Err(IdError::DotDot(name.into()));
-    }
-    if name.contains('/') {
-        return Err(IdError::Slash(name.into()));
-    }
-    if name.contains('\\') {
-        return Err(IdError::Backslash(name.into()));
-    }
-    if name.contains('%') {
-        return Err(IdError::Percent(name.into()));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(IdError::Control(name.into()));
-    }
-    Ok(())
+    check_rules(name, true)
 }
 
 /// True when `s` holds a percent-encoded byte (`%` and two hex digits).
@@ -67,6 +46,18 @@ fn has_percent_escape(s: &str) -> bool {
 /// byte, a control character); a `/` or `%` inside ordinary text is slugged
 /// away by [`derive_id`]. One error per rule, checked in a fixed order.
 pub fn check_name_for_id(name: &str) -> Result<(), IdError> {
+    check_rules(name, false)
+}
+
+/// The rules of [`check_name`] (`strict`: any `/` or `%` is refused) and
+/// [`check_name_for_id`] (only a leading `/` and a percent-encoded byte),
+/// in their fixed order.
+fn check_rules(name: &str, strict: bool) -> Result<(), IdError> {
+    let (slash, percent) = if strict {
+        (name.contains('/'), name.contains('%'))
+    } else {
+        (name.trim_start().starts_with('/'), has_percent_escape(name))
+    };
     if name.trim().is_empty() {
         return Err(IdError::Empty);
     }
@@ -76,13 +67,13 @@ pub fn check_name_for_id(name: &str) -> Result<(), IdError> {
     if name.contains("..") {
         return Err(IdError::DotDot(name.into()));
     }
-    if name.trim_start().starts_with('/') {
+    if slash {
         return Err(IdError::Slash(name.into()));
     }
     if name.contains('\\') {
         return Err(IdError::Backslash(name.into()));
     }
-    if has_percent_escape(name) {
+    if percent {
         return Err(IdError::Percent(name.into()));
     }
     if name.chars().any(char::is_control) {
@@ -261,19 +252,28 @@ mod tests {
         assert!(matches!(derive_id("!!!"), Err(IdError::NoSlug(_))));
     }
 
+    /// Each name derives its id.
+    fn slugs(cases: &[(&str, &str)]) {
+        for (name, id) in cases {
+            assert_eq!(derive_id(name).unwrap(), *id, "{name:?}");
+        }
+    }
+
     /// A `/` or `%` inside ordinary text gets a safe id (it refused the
     /// whole batch); what looks like a path or an encoding stays refused.
     #[test]
     fn slash_and_percent_in_text_get_a_safe_id() {
-        assert_eq!(
-            derive_id("Run scripts/setup.sh before tests").unwrap(),
-            "run-scripts-setup-sh-before-tests"
-        );
-        assert_eq!(
-            derive_id("100% coverage for src/lib.rs").unwrap(),
-            "100-coverage-for-src-lib-rs"
-        );
-        assert_eq!(derive_id("and/or").unwrap(), "and-or");
+        slugs(&[
+            (
+                "Run scripts/setup.sh before tests",
+                "run-scripts-setup-sh-before-tests",
+            ),
+            (
+                "100% coverage for src/lib.rs",
+                "100-coverage-for-src-lib-rs",
+            ),
+            ("and/or", "and-or"),
+        ]);
         assert!(matches!(derive_id(" /etc/passwd"), Err(IdError::Slash(_))));
         assert!(matches!(derive_id("a%2Fb"), Err(IdError::Percent(_))));
         // explicit ids stay strict
@@ -284,15 +284,14 @@ mod tests {
     /// B17: a name with `: ` becomes a safe slug.
     #[test]
     fn b17_slug() {
-        assert_eq!(
-            derive_id("Build: release profile").unwrap(),
-            "build-release-profile"
-        );
-        assert_eq!(
-            derive_id("  Run setup before build-token ").unwrap(),
-            "run-setup-before-build-token"
-        );
-        assert_eq!(derive_id("Ünïcode ist schön").unwrap(), "n-code-ist-sch-n");
+        slugs(&[
+            ("Build: release profile", "build-release-profile"),
+            (
+                "  Run setup before build-token ",
+                "run-setup-before-build-token",
+            ),
+            ("Ünïcode ist schön", "n-code-ist-sch-n"),
+        ]);
         let long = "a".repeat(100);
         assert_eq!(derive_id(&long).unwrap().len(), 64);
         let dashy = format!("{}-b", "a".repeat(64));

@@ -800,6 +800,8 @@ fn read_seen(path: &Path, file: &File) -> Result<Seen> {
 
 #[cfg(test)]
 mod tests {
+    use mem_tests::{LiveProcess as Live, dead_pid};
+
     use super::*;
 
     const HOUR: Duration = Duration::from_secs(3600);
@@ -815,35 +817,6 @@ mod tests {
 
     fn mtime(path: &Path) -> SystemTime {
         std::fs::metadata(path).unwrap().modified().unwrap()
-    }
-
-    fn dead_pid() -> u32 {
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let pid = child.id();
-        child.wait().unwrap();
-        pid
-    }
-
-    /// A live process that is not us: `sleep`, killed when dropped.
-    struct Live(std::process::Child);
-    impl Live {
-        fn new() -> Live {
-            Live(
-                std::process::Command::new("sleep")
-                    .arg("60")
-                    .spawn()
-                    .unwrap(),
-            )
-        }
-        fn pid(&self) -> u32 {
-            self.0.id()
-        }
-    }
-    impl Drop for Live {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
     }
 
     fn only_lock_left(dir: &Path) {

@@ -918,15 +918,19 @@ mod tests {
             .join(".claude/projects")
             .join(slug(&repo_real))
             .join("memory");
-        let out = in_child(
-            "memdir::tests::project_settings_cannot_redirect_memory",
-            &[("HOME", &home), ("T_CWD", &repo), ("T_WANT", &want)],
-        );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+        // the child resolves from the repository and wants `want`
+        let resolves_to = |want: &Path| {
+            let out = in_child(
+                "memdir::tests::project_settings_cannot_redirect_memory",
+                &[("HOME", &home), ("T_CWD", &repo), ("T_WANT", want)],
+            );
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        };
+        resolves_to(&want);
         // the user's own setting is honoured
         std::fs::write(
             home.join(".claude/settings.json"),
@@ -934,15 +938,7 @@ mod tests {
         )
         .unwrap();
         let want = home.join("notes/mem");
-        let out = in_child(
-            "memdir::tests::project_settings_cannot_redirect_memory",
-            &[("HOME", &home), ("T_CWD", &repo), ("T_WANT", &want)],
-        );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+        resolves_to(&want);
     }
 
     #[test]

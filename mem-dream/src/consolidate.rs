@@ -835,6 +835,28 @@ mod tests {
         }
     }
 
+    /// The plan of `items` alone (no broken files, no old index) in `dir`.
+    fn plan_items(dir: &std::path::Path, items: Vec<PlannedMemory>) -> Plan {
+        plan(dir, items, vec![], None, &Scrubber::new(None), &opts())
+    }
+
+    /// The kept id and the merged ids of the plan's one merge (it has
+    /// exactly one).
+    fn only_merge(p: &Plan) -> (&str, Vec<&str>) {
+        let mut merges: Vec<_> = p
+            .ops
+            .iter()
+            .filter_map(|o| match o {
+                PlanOp::Merge { id, from, .. } => {
+                    Some((id.as_str(), from.iter().map(String::as_str).collect()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(merges.len(), 1, "{:?}", p.ops);
+        merges.swap_remove(0)
+    }
+
     fn opts() -> Options {
         Options {
             today: mem_core::time::parse_day("2026-02-01").unwrap(),
@@ -862,20 +884,8 @@ mod tests {
             ),
             item("c", "Something else entirely", "Other text.", "2026-01-01"),
         ];
-        let p = plan(
-            dir.path(),
-            items,
-            vec![],
-            None,
-            &Scrubber::new(None),
-            &opts(),
-        );
-        let merges: Vec<_> = p.ops.iter().filter(|o| o.op() == "merge").collect();
-        assert_eq!(merges.len(), 1);
-        assert!(
-            matches!(merges[0], PlanOp::Merge { id, from, .. } if id == "a" && from == &["bb"]),
-            "{merges:?}"
-        );
+        let p = plan_items(dir.path(), items);
+        assert_eq!(only_merge(&p), ("a", vec!["bb"]));
     }
 
     #[test]
@@ -897,20 +907,8 @@ mod tests {
                 "2026-01-12",
             ),
         ];
-        let p = plan(
-            dir.path(),
-            items,
-            vec![],
-            None,
-            &Scrubber::new(None),
-            &opts(),
-        );
-        let merges: Vec<_> = p.ops.iter().filter(|o| o.op() == "merge").collect();
-        assert_eq!(merges.len(), 1);
-        assert!(
-            matches!(merges[0], PlanOp::Merge { id, from, .. } if id == "a" && from == &["bb"]),
-            "{merges:?}"
-        );
+        let p = plan_items(dir.path(), items);
+        assert_eq!(only_merge(&p), ("a", vec!["bb"]));
     }
 
     #[test]
@@ -933,20 +931,8 @@ mod tests {
                 "2026-01-12",
             ),
         ];
-        let p = plan(
-            dir.path(),
-            items,
-            vec![],
-            None,
-            &Scrubber::new(None),
-            &opts(),
-        );
-        let merges: Vec<_> = p.ops.iter().filter(|o| o.op() == "merge").collect();
-        assert_eq!(merges.len(), 1);
-        assert!(
-            matches!(merges[0], PlanOp::Merge { id, from, .. } if id == "bb" && from == &["a"]),
-            "{merges:?}"
-        );
+        let p = plan_items(dir.path(), items);
+        assert_eq!(only_merge(&p), ("bb", vec!["a"]));
         let kept = p.changes.iter().find(|c| c.rel == "bb.md").unwrap();
         let text = String::from_utf8_lossy(kept.after.as_deref().unwrap());
         assert!(
@@ -974,14 +960,7 @@ mod tests {
             item("npm", "Use npm instead of pnpm", "z", "2026-01-02"),
             item("pnpm", "Use pnpm instead of npm", "w", "2026-01-09"),
         ];
-        let p = plan(
-            dir.path(),
-            items,
-            vec![],
-            None,
-            &Scrubber::new(None),
-            &opts(),
-        );
+        let p = plan_items(dir.path(), items);
         let sup: Vec<_> = p
             .ops
             .iter()
@@ -1020,14 +999,7 @@ mod tests {
                 if flip {
                     items.reverse();
                 }
-                let p = plan(
-                    dir.path(),
-                    items,
-                    vec![],
-                    None,
-                    &Scrubber::new(None),
-                    &opts(),
-                );
+                let p = plan_items(dir.path(), items);
                 let ops: Vec<(String, Option<String>, String)> = p
                     .ops
                     .iter()

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use filetime::FileTime;
 
-use mem_tests::{copy_dir, stderr, stdout};
+use mem_tests::{copy_dir, stderr, stdout, topic_files};
 
 /// The field cases written for the project (`tests/fixtures/cases/`).
 fn cases() -> PathBuf {
@@ -77,16 +77,6 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, SystemTime)> {
     m
 }
 
-fn topics(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".md") && n != "MEMORY.md")
-        .collect();
-    v.sort();
-    v
-}
-
 fn set_mtime(p: &Path, ago: Duration) {
     let t = SystemTime::now() - ago;
     filetime::set_file_mtime(p, FileTime::from_system_time(t)).unwrap();
@@ -128,7 +118,7 @@ fn b21_identical_memories_merge_into_exactly_one() {
     copy_dir(&cases().join("B21/memory"), &env.mem());
     let o = env.dream(&["--force"]);
     assert_eq!(o.status.code(), Some(0));
-    let t = topics(&env.mem());
+    let t = topic_files(&env.mem());
     assert_eq!(t, ["no-db-mocks.md"], "exactly one topic file remains");
     let text = std::fs::read_to_string(env.mem().join("no-db-mocks.md")).unwrap();
     assert!(text.contains(
@@ -168,7 +158,7 @@ fn b21_identical_memories_merge_into_exactly_one() {
     let o = env.dream(&["--force"]);
     assert_eq!(o.status.code(), Some(0));
     assert!(!stdout(&o).contains("\"merge\""));
-    assert_eq!(topics(&env.mem()), ["no-db-mocks.md"]);
+    assert_eq!(topic_files(&env.mem()), ["no-db-mocks.md"]);
 }
 
 /// The team tier's refusals: exit 1, one line naming what is refused.
@@ -266,17 +256,22 @@ fn b26_dead_stale_empty_and_garbage_locks_are_reclaimed() {
     let _ = live.wait();
 }
 
-#[test]
-fn b27_own_sessions_do_not_count_and_a_run_releases_the_lock() {
-    let env = Env::new();
-    let dest = env.path().join("case");
+/// Case B27 set up in `env` by its `setup.sh`: the folder it made (its
+/// `memory/` and sessions).
+fn b27_case(env: &Env) -> PathBuf {
     let out = Command::new("bash")
         .arg(cases().join("B27/setup.sh"))
-        .arg(&dest)
+        .arg(env.path().join("case"))
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+#[test]
+fn b27_own_sessions_do_not_count_and_a_run_releases_the_lock() {
+    let env = Env::new();
+    let p = b27_case(&env);
     let mem = p.join("memory");
     let lock = mem.join(".consolidate-lock");
     let lock_before = (std::fs::read(&lock).unwrap(), mtime(&lock));
@@ -554,7 +549,7 @@ fn claude_code_directory_loses_no_information() {
     for (f, t) in &files[2..] {
         assert_eq!(&std::fs::read_to_string(m.join(f)).unwrap(), t, "{f}");
     }
-    let live = topics(&m);
+    let live = topic_files(&m);
     assert_eq!(live.len(), 4, "{live:?}");
     let all: String = snapshot(&m)
         .into_values()
@@ -580,32 +575,26 @@ fn master_and_time_gates() {
     let env = Env::new();
     let l = write_lock(&env, "0", Duration::from_secs(3600));
     let before = (std::fs::read(&l).unwrap(), mtime(&l));
-    let o = env
-        .cmd()
-        .env("MEM_DISABLE", "1")
-        .args(["--memory-dir", env.mem().to_str().unwrap(), "--force"])
-        .output()
-        .unwrap();
+    // mem-dream with `--memory-dir`, `flag` and the variable `k` set to `v`
+    let with_env = |k: &str, v: &str, flag: &str| {
+        let mem = env.mem();
+        env.cmd()
+            .env(k, v)
+            .args(["--memory-dir", mem.to_str().unwrap(), flag])
+            .output()
+            .unwrap()
+    };
+    let o = with_env("MEM_DISABLE", "1", "--force");
     assert_eq!(o.status.code(), Some(0));
     assert!(
         stderr(&o).contains("not due: master: MEM_DISABLE"),
         "{}",
         stderr(&o)
     );
-    let o = env
-        .cmd()
-        .env("MEM_REMOTE", "1")
-        .args(["--memory-dir", env.mem().to_str().unwrap(), "--strict"])
-        .output()
-        .unwrap();
+    let o = with_env("MEM_REMOTE", "1", "--strict");
     assert_eq!(o.status.code(), Some(75));
     // Claude Code's remote mode closes it the same way
-    let o = env
-        .cmd()
-        .env("CLAUDE_CODE_REMOTE", "true")
-        .args(["--memory-dir", env.mem().to_str().unwrap(), "--strict"])
-        .output()
-        .unwrap();
+    let o = with_env("CLAUDE_CODE_REMOTE", "true", "--strict");
     assert_eq!(o.status.code(), Some(75));
     assert!(
         stderr(&o).contains("remote mode (CLAUDE_CODE_REMOTE is set)"),
@@ -672,14 +661,7 @@ fn a_failed_run_restores_files_and_rolls_the_lock_back() {
 #[test]
 fn max_sessions_stamps_the_newest_processed_session() {
     let env = Env::new();
-    let dest = env.path().join("case");
-    let out = Command::new("bash")
-        .arg(cases().join("B27/setup.sh"))
-        .arg(&dest)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let p = b27_case(&env);
     let mem = p.join("memory");
     // Counted sessions, oldest first (the dream-made one is excluded).
     let mut counted: Vec<(SystemTime, PathBuf)> = std::fs::read_dir(&p)
@@ -770,7 +752,7 @@ fn a_session_already_written_is_not_gathered_again() {
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).contains(r#""op":"create""#), "{}", stdout(&o));
     let written = snapshot(&env.mem());
-    let created = topics(&env.mem());
+    let created = topic_files(&env.mem());
     assert!(!created.is_empty());
     // The session changes after the run: newer than the lock, it counts again.
     let later = FileTime::from_system_time(SystemTime::now() + Duration::from_secs(60));
@@ -783,7 +765,7 @@ fn a_session_already_written_is_not_gathered_again() {
         let ops = stdout(&o);
         assert_eq!(ops.lines().count(), 1, "{ops}");
         assert!(ops.starts_with(r#"{"op":"index""#), "{ops}");
-        assert_eq!(topics(&env.mem()), created);
+        assert_eq!(topic_files(&env.mem()), created);
         assert!(!env.mem().join("retired").exists());
     }
     let after = snapshot(&env.mem());

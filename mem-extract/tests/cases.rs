@@ -1,6 +1,8 @@
 //! Cases B05, B10, B11, B22, B29 (tests/fixtures/cases), the model command, bad input
 //! and the `scrub` subcommand, run against the library and the real binary.
 
+mod common;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -134,17 +136,7 @@ fn records(stdout: &str) -> Vec<Memory> {
 }
 
 fn ev(seq: u64, role: &str, kind: &str) -> Event {
-    Event {
-        session: "00000000-0000-4000-8000-0000000000aa".into(),
-        source: "claude".into(),
-        line: seq + 1,
-        seq,
-        ts: Some("2026-07-11T09:00:00Z".into()),
-        role: role.into(),
-        kind: kind.into(),
-        cwd: Some("/home/user/proj".into()),
-        ..Default::default()
-    }
+    common::event("00000000-0000-4000-8000-0000000000aa", seq, role, kind)
 }
 
 /// A failing command whose error output is `err`, a fix, then success.

@@ -2,22 +2,14 @@
 //! rules that name TODO/FIXME, user facts without "I'm a", decisions inside
 //! tool results, modified retries and fixes between a failure and a pass.
 
+mod common;
+
 use mem_core::records::{Event, Memory, MemoryType};
 use mem_extract::extract::{ExtractOptions, extract};
 use serde_json::json;
 
 fn ev(seq: u64, role: &str, kind: &str) -> Event {
-    Event {
-        session: "00000000-0000-4000-8000-0000000000bb".into(),
-        source: "claude".into(),
-        line: seq + 1,
-        seq,
-        ts: Some("2026-07-11T09:00:00Z".into()),
-        role: role.into(),
-        kind: kind.into(),
-        cwd: Some("/home/user/proj".into()),
-        ..Default::default()
-    }
+    common::event("00000000-0000-4000-8000-0000000000bb", seq, role, kind)
 }
 
 fn user(seq: u64, text: &str) -> Event {

@@ -1,8 +1,9 @@
 //! End-to-end tests of the `mem-index` binary in throwaway directories.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+use mem_tests::{show, topic_files};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mem-index");
 
@@ -17,45 +18,12 @@ fn run(home: &Path, args: &[&str], stdin: &str) -> Output {
     mem_tests::scrub(&mut c)
         .args(args)
         .env("HOME", home)
-        .env("MEM_TODAY", "2026-07-13")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = c.spawn().expect("spawn mem-index");
-    let mut sin = child.stdin.take().unwrap();
-    let input = stdin.to_string();
-    let t = std::thread::spawn(move || {
-        let _ = sin.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    t.join().unwrap();
-    out
+        .env("MEM_TODAY", "2026-07-13");
+    mem_tests::run(c, stdin.as_bytes())
 }
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-fn show(o: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status.code(),
-        text(&o.stdout),
-        text(&o.stderr)
-    )
-}
-
-fn md_files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.ends_with(".md") && n != "MEMORY.md")
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
 }
 
 fn jsonl(o: &Output) -> Vec<serde_json::Value> {
@@ -189,8 +157,8 @@ fn list_then_write_reproduces_every_file() {
         &text(&listed.stdout),
     );
     assert!(o.status.success(), "{}", show(&o));
-    assert_eq!(md_files(&a), md_files(&b));
-    for f in md_files(&a) {
+    assert_eq!(topic_files(&a), topic_files(&b));
+    for f in topic_files(&a) {
         assert_eq!(
             std::fs::read(a.join(&f)).unwrap(),
             std::fs::read(b.join(&f)).unwrap(),
@@ -251,7 +219,7 @@ fn claude_code_directory_lists_and_rewrites_without_loss() {
     let y: Vec<_> = jsonl(&again).into_iter().map(strip).collect();
     assert_eq!(x, y);
     // bodies byte-identical
-    for f in md_files(&a) {
+    for f in topic_files(&a) {
         let body = |p: PathBuf| {
             let s = std::fs::read_to_string(p).unwrap();
             s.splitn(3, "---\n").nth(2).unwrap().to_string()
@@ -292,7 +260,7 @@ fn b19_twenty_concurrent_writers() {
         let o = h.join().unwrap();
         assert!(o.status.success(), "{}", show(&o));
     }
-    let files = md_files(&dir);
+    let files = topic_files(&dir);
     assert_eq!(files.len(), 20, "{files:?}");
     let idx = std::fs::read_to_string(dir.join("MEMORY.md")).unwrap();
     assert_eq!(
@@ -529,7 +497,7 @@ fn b25_traversal_names() {
         &input,
     );
     assert_eq!(o.status.code(), Some(1), "{}", show(&o));
-    assert_eq!(md_files(&dir), ["ok-name.md"]);
+    assert_eq!(topic_files(&dir), ["ok-name.md"]);
     let outside: Vec<_> = std::fs::read_dir(&parent)
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -574,7 +542,7 @@ fn b22_sensitive_records_are_refused() {
         assert_eq!(o.status.code(), Some(1), "{}", show(&o));
         let err = text(&o.stderr);
         assert!(err.contains(&format!("field `{field}`")), "{field}: {err}");
-        assert!(md_files(Path::new(d)).is_empty());
+        assert!(topic_files(Path::new(d)).is_empty());
     }
     let o = run(
         t.path(),
@@ -712,7 +680,7 @@ fn bad_input_is_named_and_nothing_is_half_written() {
     );
     assert_eq!(o.status.code(), Some(1), "{}", show(&o));
     assert!(text(&o.stderr).contains("--max-files"), "{}", show(&o));
-    assert_eq!(md_files(&dir).len(), 3);
+    assert_eq!(topic_files(&dir).len(), 3);
     let o = run(
         t.path(),
         &["--memory-dir", d, "write", "--max-files", "3", "--evict"],
@@ -720,7 +688,7 @@ fn bad_input_is_named_and_nothing_is_half_written() {
     );
     assert!(o.status.success(), "{}", show(&o));
     assert!(text(&o.stderr).contains("f0 retired"), "{}", show(&o));
-    assert_eq!(md_files(&dir), ["f1.md", "f2.md", "f9.md"]);
+    assert_eq!(topic_files(&dir), ["f1.md", "f2.md", "f9.md"]);
     assert!(dir.join("retired/f0.md").is_file());
 }
 
@@ -842,7 +810,7 @@ fn daily_log_appends_by_day() {
     assert_eq!(ms.len(), 2);
     assert_eq!(ms[0].body.as_deref(), Some("x --> y"));
     assert!(f2.is_file());
-    assert!(md_files(&dir).is_empty(), "log writes no topics");
+    assert!(topic_files(&dir).is_empty(), "log writes no topics");
 }
 
 #[test]
@@ -1065,7 +1033,10 @@ fn show_of_an_unknown_id_suggests_the_nearest() {
         &(recs.join("\n") + "\n"),
     );
     assert!(o.status.success(), "{}", show(&o));
-    assert_eq!(md_files(&dir), ["don-t-overcomplicate.md", "use-pnpm.md"]);
+    assert_eq!(
+        topic_files(&dir),
+        ["don-t-overcomplicate.md", "use-pnpm.md"]
+    );
     let o = run(
         t.path(),
         &["--memory-dir", d, "show", "dont-overcomplicate"],
@@ -1158,7 +1129,7 @@ fn a_name_with_a_slash_gets_a_safe_id() {
     );
     assert!(o.status.success(), "{}", show(&o));
     assert_eq!(
-        md_files(&dir),
+        topic_files(&dir),
         [
             "100-of-ci-runs-use-the-cache.md",
             "run-scripts-setup-sh-before-tests.md",

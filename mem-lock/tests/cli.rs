@@ -6,6 +6,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, SystemTime};
 
 use filetime::FileTime;
+use mem_tests::{LiveProcess as Live, dead_pid};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mem-lock");
 
@@ -66,30 +67,6 @@ fn mtime(path: &Path) -> SystemTime {
 
 fn content(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap()
-}
-
-fn dead_pid() -> u32 {
-    let mut c = Command::new("true").spawn().unwrap();
-    let pid = c.id();
-    c.wait().unwrap();
-    pid
-}
-
-/// A live process that is not us (killed when dropped).
-struct Live(std::process::Child);
-impl Live {
-    fn new() -> Live {
-        Live(Command::new("sleep").arg("60").spawn().unwrap())
-    }
-    fn pid(&self) -> u32 {
-        self.0.id()
-    }
-}
-impl Drop for Live {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 fn json(line: &str) -> serde_json::Value {

@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use mem_tests::show;
+
 struct World {
     _tmp: tempfile::TempDir,
     home: PathBuf,
@@ -53,15 +55,6 @@ impl World {
             .current_dir(&self.project);
         c.output().unwrap()
     }
-}
-
-fn show(o: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// The section holds every memory of the index in full, and no link.

@@ -66,21 +66,7 @@ fn split_and_compound_forms_meet_and_chinese_tasks_meet_english_memories() {
     write(&mem.join("real-db.md"), DB);
     write(&mem.join("suite.md"), SUITE);
     let m = mem.to_str().unwrap();
-    let run = |task: &str| {
-        recalled(&ok(&env.run(
-            &[
-                "--memory-dir",
-                m,
-                "--task",
-                task,
-                "--today",
-                "2026-07-11",
-                "--format",
-                "jsonl",
-            ],
-            "",
-        )))
-    };
+    let run = |task: &str| recalled(&ok(&env.run(&task_args(m, task), "")));
     assert_eq!(run("the test suite is flaky again"), ["suite"]);
     assert_eq!(run("集成测试不要模拟数据库"), ["real-db"]);
     assert!(run("rename the variable foo").is_empty());
@@ -96,16 +82,7 @@ fn a_users_vocabulary_file_extends_the_builtin_one() {
         "---\nname: Widget cache\ndescription: the widget registry caches for an hour\ntype: project\n---\nRestart the widget registry after edits.\n",
     );
     let m = mem.to_str().unwrap();
-    let args = [
-        "--memory-dir",
-        m,
-        "--task",
-        "the flob registry is stale",
-        "--today",
-        "2026-07-11",
-        "--format",
-        "jsonl",
-    ];
+    let args = task_args(m, "the flob registry is stale");
     assert!(recalled(&ok(&env.run(&args, ""))).is_empty());
     let voc = env.path().join("home/.config/mem/vocabulary.txt");
     write(&voc, "# ours\nflob, widget\n");
@@ -113,7 +90,7 @@ fn a_users_vocabulary_file_extends_the_builtin_one() {
     // MEM_VOCABULARY names another file; a bad line is an error naming it.
     let bad = env.path().join("bad.txt");
     write(&bad, "flob, widget\nlonely\n");
-    let o = env.run_cmd(env.cmd().args(args).env("MEM_VOCABULARY", &bad), "");
+    let o = env.run_cmd(env.cmd().args(&args).env("MEM_VOCABULARY", &bad), "");
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(
@@ -186,20 +163,10 @@ fn a_users_very_large_group_scores_as_a_small_one() {
     let small = env.path().join("small.txt");
     write(&small, "zzbuild0, zzbuild9999\n");
     let m = mem.to_str().unwrap();
-    let args = [
-        "--memory-dir",
-        m,
-        "--task",
-        "run zzbuild0 again",
-        "--today",
-        "2026-07-11",
-        "--format",
-        "jsonl",
-        "--explain",
-        "--no-cache",
-    ];
+    let mut args = task_args(m, "run zzbuild0 again");
+    args.extend(["--explain", "--no-cache"]);
     let run = |voc: &std::path::Path| {
-        ok(&env.run_cmd(env.cmd().args(args).env("MEM_VOCABULARY", voc), ""))
+        ok(&env.run_cmd(env.cmd().args(&args).env("MEM_VOCABULARY", voc), ""))
     };
     let out = run(&large);
     assert!(

@@ -7,6 +7,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use mem_tests::show;
+
 use serde_json::{Value, json};
 
 const TOOLS: [&str; 4] = ["mem-recall", "mem-transcript", "mem-extract", "mem-index"];
@@ -47,15 +49,6 @@ impl Home {
         }
         c.output().unwrap()
     }
-}
-
-fn show(o: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 fn read(p: &Path) -> Value {

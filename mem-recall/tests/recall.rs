@@ -10,54 +10,34 @@ fn canonical_example_exact_lines() {
     let mem = env.path().join("mem");
     canonical(&mem);
     let m = mem.to_str().unwrap();
-    let out = ok(&env.run(
-        &[
-            "--memory-dir",
-            m,
-            "--task",
-            "build-token",
-            "--today",
-            "2026-07-11",
-            "--format",
-            "text",
-        ],
-        "",
-    ));
+    // a recall of "build-token" on `today` in `format`
+    let build_token = |today: &str, format: &str| {
+        env.run(
+            &[
+                "--memory-dir",
+                m,
+                "--task",
+                "build-token",
+                "--today",
+                today,
+                "--format",
+                format,
+            ],
+            "",
+        )
+    };
+    let out = ok(&build_token("2026-07-11", "text"));
     assert_eq!(
         out,
         "RECALL fixture-before-verify [durable-lesson]\nRECALL mirror-slow-on-0711 [one-time-state]\nsummary: 2 recalled, 0 evicted\n"
     );
-    let out = ok(&env.run(
-        &[
-            "--memory-dir",
-            m,
-            "--task",
-            "build-token",
-            "--today",
-            "2026-07-13",
-            "--format",
-            "text",
-        ],
-        "",
-    ));
+    let out = ok(&build_token("2026-07-13", "text"));
     assert_eq!(
         out,
         "RECALL fixture-before-verify [durable-lesson]\nEVICT  mirror-slow-on-0711 — expired (expires 2026-07-12 < 2026-07-13), not injected\nsummary: 1 recalled, 1 evicted\n"
     );
     // The same as JSONL decisions.
-    let out = ok(&env.run(
-        &[
-            "--memory-dir",
-            m,
-            "--task",
-            "build-token",
-            "--today",
-            "2026-07-13",
-            "--format",
-            "jsonl",
-        ],
-        "",
-    ));
+    let out = ok(&build_token("2026-07-13", "jsonl"));
     let recs: Vec<mem_core::RecallDecision> = out
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -80,19 +60,7 @@ fn canonical_example_exact_lines() {
         "{recs:?}"
     );
     // Markdown: the lesson's content, never the evicted state.
-    let o = env.run(
-        &[
-            "--memory-dir",
-            m,
-            "--task",
-            "build-token",
-            "--today",
-            "2026-07-13",
-            "--format",
-            "markdown",
-        ],
-        "",
-    );
+    let o = build_token("2026-07-13", "markdown");
     let md = ok(&o);
     assert!(md.contains("Run setup before build-token"), "{md}");
     assert!(!md.contains("mirror"), "{md}");
@@ -213,16 +181,7 @@ fn unseen_phrasings_of_the_same_needs() {
         ("run the test suite", &[], "nextest", "staging-down"),
     ];
     for (task, paths, want, not) in cases {
-        let mut args = vec![
-            "--memory-dir",
-            m,
-            "--task",
-            task,
-            "--today",
-            "2026-07-11",
-            "--format",
-            "jsonl",
-        ];
+        let mut args = task_args(m, task);
         for p in *paths {
             args.extend(["--path", p]);
         }
@@ -303,26 +262,18 @@ fn budgets_drop_from_the_bottom_and_say_so() {
 fn triggers_stems_regex_cjk_and_paths() {
     let env = Env::new();
     let mem = env.path().join("mem");
-    write(
-        &mem.join("a.md"),
-        "---\nname: a\ndescription: d\ntype: feedback\ntriggers: [\"test\"]\n---\nx\n",
-    );
-    write(
-        &mem.join("b.md"),
-        "---\nname: b\ndescription: d\ntype: feedback\ntriggers: [\"re:v[0-9]+\\\\.[0-9]+\"]\n---\nx\n",
-    );
-    write(
-        &mem.join("c.md"),
-        "---\nname: c\ndescription: d\ntype: feedback\ntriggers: [\"数据库\"]\n---\nx\n",
-    );
-    write(
-        &mem.join("d.md"),
-        "---\nname: d\ndescription: d\ntype: feedback\npaths: [\"Cargo.toml\"]\n---\nx\n",
-    );
-    write(
-        &mem.join("e.md"),
-        "---\nname: e\ndescription: d\ntype: feedback\npaths: [\"src/*.rs\"]\n---\nx\n",
-    );
+    for (id, field) in [
+        ("a", r#"triggers: ["test"]"#),
+        ("b", r#"triggers: ["re:v[0-9]+\\.[0-9]+"]"#),
+        ("c", r#"triggers: ["数据库"]"#),
+        ("d", r#"paths: ["Cargo.toml"]"#),
+        ("e", r#"paths: ["src/*.rs"]"#),
+    ] {
+        write(
+            &mem.join(format!("{id}.md")),
+            &format!("---\nname: {id}\ndescription: d\ntype: feedback\n{field}\n---\nx\n"),
+        );
+    }
     let m = mem.to_str().unwrap();
     let ids = |task: &str, extra: &[&str]| -> Vec<String> {
         let mut args = vec!["--memory-dir", m, "--task", task, "--format", "jsonl"];

@@ -44,6 +44,21 @@ fn write_json(out: &mut dyn Write, v: &impl serde::Serialize) -> Result<(), Erro
     out.write_all(b"\n").map_err(io_out)
 }
 
+/// Write one report record `rec` to stdout: a JSON line, or with `text`
+/// the text `write_text` makes of it as a JSON value.
+fn write_report(
+    out: &mut dyn Write,
+    rec: &impl serde::Serialize,
+    text: bool,
+    write_text: impl FnOnce(&mut dyn Write, &serde_json::Value) -> std::io::Result<()>,
+) -> Result<(), Error> {
+    if !text {
+        return write_json(out, rec);
+    }
+    let v = serde_json::to_value(rec).map_err(|e| io_out(e.into()))?;
+    write_text(out, &v).map_err(io_out)
+}
+
 /// A file read for a report: either kind, or empty.
 pub enum Loaded {
     /// A 0-byte file.

@@ -36,19 +36,8 @@ fn bin() -> Command {
 
 fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut c = bin();
-    c.args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = c.spawn().expect("spawn");
-    let mut sin = child.stdin.take().unwrap();
-    let data = stdin.map(<[u8]>::to_vec).unwrap_or_default();
-    let t = std::thread::spawn(move || {
-        let _ = sin.write_all(&data);
-    });
-    let out = child.wait_with_output().expect("wait");
-    t.join().unwrap();
-    out
+    c.args(args);
+    mem_tests::run(c, stdin.unwrap_or_default())
 }
 
 fn show(args: &[&str], o: &Output) -> String {
@@ -207,11 +196,7 @@ fn b01_torn_last_line() {
     for name in ["session.jsonl", "session_torn_utf8.jsonl"] {
         let f = cases().join("B01").join(name);
         let o = ok(&["replay", "--format", "jsonl", s(&f)]);
-        let evs: Vec<Value> = String::from_utf8(o.stdout.clone())
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let evs: Vec<Value> = json_lines(&o.stdout);
         assert_eq!(msg_ids(&evs), ["01", "02", "03"], "{name}");
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(err.matches(":4: ").count(), 1, "{err}");
@@ -254,11 +239,7 @@ fn b01_append_after_a_torn_tail_starts_a_fresh_line() {
 fn b03_bad_middle_line_does_not_end_the_history() {
     let f = cases().join("B03/session.jsonl");
     let o = ok(&["replay", "--format", "jsonl", s(&f)]);
-    let evs: Vec<Value> = String::from_utf8(o.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let evs: Vec<Value> = json_lines(&o.stdout);
     assert_eq!(msg_ids(&evs), ["01", "02", "03", "04", "05"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -660,23 +641,20 @@ fn hook_replays_the_transcript_path() {
             .unwrap();
         child.wait_with_output().expect("wait")
     };
-    let o = go();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        show(&["replay", "--hook"], &o)
-    );
-    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 6);
+    // the number of events the hook printed
+    let events = || {
+        let o = go();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            show(&["replay", "--hook"], &o)
+        );
+        String::from_utf8_lossy(&o.stdout).lines().count()
+    };
+    assert_eq!(events(), 6);
     // the same hook again: everything was read
-    let o = go();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        show(&["replay", "--hook"], &o)
-    );
-    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 0);
+    assert_eq!(events(), 0);
 }
 
 #[test]

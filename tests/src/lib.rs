@@ -237,3 +237,73 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// The pid of a process that has exited and been reaped (`true`): no live
+/// process has it until the system hands it out again.
+pub fn dead_pid() -> u32 {
+    let mut child = Command::new("true").spawn().expect("spawn true");
+    let pid = child.id();
+    child.wait().expect("wait for true");
+    pid
+}
+
+/// A live process that is not the test's own (`sleep 60`), killed and
+/// reaped when dropped.
+pub struct LiveProcess(std::process::Child);
+
+impl Default for LiveProcess {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LiveProcess {
+    /// Start it.
+    pub fn new() -> LiveProcess {
+        LiveProcess(
+            Command::new("sleep")
+                .arg("60")
+                .spawn()
+                .expect("spawn sleep"),
+        )
+    }
+
+    /// Its pid.
+    pub fn pid(&self) -> u32 {
+        self.0.id()
+    }
+}
+
+impl Drop for LiveProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Every file under `dir` ([`files_under`]) with its bytes, sorted by path:
+/// compare two to see that a command changed nothing.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    files_under(dir)
+        .into_iter()
+        .map(|p| {
+            let b = std::fs::read(&p).expect("read");
+            (p, b)
+        })
+        .collect()
+}
+
+/// The names of the topic files of the memory directory `dir` (`*.md` but
+/// `MEMORY.md`, not below it), sorted; none when `dir` can not be read.
+pub fn topic_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".md") && n != "MEMORY.md")
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}

@@ -17,14 +17,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-use mem_tests::{cmd, run, show};
+use mem_tests::{cmd, run, show, stderr};
 
 const REC: &str = r#"{"name":"review style","description":"point to lines","type":"feedback","body":"Point to lines."}
 "#;
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// A cloned repository `proj` (with `.git`) and a fake home with a
 /// `.bashrc` the attacker wants to reach.
@@ -445,13 +441,7 @@ fn long_names_keep_the_index_whole_and_memory_is_reserved() {
     let o = mem_index(&["write"], &input);
     assert_eq!(o.status.code(), Some(0), "{}", show(&o));
     let index = std::fs::read_to_string(dir.join("MEMORY.md")).unwrap();
-    let mut files: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".md") && n != "MEMORY.md")
-        .collect();
-    files.sort();
+    let files = mem_tests::topic_files(&dir);
     assert_eq!(files.len(), 2, "{files:?}");
     for f in &files {
         let line = index
@@ -555,12 +545,15 @@ fn hook_blocked_on_stdin_exits_within_its_budget() {
     drop(sin);
     let o = child.wait_with_output().unwrap();
     assert_eq!(status.code(), Some(0), "{}", show(&o));
-    assert!(o.stdout.is_empty(), "{}", show(&o));
-    assert!(
-        stderr(&o).contains("past its time budget of 300 ms"),
-        "{}",
-        show(&o)
-    );
+    gave_up_past_budget(&o, 300);
+}
+
+/// A hook that ran out of its time budget of `ms` milliseconds: nothing on
+/// stdout, the reason on stderr.
+fn gave_up_past_budget(o: &Output, ms: u64) {
+    assert!(o.stdout.is_empty(), "{}", show(o));
+    let why = format!("past its time budget of {ms} ms");
+    assert!(stderr(o).contains(&why), "{}", show(o));
 }
 
 /// The budget decides between the whole answer and nothing: within a
@@ -591,12 +584,7 @@ fn hook_answers_whole_within_its_budget_and_nothing_past_it() {
     );
     let o = run("0");
     assert_eq!(o.status.code(), Some(0), "{}", show(&o));
-    assert!(o.stdout.is_empty(), "{}", show(&o));
-    assert!(
-        stderr(&o).contains("past its time budget of 0 ms"),
-        "{}",
-        show(&o)
-    );
+    gave_up_past_budget(&o, 0);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use mem_tests::{cmd, run, show, workspace_root};
+use mem_tests::{cmd, run, show, topic_files, workspace_root};
 
 const NOW: &str = "2026-07-13T10:00:00Z";
 
@@ -191,15 +191,6 @@ fn foreign_memories_are_not_retired_by_max_files() {
     let home = t.path().join("home");
     let empty = t.path().join("no-sessions");
     std::fs::create_dir_all(&empty).unwrap();
-    let topic_files = |dir: &Path| -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".md") && n != "MEMORY.md")
-            .collect();
-        v.sort();
-        v
-    };
     let claude = [
         "feedback_commits.md",
         "feedback_testing.md",

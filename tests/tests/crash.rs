@@ -53,14 +53,9 @@ fn entry(id: &str, text: &str) -> String {
 
 /// Every file under `dir` but `.mem/` with its content, sorted by path.
 fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    files_under(dir)
-        .into_iter()
-        .filter(|p| !p.starts_with(dir.join(".mem")))
-        .map(|p| {
-            let b = fs::read(&p).expect("read");
-            (p, b)
-        })
-        .collect()
+    let mut files = mem_tests::snapshot(dir);
+    files.retain(|(p, _)| !p.starts_with(dir.join(".mem")));
+    files
 }
 
 fn text(b: &[u8]) -> String {

@@ -250,6 +250,30 @@ struct Env {
 }
 
 impl Env {
+    /// `home/` (created) and `transcripts/` (not) in `dir`.
+    fn in_dir(dir: &Path) -> Env {
+        let env = Env {
+            home: dir.join("home"),
+            transcripts: dir.join("transcripts"),
+        };
+        std::fs::create_dir_all(&env.home).unwrap();
+        env
+    }
+
+    /// The next writer after a kill, in `dir`: `check --repair` (with
+    /// `repair`) or a `write` of nothing; it says it rolled forward.
+    fn roll_forward(&self, dir: &Path, repair: bool, what: &str) {
+        let mut c = self.tool("mem-index", dir);
+        if repair {
+            c.args(["check", "--repair", "--max-files", "0", "--format", "jsonl"]);
+        } else {
+            c.args(["write", "--max-files", "0"]);
+        }
+        let out = run(c, b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("rolled forward"), "{what}: {}", show(&out));
+    }
+
     fn tool(&self, name: &str, dir: &Path) -> Command {
         let mut c = cmd(name, &self.home);
         c.env("MEM_MEMORY_DIR", dir)
@@ -353,11 +377,7 @@ fn unfinished_journal(dir: &Path) -> bool {
 #[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
 fn dream_killed_at_any_step_loses_nothing() {
     let t = tempfile::tempdir().unwrap();
-    let env = Env {
-        home: t.path().join("home"),
-        transcripts: t.path().join("transcripts"),
-    };
-    std::fs::create_dir_all(&env.home).unwrap();
+    let env = Env::in_dir(t.path());
     std::fs::create_dir_all(&env.transcripts).unwrap();
     let template = t.path().join("template");
     populate(&template);
@@ -492,11 +512,7 @@ fn dream_killed_at_any_step_loses_nothing() {
 #[test]
 fn write_batch_killed_at_any_step_is_rolled_forward() {
     let t = tempfile::tempdir().unwrap();
-    let env = Env {
-        home: t.path().join("home"),
-        transcripts: t.path().join("transcripts"),
-    };
-    std::fs::create_dir_all(&env.home).unwrap();
+    let env = Env::in_dir(t.path());
     let records: String = (0..60)
         .map(|i| {
             format!(
@@ -518,15 +534,7 @@ fn write_batch_killed_at_any_step_is_rolled_forward() {
         let out = run(c, records.as_bytes());
         assert_eq!(out.status.signal(), Some(6), "{what}: {}", show(&out));
         assert!(dir.join(".mem/write-pending").exists(), "{what}: no marker");
-        let mut c = env.tool("mem-index", &dir);
-        if k % 2 == 0 {
-            c.args(["check", "--repair", "--max-files", "0", "--format", "jsonl"]);
-        } else {
-            c.args(["write", "--max-files", "0"]);
-        }
-        let out = run(c, b"");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("rolled forward"), "{what}: {}", show(&out));
+        env.roll_forward(&dir, k % 2 == 0, &what);
         rolled += 1;
         assert!(!dir.join(".mem/write-pending").exists(), "{what}");
         let live = live_ids(&snapshot(&dir));
@@ -575,11 +583,7 @@ fn live_and_retired(dir: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
 #[test]
 fn retire_and_restore_killed_at_any_step_are_rolled_forward() {
     let t = tempfile::tempdir().unwrap();
-    let env = Env {
-        home: t.path().join("home"),
-        transcripts: t.path().join("transcripts"),
-    };
-    std::fs::create_dir_all(&env.home).unwrap();
+    let env = Env::in_dir(t.path());
     let records: String = (0..6)
         .map(|i| {
             format!(
@@ -618,15 +622,7 @@ fn retire_and_restore_killed_at_any_step_are_rolled_forward() {
             if out.status.signal() == Some(6) {
                 aborted += 1;
                 assert!(dir.join(".mem/write-pending").exists(), "{what}: no marker");
-                let mut c = env.tool("mem-index", &dir);
-                if at % 2 == 0 {
-                    c.args(["check", "--repair", "--max-files", "0", "--format", "jsonl"]);
-                } else {
-                    c.args(["write", "--max-files", "0"]);
-                }
-                let out = run(c, b"");
-                let err = String::from_utf8_lossy(&out.stderr);
-                assert!(err.contains("rolled forward"), "{what}: {}", show(&out));
+                env.roll_forward(&dir, at % 2 == 0, &what);
             } else {
                 assert!(out.status.success(), "{what}: {}", show(&out));
             }

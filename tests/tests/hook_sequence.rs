@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use mem_tests::{bin, run, show, workspace_root};
+use mem_tests::{bin, run, show, snapshot, workspace_root};
 use serde_json::{Value, json};
 
 const SID: &str = "5e55a0e1-aaaa-4bbb-8ccc-444455556666";
@@ -263,17 +263,6 @@ fn nothing_of_claudes_lost(dir: &Path, claude: &BTreeMap<String, Vec<u8>>) {
         original.trim_end(),
         "MEMORY.md lost or changed Claude's lines:\n{index}"
     );
-}
-
-/// Every file under `dir` with its bytes (for "changes nothing").
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    mem_tests::files_under(dir)
-        .into_iter()
-        .map(|p| {
-            let b = std::fs::read(&p).unwrap();
-            (p, b)
-        })
-        .collect()
 }
 
 /// Lessons the user wrote into the memory directory by hand (Claude Code's

@@ -97,6 +97,18 @@ impl Env {
     }
 }
 
+/// The one state folder of the memory directory under `home`'s
+/// `.cache/mem/`.
+fn state_dir(home: &Path) -> PathBuf {
+    home.join(".cache/mem")
+        .read_dir()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+}
+
 /// The injected text's memory ids (`## Name (id)` headings).
 fn ids(stdout: &str) -> Vec<String> {
     if stdout.trim().is_empty() {
@@ -163,16 +175,7 @@ fn each_memory_is_injected_once_per_session() {
         );
     }
     // the state lives in the session's hook-state folder
-    let state = e
-        .home
-        .join(".cache/mem")
-        .read_dir()
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-        .join("sessions/s1/injected.json");
+    let state = state_dir(&e.home).join("sessions/s1/injected.json");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&state).unwrap()).unwrap();
     assert_eq!(v["version"], 1);
     assert_eq!(v["reset"]["source"], "compact");
@@ -356,15 +359,7 @@ fn auto_dream_starts_when_the_gates_open() {
         "{err}"
     );
     assert!(wait_released(&lock), "the dream ran and released the lock");
-    let log = e.home.join(".cache/mem");
-    let log = log
-        .read_dir()
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-        .join("dream.log");
+    let log = state_dir(&e.home).join("dream.log");
     assert!(log.is_file());
     // right after a run the time gate is closed
     let (_, err) = start_with(&e, &[]);

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use mem_tests::{bin, cmd, files_under, run, show, workspace_root};
+use mem_tests::{bin, cmd, files_under, run, scrub, show, snapshot, workspace_root};
 use serde_json::{Value, json};
 
 /// The directory holding the built binaries.
@@ -22,15 +22,9 @@ fn bindir() -> PathBuf {
 /// variables, in `cwd`, with `env` added.
 fn shell(program: &str, args: &[&str], home: &Path, cwd: &Path, env: &[(&str, &Path)]) -> Command {
     let mut c = Command::new(program);
-    c.args(args);
+    scrub(&mut c).args(args);
     for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy().to_string();
-        if k.starts_with("MEM_")
-            || k.starts_with("CLAUDE_")
-            || k == "CODEX_HOME"
-            || k.starts_with("XDG_")
-            || k.starts_with("MAKE")
-        {
+        if k.to_string_lossy().starts_with("MAKE") {
             c.env_remove(k);
         }
     }
@@ -50,17 +44,6 @@ fn shell(program: &str, args: &[&str], home: &Path, cwd: &Path, env: &[(&str, &P
 
 fn script(name: &str) -> String {
     workspace_root().join(name).display().to_string()
-}
-
-/// Every file under `dir` (recursively) with its bytes, sorted.
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    files_under(dir)
-        .into_iter()
-        .map(|p| {
-            let b = std::fs::read(&p).unwrap();
-            (p, b)
-        })
-        .collect()
 }
 
 /// The topic files of a memory directory (not MEMORY.md), as text.
@@ -527,6 +510,21 @@ fn slug(p: &Path) -> String {
         .collect()
 }
 
+/// A home in a temp dir (removed with the first value; the path
+/// canonical) with the project `orders` and one Claude Code session of it:
+/// `(dir, home, project, session folder)`.
+fn home_with_a_session() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().canonicalize().unwrap();
+    let project = home.join("orders");
+    std::fs::create_dir_all(&project).unwrap();
+    let folder = home.join(".claude/projects").join(slug(&project));
+    std::fs::create_dir_all(&folder).unwrap();
+    let sid = "0a0b0c0d-1111-4222-8333-444455556666";
+    write_session(&folder.join(format!("{sid}.jsonl")), sid, &project);
+    (t, home, project, folder)
+}
+
 #[test]
 fn makefile_targets_run_the_lifecycle() {
     if Command::new("make").arg("--version").output().is_err() {
@@ -534,28 +532,18 @@ fn makefile_targets_run_the_lifecycle() {
         println!("SKIPPED makefile_targets_run_the_lifecycle: make is not installed");
         return;
     }
-    let home = tempfile::tempdir().unwrap();
-    let home = home.path().canonicalize().unwrap();
-    let project = home.join("orders");
-    std::fs::create_dir_all(&project).unwrap();
-    let folder = home.join(".claude/projects").join(slug(&project));
-    std::fs::create_dir_all(&folder).unwrap();
-    let sid = "0a0b0c0d-1111-4222-8333-444455556666";
-    write_session(&folder.join(format!("{sid}.jsonl")), sid, &project);
+    let (_home, home, project, _) = home_with_a_session();
     let memdir = home.join("memory");
     let makefile = script("examples/Makefile");
     let mdir = format!("MEMORY_DIR={}", memdir.display());
+    // make with the example Makefile and `targets`, in the project
+    let make = |targets: &[&str]| {
+        let args = [&["-f", makefile.as_str()][..], targets].concat();
+        shell("make", &args, &home, &project, &[]).output().unwrap()
+    };
 
     // memory: the project's sessions through the write path.
-    let out = shell(
-        "make",
-        &["-f", &makefile, "memory", &mdir],
-        &home,
-        &project,
-        &[],
-    )
-    .output()
-    .unwrap();
+    let out = make(&["memory", &mdir]);
     assert!(out.status.success(), "{}", show(&out));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("memory: 1 session(s) read"),
@@ -565,52 +553,26 @@ fn makefile_targets_run_the_lifecycle() {
     assert!(topics(&memdir).len() >= 2, "{}", show(&out));
 
     // memory-check and recall in one make run.
-    let out = shell(
-        "make",
-        &[
-            "-f",
-            &makefile,
-            "memory-check",
-            "recall",
-            "TASK=npm run test:integration for the refunds API",
-            "TODAY=2026-07-12",
-            &mdir,
-        ],
-        &home,
-        &project,
-        &[],
-    )
-    .output()
-    .unwrap();
+    let out = make(&[
+        "memory-check",
+        "recall",
+        "TASK=npm run test:integration for the refunds API",
+        "TODAY=2026-07-12",
+        &mdir,
+    ]);
     assert!(out.status.success(), "{}", show(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("RECALL "), "{}", show(&out));
     assert!(text.contains("summary: "), "{}", show(&out));
 
     // recall without TASK is a usage error that says what to set.
-    let out = shell(
-        "make",
-        &["-f", &makefile, "recall", &mdir],
-        &home,
-        &project,
-        &[],
-    )
-    .output()
-    .unwrap();
+    let out = make(&["recall", &mdir]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("TASK="));
 
     // dream: a dry run prints its plan or why it is not due, and succeeds.
     bin("mem-dream");
-    let out = shell(
-        "make",
-        &["-f", &makefile, "dream", "DREAM_FLAGS=--dry-run", &mdir],
-        &home,
-        &project,
-        &[],
-    )
-    .output()
-    .unwrap();
+    let out = make(&["dream", "DREAM_FLAGS=--dry-run", &mdir]);
     assert!(out.status.success(), "{}", show(&out));
 }
 
@@ -843,14 +805,7 @@ fn install_script_copies_the_six_tools_into_the_prefix() {
 /// what is new.
 #[test]
 fn learning_from_every_past_session_is_incremental() {
-    let home = tempfile::tempdir().unwrap();
-    let home = home.path().canonicalize().unwrap();
-    let project = home.join("orders");
-    std::fs::create_dir_all(&project).unwrap();
-    let folder = home.join(".claude/projects").join(slug(&project));
-    std::fs::create_dir_all(&folder).unwrap();
-    let sid = "0a0b0c0d-1111-4222-8333-444455556666";
-    write_session(&folder.join(format!("{sid}.jsonl")), sid, &project);
+    let (_home, home, project, folder) = home_with_a_session();
     std::fs::write(folder.join("empty.jsonl"), b"").unwrap();
     // Codex keeps every project's rollouts in one tree: another project's is
     // left alone.

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use mem_tests::{cmd, files_under, run, show, workspace_root};
+use mem_tests::{cmd, copy_dir, files_under, run, show, snapshot, workspace_root};
 
 const TODAY: &str = "2026-07-13";
 const TASK: &str = "install the package and deploy, then push";
@@ -52,25 +52,6 @@ impl Setup {
         assert!(out.status.success(), "{}", show(&out));
         String::from_utf8(out.stdout).unwrap()
     }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-    }
-}
-
-/// Every file under `dir` with its bytes.
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    files_under(dir)
-        .into_iter()
-        .map(|p| {
-            let b = std::fs::read(&p).unwrap();
-            (p, b)
-        })
-        .collect()
 }
 
 fn records(jsonl: &str) -> Vec<serde_json::Value> {

@@ -51,12 +51,21 @@ impl Env {
     }
 }
 
-pub fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+pub use mem_tests::{stderr, stdout};
 
-pub fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+/// The arguments of a recall of `task` from memory directory `mem` on
+/// 2026-07-11, as JSON lines.
+pub fn task_args<'a>(mem: &'a str, task: &'a str) -> Vec<&'a str> {
+    vec![
+        "--memory-dir",
+        mem,
+        "--task",
+        task,
+        "--today",
+        "2026-07-11",
+        "--format",
+        "jsonl",
+    ]
 }
 
 pub fn ok(o: &Output) -> String {

@@ -16,7 +16,7 @@ use crate::codex::Rollout;
 use crate::input::Input;
 use crate::{FilesArgs, Global, report_warnings};
 
-use super::{Loaded, io_out, joined_or, load, write_json};
+use super::{Loaded, joined_or, load, write_report};
 
 #[derive(Deserialize)]
 pub(super) struct StatEntry<'a> {
@@ -350,12 +350,7 @@ pub fn stats(
                 stats_record(&inp.label, "codex", Some(&r.session), &r.types, &acc)
             }
         };
-        if text {
-            let v = serde_json::to_value(&rec).map_err(|e| io_out(e.into()))?;
-            write_stats_text(out, &v).map_err(io_out)?;
-        } else {
-            write_json(out, &rec)?;
-        }
+        write_report(out, &rec, text, write_stats_text)?;
     }
     Ok(Exit::Success)
 }

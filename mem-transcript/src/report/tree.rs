@@ -16,7 +16,7 @@ use crate::claude::{BOUNDARY, Index, SIDECHAIN};
 use crate::{FilesArgs, Global, report_warnings};
 
 use super::graph::{dangling, dangling_records, lines_of, lines64, shape};
-use super::{Loaded, io_out, joined_or, load, subagent_files, uuid_of, write_json};
+use super::{Loaded, joined_or, load, subagent_files, uuid_of, write_report};
 
 pub(super) fn node_types(ix: &Index) -> BTreeMap<&'static str, usize> {
     let mut m = BTreeMap::new();
@@ -155,12 +155,7 @@ pub fn tree(
                 })
             }
         };
-        if text {
-            let v = serde_json::to_value(&v).map_err(|e| io_out(e.into()))?;
-            write_tree_text(out, &v).map_err(io_out)?;
-        } else {
-            write_json(out, &v)?;
-        }
+        write_report(out, &v, text, write_tree_text)?;
     }
     Ok(Exit::Success)
 }

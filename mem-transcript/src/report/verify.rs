@@ -20,7 +20,7 @@ use crate::input::Input;
 use crate::{Global, VerifyArgs, report_warnings};
 
 use super::graph::{dangling, dangling_records, lines_of, lines64, shape};
-use super::{Loaded, io_out, load, uuid_of, write_json};
+use super::{Loaded, load, uuid_of, write_report};
 
 /// `verify FILE…` (and `--repair OUT`).
 ///
@@ -154,12 +154,7 @@ pub fn verify(
         };
         let ok = v.ok() && !(g.strict && warnings > 0);
         broken |= !ok;
-        if text {
-            let v = serde_json::to_value(&v).map_err(|e| io_out(e.into()))?;
-            write_verify_text(out, &v, ok).map_err(io_out)?;
-        } else {
-            write_json(out, &v)?;
-        }
+        write_report(out, &v, text, |out, v| write_verify_text(out, v, ok))?;
     }
     Ok(if broken { Exit::Failure } else { Exit::Success })
 }
