@@ -49,25 +49,7 @@ export XDG_CACHE_HOME="$work/cache" CLAUDE_CONFIG_DIR="$work/claude" HOME="$work
 mkdir -p "$HOME"
 
 gen() { # DIR N: N topic files; about 1 in 50 mentions "postgres"
-  python3 - "$1" "$2" <<'PY'
-import os, random, sys
-d, n = sys.argv[1], int(sys.argv[2])
-os.makedirs(d, exist_ok=True)
-rnd = random.Random(7)
-words = ("build deploy cache index parser config server client token schema migration "
-         "release branch logging metrics tracing queue worker retry timeout lockfile "
-         "package docker compose staging latency dashboard fixture verify setup").split()
-for i in range(n):
-    tw = rnd.sample(words, 3)
-    if i % 50 == 7:
-        tw[0] = "postgres"
-    body = " ".join(rnd.choice(words) for _ in range(60))
-    with open(os.path.join(d, f"topic-{i:05d}.md"), "w") as f:
-        f.write(f'---\nname: "Topic {i} about {tw[0]}"\ndescription: "{tw[0]} needs {tw[1]} before {tw[2]}"\n'
-                f'type: feedback\ntriggers: ["{tw[0]}", "{tw[1]}"]\npaths: ["src/{tw[2]}/**"]\n'
-                f'verified_at: 2026-06-01\nexpires: never\n---\n'
-                f'Fact: {tw[0]} needs {tw[1]}.\nWhy: {body}\nHow to use: run {tw[2]} first.\n')
-PY
+  python3 scripts/gen-memory-dir.py "$1" "$2"
 }
 
 # FILE -> "median ± sd" in ms; FILE -> median in ms

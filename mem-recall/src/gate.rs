@@ -1126,9 +1126,9 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn term_frequencies_merge_the_sorted_terms() {
-        let d = |terms: &str| Doc {
+    /// A doc of id `x` whose term frequencies are `terms`.
+    fn doc_with_terms(terms: &str) -> Doc {
+        Doc {
             id: Text::Borrowed("x"),
             mem_type: MemoryType::Project,
             kind: Kind::Reference,
@@ -1146,7 +1146,12 @@ mod tests {
             terms: Text::Owned(terms.to_string()),
             len: 1,
             tokens: 1,
-        };
+        }
+    }
+
+    #[test]
+    fn term_frequencies_merge_the_sorted_terms() {
+        let d = doc_with_terms;
         let (a, b, c) = (
             d(" a:1 ab:2 b:10 c:3 ü:4 "),
             d(" "),
@@ -1181,25 +1186,7 @@ mod tests {
                         terms.push_str(&format!("{s}:{} ", i % 7 + k));
                     }
                 }
-                Doc {
-                    id: Text::Borrowed("x"),
-                    mem_type: MemoryType::Project,
-                    kind: Kind::Reference,
-                    scope: Scope::ThisRepo,
-                    project: None,
-                    triggers: Texts::default(),
-                    trigger_stems: Texts::default(),
-                    paths: Texts::default(),
-                    expires: None,
-                    superseded_by: None,
-                    supersedes: Vec::new(),
-                    retired: false,
-                    source: Source::Manual,
-                    trust: Trust::Normal,
-                    terms: Text::Owned(terms),
-                    len: 1,
-                    tokens: 1,
-                }
+                doc_with_terms(&terms)
             })
             .collect();
         let refs: Vec<&Doc> = docs.iter().collect();
