@@ -174,6 +174,26 @@ impl Prefilters {
         }
         may
     }
+
+    /// [`Prefilters::candidates`] read the plain way, every literal
+    /// searched on its own: what the one pass must agree with.
+    #[cfg(test)]
+    fn candidates_one_by_one(&self, rules: &[Rule], text: &str) -> Vec<bool> {
+        rules
+            .iter()
+            .map(|r| {
+                unfiltered(r)
+                    || self.ac.is_none()
+                    || r.spec.prefilter.iter().any(|l| {
+                        if r.spec.icase_prefilter {
+                            text.to_ascii_lowercase().contains(&l.to_ascii_lowercase())
+                        } else {
+                            text.contains(l.as_str())
+                        }
+                    })
+            })
+            .collect()
+    }
 }
 
 /// What a finding is.
@@ -1350,6 +1370,59 @@ mod tests {
         }
         let found = sc.find("export K=sk-ant-api03-FAKEFAKEFAKEFAKEFAKE00");
         assert_eq!(found.len(), 1, "{found:?}");
+    }
+
+    /// On texts made of pieces of every rule's literals (cut, joined so that
+    /// they overlap, letters' case flipped, between other bytes), the one
+    /// pass picks exactly the rules that searching each literal on its own
+    /// picks.
+    #[test]
+    fn one_pass_prefilter_agrees_with_each_literal_searched_alone() {
+        let sc = s();
+        let lits: Vec<&str> = sc
+            .rules
+            .iter()
+            .flat_map(|r| r.spec.prefilter.iter().map(String::as_str))
+            .collect();
+        assert!(lits.len() > 30, "{}", lits.len());
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let fillers = ["", " ", "x", "=", "_", "-", "é", "KEY", "\n"];
+        let mut marked = 0;
+        for _ in 0..6000 {
+            let mut text = String::new();
+            for _ in 0..1 + next(5) {
+                let lit = lits[next(lits.len())];
+                // A piece: the whole literal, or its head or tail (which
+                // may be another literal, or overlap the next piece).
+                let piece = match next(4) {
+                    0 => &lit[..lit.len() - lit.len() / 2],
+                    1 => &lit[lit.len() / 2..],
+                    _ => lit,
+                };
+                for c in piece.chars() {
+                    if next(6) == 0 {
+                        text.extend(c.to_uppercase());
+                    } else if next(6) == 0 {
+                        text.extend(c.to_lowercase());
+                    } else {
+                        text.push(c);
+                    }
+                }
+                text.push_str(fillers[next(fillers.len())]);
+            }
+            let want = sc.pre.candidates_one_by_one(&sc.rules, &text);
+            let got = sc.pre.candidates(&text);
+            assert_eq!(got, want, "{text:?}");
+            marked += want.iter().filter(|&&m| m).count();
+        }
+        // The texts do hold literals: thousands of rules picked.
+        assert!(marked > 6000, "{marked}");
     }
 
     /// The run test finds a run of `n` class bytes wherever it lies, and
