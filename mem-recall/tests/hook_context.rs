@@ -15,9 +15,9 @@ fn hook_json(event: &str, cwd: &Path, extra: &str) -> String {
     )
 }
 
-#[test]
-fn hook_round_trip_user_prompt_submit() {
-    let env = Env::new();
+/// The canonical memory dir in `env` and a UserPromptSubmit hook input
+/// whose prompt runs build-token (the fixture memory's trigger).
+fn build_token_prompt(env: &Env) -> (std::path::PathBuf, String) {
     let mem = env.path().join("mem");
     canonical(&mem);
     let input = hook_json(
@@ -25,14 +25,25 @@ fn hook_round_trip_user_prompt_submit() {
         env.path(),
         r#","prompt":"please run node src/build-token.mjs""#,
     );
-    let o = env.run_cmd(
+    (mem, input)
+}
+
+/// `mem-recall --hook` on memory dir `mem`, 2026-07-13, `input` on stdin.
+fn hook_on_07_13(env: &Env, mem: &Path, input: &str) -> std::process::Output {
+    env.run_cmd(
         env.cmd()
             .arg("--hook")
-            .env("MEM_MEMORY_DIR", &mem)
+            .env("MEM_MEMORY_DIR", mem)
             .env("MEM_TODAY", "2026-07-13"),
-        &input,
-    );
-    let out = ok(&o);
+        input,
+    )
+}
+
+#[test]
+fn hook_round_trip_user_prompt_submit() {
+    let env = Env::new();
+    let (mem, input) = build_token_prompt(&env);
+    let out = ok(&hook_on_07_13(&env, &mem, &input));
     assert_eq!(out.lines().count(), 1, "{out}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let h = &v["hookSpecificOutput"];
@@ -546,21 +557,9 @@ fn injected_memories_are_fenced_data() {
 #[test]
 fn hook_writes_remove_temp_files_left_by_ended_hooks() {
     let env = Env::new();
-    let mem = env.path().join("mem");
-    canonical(&mem);
-    let input = hook_json(
-        "UserPromptSubmit",
-        env.path(),
-        r#","prompt":"please run node src/build-token.mjs""#,
-    );
+    let (mem, input) = build_token_prompt(&env);
     let hook = |env: &Env| {
-        let o = env.run_cmd(
-            env.cmd()
-                .arg("--hook")
-                .env("MEM_MEMORY_DIR", &mem)
-                .env("MEM_TODAY", "2026-07-13"),
-            &input,
-        );
+        let o = hook_on_07_13(env, &mem, &input);
         assert!(ok(&o).contains("Run setup before build-token"));
     };
     hook(&env);
