@@ -131,29 +131,44 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 /// removed; errors (a missing `dir`, a file that cannot be removed) are
 /// ignored.
 pub fn sweep_temp_files(dir: &Path, older_than: std::time::Duration) -> usize {
+    let now = std::time::SystemTime::now();
+    sweep_files(dir, TEMP_PREFIX, TEMP_SUFFIX, |middle, meta| {
+        !middle.is_empty()
+            && meta
+                .modified()
+                .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > older_than))
+    })
+}
+
+/// Remove the regular files directly in `dir` named `prefix` MIDDLE
+/// `suffix` for which `stale(MIDDLE, metadata)` holds (the metadata of the
+/// entry itself: a link is never a regular file here, so it stays).
+/// Returns how many were removed; errors (a missing `dir`, a file that
+/// cannot be removed) are ignored. The sweep behind
+/// [`sweep_temp_files`] and the lock's (`Lock::sweep_temp_files`).
+pub fn sweep_files(
+    dir: &Path,
+    prefix: &str,
+    suffix: &str,
+    stale: impl Fn(&str, &std::fs::Metadata) -> bool,
+) -> usize {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return 0;
     };
-    let now = std::time::SystemTime::now();
     let mut removed = 0;
     for ent in rd.flatten() {
         let name = ent.file_name();
-        let ours = name.to_str().is_some_and(|n| {
-            n.len() > TEMP_PREFIX.len() + TEMP_SUFFIX.len()
-                && n.starts_with(TEMP_PREFIX)
-                && n.ends_with(TEMP_SUFFIX)
-        });
-        if !ours {
+        let Some(middle) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|n| n.strip_suffix(suffix))
+        else {
             continue;
-        }
-        // `DirEntry::metadata` does not follow a link: a link is never a
-        // regular file here, so it stays.
-        let stale = ent.metadata().is_ok_and(|m| {
-            m.is_file()
-                && m.modified()
-                    .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > older_than))
-        });
-        if stale && std::fs::remove_file(ent.path()).is_ok() {
+        };
+        let gone = ent
+            .metadata()
+            .is_ok_and(|m| m.is_file() && stale(middle, &m));
+        if gone && std::fs::remove_file(ent.path()).is_ok() {
             removed += 1;
         }
     }

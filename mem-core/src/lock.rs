@@ -624,26 +624,8 @@ impl Lock {
     fn sweep_temps(&self, max_age: Duration) -> usize {
         use std::os::unix::fs::MetadataExt;
         let (dir, prefix) = self.temp_dir_and_prefix();
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return 0;
-        };
         let now = SystemTime::now();
-        let mut n = 0;
-        for ent in rd.flatten() {
-            let name = ent.file_name();
-            let Some(middle) = name
-                .to_str()
-                .and_then(|s| s.strip_prefix(prefix.as_str()))
-                .and_then(|s| s.strip_suffix(".tmp"))
-            else {
-                continue;
-            };
-            let Ok(meta) = ent.path().symlink_metadata() else {
-                continue;
-            };
-            if !meta.is_file() {
-                continue;
-            }
+        crate::atomic::sweep_files(dir, &prefix, ".tmp", |middle, meta| {
             // `PID.XXXXXX` (the random part has no dot), or `XXXXXX` alone
             let writer = middle
                 .split_once('.')
@@ -654,12 +636,8 @@ impl Lock {
                     u32::try_from(meta.ctime_nsec()).unwrap_or(0),
                 );
             let old = now.duration_since(created).unwrap_or_default() > max_age;
-            let orphan = writer.is_some_and(|p| !pid_alive(p)) || old;
-            if orphan && std::fs::remove_file(ent.path()).is_ok() {
-                n += 1;
-            }
-        }
-        n
+            writer.is_some_and(|p| !pid_alive(p)) || old
+        })
     }
 
     /// The lock's directory and its temp files' name prefix `.NAME.`.

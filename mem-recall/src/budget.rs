@@ -86,29 +86,3 @@ fn set_timer(after: Duration) -> std::io::Result<()> {
         Err(std::io::Error::last_os_error())
     }
 }
-
-/// How long a temp file (`.mem-*.tmp`) may stand in one of the hook's
-/// folders before a later write there removes it: far longer than any
-/// write takes, so only the temp files of a process ended mid-write (the
-/// budget's `_exit`, a kill by the agent) go.
-pub const STALE_TEMP_AGE: Duration = Duration::from_secs(60);
-
-/// Write one of the hook's own files (the recall cache, a session's lists)
-/// atomically — fsync'ed when `sync` ([`mem_core::atomic::write_atomic`]),
-/// else [`mem_core::atomic::write_unsynced`] — then remove the temp files
-/// older than [`STALE_TEMP_AGE`] that processes ended by the budget
-/// mid-write left in the same folder.
-///
-/// Errors: the write's ([`mem_core::Error::Io`] naming `path`); the sweep
-/// ignores its own.
-pub fn write_state(path: &std::path::Path, bytes: &[u8], sync: bool) -> mem_core::Result<()> {
-    if sync {
-        mem_core::atomic::write_atomic(path, bytes)?;
-    } else {
-        mem_core::atomic::write_unsynced(path, bytes)?;
-    }
-    if let Some(dir) = path.parent() {
-        mem_core::atomic::sweep_temp_files(dir, STALE_TEMP_AGE);
-    }
-    Ok(())
-}

@@ -98,7 +98,7 @@ pub fn check(cwd: &Path, root: &Path, per_worktree: bool, cache: Option<&Path>) 
         }
     }
     if changed && let (Some(c), Ok(bytes)) = (cache, serde_json::to_vec(&known)) {
-        let _ = crate::budget::write_state(c, &bytes, true);
+        let _ = crate::state::write(c, &bytes, true);
     }
     foreign.sort();
     (!foreign.is_empty()).then(|| Shared {

@@ -507,7 +507,7 @@ pub fn load(dir: &Path, cache: Option<&Path>) -> Vec<Lesson> {
     if (changed || new.files.len() != old.files.len())
         && let (Some(c), Ok(bytes)) = (cache, serde_json::to_vec(&new))
     {
-        let _ = crate::budget::write_state(c, &bytes, false);
+        let _ = crate::state::write(c, &bytes, false);
     }
     let mut v: Vec<Lesson> = new.files.into_values().filter_map(|e| e.lesson).collect();
     v.sort_by(|a, b| a.id.cmp(&b.id));
@@ -902,7 +902,7 @@ pub fn respond(
     seen.add([command]);
     if let Some(p) = &state
         && let Ok(bytes) = serde_json::to_vec(&seen)
-        && let Err(e) = crate::budget::write_state(p, &bytes, false)
+        && let Err(e) = crate::state::write(p, &bytes, false)
     {
         eprintln!("{NAME}: hook: {e}");
     }

@@ -34,6 +34,7 @@ pub mod load;
 pub mod once;
 pub mod render;
 pub mod session_memory;
+pub mod state;
 pub mod tier;
 pub mod vocab;
 mod vocab_key;

@@ -279,7 +279,7 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
             }
         }
         // A cache that cannot be written only costs time next run.
-        if crate::budget::write_state(cache, w.finish().as_bytes(), true).is_ok() {
+        if crate::state::write(cache, w.finish().as_bytes(), true).is_ok() {
             for name in cache::OLD_CACHE_FILES {
                 let _ = std::fs::remove_file(cache.with_file_name(name));
             }

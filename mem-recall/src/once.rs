@@ -302,7 +302,7 @@ impl InjectedList {
         if self.changed {
             let path = self.dir.join(STATE_FILE);
             let bytes = serde_json::to_vec(&self.state)?;
-            crate::budget::write_state(&path, &bytes, false)?;
+            crate::state::write(&path, &bytes, false)?;
         }
         Ok(())
     }
