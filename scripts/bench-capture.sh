@@ -28,11 +28,11 @@ OUT=$(mktemp -d /tmp/mem-bench-capture.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 
 if [ "$PROFILE" = release ]; then
-  cargo build --release -q -p mem-transcript -p mem-extract -p mem-index
+  BIN=$(scripts/build-release.sh -q -p mem-transcript -p mem-extract -p mem-index)
 else
   cargo build -q -p mem-transcript -p mem-extract -p mem-index
+  BIN="$PWD/$TARGET/$PROFILE"
 fi
-BIN="$PWD/$TARGET/$PROFILE"
 if [ ! -s "$SRC" ]; then
   python3 scripts/gen-transcript.py "$SIZE_MB" "$SRC"
   [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$OUT" "$SRC"' EXIT

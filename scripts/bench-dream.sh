@@ -19,8 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000)
 if [ -z "${BIN:-}" ]; then
-  cargo build --release -p mem-dream >&2
-  BIN="${CARGO_TARGET_DIR:-target}/release/mem-dream"
+  BIN="$(scripts/build-release.sh -p mem-dream)/mem-dream"
 fi
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (GNU time)" >&2; exit 1; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT

@@ -6,8 +6,7 @@
 # Prints wall time and CPU time (user+sys, steadier on a shared machine) with
 # events/s and MB/s for replay alone, extract alone on the saved events, and
 # replay | extract; extract must not be the slow stage.
-# Binaries: $MEM_BIN_DIR (default target/release); build with
-#   cargo build --release -p mem-transcript -p mem-extract
+# Binaries: $MEM_BIN_DIR (default: built by scripts/build-release.sh)
 # MEM_BASE_DIR=DIR  a baseline build (e.g. a previous release) measured in the
 #   same run, the two alternating; rows for both and new/base ratios of CPU
 #   time. Extract reads the same events file (from $MEM_BIN_DIR's replay).
@@ -16,7 +15,7 @@
 set -euo pipefail
 TURNS=${1:-40000}
 RUNS=${2:-3}
-BIN=${MEM_BIN_DIR:-$(cd "$(dirname "$0")/.." && pwd)/target/release}
+BIN=${MEM_BIN_DIR:-$("$(dirname "$0")/build-release.sh" -q -p mem-transcript -p mem-extract)}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 python3 - "$TMP/big.jsonl" "$TURNS" <<'PY'

@@ -47,8 +47,7 @@ n=${1:-200}
 runs=${RUNS:-100}
 stop_runs=${STOP_RUNS:-30}
 if [ -z "${BIN:-}" ]; then
-  cargo build --release -p mem-recall -p mem-transcript -p mem-extract -p mem-index --bins >&2
-  BIN="${CARGO_TARGET_DIR:-target}/release/mem-recall"
+  BIN="$(scripts/build-release.sh -p mem-recall -p mem-transcript -p mem-extract -p mem-index --bins)/mem-recall"
 fi
 BIN=$(realpath "$BIN")
 if [ -n "${WORK:-}" ]; then  # kept afterwards (inputs for other tools)

@@ -6,10 +6,8 @@
 # batch again (all unchanged), list.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-target=${CARGO_TARGET_DIR:-$root/target}
 sizes=("$@"); [ ${#sizes[@]} -eq 0 ] && sizes=(200 10000)
-(cd "$root" && cargo build --release -q -p mem-index)
-bin=$target/release/mem-index
+bin="$("$root/scripts/build-release.sh" -q -p mem-index)/mem-index"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 export MEM_TODAY=2026-07-13
 now() { date +%s.%N; }

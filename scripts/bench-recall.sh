@@ -34,9 +34,7 @@ need python3 python3
 
 bin=${MEM_RECALL_BIN:-}
 if [ -z "$bin" ]; then
-  target=${CARGO_TARGET_DIR:-target}
-  cargo build -q --release -p mem-recall
-  bin="$target/release/mem-recall"
+  bin="$(scripts/build-release.sh -q -p mem-recall)/mem-recall"
 fi
 base=${MEM_RECALL_BASE:-}
 runs=${RUNS:-50}

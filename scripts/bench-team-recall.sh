@@ -19,9 +19,7 @@ done
 
 bin=${MEM_RECALL_BIN:-}
 if [ -z "$bin" ]; then
-  target=${CARGO_TARGET_DIR:-target}
-  cargo build -q --release -p mem-recall
-  bin="$PWD/$target/release/mem-recall"
+  bin="$(scripts/build-release.sh -q -p mem-recall)/mem-recall"
 fi
 runs=${RUNS:-50}
 np=${1:-200}

@@ -13,11 +13,9 @@
 # present, else hyperfine). Builds the release binary (CARGO_TARGET_DIR honoured).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-target=${CARGO_TARGET_DIR:-$root/target}
 n=${1:-2000}
 runs=${RUNS:-5}
-(cd "$root" && cargo build --release -q -p mem-index)
-bin=$target/release/mem-index
+bin="$("$root/scripts/build-release.sh" -q -p mem-index)/mem-index"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 export HOME=$work GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com

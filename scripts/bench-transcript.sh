@@ -17,12 +17,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE_MB=${1:-200}
 FILE=${2:-/tmp/mem-bench-${SIZE_MB}mb.jsonl}
-TARGET=${CARGO_TARGET_DIR:-target}
+
 OUT=$(mktemp -d /tmp/mem-bench-out.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 
-cargo build --release -q -p mem-transcript
-BIN="$TARGET/release/mem-transcript"
+BIN="$(scripts/build-release.sh -q -p mem-transcript)/mem-transcript"
 
 if [ ! -s "$FILE" ]; then
   python3 scripts/gen-transcript.py "$SIZE_MB" "$FILE"

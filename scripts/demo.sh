@@ -22,10 +22,7 @@ while [ $# -gt 0 ]; do
 done
 
 echo "== building the release binaries"
-(cd "$here" && cargo build --release --locked --bins -q)
-target=${CARGO_TARGET_DIR:-$here/target}
-case $target in /*) ;; *) target="$here/$target" ;; esac
-bin="$target/release"
+bin=$("$here/scripts/build-release.sh" --bins -q)
 export PATH="$bin:$PATH" MEM_BIN_DIR="$bin"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mem-demo.XXXXXX")

@@ -29,6 +29,7 @@ done
 here=$(cd "$(dirname "$0")/.." && pwd)
 recall=
 for c in "${MEM_BIN_DIR:+$MEM_BIN_DIR/mem-recall}" "$(command -v mem-recall || true)" \
+         "$here"/target/*-linux-gnu/release/mem-recall \
          "$here/target/release/mem-recall" "$here/target/debug/mem-recall"; do
   if [ -n "$c" ] && [ -x "$c" ]; then recall=$c; break; fi
 done

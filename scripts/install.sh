@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install the mem tools from this clone, with their man pages and shell
 # completions (generated from the tools' own clap definitions by mem-docs).
-# The workspace is built once (`cargo build --release --workspace --locked`);
-# the six binaries are then copied into place.
+# The workspace is built once (scripts/build-release.sh: `cargo build
+# --release --workspace --locked`, static-pie on glibc Linux); the six
+# binaries are then copied into place.
 #
 # Usage: scripts/install.sh [--prefix DIR] [--no-docs | --docs-only] [--hooks]
 #   --prefix DIR  install the tools into DIR/bin (default: cargo's bin
@@ -40,19 +41,12 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-target=${CARGO_TARGET_DIR:-target}
 built=0
+from=${MEM_BIN_DIR:-}
 build() {
-  command -v cargo >/dev/null || { echo "install: cargo is required (https://rustup.rs)" >&2; exit 1; }
-  echo "== cargo build --release --workspace --locked"
-  cargo build --release --workspace --locked
+  from=$(scripts/build-release.sh --workspace)
   built=1
 }
-
-from=$target/release
-if [ -n "${MEM_BIN_DIR:-}" ]; then
-  from=$MEM_BIN_DIR
-fi
 
 if [ $do_tools = 1 ]; then
   [ -n "${MEM_BIN_DIR:-}" ] || build

@@ -26,7 +26,7 @@ bindir=${MEM_BIN_DIR:-}
 if [ -z "$bindir" ]; then
   target=${CARGO_TARGET_DIR:-$here/target}
   case $target in /*) ;; *) target="$here/$target" ;; esac
-  for d in "$target/release" "$target/debug"; do
+  for d in "$target"/*-linux-gnu/release "$target/release" "$target/debug"; do
     if [ -x "$d/mem-recall" ] && [ -x "$d/mem-extract" ]; then bindir=$d; break; fi
   done
 fi

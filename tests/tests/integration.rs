@@ -898,3 +898,92 @@ fn learning_from_every_past_session_is_incremental() {
     assert!(!err.contains(" created"), "{}", show(&out));
     assert_eq!(topics(&memdir).len(), n);
 }
+
+/// `scripts/build-release.sh` (run here with stand-ins for `rustc` and
+/// `cargo` that log their arguments): on a glibc Linux host it builds
+/// static-pie binaries for the host target and prints their directory;
+/// `MEM_STATIC=0`, another host, or a failed static link build the dynamic
+/// ones in `target/release`.
+#[test]
+fn build_release_script_links_static_pie_on_glibc_linux() {
+    let home = tempfile::tempdir().unwrap();
+    let stubs = home.path().join("stubs");
+    std::fs::create_dir(&stubs).unwrap();
+    let log = home.path().join("cargo.log");
+    let stub = |name: &str, body: &str| {
+        let path = stubs.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let mut perm = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+        std::fs::set_permissions(&path, perm).unwrap();
+    };
+    stub("rustc", "echo \"rustc 1.95.0\"; echo \"host: $FAKE_HOST\"");
+    stub(
+        "cargo",
+        &format!(
+            "echo \"RUSTFLAGS=$RUSTFLAGS ARGS=$*\" >> '{}'\n\
+             case \" $* \" in *' --target '*) exit ${{FAKE_STATIC_FAILS:-0}} ;; esac",
+            log.display()
+        ),
+    );
+    let target = home.path().join("tgt");
+    let path = format!("{}:/usr/bin:/bin", stubs.display());
+    let run = |host: &str, extra: &[(&str, &str)]| {
+        let _ = std::fs::remove_file(&log);
+        let mut c = shell(
+            "bash",
+            &[
+                &script("scripts/build-release.sh"),
+                "-q",
+                "-p",
+                "mem-recall",
+            ],
+            home.path(),
+            &workspace_root(),
+            &[("CARGO_TARGET_DIR", &target)],
+        );
+        c.env("PATH", &path)
+            .env("FAKE_HOST", host)
+            .env_remove("RUSTFLAGS");
+        for (k, v) in extra {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}", show(&out));
+        let printed = String::from_utf8_lossy(&out.stdout).into_owned();
+        let logged = std::fs::read_to_string(&log).unwrap();
+        (
+            printed,
+            logged,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let gnu = "x86_64-unknown-linux-gnu";
+    let (printed, logged, _) = run(gnu, &[]);
+    assert_eq!(printed, format!("{}/{gnu}/release\n", target.display()));
+    assert_eq!(
+        logged,
+        format!(
+            "RUSTFLAGS= -C target-feature=+crt-static ARGS=build --release --locked \
+             --target {gnu} -q -p mem-recall\n"
+        )
+    );
+
+    let dynamic = format!("{}/release\n", target.display());
+    let plain = "RUSTFLAGS= ARGS=build --release --locked -q -p mem-recall\n";
+    let (printed, logged, _) = run(gnu, &[("MEM_STATIC", "0")]);
+    assert_eq!(
+        (printed.as_str(), logged.as_str()),
+        (dynamic.as_str(), plain)
+    );
+    let (printed, logged, _) = run("aarch64-apple-darwin", &[]);
+    assert_eq!(
+        (printed.as_str(), logged.as_str()),
+        (dynamic.as_str(), plain)
+    );
+    let (printed, logged, stderr) = run(gnu, &[("FAKE_STATIC_FAILS", "101")]);
+    assert_eq!(printed, dynamic);
+    assert_eq!(logged.lines().count(), 2, "{logged}");
+    assert!(logged.ends_with(plain), "{logged}");
+    assert!(stderr.contains("the static link failed"), "{stderr}");
+}
