@@ -17,7 +17,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE_MB=${1:-200}
 FILE=${2:-/tmp/mem-bench-${SIZE_MB}mb.jsonl}
-
 OUT=$(mktemp -d /tmp/mem-bench-out.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 
