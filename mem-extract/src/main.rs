@@ -1,12 +1,14 @@
 //! The `mem-extract` binary.
 
+mod alloc;
+
 /// The allocator of the binary (the library leaves the choice to its
-/// user). Extraction makes and drops many short strings per event (words,
-/// triggers, sentences, held turns); with mimalloc it takes 6-7 % less CPU
-/// time than with the C library's malloc on the same events, for about
-/// 18 MB more peak memory (docs/extraction.md, "Speed").
+/// user): mimalloc for small blocks, the C library's for large ones
+/// ([`alloc::Split`]). With the C library's alone extraction took 1.06-1.09
+/// times the CPU time of the previous release; with this, 0.97-0.98 times,
+/// for about 16 MB more peak memory (docs/extraction.md, "Speed").
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: alloc::Split = alloc::Split;
 
 fn main() -> std::process::ExitCode {
     mem_core::cli::main_with("mem-extract", mem_extract::run)

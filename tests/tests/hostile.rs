@@ -647,7 +647,8 @@ fn deep_nesting_and_huge_frontmatter() {
 }
 
 /// A 100 MB single line through the transcript tools and mem-extract:
-/// max RSS under 4× the line (run once; it is the slowest test here).
+/// max RSS under 4× the line, 3× for mem-extract (run once; it is the
+/// slowest test here).
 #[test]
 #[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
 fn hundred_megabyte_single_line() {
@@ -689,7 +690,15 @@ fn hundred_megabyte_single_line() {
             std::fs::write(&ev, &r.stdout).unwrap();
             drop(r);
             let x = run_tool(&sb.home, "mem-extract", &[ev.as_os_str()], None);
-            judge(&x, &["big-events.jsonl"], bound_kb, &mut failures);
+            // 3x: the line's buffers grow by `realloc`, which must not copy
+            // the large ones (mem-extract/src/alloc.rs: 2.5x the line, where
+            // mimalloc alone took 3.5x)
+            judge(
+                &x,
+                &["big-events.jsonl"],
+                (3 * LINE / 1024) as u64,
+                &mut failures,
+            );
             rss.push(format!("mem-extract: {} MB", x.max_rss_kb / 1024));
             std::fs::remove_file(&ev).unwrap();
         }
