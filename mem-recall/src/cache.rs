@@ -249,10 +249,8 @@ pub fn read(path: &Path) -> Option<Cache> {
     if index_len.checked_add(md_len)? != size || index_len > CACHE_READ_BYTES {
         return None;
     }
-    let mut bytes = vec![0u8; usize::try_from(index_len).ok()?];
-    f.read_exact_at(&mut bytes, 0).ok()?;
     // The docs borrow from these bytes for the rest of the process.
-    let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+    let bytes = crate::mapped::leak_start(&f, usize::try_from(index_len).ok()?)?;
     let text = simdutf8::basic::from_utf8(bytes).ok()?;
     let mut cache = parse(text)?;
     cache.mds = Some(Mds {

@@ -31,6 +31,7 @@ pub mod inject;
 pub mod install;
 pub mod lessons;
 pub mod load;
+pub mod mapped;
 pub mod once;
 pub mod render;
 pub mod session_memory;
@@ -103,6 +104,14 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
+    /// The options of a recall (without a subcommand).
+    #[command(flatten)]
+    pub top: RecallCommand,
+}
+
+/// The options of `mem-recall` without a subcommand: a recall, or the hook.
+#[derive(Debug, Args)]
+pub struct RecallCommand {
     /// What to recall for.
     #[command(flatten)]
     pub recall: RecallArgs,
@@ -137,6 +146,19 @@ pub struct Cli {
     /// Where and when.
     #[command(flatten)]
     pub common: Common,
+}
+
+/// The command line of a recall without a subcommand: [`Cli`] with its
+/// subcommands (and `--help`, `--version`) left out, so that parsing
+/// builds only these options: about half the time of the full parse, a
+/// fifth of a millisecond at every call. Whatever it does not take, the
+/// full parse does.
+#[derive(Debug, Parser)]
+#[command(name = "mem-recall", disable_help_flag = true)]
+struct RecallCli {
+    /// The options.
+    #[command(flatten)]
+    top: RecallCommand,
 }
 
 /// The command line of the hook: `--hook` and the options every command
@@ -436,6 +458,12 @@ pub fn run() -> Result<Exit> {
         }
         return Ok(hook::run_guarded(&h.common));
     }
+    // A recall without a subcommand, the usual call: parsed with a command
+    // of the recall options only. Anything else (a subcommand, --help,
+    // --version) and any error go through the full parse below.
+    if let Ok(r) = RecallCli::try_parse() {
+        return run_top(&r.top);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // The hook never blocks the agent: a bad option or environment value
@@ -448,6 +476,16 @@ pub fn run() -> Result<Exit> {
         }
         Err(e) => e.exit(),
     };
+    match cli.command {
+        Some(Command::Context(args)) => run_context(&args),
+        Some(Command::Backtest(args)) => backtest::run(&args),
+        Some(Command::Hooks(args)) => install::run(&args),
+        None => run_top(&cli.top),
+    }
+}
+
+/// `mem-recall` without a subcommand: the hook, or a recall.
+fn run_top(cli: &RecallCommand) -> Result<Exit> {
     if cli.hook {
         if mem_core::memdir::hook_guarded() {
             // mem's own model command's agent: no hook work inside it
@@ -455,12 +493,7 @@ pub fn run() -> Result<Exit> {
         }
         return Ok(hook::run_guarded(&cli.common));
     }
-    match cli.command {
-        Some(Command::Context(args)) => run_context(&args),
-        Some(Command::Backtest(args)) => backtest::run(&args),
-        Some(Command::Hooks(args)) => install::run(&args),
-        None => run_recall(&cli),
-    }
+    run_recall(cli)
 }
 
 /// Everything a recall needs, gathered from the options.
@@ -853,7 +886,7 @@ pub fn recalled_md(items: &[Item], ds: &[Decision]) -> Vec<render::Rendered> {
         .collect()
 }
 
-fn run_recall(cli: &Cli) -> Result<Exit> {
+fn run_recall(cli: &RecallCommand) -> Result<Exit> {
     let stems = Stems::default();
     let s = Session::open_tiers(
         &cli.common,
@@ -1244,6 +1277,90 @@ mod tests {
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
         HookCli::command().debug_assert();
+        RecallCli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_recall_command_has_the_full_ones_options_but_subcommands_help_and_version() {
+        let ids = |c: clap::Command| {
+            let mut v: Vec<String> = c
+                .get_arguments()
+                .map(|a| a.get_id().to_string())
+                .filter(|id| id != "help" && id != "version")
+                .collect();
+            v.sort();
+            v
+        };
+        let mut full = Cli::command();
+        full.build();
+        let mut flat = RecallCli::command();
+        flat.build();
+        assert_eq!(ids(flat.clone()), ids(full.clone()));
+        assert_eq!(flat.get_subcommands().count(), 0);
+        assert!(full.get_subcommands().count() >= 3);
+        for argv in [
+            &[
+                "mem-recall",
+                "--task",
+                "deploy",
+                "--path",
+                "a.rs",
+                "--format",
+                "jsonl",
+            ][..],
+            &[
+                "mem-recall",
+                "--task",
+                "x",
+                "--tier",
+                "team",
+                "--max-items",
+                "3",
+                "--all",
+            ],
+            &[
+                "mem-recall",
+                "--records",
+                "-",
+                "--no-expand",
+                "--min-score",
+                "2.5",
+            ],
+            &[
+                "mem-recall",
+                "--hook",
+                "--memory-dir",
+                "/m",
+                "--today",
+                "2026-07-11",
+            ],
+            &[
+                "mem-recall",
+                "--trust",
+                "low",
+                "--explain",
+                "--no-cache",
+                "--cwd",
+                "/p",
+            ],
+        ] {
+            let a = RecallCli::try_parse_from(argv).unwrap();
+            let b = Cli::try_parse_from(argv).unwrap();
+            assert!(b.command.is_none());
+            assert_eq!(format!("{:?}", a.top), format!("{:?}", b.top), "{argv:?}");
+        }
+        // what it does not take goes to the full parse, which takes it
+        for argv in [
+            &["mem-recall", "context", "--task", "x"][..],
+            &["mem-recall", "backtest", "--help"],
+            &["mem-recall", "--help"],
+            &["mem-recall", "-h"],
+            &["mem-recall", "--version"],
+            &["mem-recall", "help"],
+        ] {
+            assert!(RecallCli::try_parse_from(argv).is_err(), "{argv:?}");
+        }
+        assert!(Cli::try_parse_from(["mem-recall", "context", "--task", "x"]).is_ok());
     }
 
     #[test]
@@ -1262,8 +1379,8 @@ mod tests {
         ];
         let h = HookCli::try_parse_from(argv).unwrap();
         let c = Cli::try_parse_from(argv).unwrap();
-        assert!(h.hook && c.hook);
-        assert_eq!(format!("{:?}", h.common), format!("{:?}", c.common));
+        assert!(h.hook && c.top.hook);
+        assert_eq!(format!("{:?}", h.common), format!("{:?}", c.top.common));
         // other options are the full command's (the hook falls back to it)
         assert!(HookCli::try_parse_from(["mem-recall", "--hook", "--tier", "team"]).is_err());
         assert!(Cli::try_parse_from(["mem-recall", "--hook", "--tier", "team"]).is_ok());
