@@ -12,7 +12,8 @@
 //!
 //! ```text
 //! file  = index mds
-//! index = version; lens dir written_ns; count; entry*count postings "end"
+//! index = version; lens dir written_ns; count; entry*count postings
+//!         listing "end"
 //! lens  = index_len md_len   (16 lowercase hex digits each: the bytes
 //!                             of the index and of mds; the file holds
 //!                             exactly their sum)
@@ -37,6 +38,9 @@
 //! postings = count; (stem offset; len;)*count  (sorted by stem, unique;
 //!            where in mds the stem's records are)
 //! records  = (delta "," tf ";")*
+//! listing  = "0;" | "1;" mtime_ns change  (32 and 16 lowercase hex digits:
+//!            the memory dir's key when the entries are every topic file
+//!            it listed, see `load::load_dir`)
 //! ```
 //!
 //! The postings are an inverted index of the entries' terms: per stem, the
@@ -63,7 +67,7 @@ use crate::gate::{Doc, Text, Texts};
 use crate::inject::MdParts;
 
 /// Version of the layout; a cache of another version is ignored.
-pub const CACHE_VERSION: u64 = 9;
+pub const CACHE_VERSION: u64 = 10;
 
 /// The cache file's name inside the memory dir's cache folder.
 pub const CACHE_FILE: &str = "recall-v2.cache";
@@ -99,6 +103,11 @@ pub struct Cache {
     pub dir: &'static str,
     /// When it was written, ns since the epoch.
     pub written_ns: u128,
+    /// The memory dir's mtime (ns) and change id when it was listed for
+    /// this cache, if every topic file listed is an entry (none was
+    /// unreadable): while the directory keeps this key, its listing is
+    /// the same (`load::load_dir`).
+    pub listing: Option<(u128, u64)>,
     /// The entries, sorted by file name (checked).
     pub entries: Vec<Cached>,
     /// The postings: (stem, where its records are in the Markdown
@@ -336,9 +345,15 @@ pub fn parse(text: &'static str) -> Option<Cache> {
         }
         postings.push((stem, (r.num()?, r.num()?)));
     }
+    let listing = match r.num()? {
+        0 => None,
+        1 => Some((r.hex::<32>()?, u64::try_from(r.hex::<16>()?).ok()?)),
+        _ => return None,
+    };
     (r.s == "end").then_some(Cache {
         dir,
         written_ns,
+        listing,
         entries,
         postings,
         terms_at,
@@ -383,6 +398,8 @@ pub struct Writer {
     mds: String,
     /// Per stem: its records so far and the offset of the last one.
     postings: HashMap<String, (String, usize)>,
+    /// See [`Cache::listing`].
+    listing: Option<(u128, u64)>,
 }
 
 impl Writer {
@@ -392,6 +409,7 @@ impl Writer {
             out: String::with_capacity(64 + count * 512),
             mds: String::new(),
             postings: HashMap::new(),
+            listing: None,
         };
         w.out.push_str(MAGIC);
         num(&mut w.out, CACHE_VERSION);
@@ -434,6 +452,12 @@ impl Writer {
         }
     }
 
+    /// Record the memory dir's key as listed ([`Cache::listing`]; `None`
+    /// by default).
+    pub fn listing(&mut self, key: Option<(u128, u64)>) {
+        self.listing = key;
+    }
+
     /// The cache's bytes.
     pub fn finish(mut self) -> String {
         let mut stems: Vec<(String, (String, usize))> = self.postings.into_iter().collect();
@@ -444,6 +468,12 @@ impl Writer {
             num(&mut self.out, self.mds.len() as u64);
             num(&mut self.out, records.len() as u64);
             self.mds.push_str(records);
+        }
+        match self.listing {
+            None => num(&mut self.out, 0),
+            Some((mtime_ns, change)) => {
+                let _ = write!(self.out, "1;{mtime_ns:032x}{change:016x}");
+            }
         }
         self.out.push_str("end");
         let at = MAGIC.len() + format!("{CACHE_VERSION};").len();
@@ -1101,9 +1131,12 @@ mod tests {
         let md_end = enc.len() + 6;
         assert_eq!(&section[..md_end], format!("{enc}1:x1:y"));
         assert_eq!(section[md_end..].matches(";").count(), 6);
-        assert_eq!(&file[MAGIC.len()..MAGIC.len() + 2], "9;");
+        assert_eq!(
+            &file[MAGIC.len()..MAGIC.len() + 3],
+            format!("{CACHE_VERSION};")
+        );
         let lens = format!("{:016x}{:016x}", index.len(), section.len());
-        assert_eq!(&file[MAGIC.len() + 2..MAGIC.len() + 34], lens);
+        assert_eq!(&file[MAGIC.len() + 3..MAGIC.len() + 35], lens);
         let c = parse(leak(index.to_string())).unwrap();
         let at: Vec<_> = c.entries.iter().map(|e| e.md).collect();
         let n = enc.len() as u64;

@@ -2,7 +2,7 @@
 //! (docs/recall.md "Speed").
 //!
 //! A recall over thousands of topic files allocates tens of megabytes
-//! once: the cache's index, the memories, the listing, the decisions.
+//! once: the cache's entries, the memories, the listing, the decisions.
 //! With glibc's defaults each large block is a fresh `mmap`, faulted in
 //! 4 KiB page by 4 KiB page and unmapped when freed, and the next block
 //! faults again: at 10,000 files about 5,000 page faults, a fifth of the

@@ -10,6 +10,7 @@
 //! re-read). The cache is written atomically when anything changed; a cache
 //! that does not parse, or of another version, is ignored and rebuilt.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -130,6 +131,9 @@ pub struct Loaded {
     pub cached: usize,
     /// Files parsed in this run.
     pub parsed: usize,
+    /// The directory was listed; `false` when the cache's listing was
+    /// still the directory's (see [`load_dir`]).
+    pub relisted: bool,
 }
 
 fn ns(t: SystemTime) -> u128 {
@@ -142,50 +146,55 @@ fn ns(t: SystemTime) -> u128 {
 /// Errors: [`mem_core::Error::Io`] when the directory exists but cannot be
 /// listed. Files that do not parse are reported in [`Loaded::broken`].
 pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Result<Loaded> {
-    let rd = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
+    // The directory's key, taken before it is listed.
+    let dir_key = match std::fs::metadata(dir) {
+        Ok(m) => (m.modified().map_or(0, ns), change_id(&m)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(Loaded {
                 items: Vec::new(),
                 broken: Vec::new(),
                 cached: 0,
                 parsed: 0,
+                relisted: true,
             });
         }
         Err(e) => return Err(mem_core::Error::io(dir, e)),
     };
-    let ents = rd
-        .collect::<std::io::Result<Vec<_>>>()
-        .map_err(|e| mem_core::Error::io(dir, e))?;
-    // Before the cache's index is read: its bytes are the first large block.
-    crate::heap::reserve(ents.len());
     let dir_str = dir.to_string_lossy();
     let old = cache.and_then(cache::read).filter(|c| c.dir == dir_str);
     let had_cache = old.is_some();
     let old = old.unwrap_or(Cache {
         dir: "",
         written_ns: 0,
+        listing: None,
         entries: Vec::new(),
         postings: Vec::new(),
         terms_at: Vec::new(),
         mds: None,
     });
+    // Before the large blocks of a large directory (the cache's index is
+    // mapped, not in the heap).
+    crate::heap::reserve(old.entries.len());
     let trusted_before = old
         .written_ns
         .saturating_sub(u128::from(RACY_SECS) * 1_000_000_000);
     let now = ns(SystemTime::now());
-    // The topic files with their mtime and size (one stat each).
-    // A name the cache holds was checked when it was cached (the check
-    // depends on the name only); its entry is looked up once, by hash (a
-    // binary search over thousands of names spread through the cache's
-    // bytes misses the CPU cache at every step).
-    let by_name = entry_index(&old.entries);
-    let cached = |name: &str| by_name.get(name).copied();
-    let listed: Vec<Listed> = par_map(&ents, |e| list_entry(e, &cached))
-        .into_iter()
-        .flatten()
-        .collect();
-    drop(ents);
+    // The topic files with their mtime and size (one stat each). When the
+    // directory has the key it had when the cache was written from its
+    // listing (outside the racy window), the listing is the same:
+    // creating, removing or renaming an entry sets the directory's mtime
+    // and ctime (POSIX), and no program can set the ctime back. The cache's
+    // files are then stat'ed by name, and the directory is not listed.
+    let same_listing = old.listing == Some(dir_key) && dir_key.0 < trusted_before;
+    let by_name = same_listing
+        .then(|| list_cached(dir, &old.entries))
+        .flatten();
+    let relisted = by_name.is_none();
+    let listed = match by_name {
+        Some(listed) => listed,
+        None => list_dir(dir, &old.entries)?,
+    };
+    let listed_count = listed.len();
     // Cache entries still valid (decoded below, in order), files read now.
     let mut used: Vec<usize> = Vec::with_capacity(old.entries.len());
     let mut fresh: Vec<Fresh> = Vec::new();
@@ -258,9 +267,18 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
         }
     }
     fresh.for_each(|f| b.fresh(f));
-    let changed = !had_cache || b.parsed > 0 || old.entries.len() != b.order.len();
+    // The directory's key when every topic file listed has an entry.
+    let listing = (b.order.len() == listed_count).then_some(dir_key);
+    // A listing of a directory changed within the racy window is
+    // rewritten (with a later time) until it can be trusted.
+    let changed = !had_cache
+        || b.parsed > 0
+        || old.entries.len() != b.order.len()
+        || old.listing != listing
+        || (listing.is_some() && relisted);
     if let (Some(cache), true) = (cache, changed) {
         let mut w = cache::Writer::new(&dir_str, now, b.order.len());
+        w.listing(listing);
         // The Markdown of the entries kept, copied from the old cache.
         let old_mds = old.mds.as_ref().and_then(cache::Mds::all);
         for p in &b.order {
@@ -290,7 +308,85 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
         broken: b.broken,
         cached: b.cached,
         parsed: b.parsed,
+        relisted,
     })
+}
+
+/// The topic files of `dir`, listed (see [`list_entry`]); `entries` are
+/// the cache's.
+fn list_dir(dir: &Path, entries: &[cache::Cached]) -> mem_core::Result<Vec<Listed>> {
+    let ents = std::fs::read_dir(dir)
+        .and_then(|rd| rd.collect::<std::io::Result<Vec<_>>>())
+        .map_err(|e| mem_core::Error::io(dir, e))?;
+    crate::heap::reserve(ents.len());
+    // A name the cache holds was checked when it was cached (the check
+    // depends on the name only); its entry is looked up once, by hash (a
+    // binary search over thousands of names spread through the cache's
+    // bytes misses the CPU cache at every step).
+    let by_name = entry_index(entries);
+    let cached = |name: &str| by_name.get(name).copied();
+    Ok(par_map(&ents, |e| list_entry(e, &cached))
+        .into_iter()
+        .flatten()
+        .collect())
+}
+
+/// The cache's files as they are now, by name in `dir` (one stat each),
+/// without listing the directory; `None` when one of them is gone or
+/// became a directory (the directory is then listed).
+fn list_cached(dir: &Path, entries: &[cache::Cached]) -> Option<Vec<Listed>> {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    let fd = rustix::fs::open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()?;
+    let stats = par_map(entries, |e| {
+        let st = rustix::fs::statat(&fd, e.file, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+        (!FileType::from_raw_mode(st.st_mode).is_dir()).then(|| Stat::of(&st))
+    });
+    entries
+        .iter()
+        .zip(stats)
+        .enumerate()
+        .map(|(i, (e, st))| {
+            let st = st?;
+            Some(Listed {
+                name: Cow::Borrowed(e.file),
+                entry: Some(i),
+                mtime_ns: st.mtime_ns,
+                size: st.size,
+                change: st.change,
+            })
+        })
+        .collect()
+}
+
+/// A file's key from `stat(2)`, as [`list_entry`] has it from the
+/// standard library's metadata.
+struct Stat {
+    mtime_ns: u128,
+    size: u64,
+    change: u64,
+}
+
+impl Stat {
+    #[allow(clippy::unnecessary_cast)] // the field types differ by target
+    fn of(st: &rustix::fs::Stat) -> Stat {
+        let mtime =
+            i128::from(st.st_mtime as i64) * 1_000_000_000 + i128::from(st.st_mtime_nsec as i64);
+        Stat {
+            // before the epoch: 0, as `ns`
+            mtime_ns: u128::try_from(mtime).unwrap_or(0),
+            size: st.st_size as u64,
+            change: change_of(
+                st.st_ctime as i64,
+                st.st_ctime_nsec as i64,
+                st.st_ino as u64,
+            ),
+        }
+    }
 }
 
 /// The index of each cache entry by its file name.
@@ -305,7 +401,7 @@ fn entry_index(entries: &[cache::Cached]) -> foldhash::HashMap<&'static str, usi
 /// A topic file as listed: its name, mtime (ns), size and [`change_id`],
 /// and the index of its cache entry when the cache has one.
 struct Listed {
-    name: String,
+    name: Cow<'static, str>,
     entry: Option<usize>,
     mtime_ns: u128,
     size: u64,
@@ -336,7 +432,7 @@ fn list_entry(
         mtime_ns: meta.modified().map_or(0, ns),
         size: meta.len(),
         change: change_id(&meta),
-        name,
+        name: Cow::Owned(name),
         entry,
     })
 }
@@ -349,16 +445,21 @@ fn change_id(meta: &std::fs::Metadata) -> u64 {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        (meta.ctime() as u64)
-            .wrapping_mul(1_000_000_007)
-            .wrapping_add(meta.ctime_nsec() as u64)
-            ^ meta.ino().rotate_left(29)
+        change_of(meta.ctime(), meta.ctime_nsec(), meta.ino())
     }
     #[cfg(not(unix))]
     {
         let _ = meta;
         0
     }
+}
+
+/// [`change_id`] of a ctime (seconds, nanoseconds) and inode number.
+fn change_of(ctime: i64, ctime_nsec: i64, ino: u64) -> u64 {
+    (ctime as u64)
+        .wrapping_mul(1_000_000_007)
+        .wrapping_add(ctime_nsec as u64)
+        ^ ino.rotate_left(29)
 }
 
 /// From this many topic files on, [`load_dir`] stats them, and decodes
@@ -552,4 +653,44 @@ pub fn load_records(
         }
     }
     if bad.is_empty() { Ok(items) } else { Err(bad) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key of a file stat'ed by name is the one of its listing.
+    #[test]
+    fn stat_by_name_equals_the_listing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("mem");
+        std::fs::create_dir(&dir).unwrap();
+        let text = "---\nname: a\ndescription: b\ntype: user\n---\nbody\n";
+        for name in ["one.md", "two.md", "three.md"] {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        let cache = tmp.path().join("cache");
+        let stems = Stems::default();
+        load_dir(&dir, Some(&cache), &stems).unwrap();
+        let c = cache::read(&cache).unwrap();
+        assert_eq!(c.entries.len(), 3);
+        let key = |l: &Listed| (l.name.to_string(), l.entry, l.mtime_ns, l.size, l.change);
+        let mut listed: Vec<_> = list_dir(&dir, &c.entries)
+            .unwrap()
+            .iter()
+            .map(key)
+            .collect();
+        listed.sort();
+        let by_name: Vec<_> = list_cached(&dir, &c.entries)
+            .unwrap()
+            .iter()
+            .map(key)
+            .collect();
+        assert_eq!(listed, by_name);
+        assert!(
+            by_name
+                .iter()
+                .all(|k| k.2 > 0 && k.3 == text.len() as u64 && k.4 != 0)
+        );
+    }
 }

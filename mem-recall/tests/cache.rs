@@ -448,3 +448,124 @@ fn a_cache_of_layout_6_is_rebuilt() {
     assert!(now.starts_with(&head));
     assert_eq!(load(&s).cached, 2);
 }
+
+/// The memory dir's mtime set well before any cache write, as [`age`].
+fn age_dir(s: &Setup) {
+    age(&s.mem);
+}
+
+/// While the directory keeps the mtime and ctime it had when the cache
+/// was written from its listing, its files are stat'ed by name and it is
+/// not listed again; an edit in place (mtime put back) is still seen.
+#[test]
+fn an_unchanged_directory_is_not_listed_again() {
+    let s = setup();
+    age_dir(&s);
+    let first = load(&s);
+    assert!(first.relisted);
+    let second = load(&s);
+    assert!(!second.relisted);
+    assert_eq!((second.parsed, second.cached), (0, 2));
+    assert_eq!(ids(&second), ids(&first));
+    let p = s.mem.join("mirror-slow-on-0711.md");
+    write(&p, &MIRROR.replace("\"mirror\"", "\"mirrr\""));
+    age(&p);
+    let third = load(&s);
+    assert!(!third.relisted);
+    assert_eq!((third.parsed, third.cached), (1, 1));
+    assert!(third.items[1].doc.triggers.iter().any(|t| t == "mirrr"));
+    assert_eq!(ids(&third), ids(&first));
+}
+
+/// A file added, removed or renamed, even with the directory's mtime put
+/// back (`touch -r`): its ctime changed, so it is listed again, and the
+/// result is an uncached load's.
+#[test]
+fn an_entry_added_removed_or_renamed_is_seen_with_the_dir_mtime_put_back() {
+    let s = setup();
+    age_dir(&s);
+    load(&s);
+    assert!(!load(&s).relisted);
+    let uncached = || ids(&load_dir(&s.mem, None, &Stems::default()).unwrap());
+    let added = s.mem.join("added-later.md");
+    write(&added, &FIXTURE.replace("Run setup", "Added"));
+    age(&added);
+    age_dir(&s);
+    let l = load(&s);
+    assert!(l.relisted);
+    assert_eq!(
+        ids(&l),
+        [
+            "added-later",
+            "fixture-before-verify",
+            "mirror-slow-on-0711"
+        ]
+    );
+    assert_eq!(ids(&l), uncached());
+    std::fs::rename(&added, s.mem.join("renamed-later.md")).unwrap();
+    age_dir(&s);
+    let l = load(&s);
+    assert!(l.relisted);
+    assert_eq!(
+        ids(&l),
+        [
+            "fixture-before-verify",
+            "mirror-slow-on-0711",
+            "renamed-later"
+        ]
+    );
+    std::fs::remove_file(s.mem.join("fixture-before-verify.md")).unwrap();
+    age_dir(&s);
+    let l = load(&s);
+    assert_eq!(ids(&l), ["mirror-slow-on-0711", "renamed-later"]);
+    assert_eq!(ids(&l), uncached());
+}
+
+/// A directory changed within the racy window is listed at every load
+/// until the cache is written late enough to trust its listing.
+#[test]
+fn a_directory_changed_just_now_is_listed_again() {
+    let s = setup();
+    // the files were just written: the directory's mtime is now
+    load(&s);
+    let l = load(&s);
+    assert!(l.relisted);
+    assert_eq!((l.parsed, l.cached), (0, 2));
+}
+
+/// A topic file that cannot be read (here a symbolic link) is never
+/// cached: the directory stays listed and the file reported at every load.
+#[test]
+fn an_unreadable_topic_file_keeps_the_directory_listed() {
+    let s = setup();
+    std::os::unix::fs::symlink(
+        s.mem.join("fixture-before-verify.md"),
+        s.mem.join("linked-copy.md"),
+    )
+    .unwrap();
+    age_dir(&s);
+    for _ in 0..3 {
+        let l = load(&s);
+        assert!(l.relisted);
+        assert_eq!(l.broken.len(), 1, "{:?}", l.broken);
+        assert!(l.broken[0].contains("linked-copy.md"), "{:?}", l.broken);
+    }
+}
+
+/// A file gone although the directory's key is unchanged (its mtime and
+/// ctime written back is not possible; a file system that does not keep
+/// them): the directory is listed instead.
+#[test]
+fn a_cached_file_that_is_gone_makes_the_directory_listed() {
+    let s = setup();
+    age_dir(&s);
+    load(&s);
+    assert!(!load(&s).relisted);
+    // The cache claims a file the directory does not hold.
+    let text = std::fs::read_to_string(&s.cache).unwrap();
+    let forged = text.replace("mirror-slow-on-0711.md", "mirror-slow-on-0799.md");
+    std::fs::write(&s.cache, forged).unwrap();
+    let l = load(&s);
+    assert!(l.relisted);
+    assert_eq!(ids(&l), ["fixture-before-verify", "mirror-slow-on-0711"]);
+}

@@ -60,7 +60,7 @@ fn cache_file(env: &Env) -> PathBuf {
 fn set_postings(cache: &Path, stem: &str, records: &str) {
     let text = std::fs::read_to_string(cache).unwrap();
     // The index's length: 16 hex digits after the magic line and `VERSION;`.
-    let head = "mem-recall cache\n".len() + "9;".len();
+    let head = "mem-recall cache\n".len() + format!("{};", mem_recall::cache::CACHE_VERSION).len();
     let index_len = usize::from_str_radix(&text[head..head + 16], 16).unwrap();
     let key = format!("{}:{stem}", stem.len());
     let at = text[..index_len]
