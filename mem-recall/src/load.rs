@@ -9,6 +9,14 @@
 //! at least [`RACY_SECS`] before the cache was written (a file changed twice within one clock tick is
 //! re-read). The cache is written atomically when anything changed; a cache
 //! that does not parse, or of another version, is ignored and rebuilt.
+//!
+//! The cache also keeps the memory dir's own mtime and change id from the
+//! listing it was written from, when every topic file listed has an entry.
+//! While the directory still has them (outside the racy window), it is not
+//! listed again: its listing is the same, since creating, removing or
+//! renaming an entry sets a directory's mtime and ctime (POSIX) and no
+//! program can set a ctime back. The cached files are then stat'ed by name;
+//! one that is gone or became a directory makes the directory listed.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};

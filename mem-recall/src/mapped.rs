@@ -15,8 +15,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 
 /// The first `len` bytes of `f`, for the rest of the process: mapped
-/// read-only (`mmap(2)`, private), or read into the heap where mapping
-/// fails. `None` when the file is shorter than `len` or unreadable.
+/// read-only (`mmap(2)`), or read into the heap where mapping fails. `None` when the file is shorter than `len` or unreadable.
 ///
 /// Only for files that are replaced, never rewritten in place (mem writes
 /// its caches to a temporary file renamed over the old one,
@@ -28,8 +27,8 @@ pub fn leak_start(f: &File, len: usize) -> Option<&'static [u8]> {
         return None;
     }
     if len > 0 {
-        // SAFETY: a private read-only mapping of `len` bytes, all inside
-        // the file (checked above). It is sound while the file's first
+        // SAFETY: a read-only mapping of `len` bytes, all inside the file
+        // (checked above). It is sound while the file's first
         // `len` bytes stay as they are: mem never writes a cache file in
         // place (it renames a new file over it, so the inode mapped here
         // keeps its bytes for as long as the mapping lives), and the cache
