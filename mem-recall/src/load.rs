@@ -340,10 +340,21 @@ fn list_dir(dir: &Path, entries: &[cache::Cached]) -> mem_core::Result<Vec<Liste
 }
 
 /// The cache's files as they are now, by name in `dir` (one stat each),
-/// without listing the directory; `None` when one of them is gone or
-/// became a directory (the directory is then listed).
+/// without listing the directory; `None` when one of them is gone, became
+/// a directory, or is not a topic file's name (a cache that names
+/// `../x.md` is never followed out of the directory: it is listed instead).
 fn list_cached(dir: &Path, entries: &[cache::Cached]) -> Option<Vec<Listed>> {
     use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    // The names are checked as a listing's are (see `list_entry`).
+    let topic_file = |name: &str| {
+        !mem_core::store::is_reserved(name)
+            && name
+                .strip_suffix(".md")
+                .is_some_and(|id| mem_core::id::validate_id(id).is_ok())
+    };
+    if !entries.iter().all(|e| topic_file(e.file)) {
+        return None;
+    }
     let fd = rustix::fs::open(
         dir,
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,

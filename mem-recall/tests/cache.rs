@@ -569,3 +569,31 @@ fn a_cached_file_that_is_gone_makes_the_directory_listed() {
     assert!(l.relisted);
     assert_eq!(ids(&l), ["fixture-before-verify", "mirror-slow-on-0711"]);
 }
+
+/// A cache whose listing is the directory's but which names a file out of
+/// it (`../`): the name is refused, the directory listed, and nothing
+/// outside it read.
+#[test]
+fn a_cache_naming_a_file_outside_the_directory_is_not_followed() {
+    let s = setup();
+    age_dir(&s);
+    load(&s);
+    assert!(!load(&s).relisted);
+    let real = "fixture-before-verify.md";
+    let evil = "../outside/fixture-xy.md";
+    assert_eq!(real.len(), evil.len());
+    let outside = s.mem.parent().unwrap().join("outside");
+    write(
+        &outside.join("fixture-xy.md"),
+        &FIXTURE.replace("Run setup", "Outside the memory dir"),
+    );
+    let text = std::fs::read_to_string(&s.cache).unwrap();
+    assert_eq!(text.matches(real).count(), 1);
+    std::fs::write(&s.cache, text.replace(real, evil)).unwrap();
+    let l = load(&s);
+    assert!(l.relisted);
+    assert_eq!(ids(&l), ["fixture-before-verify", "mirror-slow-on-0711"]);
+    for item in &l.items {
+        assert!(!item.injected_md().unwrap().contains("Outside"));
+    }
+}
