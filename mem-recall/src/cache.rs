@@ -38,7 +38,7 @@
 //! postings = count; (stem offset; len;)*count  (sorted by stem, unique;
 //!            where in mds the stem's records are)
 //! records  = (delta "," tf ";")*
-//! listing  = "0;" | "1;" mtime_ns change  (32 and 16 lowercase hex digits:
+//! listing  = "0;" | "1;" ctime_ns change  (32 and 16 lowercase hex digits:
 //!            the memory dir's key when the entries are every topic file
 //!            it listed, see `load::load_dir`)
 //! ```
@@ -249,6 +249,13 @@ pub const CACHE_READ_BYTES: u64 = 256 << 20;
 /// Read the cache at `path`; `None` when it is missing, unreadable, of
 /// another version or malformed.
 pub fn read(path: &Path) -> Option<Cache> {
+    read_sized(path, |_| ())
+}
+
+/// [`read`], calling `sized` with the index's length in bytes before the
+/// index is read into memory (the heap can be made ready for it, see
+/// [`crate::heap`]).
+pub fn read_sized(path: &Path, sized: impl FnOnce(u64)) -> Option<Cache> {
     let f = mem_core::confine::open_regular(path, false).ok()?;
     let size = f.metadata().ok()?.len();
     let mut head = [0u8; HEAD_BYTES];
@@ -258,6 +265,7 @@ pub fn read(path: &Path) -> Option<Cache> {
     if index_len.checked_add(md_len)? != size || index_len > CACHE_READ_BYTES {
         return None;
     }
+    sized(index_len);
     // The docs borrow from these bytes for the rest of the process.
     let bytes = crate::mapped::leak_start(&f, usize::try_from(index_len).ok()?)?;
     let text = simdutf8::basic::from_utf8(bytes).ok()?;

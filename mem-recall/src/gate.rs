@@ -1237,8 +1237,11 @@ mod tests {
         let cache = tmp.path().join("cache/recall.cache");
         std::fs::create_dir_all(cache.parent().unwrap()).unwrap();
         let stems = Stems::default();
-        crate::load::load_dir(&dir, Some(&cache), &stems).unwrap();
-        let loaded = crate::load::load_dir(&dir, Some(&cache), &stems).unwrap();
+        // past a short racy window (the files' ctime is now)
+        let racy = std::time::Duration::from_millis(50);
+        std::thread::sleep(racy * 2);
+        crate::load::load_dir_within(&dir, Some(&cache), &stems, racy).unwrap();
+        let loaded = crate::load::load_dir_within(&dir, Some(&cache), &stems, racy).unwrap();
         assert_eq!(loaded.cached, 40);
         let fresh = crate::load::load_dir(&dir, None, &stems).unwrap();
         // Cached docs, with one doc of no cache amid them.

@@ -5,23 +5,28 @@
 //! The cache ([`crate::cache`]) lives in `$XDG_CACHE_HOME/mem/<digest of
 //! the memory dir>/`[`CACHE_FILE`] (never inside the memory directory). An
 //! entry is used when the file's name, mtime (nanoseconds), size, inode and
-//! change time (its ctime) are unchanged and the file was last modified
-//! at least [`RACY_SECS`] before the cache was written (a file changed twice within one clock tick is
-//! re-read). The cache is written atomically when anything changed; a cache
-//! that does not parse, or of another version, is ignored and rebuilt.
+//! change time (its ctime) are unchanged and the file was last modified and
+//! changed (mtime and ctime) at least [`RACY_SECS`] before the cache was
+//! written: a file changed twice within one clock tick is re-read, even
+//! with its mtime put back (`touch -d`), since no program can set a ctime
+//! back. An entry's key is the one of the file as opened for reading. The
+//! cache is written atomically when anything changed; a cache that does
+//! not parse, or of another version, is ignored and rebuilt.
 //!
-//! The cache also keeps the memory dir's own mtime and change id from the
-//! listing it was written from, when every topic file listed has an entry.
-//! While the directory still has them (outside the racy window), it is not
+//! The memory dir is opened once: its key, its listing and its files'
+//! stats come from that descriptor, whatever the path names meanwhile. The
+//! cache also keeps the directory's ctime and change id from the listing it
+//! was written from, when every topic file listed has an entry. While the
+//! directory still has them, its ctime outside the racy window, it is not
 //! listed again: its listing is the same, since creating, removing or
-//! renaming an entry sets a directory's mtime and ctime (POSIX) and no
-//! program can set a ctime back. The cached files are then stat'ed by name;
-//! one that is gone or became a directory makes the directory listed.
+//! renaming an entry sets a directory's ctime (POSIX). The cached files are
+//! then stat'ed by name; one that is gone, became a directory or is no topic
+//! file's name makes the directory listed.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mem_core::Memory;
 
@@ -154,10 +159,30 @@ fn ns(t: SystemTime) -> u128 {
 /// Errors: [`mem_core::Error::Io`] when the directory exists but cannot be
 /// listed. Files that do not parse are reported in [`Loaded::broken`].
 pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Result<Loaded> {
-    // The directory's key, taken before it is listed.
-    let dir_key = match std::fs::metadata(dir) {
-        Ok(m) => (m.modified().map_or(0, ns), change_id(&m)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    load_dir_within(dir, cache, stems, Duration::from_secs(RACY_SECS))
+}
+
+/// [`load_dir`] with a racy window of `racy` instead of [`RACY_SECS`]: a
+/// file or directory changed (its ctime) less than `racy` before the cache
+/// was written is not trusted from it. For tests, which cannot set a ctime
+/// back.
+pub fn load_dir_within(
+    dir: &Path,
+    cache: Option<&Path>,
+    stems: &Stems,
+    racy: Duration,
+) -> mem_core::Result<Loaded> {
+    use rustix::fs::{Mode, OFlags};
+    // The directory, opened once: its key, its listing and its files'
+    // stats all come from this one descriptor, whatever happens to the
+    // path meanwhile (a symbolic link pointed elsewhere).
+    let fd = match rustix::fs::open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::NOENT) => {
             return Ok(Loaded {
                 items: Vec::new(),
                 broken: Vec::new(),
@@ -166,10 +191,20 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
                 relisted: true,
             });
         }
-        Err(e) => return Err(mem_core::Error::io(dir, e)),
+        Err(e) => return Err(mem_core::Error::io(dir, e.into())),
     };
+    // The directory's key, taken before it is listed.
+    let dir_stat = rustix::fs::fstat(&fd)
+        .map(|st| Stat::of(&st))
+        .map_err(|e| mem_core::Error::io(dir, e.into()))?;
+    let dir_key = (dir_stat.ctime_ns, dir_stat.change);
     let dir_str = dir.to_string_lossy();
-    let old = cache.and_then(cache::read).filter(|c| c.dir == dir_str);
+    // Before the cache's index is read: its bytes are the first large
+    // block of a large directory (about 500 bytes a topic file).
+    let sized = |len: u64| crate::heap::reserve(usize::try_from(len / 400).unwrap_or(usize::MAX));
+    let old = cache
+        .and_then(|c| cache::read_sized(c, sized))
+        .filter(|c| c.dir == dir_str);
     let had_cache = old.is_some();
     let old = old.unwrap_or(Cache {
         dir: "",
@@ -180,27 +215,23 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
         terms_at: Vec::new(),
         mds: None,
     });
-    // Before the large blocks of a large directory (the cache's index is
-    // mapped, not in the heap).
-    crate::heap::reserve(old.entries.len());
-    let trusted_before = old
-        .written_ns
-        .saturating_sub(u128::from(RACY_SECS) * 1_000_000_000);
+    let trusted_before = old.written_ns.saturating_sub(racy.as_nanos());
     let now = ns(SystemTime::now());
     // The topic files with their mtime and size (one stat each). When the
     // directory has the key it had when the cache was written from its
-    // listing (outside the racy window), the listing is the same:
-    // creating, removing or renaming an entry sets the directory's mtime
-    // and ctime (POSIX), and no program can set the ctime back. The cache's
-    // files are then stat'ed by name, and the directory is not listed.
+    // listing, and its ctime is outside the racy window, the listing is
+    // the same: creating, removing or renaming an entry sets the
+    // directory's ctime (POSIX), which no program can set back (its mtime
+    // can be: `touch -d`). The cache's files are then stat'ed by name, and
+    // the directory is not listed.
     let same_listing = old.listing == Some(dir_key) && dir_key.0 < trusted_before;
     let by_name = same_listing
-        .then(|| list_cached(dir, &old.entries))
+        .then(|| list_cached(&fd, &old.entries))
         .flatten();
     let relisted = by_name.is_none();
     let listed = match by_name {
         Some(listed) => listed,
-        None => list_dir(dir, &old.entries)?,
+        None => list_dir(&fd, &old.entries).map_err(|e| mem_core::Error::io(dir, e.into()))?,
     };
     let listed_count = listed.len();
     // Cache entries still valid (decoded below, in order), files read now.
@@ -209,21 +240,19 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
     for l in listed {
         if let Some(i) = l.entry {
             let e = &old.entries[i];
+            // The ctime too: an mtime can be set back (`touch -d`), and an
+            // edit in the cache write's clock tick then keeps the key.
             if e.mtime_ns == l.mtime_ns
                 && e.size == l.size
                 && e.change == l.change
                 && l.mtime_ns < trusted_before
+                && l.ctime_ns < trusted_before
             {
                 used.push(i);
                 continue;
             }
         }
-        fresh.push(parse_file(
-            dir,
-            &l.name,
-            (l.mtime_ns, l.size, l.change),
-            stems,
-        ));
+        fresh.push(parse_file(dir, &l.name, stems));
     }
     used.sort_unstable();
     let decoded = par_map(&used, |&i| {
@@ -265,12 +294,7 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
             // A malformed body: the file is read again.
             None => {
                 b.parsed += 1;
-                b.fresh(parse_file(
-                    dir,
-                    e.file,
-                    (e.mtime_ns, e.size, e.change),
-                    stems,
-                ));
+                b.fresh(parse_file(dir, e.file, stems));
             }
         }
     }
@@ -320,51 +344,45 @@ pub fn load_dir(dir: &Path, cache: Option<&Path>, stems: &Stems) -> mem_core::Re
     })
 }
 
-/// The topic files of `dir`, listed (see [`list_entry`]); `entries` are
-/// the cache's.
-fn list_dir(dir: &Path, entries: &[cache::Cached]) -> mem_core::Result<Vec<Listed>> {
-    let ents = std::fs::read_dir(dir)
-        .and_then(|rd| rd.collect::<std::io::Result<Vec<_>>>())
-        .map_err(|e| mem_core::Error::io(dir, e))?;
-    crate::heap::reserve(ents.len());
-    // A name the cache holds was checked when it was cached (the check
-    // depends on the name only); its entry is looked up once, by hash (a
-    // binary search over thousands of names spread through the cache's
-    // bytes misses the CPU cache at every step).
+/// The topic files of the directory open at `fd`, listed (see
+/// [`list_entry`]); `entries` are the cache's.
+fn list_dir(
+    fd: &rustix::fd::OwnedFd,
+    entries: &[cache::Cached],
+) -> rustix::io::Result<Vec<Listed>> {
+    let mut names: Vec<String> = Vec::new();
+    for ent in rustix::fs::Dir::read_from(fd)? {
+        let ent = ent?;
+        // names that are not UTF-8 are no topic files
+        if let Ok(name) = ent.file_name().to_str()
+            && name != "."
+            && name != ".."
+        {
+            names.push(name.to_string());
+        }
+    }
+    crate::heap::reserve(names.len());
+    // A name's entry in the cache is looked up once, by hash (a binary
+    // search over thousands of names spread through the cache's bytes
+    // misses the CPU cache at every step).
     let by_name = entry_index(entries);
     let cached = |name: &str| by_name.get(name).copied();
-    Ok(par_map(&ents, |e| list_entry(e, &cached))
+    Ok(par_map(&names, |name| list_entry(fd, name, &cached))
         .into_iter()
         .flatten()
         .collect())
 }
 
-/// The cache's files as they are now, by name in `dir` (one stat each),
-/// without listing the directory; `None` when one of them is gone, became
-/// a directory, or is not a topic file's name (a cache that names
-/// `../x.md` is never followed out of the directory: it is listed instead).
-fn list_cached(dir: &Path, entries: &[cache::Cached]) -> Option<Vec<Listed>> {
-    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
-    // The names are checked as a listing's are (see `list_entry`).
-    let topic_file = |name: &str| {
-        !mem_core::store::is_reserved(name)
-            && name
-                .strip_suffix(".md")
-                .is_some_and(|id| mem_core::id::validate_id(id).is_ok())
-    };
+/// The cache's files as they are now, by name in the directory open at
+/// `fd` (one stat each), without listing it; `None` when one of them is
+/// gone, became a directory, or is not a topic file's name (a cache that
+/// names `../x.md` is never followed out of the directory: it is listed
+/// instead).
+fn list_cached(fd: &rustix::fd::OwnedFd, entries: &[cache::Cached]) -> Option<Vec<Listed>> {
     if !entries.iter().all(|e| topic_file(e.file)) {
         return None;
     }
-    let fd = rustix::fs::open(
-        dir,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .ok()?;
-    let stats = par_map(entries, |e| {
-        let st = rustix::fs::statat(&fd, e.file, AtFlags::SYMLINK_NOFOLLOW).ok()?;
-        (!FileType::from_raw_mode(st.st_mode).is_dir()).then(|| Stat::of(&st))
-    });
+    let stats = par_map(entries, |e| stat_at(fd, e.file));
     entries
         .iter()
         .zip(stats)
@@ -375,6 +393,7 @@ fn list_cached(dir: &Path, entries: &[cache::Cached]) -> Option<Vec<Listed>> {
                 name: Cow::Borrowed(e.file),
                 entry: Some(i),
                 mtime_ns: st.mtime_ns,
+                ctime_ns: st.ctime_ns,
                 size: st.size,
                 change: st.change,
             })
@@ -382,10 +401,26 @@ fn list_cached(dir: &Path, entries: &[cache::Cached]) -> Option<Vec<Listed>> {
         .collect()
 }
 
-/// A file's key from `stat(2)`, as [`list_entry`] has it from the
-/// standard library's metadata.
+/// True for a topic file's name: `<id>.md`, the id valid, not reserved.
+fn topic_file(name: &str) -> bool {
+    !mem_core::store::is_reserved(name)
+        && name
+            .strip_suffix(".md")
+            .is_some_and(|id| mem_core::id::validate_id(id).is_ok())
+}
+
+/// The stat of `name` in the directory open at `fd`, not through a link;
+/// `None` when it is missing or a directory.
+fn stat_at(fd: &rustix::fd::OwnedFd, name: &str) -> Option<Stat> {
+    let st = rustix::fs::statat(fd, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()?;
+    (!rustix::fs::FileType::from_raw_mode(st.st_mode).is_dir()).then(|| Stat::of(&st))
+}
+
+/// A file's key from `stat(2)`: mtime and ctime in ns since the epoch (0
+/// before it), size, and [`change_id`].
 struct Stat {
     mtime_ns: u128,
+    ctime_ns: u128,
     size: u64,
     change: u64,
 }
@@ -393,17 +428,32 @@ struct Stat {
 impl Stat {
     #[allow(clippy::unnecessary_cast)] // the field types differ by target
     fn of(st: &rustix::fs::Stat) -> Stat {
-        let mtime =
-            i128::from(st.st_mtime as i64) * 1_000_000_000 + i128::from(st.st_mtime_nsec as i64);
+        let ns = |s: i64, n: i64| {
+            u128::try_from(i128::from(s) * 1_000_000_000 + i128::from(n)).unwrap_or(0)
+        };
         Stat {
-            // before the epoch: 0, as `ns`
-            mtime_ns: u128::try_from(mtime).unwrap_or(0),
+            mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
             size: st.st_size as u64,
             change: change_of(
                 st.st_ctime as i64,
                 st.st_ctime_nsec as i64,
                 st.st_ino as u64,
             ),
+        }
+    }
+
+    /// The same from the standard library's metadata.
+    fn of_meta(meta: &std::fs::Metadata) -> Stat {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |s: i64, n: i64| {
+            u128::try_from(i128::from(s) * 1_000_000_000 + i128::from(n)).unwrap_or(0)
+        };
+        Stat {
+            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+            size: meta.len(),
+            change: change_id(meta),
         }
     }
 }
@@ -417,42 +467,36 @@ fn entry_index(entries: &[cache::Cached]) -> foldhash::HashMap<&'static str, usi
     m
 }
 
-/// A topic file as listed: its name, mtime (ns), size and [`change_id`],
-/// and the index of its cache entry when the cache has one.
+/// A topic file as listed: its name, mtime and ctime (ns), size and
+/// [`change_id`], and the index of its cache entry when the cache has one.
 struct Listed {
     name: Cow<'static, str>,
     entry: Option<usize>,
     mtime_ns: u128,
+    ctime_ns: u128,
     size: u64,
     change: u64,
 }
 
-/// The directory entry when it is a topic file (`<id>.md`, not reserved,
-/// not a directory), with its mtime and size. `known` gives the cache
-/// entry of a name already checked (in the cache): its id is not checked
-/// again.
+/// The entry `name` of the directory open at `fd` when it is a topic file
+/// ([`topic_file`], not a directory, stat'ed without following a link),
+/// with its key and the index of its cache entry (`known`).
 fn list_entry(
-    ent: &std::fs::DirEntry,
+    fd: &rustix::fd::OwnedFd,
+    name: &str,
     known: &(impl Fn(&str) -> Option<usize> + Sync),
 ) -> Option<Listed> {
-    let name = ent.file_name().into_string().ok()?;
-    let entry = known(&name);
-    if entry.is_none() {
-        if mem_core::store::is_reserved(&name) {
-            return None;
-        }
-        mem_core::id::validate_id(name.strip_suffix(".md")?).ok()?;
-    }
-    let meta = ent.metadata().ok()?;
-    if meta.is_dir() {
+    if !topic_file(name) {
         return None;
     }
+    let st = stat_at(fd, name)?;
     Some(Listed {
-        mtime_ns: meta.modified().map_or(0, ns),
-        size: meta.len(),
-        change: change_id(&meta),
-        name: Cow::Owned(name),
-        entry,
+        name: Cow::Owned(name.to_string()),
+        entry: known(name),
+        mtime_ns: st.mtime_ns,
+        ctime_ns: st.ctime_ns,
+        size: st.size,
+        change: st.change,
     })
 }
 
@@ -609,30 +653,35 @@ impl Build {
 }
 
 /// Read and parse one topic file.
-fn parse_file(dir: &Path, name: &str, key: (u128, u64, u64), stems: &Stems) -> Fresh {
-    let (mtime_ns, size, change) = key;
+fn parse_file(dir: &Path, name: &str, stems: &Stems) -> Fresh {
     let path = dir.join(name);
     let stem = name.strip_suffix(".md").unwrap_or(name);
     // Regular files only, never through a link, at most MAX_TOPIC_BYTES.
-    let (mtime_ns, doc) =
-        match mem_core::confine::read_capped(&path, mem_core::confine::MAX_TOPIC_BYTES, false) {
-            Ok(bytes) => (
-                mtime_ns,
-                match String::from_utf8(bytes) {
-                    Ok(text) => mem_core::frontmatter::parse(name, &text)
-                        .map(|m| (Doc::from_memory(stem, &m, stems), md_parts(&m)))
-                        .map_err(|e| e.to_string()),
-                    Err(_) => Err(format!("{name}:1: not valid UTF-8")),
-                },
-            ),
-            // Vanished or unreadable: reported, never cached.
-            Err(e) => (0, Err(e.to_string())),
-        };
+    // The key is the opened file's, taken before it is read: what is
+    // cached is what was read, whatever file the name was listed as.
+    let read = mem_core::confine::open_regular(&path, false).and_then(|f| {
+        let meta = f.metadata().map_err(|e| mem_core::Error::io(&path, e))?;
+        let bytes = mem_core::confine::read_all(f, &path, mem_core::confine::MAX_TOPIC_BYTES)?;
+        Ok((Stat::of_meta(&meta), bytes))
+    });
+    let (st, doc) = match read {
+        Ok((st, bytes)) => (
+            Some(st),
+            match String::from_utf8(bytes) {
+                Ok(text) => mem_core::frontmatter::parse(name, &text)
+                    .map(|m| (Doc::from_memory(stem, &m, stems), md_parts(&m)))
+                    .map_err(|e| e.to_string()),
+                Err(_) => Err(format!("{name}:1: not valid UTF-8")),
+            },
+        ),
+        // Vanished or unreadable: reported, never cached.
+        Err(e) => (None, Err(e.to_string())),
+    };
     Fresh {
         file: name.to_string(),
-        mtime_ns,
-        size,
-        change,
+        mtime_ns: st.as_ref().map_or(0, |st| st.mtime_ns),
+        size: st.as_ref().map_or(0, |st| st.size),
+        change: st.as_ref().map_or(0, |st| st.change),
         doc,
     }
 }
@@ -678,7 +727,8 @@ pub fn load_records(
 mod tests {
     use super::*;
 
-    /// The key of a file stat'ed by name is the one of its listing.
+    /// The key of a file stat'ed by name is the one of its listing, and
+    /// the one of the file opened (what parse_file caches).
     #[test]
     fn stat_by_name_equals_the_listing() {
         let tmp = tempfile::tempdir().unwrap();
@@ -693,14 +743,16 @@ mod tests {
         load_dir(&dir, Some(&cache), &stems).unwrap();
         let c = cache::read(&cache).unwrap();
         assert_eq!(c.entries.len(), 3);
+        let fd = rustix::fs::open(
+            &dir,
+            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY,
+            rustix::fs::Mode::empty(),
+        )
+        .unwrap();
         let key = |l: &Listed| (l.name.to_string(), l.entry, l.mtime_ns, l.size, l.change);
-        let mut listed: Vec<_> = list_dir(&dir, &c.entries)
-            .unwrap()
-            .iter()
-            .map(key)
-            .collect();
+        let mut listed: Vec<_> = list_dir(&fd, &c.entries).unwrap().iter().map(key).collect();
         listed.sort();
-        let by_name: Vec<_> = list_cached(&dir, &c.entries)
+        let by_name: Vec<_> = list_cached(&fd, &c.entries)
             .unwrap()
             .iter()
             .map(key)
@@ -711,5 +763,8 @@ mod tests {
                 .iter()
                 .all(|k| k.2 > 0 && k.3 == text.len() as u64 && k.4 != 0)
         );
+        for (e, k) in c.entries.iter().zip(&by_name) {
+            assert_eq!((e.mtime_ns, e.size, e.change), (k.2, k.3, k.4));
+        }
     }
 }

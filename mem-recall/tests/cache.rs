@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use filetime::FileTime;
 use mem_core::text::Stems;
 use mem_recall::cache;
-use mem_recall::load::{CACHE_FILE, Loaded, load_dir};
+use mem_recall::load::{CACHE_FILE, Loaded, load_dir, load_dir_within};
+use std::time::Duration;
 use util::{FIXTURE, MIRROR, write};
 
 struct Setup {
@@ -45,8 +46,17 @@ fn age(p: &Path) {
     filetime::set_file_mtime(p, FileTime::from_unix_time(OLD, 0)).unwrap();
 }
 
+/// The racy window of these tests' loads: short, so that what was
+/// written before a load is past it (see [`load`]).
+const WINDOW: Duration = Duration::from_millis(50);
+
+/// Load through the cache once what was written is past the racy window:
+/// a file's or the directory's ctime (which no test can set back) must be
+/// older than the window when the cache is written for it to be trusted.
+/// `load_dir` itself (a window of `RACY_SECS`) is what the racy tests use.
 fn load(s: &Setup) -> Loaded {
-    load_dir(&s.mem, Some(&s.cache), &Stems::default()).unwrap()
+    std::thread::sleep(WINDOW + Duration::from_millis(20));
+    load_dir_within(&s.mem, Some(&s.cache), &Stems::default(), WINDOW).unwrap()
 }
 
 fn ids(l: &Loaded) -> Vec<String> {
@@ -521,15 +531,27 @@ fn an_entry_added_removed_or_renamed_is_seen_with_the_dir_mtime_put_back() {
     assert_eq!(ids(&l), uncached());
 }
 
-/// A directory changed within the racy window is listed at every load
-/// until the cache is written late enough to trust its listing.
+/// A directory or file changed within the racy window is listed, and
+/// read, at every load until the cache is written late enough to trust
+/// it. What counts is the ctime, which no program can set back: an mtime
+/// put back (`touch -d`, as `age` does here) would let a change made in
+/// the clock tick of the cache's write (coarse timestamps) keep its key.
 #[test]
 fn a_directory_changed_just_now_is_listed_again() {
     let s = setup();
-    // the files were just written: the directory's mtime is now
-    load(&s);
+    age_dir(&s);
+    // the files and the directory were just changed: their ctime is now,
+    // within RACY_SECS of every load below, their mtime long ago
+    let load_now = |s: &Setup| load_dir(&s.mem, Some(&s.cache), &Stems::default()).unwrap();
+    load_now(&s);
+    let l = load_now(&s);
+    assert!(l.relisted);
+    assert_eq!((l.parsed, l.cached), (2, 0));
+    // the same loads past a short window trust both
     let l = load(&s);
     assert!(l.relisted);
+    let l = load(&s);
+    assert!(!l.relisted);
     assert_eq!((l.parsed, l.cached), (0, 2));
 }
 
@@ -596,4 +618,25 @@ fn a_cache_naming_a_file_outside_the_directory_is_not_followed() {
     for item in &l.items {
         assert!(!item.injected_md().unwrap().contains("Outside"));
     }
+}
+
+/// A cache that holds a reserved name (here a dotfile the directory
+/// holds too) as an entry: the name is checked at every listing, so the
+/// file is never read as a memory.
+#[test]
+fn a_reserved_name_in_the_cache_is_not_read_as_a_memory() {
+    let s = setup();
+    let hidden = ".ixture-before-verify.md";
+    write(&s.mem.join(hidden), &FIXTURE.replace("Run setup", "Hidden"));
+    age_dir(&s);
+    load(&s);
+    let text = std::fs::read_to_string(&s.cache).unwrap();
+    let real = "fixture-before-verify.md";
+    assert_eq!((real.len(), text.matches(real).count()), (hidden.len(), 1));
+    std::fs::write(&s.cache, text.replace(real, hidden)).unwrap();
+    assert!(cache::read(&s.cache).is_some(), "the forged cache parses");
+    let l = load(&s);
+    assert!(l.relisted);
+    assert!(l.broken.is_empty(), "{:?}", l.broken);
+    assert_eq!(ids(&l), ["fixture-before-verify", "mirror-slow-on-0711"]);
 }
