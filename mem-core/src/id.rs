@@ -128,8 +128,8 @@ pub fn is_index_name(id: &str) -> bool {
 /// True for Windows device names (`con`, `nul`, `com1`, …), case-insensitive,
 /// with or without an extension (`nul.txt`).
 pub fn is_device_name(id: &str) -> bool {
-    let stem = id.split('.').next().unwrap_or(id).to_ascii_lowercase();
-    DEVICES.contains(&stem.as_str())
+    let stem = id.split('.').next().unwrap_or(id);
+    DEVICES.iter().any(|d| stem.eq_ignore_ascii_case(d))
 }
 
 /// True when `id` matches the form of ids mem creates: `[a-z0-9][a-z0-9-]{0,63}`.
@@ -215,6 +215,24 @@ pub fn contained(dir: &Path, path: &Path) -> Result<(), IdError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_names_in_any_case_with_or_without_extension() {
+        for id in [
+            "con",
+            "CON",
+            "Nul.txt",
+            "com1",
+            "LPT9.md",
+            "conin$",
+            "ConOut$.x",
+        ] {
+            assert!(is_device_name(id), "{id}");
+        }
+        for id in ["console", "com", "com10", "null", "lpt", "a.con", ""] {
+            assert!(!is_device_name(id), "{id}");
+        }
+    }
     use proptest::prelude::*;
 
     /// B25: every name of the case, each with its own error.

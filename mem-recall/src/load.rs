@@ -402,11 +402,17 @@ fn list_cached(fd: &rustix::fd::OwnedFd, entries: &[cache::Cached]) -> Option<Ve
 }
 
 /// True for a topic file's name: `<id>.md`, the id valid, not reserved.
+/// An id of the form mem creates (`[a-z0-9][a-z0-9-]*`, most of them) is
+/// valid unless it is a device or index name; others get the full check.
 fn topic_file(name: &str) -> bool {
-    !mem_core::store::is_reserved(name)
-        && name
-            .strip_suffix(".md")
-            .is_some_and(|id| mem_core::id::validate_id(id).is_ok())
+    use mem_core::id::{is_device_name, is_index_name, is_new_id, validate_id};
+    let Some(id) = name.strip_suffix(".md") else {
+        return false;
+    };
+    if is_new_id(id) {
+        return !is_device_name(id) && !is_index_name(id);
+    }
+    !mem_core::store::is_reserved(name) && validate_id(id).is_ok()
 }
 
 /// The stat of `name` in the directory open at `fd`, not through a link;
@@ -726,6 +732,42 @@ pub fn load_records(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The quick form of [`topic_file`] agrees with the full check.
+    #[test]
+    fn topic_file_names() {
+        let full = |name: &str| {
+            !mem_core::store::is_reserved(name)
+                && name
+                    .strip_suffix(".md")
+                    .is_some_and(|id| mem_core::id::validate_id(id).is_ok())
+        };
+        for name in [
+            "deploy-notes.md",
+            "a.md",
+            "0-x.md",
+            "con.md",
+            "CON.md",
+            "memory.md",
+            "MEMORY.md",
+            ".hidden.md",
+            "../x.md",
+            "a/b.md",
+            "x.txt",
+            ".md",
+            "-a.md",
+            "Foo_Bar.md",
+            "a..b.md",
+            "nul.md",
+            "com1.md",
+            "lpt10.md",
+            "logs",
+            "retired",
+            "a%2e.md",
+        ] {
+            assert_eq!(topic_file(name), full(name), "{name}");
+        }
+    }
 
     /// The key of a file stat'ed by name is the one of its listing, and
     /// the one of the file opened (what parse_file caches).
