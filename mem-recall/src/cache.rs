@@ -87,7 +87,7 @@ pub struct Cached {
     pub mtime_ns: u128,
     /// Size in bytes when cached.
     pub size: u64,
-    /// Inode and ctime fingerprint when cached (see `load::change_id`).
+    /// Inode and ctime fingerprint when cached (see `load::change_of`).
     pub change: u64,
     /// The encoded body (see [`decode_body`]).
     pub body: &'static str,

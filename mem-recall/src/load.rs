@@ -423,7 +423,7 @@ fn stat_at(fd: &rustix::fd::OwnedFd, name: &str) -> Option<Stat> {
 }
 
 /// A file's key from `stat(2)`: mtime and ctime in ns since the epoch (0
-/// before it), size, and [`change_id`].
+/// before it), size, and [`change_of`].
 struct Stat {
     mtime_ns: u128,
     ctime_ns: u128,
@@ -434,12 +434,9 @@ struct Stat {
 impl Stat {
     #[allow(clippy::unnecessary_cast)] // the field types differ by target
     fn of(st: &rustix::fs::Stat) -> Stat {
-        let ns = |s: i64, n: i64| {
-            u128::try_from(i128::from(s) * 1_000_000_000 + i128::from(n)).unwrap_or(0)
-        };
         Stat {
-            mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
-            ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
+            mtime_ns: epoch_ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime_ns: epoch_ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
             size: st.st_size as u64,
             change: change_of(
                 st.st_ctime as i64,
@@ -452,16 +449,19 @@ impl Stat {
     /// The same from the standard library's metadata.
     fn of_meta(meta: &std::fs::Metadata) -> Stat {
         use std::os::unix::fs::MetadataExt;
-        let ns = |s: i64, n: i64| {
-            u128::try_from(i128::from(s) * 1_000_000_000 + i128::from(n)).unwrap_or(0)
-        };
         Stat {
-            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
-            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+            mtime_ns: epoch_ns(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: epoch_ns(meta.ctime(), meta.ctime_nsec()),
             size: meta.len(),
-            change: change_id(meta),
+            change: change_of(meta.ctime(), meta.ctime_nsec(), meta.ino()),
         }
     }
+}
+
+/// A time given as seconds and nanoseconds since the epoch, in
+/// nanoseconds; 0 before the epoch (as [`ns`]).
+fn epoch_ns(secs: i64, nsec: i64) -> u128 {
+    u128::try_from(i128::from(secs) * 1_000_000_000 + i128::from(nsec)).unwrap_or(0)
 }
 
 /// The index of each cache entry by its file name.
@@ -474,7 +474,7 @@ fn entry_index(entries: &[cache::Cached]) -> foldhash::HashMap<&'static str, usi
 }
 
 /// A topic file as listed: its name, mtime and ctime (ns), size and
-/// [`change_id`], and the index of its cache entry when the cache has one.
+/// [`change_of`], and the index of its cache entry when the cache has one.
 struct Listed {
     name: Cow<'static, str>,
     entry: Option<usize>,
@@ -506,24 +506,10 @@ fn list_entry(
     })
 }
 
-/// A fingerprint of the file's inode and change time (ctime), 0 where
-/// there is none. The kernel sets the ctime on every write, rename or
+/// A fingerprint of a file's inode and change time (ctime: seconds,
+/// nanoseconds). The kernel sets the ctime on every write, rename or
 /// metadata change, and no program can set it back, so an edit whose mtime
 /// was put back (`cp -p`, `touch -r`, `rsync -a`, `tar x`) still shows.
-fn change_id(meta: &std::fs::Metadata) -> u64 {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        change_of(meta.ctime(), meta.ctime_nsec(), meta.ino())
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        0
-    }
-}
-
-/// [`change_id`] of a ctime (seconds, nanoseconds) and inode number.
 fn change_of(ctime: i64, ctime_nsec: i64, ino: u64) -> u64 {
     (ctime as u64)
         .wrapping_mul(1_000_000_007)
