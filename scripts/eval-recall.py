@@ -19,6 +19,9 @@ from collections import defaultdict
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 args = sys.argv[1:]
 extra = []
+if "-h" in args or "--help" in args:
+    print(__doc__.strip())
+    sys.exit(0)
 if "--" in args:
     extra = args[args.index("--") + 1:]
     args = args[:args.index("--")]
@@ -28,6 +31,8 @@ binary = opt("--bin", os.path.join(root, "target/debug/mem-recall"))
 tasks = opt("--tasks", os.path.join(root, "mem-recall/tests/fixtures/recall-eval/tasks.jsonl"))
 shared = opt("--shared", os.environ.get("MEM_SHARED_DIR", os.path.join(root, "../shared")))
 verbose = "-v" in args
+if not os.access(binary, os.X_OK):
+    sys.exit(f"eval-recall: {binary} is not an executable (build it with `cargo build -p mem-recall`, or give --bin)")
 dirs = {"claude": os.path.join(os.path.dirname(tasks), "claude-memory"),
         "eval": os.path.join(shared, "eval/recall/memory")}
 env = dict(os.environ, XDG_CACHE_HOME="/nonexistent-mem-eval")
