@@ -570,6 +570,9 @@ pub struct Decision {
     pub why: Vec<Why>,
     /// BM25 score (0 when no query stem matched).
     pub score: f64,
+    /// Distinct task terms that matched the memory's text (a term and its
+    /// synonyms count once); the gate needs [`MIN_MATCHED_STEMS`].
+    pub terms: usize,
     /// For drops: which budget (`max-items` or `max-tokens`).
     pub budget: Option<&'static str>,
 }
@@ -582,6 +585,7 @@ impl Decision {
             reason,
             why: Vec::new(),
             score: 0.0,
+            terms: 0,
             budget: None,
         }
     }
@@ -1061,6 +1065,7 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
             }
         }
         dec.score = score;
+        dec.terms = hit.len();
         // A passing score makes the memory relevant; a failing one is still
         // shown beside other matches (for --explain).
         let passes = hit.len() >= MIN_MATCHED_STEMS && score >= q.min_score;

@@ -56,11 +56,7 @@ pub fn text_line(decision: &Decision, doc: &Doc, today: NaiveDate, explain: bool
                 decision.reason.unwrap_or("no-match")
             );
             if explain && decision.reason == Some("no-match") && decision.score > 0.0 {
-                s.push_str(&format!(
-                    " (score {:.2} below the gate: needs {} distinct stems and --min-score)",
-                    decision.score,
-                    crate::gate::MIN_MATCHED_STEMS
-                ));
+                s.push_str(&gate_miss(decision));
             }
             if decision.reason == Some("superseded")
                 && let Some(by) = &doc.superseded_by
@@ -72,6 +68,23 @@ pub fn text_line(decision: &Decision, doc: &Doc, today: NaiveDate, explain: bool
             }
             s
         }
+    }
+}
+
+/// Why a memory the task's words touched stayed under the gate, for
+/// `--explain`: ` (score S: N distinct term(s) matched, M needed)`, or
+/// ` (score S under --min-score)` when enough terms matched.
+fn gate_miss(decision: &Decision) -> String {
+    let need = crate::gate::MIN_MATCHED_STEMS;
+    let n = decision.terms;
+    if n < need {
+        let terms = if n == 1 { "term" } else { "terms" };
+        format!(
+            " (score {:.2}: {n} distinct {terms} matched, {need} needed)",
+            decision.score
+        )
+    } else {
+        format!(" (score {:.2} under --min-score)", decision.score)
     }
 }
 

@@ -329,6 +329,48 @@ fn explain_shows_skips_and_reasons() {
     assert!(out.contains("SKIP   other — no-match"), "{out}");
 }
 
+/// A memory the task touches with one word only stays under the gate, and
+/// --explain says which condition failed (it said "no-match" alone, with a
+/// score above --min-score beside it).
+#[test]
+fn explain_says_why_a_scored_memory_stays_under_the_gate() {
+    let env = Env::new();
+    let mem = env.path().join("mem");
+    write(
+        &mem.join("deploy.md"),
+        "---\nname: Deploying to production\ndescription: How to deploy a release to production safely\ntype: project\n---\nTo deploy to production, run `make release` and then `./scripts/deploy.sh prod`.\nAlways check the staging smoke tests pass before deploying.\n",
+    );
+    let run = |task: &str, min: &str| {
+        ok(&env.run(
+            &[
+                "--memory-dir",
+                mem.to_str().unwrap(),
+                "--task",
+                task,
+                "--today",
+                "2026-07-11",
+                "--format",
+                "text",
+                "--explain",
+                "--no-cache",
+                "--min-score",
+                min,
+            ],
+            "",
+        ))
+    };
+    assert_eq!(
+        run("deploy the hotfix", "5"),
+        "SKIP   deploy — no-match (score 5.05: 1 distinct term matched, 2 needed)\nsummary: 0 recalled, 0 evicted\n"
+    );
+    let out = run("deploy the release", "50");
+    assert!(
+        out.starts_with("SKIP   deploy — no-match (score ")
+            && out.contains(" under --min-score)\n"),
+        "{out}"
+    );
+}
+
 #[test]
 fn records_from_stdin_only_with_records_dash() {
     let env = Env::new();

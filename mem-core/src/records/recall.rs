@@ -184,7 +184,10 @@ pub struct Skipped {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SkipReason {
-    /// Nothing of the task matched.
+    /// Not relevant to the task: no trigger or path matched, and its text
+    /// did not pass the gate (fewer than 2 distinct task terms matched, or
+    /// a score under `--min-score`; the record's `score` is given when any
+    /// term matched).
     NoMatch,
     /// Expired, and the task does not bear on it.
     Expired,
