@@ -649,13 +649,16 @@ pub fn require_given_dir(r: &Resolved) -> Result<()> {
         Rule::Env => "MEM_MEMORY_DIR",
         _ => return Ok(()),
     };
-    if r.dir.is_dir() {
-        Ok(())
-    } else {
-        Err(Error::Env(format!(
+    match std::fs::metadata(&r.dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(Error::Env(format!(
+            "{from} {}: not a directory",
+            r.dir.display()
+        ))),
+        Err(_) => Err(Error::Env(format!(
             "{from} {}: no such directory",
             r.dir.display()
-        )))
+        ))),
     }
 }
 

@@ -132,10 +132,8 @@ impl Report {
     /// `N lessons repeated, M would have been recalled`.
     pub fn summary(&self) -> String {
         let m = self.repeats.iter().filter(|r| r.recalled).count();
-        format!(
-            "{} lessons repeated, {m} would have been recalled",
-            self.repeats.len()
-        )
+        let lessons = counted(self.repeats.len(), "lesson", "lessons");
+        format!("{lessons} repeated, {m} would have been recalled")
     }
 }
 
@@ -440,6 +438,11 @@ pub fn table(report: &Report) -> String {
     s
 }
 
+/// `n` and the noun: `1 lesson`, `2 lessons`, `0 lessons`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 fn short(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
 }
@@ -487,9 +490,9 @@ pub fn run(args: &BacktestArgs) -> crate::Result<mem_core::Exit> {
             use std::io::Write as _;
             out.write_all(table(&report).as_bytes())?;
             out.line(&format!(
-                "{} sessions, {} memories written; {}",
-                report.sessions,
-                report.created,
+                "{}, {} written; {}",
+                counted(report.sessions, "session", "sessions"),
+                counted(report.created, "memory", "memories"),
                 report.summary()
             ))?;
         }
@@ -513,7 +516,25 @@ pub fn run(args: &BacktestArgs) -> crate::Result<mem_core::Exit> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Verdict, verdict};
+    use super::{Report, Verdict, counted, verdict};
+
+    /// "1 lessons repeated" and "1 memories written" read wrong.
+    #[test]
+    fn counts_take_the_singular_for_one() {
+        assert_eq!(counted(1, "lesson", "lessons"), "1 lesson");
+        assert_eq!(counted(0, "lesson", "lessons"), "0 lessons");
+        assert_eq!(counted(2, "memory", "memories"), "2 memories");
+        let report = Report {
+            sessions: 2,
+            created: 1,
+            repeats: Vec::new(),
+            warnings: Vec::new(),
+        };
+        assert_eq!(
+            report.summary(),
+            "0 lessons repeated, 0 would have been recalled"
+        );
+    }
 
     #[test]
     fn a_recall_wins_then_low_trust_then_the_first_reason() {

@@ -83,7 +83,7 @@ pub enum RecallError {
     #[error("{}: no such file or folder", .0.display())]
     NoSuchPath(PathBuf),
     /// `backtest`: no session transcripts in the folders given or found.
-    #[error("no session transcripts in {}", .0.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
+    #[error("{}", no_sessions(.0))]
     NoSessions(Vec<PathBuf>),
     /// `backtest --keep DIR` with a folder that is not empty.
     #[error("--keep {}: the folder is not empty", .0.display())]
@@ -161,6 +161,19 @@ impl mem_core::error::UError for RecallError {
     }
 }
 
+/// The words of [`RecallError::NoSessions`]: the folders looked in, or,
+/// when the project has none, that none was found and what to give.
+fn no_sessions(paths: &[PathBuf]) -> String {
+    if paths.is_empty() {
+        return "no session transcripts found for this project (no folder of its sessions in \
+                Claude Code's projects folder, ~/.claude/projects or $CLAUDE_CONFIG_DIR/projects): \
+                give the folders or files to replay"
+            .to_string();
+    }
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    format!("no session transcripts in {}", shown.join(", "))
+}
+
 /// Result with [`RecallError`].
 pub type Result<T, E = RecallError> = std::result::Result<T, E>;
 
@@ -190,5 +203,21 @@ mod tests {
             pid: 7,
         });
         assert_eq!(busy.code(), Exit::TempFail);
+    }
+
+    /// With no folder of the project's sessions found, the error said "no
+    /// session transcripts in " and named nothing.
+    #[test]
+    fn no_sessions_names_the_folders_or_says_none_was_found() {
+        assert_eq!(
+            RecallError::NoSessions(vec!["/a".into(), "/b".into()]).to_string(),
+            "no session transcripts in /a, /b"
+        );
+        assert_eq!(
+            RecallError::NoSessions(Vec::new()).to_string(),
+            "no session transcripts found for this project (no folder of its sessions in Claude \
+             Code's projects folder, ~/.claude/projects or $CLAUDE_CONFIG_DIR/projects): give the \
+             folders or files to replay"
+        );
     }
 }

@@ -82,14 +82,15 @@ Examples:
 /// Per memory: `recall` (injected), `evict` (expired: `expires < today`;
 /// never injected, always reported), `drop` (relevant but over
 /// --max-items / --max-tokens; reported, never silent) or `skip` (shown with
-/// --explain: no-match, other-project, retired, superseded).
+/// --explain: no-match, expired, other-project, retired, superseded,
+/// low-trust, overridden).
 ///
 /// Relevant when a trigger matches the task (case-insensitive, on word
 /// boundaries, English stems so "tests" meets "test", CJK as substrings,
 /// `re:` regexes), a `paths` glob matches a path the task touches (--path,
 /// or path-looking words of the task; a glob without `/` matches the file
 /// name at any depth), the BM25 score over name, description and body passes
-/// (at least 2 distinct matched stems and --min-score), or the memory is
+/// (at least 2 distinct task terms matched and --min-score), or the memory is
 /// `type: user` without triggers or paths. Ranked by trigger and path
 /// matches, then score.
 #[derive(Debug, Parser)]
@@ -200,7 +201,9 @@ pub enum Command {
     /// Before each session, recall runs for its first prompts with only the
     /// memories earlier sessions wrote (read, extracted and written through
     /// mem-transcript's, mem-extract's and mem-index's libraries, into a
-    /// scratch memory directory). No model is needed.
+    /// scratch memory directory, or --keep DIR; the user's own memory
+    /// directory, --memory-dir and MEM_MEMORY_DIR are not read). No model
+    /// is needed.
     #[command(after_long_help = BACKTEST_EXAMPLES)]
     Backtest(backtest::BacktestArgs),
     /// Install, remove or show mem's hooks in Claude Code's settings.json
@@ -230,10 +233,12 @@ Examples:
 const BACKTEST_EXAMPLES: &str = "\
 Examples:
   mem-recall backtest                                  # this project's sessions
-  mem-recall backtest ~/.claude/projects/-home-u-proj/ --format jsonl
+  mem-recall backtest ~/.claude/projects/-home-u-proj/
       | session | date | lesson | kind | op | learned in | recalled |
       …
-      12 sessions, 40 memories written; 3 lessons repeated, 2 would have been recalled";
+      12 sessions, 40 memories written; 3 lessons repeated, 2 would have been recalled
+  mem-recall backtest ~/.claude/projects/-home-u-proj/ --format jsonl   # a record per repeat
+  mem-recall backtest old-sessions/ --keep /tmp/bt-memory               # keep the memory built";
 
 /// Options of `mem-recall context`.
 #[derive(Debug, Args)]
@@ -306,10 +311,10 @@ pub struct RecallArgs {
     pub max_tokens: usize,
 
     /// Lowest BM25 score that makes a memory relevant by its text alone (it
-    /// also needs 2 distinct matched stems). The default 5.0 is set from the
-    /// labelled recall set: memories that only their text ties to a task
-    /// score 6.6–12 there, chance overlaps of two common words ("run" +
-    /// "test") 3.1–3.9. See the scores with --explain.
+    /// also needs 2 distinct task terms matched). The default 5.0 is set
+    /// from the labelled recall sets: memories that only their text ties to
+    /// a task score 5.6–13.9 there, chance overlaps of two terms 2.4–4.2
+    /// (docs/recall.md "The gate"). See the scores with --explain.
     #[arg(long, default_value_t = DEFAULT_MIN_SCORE, value_name = "SCORE", help_heading = "Budget")]
     pub min_score: f64,
 

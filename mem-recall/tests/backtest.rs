@@ -27,7 +27,7 @@ fn sessions_replay_in_time_order_and_repeats_are_reported() {
              |---|---|---|---|---|---|---|\n\
              | 22222222 | 2026-07-05 | {LESSON} | preference | update | 11111111 | yes (npm) |\n\
              | 03333333 | 2026-07-09 | {LESSON} | preference | update | 11111111 | no (no-match) |\n\
-             3 sessions, 1 memories written; 2 lessons repeated, 1 would have been recalled\n"
+             3 sessions, 1 memory written; 2 lessons repeated, 1 would have been recalled\n"
         )
     );
     let out = ok(&env.run(&["backtest", f.to_str().unwrap(), "--format", "jsonl"], ""));

@@ -116,3 +116,25 @@ fn recall_from_a_missing_memory_dir_is_an_error() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// `--memory-dir` naming a file: "not a directory" (it said "no such
+/// directory" of a file that exists).
+#[test]
+fn recall_from_a_memory_dir_that_is_a_file_says_so() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("notes.txt");
+    std::fs::write(&file, "x\n").unwrap();
+    let mut c = cmd("mem-recall", home.path());
+    c.args(["--task", "run the tests", "--memory-dir"])
+        .arg(&file);
+    let out = run(c, b"");
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "mem-recall: --memory-dir {}: not a directory\n",
+            file.display()
+        )
+    );
+    assert!(out.stdout.is_empty());
+}
