@@ -21,7 +21,9 @@
 //! listed again: its listing is the same, since creating, removing or
 //! renaming an entry sets a directory's ctime (POSIX). The cached files are
 //! then stat'ed by name; one that is gone, became a directory or is no topic
-//! file's name makes the directory listed.
+//! file's name makes the directory listed. A file named `*.md` that is no
+//! topic file (its stem not a valid id) is reported at every call: its
+//! directory's key is then not kept, and it is listed every time.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -138,7 +140,10 @@ struct Fresh {
 pub struct Loaded {
     /// Memories that parsed, by file name.
     pub items: Vec<Item>,
-    /// Files that did not parse: `FILE:LINE: reason` (reported on stderr).
+    /// Files left out, one message each (reported on stderr): a file that
+    /// did not parse (`FILE:LINE: reason`), could not be read (`PATH:
+    /// reason`), or is named `*.md` without being a topic file's name
+    /// (`PATH: not a valid topic id …`).
     pub broken: Vec<String>,
     /// Entries taken from the cache.
     pub cached: usize,
@@ -229,8 +234,14 @@ pub fn load_dir_within(
         .then(|| list_cached(&fd, &old.entries))
         .flatten();
     let relisted = by_name.is_none();
-    let listed = match by_name {
-        Some(listed) => listed,
+    let Listing {
+        files: listed,
+        not_topics,
+    } = match by_name {
+        Some(files) => Listing {
+            files,
+            not_topics: Vec::new(),
+        },
         None => list_dir(&fd, &old.entries).map_err(|e| mem_core::Error::io(dir, e.into()))?,
     };
     let listed_count = listed.len();
@@ -299,8 +310,17 @@ pub fn load_dir_within(
         }
     }
     fresh.for_each(|f| b.fresh(f));
+    // A `.md` file that is no topic file is reported at every call: its
+    // directory is then listed at every call (its key is not kept).
+    for name in &not_topics {
+        b.broken.push(format!(
+            "{}: not a valid topic id (a topic file is `<id>.md`, the id of \
+             `A-Z a-z 0-9 . _ -`, at most 128 characters); not read",
+            dir.join(name).display()
+        ));
+    }
     // The directory's key when every topic file listed has an entry.
-    let listing = (b.order.len() == listed_count).then_some(dir_key);
+    let listing = (b.order.len() == listed_count && not_topics.is_empty()).then_some(dir_key);
     // A listing of a directory changed within the racy window is
     // rewritten (with a later time) until it can be trusted.
     let changed = !had_cache
@@ -344,33 +364,48 @@ pub fn load_dir_within(
     })
 }
 
+/// A directory's listing: its topic files, and the `.md` names that are
+/// no topic file's and not reserved (left out, and reported).
+struct Listing {
+    files: Vec<Listed>,
+    /// Names ending in `.md` whose stem is not a valid id (not UTF-8, a
+    /// space, a character outside `[A-Za-z0-9._-]`), lossily decoded.
+    not_topics: Vec<String>,
+}
+
 /// The topic files of the directory open at `fd`, listed (see
 /// [`list_entry`]); `entries` are the cache's.
-fn list_dir(
-    fd: &rustix::fd::OwnedFd,
-    entries: &[cache::Cached],
-) -> rustix::io::Result<Vec<Listed>> {
+fn list_dir(fd: &rustix::fd::OwnedFd, entries: &[cache::Cached]) -> rustix::io::Result<Listing> {
     let mut names: Vec<String> = Vec::new();
+    let mut not_topics: Vec<String> = Vec::new();
     for ent in rustix::fs::Dir::read_from(fd)? {
         let ent = ent?;
-        // names that are not UTF-8 are no topic files
-        if let Ok(name) = ent.file_name().to_str()
-            && name != "."
-            && name != ".."
-        {
-            names.push(name.to_string());
+        let raw = ent.file_name().to_bytes();
+        if !raw.ends_with(b".md") {
+            continue;
+        }
+        match std::str::from_utf8(raw) {
+            Ok(name) if topic_file(name) => names.push(name.to_string()),
+            _ => {
+                let name = String::from_utf8_lossy(raw);
+                if !mem_core::store::is_reserved(&name) {
+                    not_topics.push(name.into_owned());
+                }
+            }
         }
     }
+    not_topics.sort_unstable();
     crate::heap::reserve(names.len());
     // A name's entry in the cache is looked up once, by hash (a binary
     // search over thousands of names spread through the cache's bytes
     // misses the CPU cache at every step).
     let by_name = entry_index(entries);
     let cached = |name: &str| by_name.get(name).copied();
-    Ok(par_map(&names, |name| list_entry(fd, name, &cached))
+    let files = par_map(&names, |name| list_entry(fd, name, &cached))
         .into_iter()
         .flatten()
-        .collect())
+        .collect();
+    Ok(Listing { files, not_topics })
 }
 
 /// The cache's files as they are now, by name in the directory open at
@@ -484,17 +519,14 @@ struct Listed {
     change: u64,
 }
 
-/// The entry `name` of the directory open at `fd` when it is a topic file
-/// ([`topic_file`], not a directory, stat'ed without following a link),
-/// with its key and the index of its cache entry (`known`).
+/// The entry `name` of the directory open at `fd`, a topic file's name
+/// ([`topic_file`]), when it is no directory (stat'ed without following a
+/// link), with its key and the index of its cache entry (`known`).
 fn list_entry(
     fd: &rustix::fd::OwnedFd,
     name: &str,
     known: &(impl Fn(&str) -> Option<usize> + Sync),
 ) -> Option<Listed> {
-    if !topic_file(name) {
-        return None;
-    }
     let st = stat_at(fd, name)?;
     Some(Listed {
         name: Cow::Owned(name.to_string()),
@@ -778,7 +810,12 @@ mod tests {
         )
         .unwrap();
         let key = |l: &Listed| (l.name.to_string(), l.entry, l.mtime_ns, l.size, l.change);
-        let mut listed: Vec<_> = list_dir(&fd, &c.entries).unwrap().iter().map(key).collect();
+        let mut listed: Vec<_> = list_dir(&fd, &c.entries)
+            .unwrap()
+            .files
+            .iter()
+            .map(key)
+            .collect();
         listed.sort();
         let by_name: Vec<_> = list_cached(&fd, &c.entries)
             .unwrap()

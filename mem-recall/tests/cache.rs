@@ -310,6 +310,53 @@ fn broken_files_stay_reported_from_the_cache() {
     assert_eq!(ids(&second), ids(&first));
 }
 
+/// A file named `*.md` whose stem is not a valid id (a space, a character
+/// outside `A-Z a-z 0-9 . _ -`, a name that is not UTF-8) was left out
+/// without a word: it is reported at every load, the cached ones included
+/// (the directory is listed each time), and the topic files still load.
+#[test]
+fn a_md_file_that_is_no_topic_file_is_reported_at_every_load() {
+    use std::os::unix::ffi::OsStrExt;
+    let s = setup();
+    write(&s.mem.join("deploy notes.md"), FIXTURE);
+    write(
+        &s.mem.join(std::ffi::OsStr::from_bytes(b"bad\xffname.md")),
+        FIXTURE,
+    );
+    write(&s.mem.join(".hidden.md"), FIXTURE);
+    let want = |name: &str| {
+        format!(
+            "{}: not a valid topic id (a topic file is `<id>.md`, the id of `A-Z a-z 0-9 . _ -`, \
+             at most 128 characters); not read",
+            s.mem.join(name).display()
+        )
+    };
+    let expected = vec![want("bad\u{fffd}name.md"), want("deploy notes.md")];
+    let first = load(&s);
+    assert_eq!(first.broken, expected);
+    assert_eq!(
+        ids(&first),
+        ["fixture-before-verify", "mirror-slow-on-0711"]
+    );
+    age_dir(&s);
+    for _ in 0..2 {
+        let again = load(&s);
+        assert!(again.relisted);
+        assert_eq!((again.parsed, again.cached), (0, 2));
+        assert_eq!(again.broken, expected);
+        assert_eq!(ids(&again), ids(&first));
+    }
+    // Renamed to a valid id: read, and the directory's key kept again.
+    std::fs::rename(s.mem.join("deploy notes.md"), s.mem.join("deploy-notes.md")).unwrap();
+    std::fs::remove_file(s.mem.join(std::ffi::OsStr::from_bytes(b"bad\xffname.md"))).unwrap();
+    age(&s.mem.join("deploy-notes.md"));
+    age_dir(&s);
+    let fixed = load(&s);
+    assert!(fixed.broken.is_empty(), "{:?}", fixed.broken);
+    assert_eq!(fixed.items.len(), 3);
+    assert!(!load(&s).relisted);
+}
+
 #[test]
 fn many_files_load_in_order_through_the_cache() {
     // As the binary runs: the heap tuned for a large directory.
