@@ -230,10 +230,8 @@ pub fn read_topic_bytes(id: &str, path: &Path) -> std::result::Result<(Topic, Ve
         Ok(b) => b,
         Err(e) => return Err(broken(e)),
     };
-    let label = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    // The whole path, as the other warnings about a file give it.
+    let label = path.display().to_string();
     let text = match std::str::from_utf8(&bytes) {
         Ok(t) => t,
         Err(e) => {

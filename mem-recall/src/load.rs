@@ -692,10 +692,17 @@ fn parse_file(dir: &Path, name: &str, stems: &Stems) -> Fresh {
         Ok((st, bytes)) => (
             Some(st),
             match String::from_utf8(bytes) {
-                Ok(text) => mem_core::frontmatter::parse(name, &text)
+                Ok(text) => mem_core::frontmatter::parse(&path.to_string_lossy(), &text)
                     .map(|m| (Doc::from_memory(stem, &m, stems), md_parts(&m)))
                     .map_err(|e| e.to_string()),
-                Err(_) => Err(format!("{name}:1: not valid UTF-8")),
+                Err(e) => {
+                    let line = e.as_bytes()[..e.utf8_error().valid_up_to()]
+                        .iter()
+                        .filter(|&&b| b == b'\n')
+                        .count()
+                        + 1;
+                    Err(format!("{}:{line}: not valid UTF-8", path.display()))
+                }
             },
         ),
         // Vanished or unreadable: reported, never cached.

@@ -357,6 +357,32 @@ fn a_md_file_that_is_no_topic_file_is_reported_at_every_load() {
     assert!(!load(&s).relisted);
 }
 
+/// A broken topic file is named by its whole path and the line, as the
+/// other warnings name files (it was `broken.md:3`), from the cache too;
+/// bytes that are not UTF-8 are placed on their line (it said line 1).
+#[test]
+fn a_broken_file_is_named_by_its_path_and_line() {
+    let s = setup();
+    let yaml = s.mem.join("broken-yaml.md");
+    write(&yaml, "---\nname: [unclosed\n---\nbody\n");
+    let bytes = s.mem.join("broken-bytes.md");
+    std::fs::write(&bytes, b"---\nname: n\ndescription: \xff\n---\nbody\n").unwrap();
+    age(&yaml);
+    age(&bytes);
+    let want = vec![
+        format!("{}:3: not valid UTF-8", bytes.display()),
+        format!(
+            "{}:3: frontmatter: did not find expected ',' or ']'",
+            yaml.display()
+        ),
+    ];
+    let first = load(&s);
+    assert_eq!(first.broken, want);
+    let second = load(&s);
+    assert_eq!(second.parsed, 0);
+    assert_eq!(second.broken, want);
+}
+
 #[test]
 fn many_files_load_in_order_through_the_cache() {
     // As the binary runs: the heap tuned for a large directory.

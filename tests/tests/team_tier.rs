@@ -192,7 +192,10 @@ fn the_team_folder_as_the_memory_directory_reports_a_broken_file_once() {
         "---\nname: \"unclosed\ndescription: d\n---\nbody\n",
     )
     .unwrap();
-    let warning = "mem-recall: warning: broken.md:4: frontmatter: found unexpected end of stream (left out)\n";
+    let warning = format!(
+        "mem-recall: warning: {}:4: frontmatter: found unexpected end of stream (left out)\n",
+        s.team().join("broken.md").display()
+    );
     let mut c = s.cmd("mem-recall");
     c.env("MEM_MEMORY_DIR", s.team())
         .args(["--task", TASK, "--format", "text"]);
