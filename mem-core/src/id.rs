@@ -215,6 +215,7 @@ pub fn contained(dir: &Path, path: &Path) -> Result<(), IdError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn device_names_in_any_case_with_or_without_extension() {
@@ -233,7 +234,6 @@ mod tests {
             assert!(!is_device_name(id), "{id}");
         }
     }
-    use proptest::prelude::*;
 
     /// B25: every name of the case, each with its own error.
     #[test]

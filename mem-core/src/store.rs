@@ -57,6 +57,16 @@ pub fn is_reserved(name: &str) -> bool {
     name == INDEX_FILE || name == RETIRED_DIR || name == LOGS_DIR || name.starts_with('.')
 }
 
+/// The line (1-based) of `bytes` on which their first invalid UTF-8
+/// sequence starts, `err` being [`std::str::from_utf8`]'s error for them.
+pub fn invalid_utf8_line(bytes: &[u8], err: &std::str::Utf8Error) -> usize {
+    bytes[..err.valid_up_to()]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
 /// First 16 hex digits of BLAKE3 of `bytes`: the `hash` of `list`/`show`,
 /// compared by `write --if-match`.
 pub fn hash_bytes(bytes: &[u8]) -> String {
@@ -235,14 +245,9 @@ pub fn read_topic_bytes(id: &str, path: &Path) -> std::result::Result<(Topic, Ve
     let text = match std::str::from_utf8(&bytes) {
         Ok(t) => t,
         Err(e) => {
-            let line = bytes[..e.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-                + 1;
             return Err(broken(Error::Frontmatter {
                 file: label,
-                line,
+                line: invalid_utf8_line(&bytes, &e),
                 reason: "not valid UTF-8".into(),
             }));
         }

@@ -132,7 +132,7 @@ impl Report {
     /// `N lessons repeated, M would have been recalled`.
     pub fn summary(&self) -> String {
         let m = self.repeats.iter().filter(|r| r.recalled).count();
-        let lessons = counted(self.repeats.len(), "lesson", "lessons");
+        let lessons = crate::render::counted(self.repeats.len(), "lesson", "lessons");
         format!("{lessons} repeated, {m} would have been recalled")
     }
 }
@@ -438,11 +438,6 @@ pub fn table(report: &Report) -> String {
     s
 }
 
-/// `n` and the noun: `1 lesson`, `2 lessons`, `0 lessons`.
-fn counted(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 fn short(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
 }
@@ -491,8 +486,8 @@ pub fn run(args: &BacktestArgs) -> crate::Result<mem_core::Exit> {
             out.write_all(table(&report).as_bytes())?;
             out.line(&format!(
                 "{}, {} written; {}",
-                counted(report.sessions, "session", "sessions"),
-                counted(report.created, "memory", "memories"),
+                crate::render::counted(report.sessions, "session", "sessions"),
+                crate::render::counted(report.created, "memory", "memories"),
                 report.summary()
             ))?;
         }
@@ -516,7 +511,8 @@ pub fn run(args: &BacktestArgs) -> crate::Result<mem_core::Exit> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Report, Verdict, counted, verdict};
+    use super::{Report, Verdict, verdict};
+    use crate::render::counted;
 
     /// "1 lessons repeated" and "1 memories written" read wrong.
     #[test]

@@ -696,11 +696,7 @@ fn parse_file(dir: &Path, name: &str, stems: &Stems) -> Fresh {
                     .map(|m| (Doc::from_memory(stem, &m, stems), md_parts(&m)))
                     .map_err(|e| e.to_string()),
                 Err(e) => {
-                    let line = e.as_bytes()[..e.utf8_error().valid_up_to()]
-                        .iter()
-                        .filter(|&&b| b == b'\n')
-                        .count()
-                        + 1;
+                    let line = mem_core::store::invalid_utf8_line(e.as_bytes(), &e.utf8_error());
                     Err(format!("{}:{line}: not valid UTF-8", path.display()))
                 }
             },

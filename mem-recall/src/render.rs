@@ -78,14 +78,19 @@ fn gate_miss(decision: &Decision) -> String {
     let need = crate::gate::MIN_MATCHED_STEMS;
     let n = decision.terms;
     if n < need {
-        let terms = if n == 1 { "term" } else { "terms" };
         format!(
-            " (score {:.2}: {n} distinct {terms} matched, {need} needed)",
-            decision.score
+            " (score {:.2}: {} matched, {need} needed)",
+            decision.score,
+            counted(n, "distinct term", "distinct terms")
         )
     } else {
         format!(" (score {:.2} under --min-score)", decision.score)
     }
+}
+
+/// `n` and the noun: `1 lesson`, `2 lessons`, `0 lessons`.
+pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// `source S, trust T` of a memory.
