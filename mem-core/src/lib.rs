@@ -21,6 +21,9 @@
 //! - [`index_md`]: the `MEMORY.md` policy (order, limits, WARNING line);
 //! - [`lock`]: the consolidation lock protocol;
 //! - [`scrub`]: secrets, session ids and absolute paths;
+//! - [`shell`]: the one shell-command splitter (simple commands, operators,
+//!   quotes, substitutions, here-documents);
+//! - [`risk`]: what a command line does (risky, project-local, ordinary);
 //! - [`text`]: words, stop words and stems (the one tokenizer);
 //! - [`error`]: one error type and the exit codes.
 //!
@@ -40,9 +43,11 @@ pub mod lock;
 pub mod memdir;
 pub mod merge;
 pub mod records;
+pub mod risk;
 pub mod scan;
 pub mod scrub;
 pub mod session;
+pub mod shell;
 pub mod store;
 pub use mem_text as text;
 pub mod tier;
