@@ -139,8 +139,9 @@ impl IndexEntry {
         {
             desc.push_str(&format!("[expired {d}] "));
         }
-        desc.push_str(&one_line(&self.description));
-        let title = escape_title(&one_line(&self.title));
+        // Claude Code loads this file verbatim: no line may carry markup
+        desc.push_str(&neutralize(&one_line(&self.description)));
+        let title = escape_title(&neutralize(&one_line(&self.title)));
         let desc = desc.trim_end();
         // The link is never cut: a long title or description is cut (at a
         // character boundary, ending in `…`) so that the line stays under
@@ -203,6 +204,33 @@ pub fn cut_line(line: &str) -> String {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` with every tag-like `<` (`<name`, `</name`, `<!`, `<?`, `<|`) written
+/// as `‹`, so no memory text can close the hook's context block, open a
+/// `<system>` block or a chat-template turn (`<|im_start|>`). Tag-like: the
+/// `<` is followed by white space (Unicode), an optional `/`, white space,
+/// then an ASCII letter, `!`, `?` or `|` (the regex `<\s*/?\s*[A-Za-z!?|]`).
+pub fn neutralize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut done = 0;
+    for (i, _) in text.match_indices('<') {
+        if tag_like(&text[i + 1..]) {
+            out.push_str(&text[done..i]);
+            out.push('‹');
+            done = i + 1;
+        }
+    }
+    out.push_str(&text[done..]);
+    out
+}
+
+/// True when `rest` (the text after a `<`) starts as a tag does (see
+/// [`neutralize`]).
+fn tag_like(rest: &str) -> bool {
+    let rest = rest.trim_start();
+    let rest = rest.strip_prefix('/').map_or(rest, str::trim_start);
+    rest.starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '!' | '?' | '|'))
 }
 
 fn escape_title(s: &str) -> String {
@@ -412,7 +440,11 @@ fn has_lint(line: &str) -> bool {
 /// True when `line` has the exact shape mem writes for `e`:
 /// `- [<title>](<file>)`, alone or followed by ` - `.
 fn in_mem_format(line: &str, e: &IndexEntry) -> bool {
-    let head = format!("- [{}]({})", escape_title(&one_line(&e.title)), e.file);
+    let head = format!(
+        "- [{}]({})",
+        escape_title(&neutralize(&one_line(&e.title))),
+        e.file
+    );
     line.strip_prefix(&head)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with(" - "))
 }

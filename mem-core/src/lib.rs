@@ -24,6 +24,7 @@
 //! - [`shell`]: the one shell-command splitter (simple commands, operators,
 //!   quotes, substitutions, here-documents);
 //! - [`risk`]: what a command line does (risky, project-local, ordinary);
+//! - [`lesson`]: the lesson a memory states, and the trust gate on it;
 //! - [`text`]: words, stop words and stems (the one tokenizer);
 //! - [`error`]: one error type and the exit codes.
 //!
@@ -39,6 +40,7 @@ pub mod id;
 pub mod index_md;
 pub mod journal;
 pub mod jsonl;
+pub mod lesson;
 pub mod lock;
 pub mod memdir;
 pub mod merge;

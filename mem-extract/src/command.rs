@@ -10,6 +10,7 @@ use mem_core::scrub::Scrubber;
 use mem_core::truncate::floor_to_bytes;
 
 use crate::extract::lower;
+use mem_core::shell::Op;
 use regex::Regex;
 
 /// Programs that run other things: not distinctive as triggers.
@@ -271,21 +272,108 @@ pub(crate) fn named_in_output(out_l: &str, cmd: &str) -> bool {
     })
 }
 
+/// True when `text_l` (lowercased) names command `cmd` with other flags or
+/// another way of running it: the program of its first simple command (a
+/// script run through an interpreter counts as the script: `bash x.sh`,
+/// `sh ./x.sh` and `./x.sh` are one) and up to two of its arguments that
+/// are not options, as whole words, in order, within 300 bytes. A command
+/// of one short word (under 4 bytes) is never found this way.
+pub(crate) fn named_loosely(text_l: &str, cmd: &str) -> bool {
+    let Some(first) = mem_core::shell::split(cmd)
+        .into_iter()
+        .find(|s| !s.core().is_empty())
+    else {
+        return false;
+    };
+    let core = first.core();
+    let strip = |w: &str| w.trim_start_matches("./").to_lowercase();
+    let mut key: Vec<String> = Vec::new();
+    let args: Vec<&str> = core[1..]
+        .iter()
+        .copied()
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    let prog = core[0].rsplit('/').next().unwrap_or(core[0]);
+    let interp = RUNNERS.contains(&prog) || prog.starts_with("python");
+    match args.first() {
+        Some(script) if interp && (script.contains('/') || script.contains('.')) => {
+            key.push(strip(script));
+            key.extend(args.iter().skip(1).take(1).map(|w| strip(w)));
+        }
+        _ => {
+            key.push(strip(core[0]));
+            key.extend(args.iter().take(2).map(|w| strip(w)));
+        }
+    }
+    if key.len() == 1 && key[0].len() < 4 {
+        return false;
+    }
+    let is_word = |b: Option<char>| {
+        b.is_none_or(|b| !(b.is_alphanumeric() || matches!(b, '_' | '-' | '.' | '/')))
+    };
+    let found = |from: usize, w: &str| -> Option<usize> {
+        let mut at = from;
+        while let Some(i) = memchr::memmem::find(&text_l.as_bytes()[at..], w.as_bytes()) {
+            let s = at + i;
+            let e = s + w.len();
+            // a script is found by its path's end too (`scripts/x.sh`)
+            let before = text_l[..s].chars().next_back();
+            let before_ok = is_word(before) || (before == Some('/') && w.contains('.'));
+            if before_ok && is_word(text_l[e..].chars().next()) {
+                return Some(e);
+            }
+            at = e;
+        }
+        None
+    };
+    let mut from = 0;
+    while let Some(start) = found(from, &key[0]) {
+        let mut end = start;
+        let mut ok = true;
+        for w in &key[1..] {
+            match found(end, w) {
+                Some(e) if e - start <= 300 => end = e,
+                _ => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            return true;
+        }
+        from = start;
+    }
+    false
+}
+
 /// A command line up to its core command (see [`core_of`]): the `cd`,
-/// `source` and env segments before it kept, the segments after it dropped.
+/// `source` and env segments before it kept, the segments after it dropped;
+/// each joined to the next by the operator that joined them (`&&`, `|`,
+/// `;`), so the text is the command that ran.
 pub(crate) fn lesson_form(c: &str) -> String {
-    let segs = segments(c);
-    let mut out = Vec::new();
-    for s in &segs {
-        out.push(s.join(" "));
+    let segs = segments_ops(c);
+    let mut out = String::new();
+    let mut in_core = false;
+    for (s, op) in &segs {
+        out.push_str(&s.join(" "));
         let i = s
             .iter()
             .position(|w| !w.contains('=') || w.starts_with('-'));
-        if i.is_some_and(|i| !matches!(s[i], "cd" | "source" | "." | "export" | "set" | "pushd")) {
+        let setup =
+            i.is_none_or(|i| matches!(s[i], "cd" | "source" | "." | "export" | "set" | "pushd"));
+        // the core command goes on through its pipeline
+        if !setup && !in_core {
+            in_core = true;
+        }
+        if in_core && *op != Op::Pipe {
             break;
         }
+        out.push(' ');
+        out.push_str(if *op == Op::End { "&&" } else { op.as_str() });
+        out.push(' ');
     }
-    out.join(" && ")
+    out.trim_end().to_string()
 }
 
 /// The program and subcommand of a general command (`git push`, `pytest`,
@@ -302,27 +390,30 @@ pub(crate) fn head_of(c: &str) -> String {
 /// Successful commands at most between a failure and its modified retry.
 pub(crate) const MAX_RETRY_GAP: usize = 8;
 
-/// The simple commands of a command line: split on `&&`, `||`, `;` and `|`,
-/// parentheses and a leading `time`/`exec` dropped.
+/// The simple commands of a command line as their words as written
+/// ([`mem_core::shell::split`]: quotes kept, redirections and the commands
+/// of substitutions left out), a leading `time`/`exec`/`command` dropped.
 pub(crate) fn segments(c: &str) -> Vec<Vec<&str>> {
-    let mut out = vec![Vec::new()];
-    for w in c.split_whitespace() {
-        let w = w.trim_matches(|ch| ch == '(' || ch == ')');
-        if matches!(w, "&&" | "||" | ";" | "|") {
-            out.push(Vec::new());
-            continue;
-        }
-        if w.is_empty() {
-            continue;
-        }
-        let cur = out.last_mut().expect("one");
-        if cur.is_empty() && matches!(w, "time" | "exec" | "command") {
-            continue;
-        }
-        cur.push(w);
-    }
-    out.retain(|s| !s.is_empty());
-    out
+    segments_ops(c).into_iter().map(|(s, _)| s).collect()
+}
+
+/// [`segments`], each with the operator that follows it.
+pub(crate) fn segments_ops(c: &str) -> Vec<(Vec<&str>, Op)> {
+    mem_core::shell::split(c)
+        .into_iter()
+        .filter(|s| !s.substituted)
+        .map(|s| {
+            let mut words: Vec<&str> = s.words.iter().map(|w| w.raw).collect();
+            while words
+                .first()
+                .is_some_and(|w| matches!(*w, "time" | "exec" | "command"))
+            {
+                words.remove(0);
+            }
+            (words, s.next)
+        })
+        .filter(|(w, _)| !w.is_empty())
+        .collect()
 }
 
 /// The command a line runs for its effect: the first segment that is not a
@@ -439,9 +530,10 @@ pub fn general_cmd(command: &str) -> String {
         Regex::new(r"^(?:[A-Za-z]+-\d+|[a-z]+-[a-z0-9]{2,4}(?:\.\d+)+)$").expect("id regex")
     });
     let mut out: Vec<String> = Vec::new();
-    for seg in segments(command) {
-        if !out.is_empty() {
-            out.push("&&".into());
+    let mut joiner: Option<Op> = None;
+    for (seg, op) in segments_ops(command) {
+        if let Some(j) = joiner.replace(op) {
+            out.push(if j == Op::End { "&&" } else { j.as_str() }.into());
         }
         let prog = seg[0].rsplit('/').next().unwrap_or(seg[0]);
         let sub = seg.get(1).copied().unwrap_or("");

@@ -403,9 +403,19 @@ fn a_different_command_between_fail_and_pass_is_the_fix_unless_files_were_edited
         bash(14, "h", "mix test"),
         result(15, "h", "0 failures", false),
     ]);
-    assert_eq!(
-        names(&ms),
-        ["Run sudo apt-get install -y libssl-dev before cargo build"]
+    // the fix runs as root: a risky command, so a low-trust lesson whose
+    // name leaves the command out (docs/security.md "What a command does")
+    assert_eq!(names(&ms), ["Risky fix for cargo build"]);
+    assert_eq!(ms[0].trust, Some(mem_core::Trust::Low));
+    assert!(
+        ms[0]
+            .why
+            .as_deref()
+            .unwrap_or("")
+            .contains("sudo apt-get install -y libssl-dev")
+            && ms[0].why.as_deref().unwrap_or("").contains("privilege"),
+        "{:?}",
+        ms[0].why
     );
 }
 

@@ -186,7 +186,7 @@ echo '{"id":"../../../etc/cron.d/x","name":"../../.ssh/authorized_keys","descrip
 #[test]
 fn the_model_runs_under_the_guard_and_sees_the_digest_not_the_events() {
     let (code, recs, err, _) = run(
-        r#"d=$(dirname "$0"); if [ "$MEM_HOOK_GUARD" = 1 ] && grep -q -- '---SESSION---' "$d/in.txt" && grep -q '^L3 output: bash: pytest: command not found' "$d/in.txt" && ! grep -q '"seq"' "$d/in.txt"; then echo '{"name":"guarded","type":"user","description":"d"}'; fi"#,
+        r#"d=$(dirname "$0"); if [ "$MEM_HOOK_GUARD" = 1 ] && grep -q -- '---SESSION---' "$d/in.txt" && grep -q '^L3 output (quoted data): \"bash: pytest: command not found' "$d/in.txt" && ! grep -q '"seq"' "$d/in.txt"; then echo '{"name":"guarded","type":"user","description":"d"}'; fi"#,
         &[],
     );
     assert_eq!(code, 0, "{err}");

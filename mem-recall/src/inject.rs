@@ -98,32 +98,7 @@ pub fn longest_fence_run(text: &str) -> usize {
     best
 }
 
-/// `text` with every tag-like `<` (`<name`, `</name`, `<!`, `<?`, `<|`) written
-/// as `‹`, so no memory text can close the hook's context block, open a
-/// `<system>` block or a chat-template turn (`<|im_start|>`). Tag-like: the
-/// `<` is followed by white space (Unicode), an optional `/`, white space,
-/// then an ASCII letter, `!`, `?` or `|` (the regex `<\s*/?\s*[A-Za-z!?|]`).
-pub fn neutralize(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 8);
-    let mut done = 0;
-    for (i, _) in text.match_indices('<') {
-        if tag_like(&text[i + 1..]) {
-            out.push_str(&text[done..i]);
-            out.push('‹');
-            done = i + 1;
-        }
-    }
-    out.push_str(&text[done..]);
-    out
-}
-
-/// True when `rest` (the text after a `<`) starts as a tag does (see
-/// [`neutralize`]).
-fn tag_like(rest: &str) -> bool {
-    let rest = rest.trim_start();
-    let rest = rest.strip_prefix('/').map_or(rest, str::trim_start);
-    rest.starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '!' | '?' | '|'))
-}
+pub use mem_core::index_md::neutralize;
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")

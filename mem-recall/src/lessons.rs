@@ -44,7 +44,6 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use chrono::NaiveDate;
@@ -53,8 +52,7 @@ use mem_core::hooks::HookInput;
 use mem_core::records::hook::{
     HookOutput, HookSpecificOutput, PermissionDecision, PreToolUseOutput,
 };
-use mem_core::records::{Expires, Trust};
-use regex::Regex;
+use mem_core::records::{Expires, Source, Trust};
 use serde::{Deserialize, Serialize};
 
 use crate::{Common, NAME};
@@ -63,7 +61,7 @@ use crate::{Common, NAME};
 pub const CACHE_FILE: &str = "lessons.json";
 
 /// Layout version of [`CACHE_FILE`] (another version is rebuilt).
-pub const CACHE_VERSION: u32 = 1;
+pub const CACHE_VERSION: u32 = 2;
 
 /// The per-session state's name in the session's hook-state folder.
 pub const STATE_FILE: &str = "commands.json";
@@ -85,35 +83,7 @@ pub const MAX_READ: u64 = 32 << 20;
 /// be kept (a file changed twice within one clock tick is read again).
 pub const RACY_SECS: u64 = 2;
 
-/// What a lesson says.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "rule", rename_all = "snake_case")]
-pub enum Rule {
-    /// Run `first` before `then`.
-    Before {
-        /// The precondition (X).
-        first: String,
-        /// The command it must precede (Y).
-        then: String,
-    },
-    /// Use `instead` where you would run `avoid`.
-    Instead {
-        /// The command to run (X′).
-        instead: String,
-        /// The command not to run (X).
-        avoid: String,
-    },
-}
-
-impl Rule {
-    /// The lesson in one sentence.
-    pub fn sentence(&self) -> String {
-        match self {
-            Rule::Before { first, then } => format!("Run `{first}` before `{then}`."),
-            Rule::Instead { instead, avoid } => format!("Use `{instead}` instead of `{avoid}`."),
-        }
-    }
-}
+pub use mem_core::lesson::{Rule, parse_rule};
 
 /// What a lesson does when it fires (`enforce:` in the frontmatter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
@@ -144,77 +114,6 @@ pub struct Lesson {
     pub expires: Option<NaiveDate>,
 }
 
-fn res() -> &'static [(Regex, bool, bool)] {
-    // (regex, is_before, swapped): captures 1 and 2.
-    static RES: OnceLock<Vec<(Regex, bool, bool)>> = OnceLock::new();
-    RES.get_or_init(|| {
-        let c = r"`([^`\n]+)`";
-        let mk = |p: String| Regex::new(&format!("(?i){p}")).expect("lesson regex");
-        vec![
-            // Run `X` before `Y`  → first=1, then=2
-            (
-                mk(format!(
-                    r"\b(?:always\s+)?run\s+{c}\s+before\s+(?:running\s+|you\s+run\s+)?{c}"
-                )),
-                true,
-                false,
-            ),
-            // Before running `Y`, run `X` → then=1, first=2
-            (
-                mk(format!(
-                    r"\bbefore\s+(?:running\s+|you\s+run\s+)?{c}\s*,?\s*(?:always\s+)?(?:run|do)\s+{c}"
-                )),
-                true,
-                true,
-            ),
-            // Use `X′` instead of `X` → instead=1, avoid=2
-            (
-                mk(format!(
-                    r"\b(?:use|run)\s+{c}\s*,?\s*(?:instead\s+of|not|rather\s+than)\s+{c}"
-                )),
-                false,
-                false,
-            ),
-            // Where you would run `X`, run `X′` → avoid=1, instead=2
-            (
-                mk(format!(r"\bwhere\s+you\s+would\s+run\s+{c}\s*,\s*(?:run|use)\s+{c}")),
-                false,
-                true,
-            ),
-        ]
-    })
-}
-
-/// The rule a text states, if any (see module docs).
-pub fn parse_rule(text: &str) -> Option<Rule> {
-    if !text.contains('`') {
-        return None;
-    }
-    // the earliest statement in the text wins
-    let mut best: Option<(usize, Rule)> = None;
-    for (re, before, swapped) in res() {
-        let Some(c) = re.captures(text) else { continue };
-        let at = c.get(0).map_or(0, |m| m.start());
-        let (a, b) = (c[1].trim().to_string(), c[2].trim().to_string());
-        if a.is_empty() || b.is_empty() || a == b || a.len() > 200 || b.len() > 200 {
-            continue;
-        }
-        let (a, b) = if *swapped { (b, a) } else { (a, b) };
-        let rule = if *before {
-            Rule::Before { first: a, then: b }
-        } else {
-            Rule::Instead {
-                instead: a,
-                avoid: b,
-            }
-        };
-        if best.as_ref().is_none_or(|(p, _)| at < *p) {
-            best = Some((at, rule));
-        }
-    }
-    best.map(|(_, r)| r)
-}
-
 /// The lesson `memory` (id `id`) states, or `None` (no rule, or a memory
 /// that is retired, superseded or `trust: low`). An `enforce:` value other
 /// than `ask` or `deny` is a reminder (reported on stderr).
@@ -225,22 +124,27 @@ pub fn lesson_of(id: &str, memory: &Memory) -> Option<Lesson> {
     {
         return None;
     }
-    let (fact, _, how) = match &memory.body {
-        Some(b) => mem_core::frontmatter::parse_body_sections(b),
-        None => (None, None, None),
-    };
-    let how = memory.how.clone().or(how);
-    let fact = memory.fact.clone().or(fact);
-    let mut texts: Vec<&str> = Vec::new();
-    texts.extend(how.as_deref());
-    texts.extend(fact.as_deref());
-    texts.push(&memory.name);
-    texts.push(&memory.description);
-    if let Some(b) = &memory.body {
-        texts.extend(b.lines());
+    let rule = mem_core::lesson::rule_of(memory)?;
+    // a lesson never tells the agent to run a risky command, whoever wrote it
+    if mem_core::risk::assess(rule.command()).is_risky() {
+        return None;
     }
-    let rule = texts.into_iter().find_map(parse_rule)?;
+    // nor fires on a command matched only by placeholders (`<command>`)
+    let matched = match &rule {
+        Rule::Before { then, .. } => then,
+        Rule::Instead { avoid, .. } => avoid,
+    };
+    if pattern_parts(matched)
+        .iter()
+        .flatten()
+        .all(|w| w.starts_with('<') && w.ends_with('>'))
+    {
+        return None;
+    }
+    // `enforce` is the user's word: honoured on memories the user wrote
+    let users = matches!(memory.source, None | Some(Source::Manual | Source::User));
     let enforce = match memory.extra.get("enforce").and_then(|v| v.as_str()) {
+        _ if !users => Enforce::Remind,
         None => Enforce::Remind,
         Some(v) => match v.trim().to_ascii_lowercase().as_str() {
             "ask" => Enforce::Ask,
@@ -271,93 +175,7 @@ pub fn lesson_of(id: &str, memory: &Memory) -> Option<Lesson> {
 /// The simple commands of a command line (see module docs), each as its
 /// words with the leading wrappers dropped.
 pub fn simple_commands(line: &str) -> Vec<Vec<String>> {
-    let mut out: Vec<Vec<String>> = vec![Vec::new()];
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut quote: Option<char> = None;
-    let mut chars = line.chars().peekable();
-    let end_word = |out: &mut Vec<Vec<String>>, word: &mut String, in_word: &mut bool| {
-        if *in_word {
-            out.last_mut().expect("one").push(std::mem::take(word));
-            *in_word = false;
-        }
-    };
-    while let Some(ch) = chars.next() {
-        match quote {
-            Some(q) => {
-                if ch == q {
-                    quote = None;
-                } else if ch == '\\' && q == '"' {
-                    if let Some(n) = chars.next() {
-                        word.push(n);
-                    }
-                } else {
-                    word.push(ch);
-                }
-            }
-            None => match ch {
-                '\'' | '"' => {
-                    quote = Some(ch);
-                    in_word = true;
-                }
-                '\\' => {
-                    if let Some(n) = chars.next() {
-                        if n != '\n' {
-                            word.push(n);
-                            in_word = true;
-                        } else {
-                            end_word(&mut out, &mut word, &mut in_word);
-                        }
-                    }
-                }
-                '&' if word.ends_with('>') || chars.peek() == Some(&'>') => {
-                    // `2>&1`, `&>file`: a redirection, not a separator
-                    word.push(ch);
-                    in_word = true;
-                }
-                ';' | '\n' | '&' | '|' => {
-                    end_word(&mut out, &mut word, &mut in_word);
-                    if chars.peek() == Some(&ch) {
-                        chars.next();
-                    }
-                    out.push(Vec::new());
-                }
-                ')' => end_word(&mut out, &mut word, &mut in_word),
-                '(' | '{' | '}' if !in_word => {}
-                c if c.is_whitespace() => end_word(&mut out, &mut word, &mut in_word),
-                c => {
-                    word.push(c);
-                    in_word = true;
-                }
-            },
-        }
-    }
-    end_word(&mut out, &mut word, &mut in_word);
-    out.into_iter()
-        .map(strip_wrappers)
-        .filter(|s| !s.is_empty())
-        .collect()
-}
-
-fn strip_wrappers(words: Vec<String>) -> Vec<String> {
-    let mut i = 0;
-    while i < words.len() {
-        let w = words[i].as_str();
-        let assignment = w.split_once('=').is_some_and(|(k, _)| {
-            !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        });
-        if assignment
-            || matches!(
-                w,
-                "sudo" | "env" | "time" | "exec" | "command" | "nohup" | "then" | "do" | "!"
-            )
-        {
-            i += 1;
-        } else {
-            break;
-        }
-    }
-    words.into_iter().skip(i).collect()
+    mem_core::shell::core_commands(line)
 }
 
 fn base(w: &str) -> &str {
@@ -968,7 +786,8 @@ mod tests {
         );
         assert_eq!(
             simple_commands("npm test 2>&1 | tail"),
-            vec![w("npm test 2>&1"), w("tail")]
+            vec![w("npm test"), w("tail")],
+            "a redirection is not a word"
         );
     }
 

@@ -718,7 +718,10 @@ fn every_hook_answer_round_trips_through_its_type() {
         ("ask", (Some(PermissionDecision::Ask), true, true)),
         ("deny", (Some(PermissionDecision::Deny), true, false)),
     ] {
-        let marked = text.replacen("---\n", &format!("---\nenforce: {enforce}\n"), 1);
+        // `enforce` is honoured on the user's own lessons only
+        let marked = text
+            .replacen("---\n", &format!("---\nenforce: {enforce}\n"), 1)
+            .replace("source: assistant", "source: manual");
         std::fs::write(&lesson, marked).unwrap();
         assert_eq!(decision(&bash()), want, "{enforce}");
     }

@@ -34,6 +34,17 @@ pub(super) fn finish_candidates(
         if m.description.trim().is_empty() {
             m.description = m.name.clone();
         }
+        // whichever rule wrote it, a risky command is never normal trust
+        if let Some(why) = mem_core::lesson::gate(&mut m) {
+            note(
+                &mut notes,
+                true,
+                Bucket::AutomaticMemory,
+                "trust/low: risky command",
+                0,
+                &format!("{}: {why}", m.name),
+            );
+        }
         ensure_id(&mut m);
         memories.push(m);
     }

@@ -16,9 +16,10 @@ use super::view::{EventView, min_text_window};
 use super::{Bucket, ExtractOptions, FastMap, command_keywords, general_cmd, retry_of};
 use crate::command::{
     MAX_RETRY_GAP, core_of, error_line, head_of, is_inspection, is_script, lesson_form,
-    looks_failed, named_in_output, norm_cmd, segments, short_cmd,
+    looks_failed, named_in_output, named_loosely, norm_cmd, segments, short_cmd,
 };
 use crate::triggers::is_stop;
+use mem_core::risk::Class;
 
 /// Lessons from failure → other command → success, one event at a time.
 ///
@@ -35,7 +36,16 @@ pub(super) struct Lessons {
     pub(super) failed: Vec<(String, Fail)>,
     pub(super) cands: Merged,
     pub(super) notes: Notes,
+    /// The last [`SEEN_BYTES`] of what tool results showed the agent
+    /// (lowercased, the first [`SEEN_PER_RESULT`] bytes of each): a fix
+    /// found there came from a file, page or output the agent read.
+    pub(super) seen: String,
 }
+
+/// Bytes of tool results kept in [`Lessons::seen`].
+const SEEN_BYTES: usize = 256 << 10;
+/// Bytes of one tool result added to [`Lessons::seen`].
+const SEEN_PER_RESULT: usize = 8 << 10;
 
 pub(super) struct Call {
     pub(super) cmd: String,
@@ -80,6 +90,9 @@ impl Lessons {
                 }
             }
             "tool_result" => {
+                if let Some(t) = &ev.text {
+                    self.saw(&t.prefix(SEEN_PER_RESULT));
+                }
                 let Some(call) = ev.tool_id.as_deref().and_then(|id| self.calls.remove(id)) else {
                     return;
                 };
@@ -132,6 +145,30 @@ impl Lessons {
             }
             _ => {}
         }
+    }
+
+    /// Keep `text` (lowercased) as read by the agent, within [`SEEN_BYTES`].
+    fn saw(&mut self, text: &str) {
+        if text.trim().is_empty() {
+            return;
+        }
+        self.seen
+            .push_str(&lower(floor_to_bytes(text, SEEN_PER_RESULT)));
+        self.seen.push('\n');
+        if self.seen.len() > SEEN_BYTES {
+            let mut cut = self.seen.len() - SEEN_BYTES;
+            while !self.seen.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.seen.drain(..cut);
+        }
+    }
+
+    /// True when `cmd` came from text the agent was shown: named by the
+    /// failing output `out_l` (exactly, or with other flags, or run another
+    /// way), or found in what a tool showed it earlier (a README, a page).
+    fn suggested(&self, out_l: &str, cmd: &str) -> bool {
+        named_in_output(out_l, cmd) || named_loosely(out_l, cmd) || named_loosely(&self.seen, cmd)
     }
 
     /// Command `a` failed (`f`), then succeeded (`call`, result at `ev`).
@@ -192,15 +229,20 @@ impl Lessons {
             return;
         };
         let (sa, sb) = (general_cmd(&short_cmd(a)), general_cmd(&short_cmd(b)));
-        // The error told the agent to run the fix: whoever wrote that output
-        // chose the command, so the lesson is the tool's, and suspect.
-        let suggested = named_in_output(&out_l, b);
+        // What the fix does decides its trust (docs/security.md "What a
+        // command does"): a risky fix is never a normal-trust lesson; a
+        // project-local, harmless one is, whoever named it; another named
+        // by text the agent was shown came from whoever wrote that text.
+        let risk = mem_core::risk::assess(b);
+        let suggested = risk.class != Class::Local && self.suggested(&out_l, b);
+        // a suspect fix's command stays out of every field but `why`
+        let hide = suggested || risk.is_risky();
         let newest = [f.call.ts, f.result.ts, b_at.ts, call.at.ts, ev.ts]
             .into_iter()
             .flatten()
             .max();
         let mut trig = Vec::new();
-        let fixes: &[&String] = if suggested { &[&sa] } else { &[&sa, &sb] };
+        let fixes: &[&String] = if hide { &[&sa] } else { &[&sa, &sb] };
         for c in fixes {
             let words: Vec<&str> = c.split_whitespace().take(2).collect();
             trig.push(words.join(" "));
@@ -243,6 +285,13 @@ impl Lessons {
                      The fix came from the tool's output (output: {output_at})."
                 );
             }
+            if risk.is_risky() {
+                return format!(
+                    "`{sa}` failed; `{sb}` ran, then `{sa}` passed. That fix is risky ({}) \
+                     (output: {output_at}).",
+                    risk.summary()
+                );
+            }
             match quote {
                 Ok(Some(line)) => {
                     format!("`{sa}` failed with \"{line}\" (output: {output_at}).")
@@ -257,6 +306,8 @@ impl Lessons {
         let name = || {
             if suggested {
                 title_of(&format!("Fix for {sa} named by its own output"))
+            } else if hide {
+                title_of(&format!("Risky fix for {sa}"))
             } else {
                 title_of(&format!("Run {sb} before {sa}"))
             }
@@ -272,7 +323,7 @@ impl Lessons {
             name,
             parts,
             || Some(why(quote())),
-            || (!suggested).then(how),
+            || (!hide).then(how),
         )
         else {
             return;
@@ -290,6 +341,8 @@ impl Lessons {
         }
         let description = if suggested {
             format!("{sa} failed until a command its own output named ran (low trust)")
+        } else if hide {
+            format!("{sa} failed until a risky command ran (low trust)")
         } else {
             format!("{sa} failed until {sb} ran")
         };
@@ -309,12 +362,19 @@ impl Lessons {
         } else {
             m.source = Some(Source::Assistant);
             m.trust = Some(Trust::Normal);
-            m.fact = Some(format!("Run `{sb}` before `{sa}`."));
-            m.how = Some(how());
+            if !hide {
+                m.fact = Some(format!("Run `{sb}` before `{sa}`."));
+                m.how = Some(how());
+            }
+        }
+        if risk.is_risky() {
+            m.trust = Some(Trust::Low);
+            m.extra
+                .insert(mem_core::lesson::RISK_KEY.into(), risk.summary().into());
         }
         m.triggers = trig;
         m.evidence = evidence;
-        m.confidence = Some(if suggested { 0.3 } else { 0.7 });
+        m.confidence = Some(if hide { 0.3 } else { 0.7 });
         m.extra.insert("rule".into(), rule.into());
         self.cands.v.push(Cand {
             key: Some(key),
@@ -341,7 +401,19 @@ impl Lessons {
             return;
         }
         let ha = head_of(&sa);
-        let name = title_of(&format!("Use `{sb}` instead of `{ha}`"));
+        // What the retry does decides its trust (see `fixed`); a suspect
+        // one's command stays out of every field but `why`.
+        let risk = mem_core::risk::assess(&call.cmd);
+        let suggested = risk.class != Class::Local
+            && self.suggested(&lower(floor_to_bytes(&f.output, 4096)), &call.raw);
+        let hide = suggested || risk.is_risky();
+        let name = if suggested {
+            title_of(&format!("Retry of `{ha}` named by its own output"))
+        } else if hide {
+            title_of(&format!("Risky retry of `{ha}`"))
+        } else {
+            title_of(&format!("Use `{sb}` instead of `{ha}`"))
+        };
         note(
             &mut self.notes,
             true,
@@ -358,7 +430,8 @@ impl Lessons {
                 trig.push(t);
             }
         };
-        for c in [&sb, &sa] {
+        let cmds: &[&String] = if hide { &[&sa] } else { &[&sb, &sa] };
+        for c in cmds {
             let segs = segments(c);
             let Some(core) = core_of(&segs) else {
                 continue;
@@ -407,31 +480,54 @@ impl Lessons {
         else {
             return;
         };
+        let description = if hide {
+            format!("`{sa}` fails here; a retry {how} passed (low trust)")
+        } else {
+            format!("`{sa}` fails here; `{sb}` ({how}) works")
+        };
         let mut m = base_memory(
             name,
-            cut(&format!("`{sa}` fails here; `{sb}` ({how}) works"), 150),
+            cut(&description, 150),
             MemoryType::Feedback,
             Kind::DurableLesson,
             ev,
             opts,
         );
         m.verified_at = verified_at;
-        m.fact = Some(format!("Run `{sb}`, not `{sa}`."));
-        m.why = Some(format!("`{sa}` failed and passed when run again {how}."));
-        m.how = Some(format!("Where you would run `{sa}`, run `{sb}`."));
+        if hide {
+            m.why = Some(format!(
+                "`{sa}` failed and passed when run again {how}, as `{sb}`{}.",
+                if risk.is_risky() {
+                    format!(", which is risky ({})", risk.summary())
+                } else {
+                    ", as its own output said".to_string()
+                }
+            ));
+        } else {
+            m.fact = Some(format!("Run `{sb}`, not `{sa}`."));
+            m.why = Some(format!("`{sa}` failed and passed when run again {how}."));
+            m.how = Some(format!("Where you would run `{sa}`, run `{sb}`."));
+        }
         // The failing output told the agent how to run it: whoever wrote
         // that output chose the command, so the lesson is the tool's, and
         // suspect (the same rule as a fix named by the output).
-        let suggested = named_in_output(&lower(floor_to_bytes(&f.output, 4096)), &call.raw);
         m.source = Some(if suggested {
             Source::Tool
         } else {
             Source::Assistant
         });
-        m.trust = Some(if suggested { Trust::Low } else { Trust::Normal });
+        m.trust = Some(if suggested || risk.is_risky() {
+            Trust::Low
+        } else {
+            Trust::Normal
+        });
+        if risk.is_risky() {
+            m.extra
+                .insert(mem_core::lesson::RISK_KEY.into(), risk.summary().into());
+        }
         m.triggers = trig;
         m.evidence = evidence;
-        m.confidence = Some(if suggested { 0.3 } else { 0.7 });
+        m.confidence = Some(if hide { 0.3 } else { 0.7 });
         m.extra
             .insert("rule".into(), "lesson/modified-retry".into());
         self.cands.v.push(Cand {
