@@ -220,6 +220,9 @@ pub struct Entry {
     pub spec: &'static HookSpec,
     /// The command line, tools by absolute quoted paths.
     pub command: String,
+    /// The timeout, seconds: [`HookSpec::timeout_secs`] for Claude Code,
+    /// [`HookSpec::codex_timeout_secs`] for Codex.
+    pub timeout: u32,
 }
 
 /// The model options of the write path.
@@ -231,22 +234,32 @@ pub struct Model {
     pub timeout: Option<u64>,
 }
 
-/// The entries mem writes, tools under `bin`, the write path's mem-extract
-/// with the model options on `Stop` and `SessionEnd`.
-pub fn entries(bin: &Path, model: &Model) -> Vec<Entry> {
+/// The entries mem writes for `agent`, tools under `bin`, the write path's
+/// mem-extract with the model options on `Stop` and `SessionEnd` (Codex:
+/// `Stop` only — its `SessionEnd` has 3 s, too few for a model; the `Stop`
+/// hook already ran it after every turn).
+pub fn entries(bin: &Path, model: &Model, agent: Agent) -> Vec<Entry> {
     HOOKS
         .iter()
         .map(|spec| {
             let resolve = |t: &str| quote(&bin.join(t).to_string_lossy());
             let mut command = spec.command_with(resolve);
+            let timeout = match agent {
+                Agent::Claude => spec.timeout_secs,
+                Agent::Codex => spec.codex_timeout_secs(),
+            };
+            let with_model = match agent {
+                Agent::Claude => matches!(spec.event, "Stop" | "SessionEnd"),
+                Agent::Codex => spec.event == "Stop",
+            };
             if let Some(cmd) = &model.cmd
                 && spec.command == WRITE_PATH
-                && matches!(spec.event, "Stop" | "SessionEnd")
+                && with_model
             {
                 let extract = quote(&bin.join("mem-extract").to_string_lossy());
                 let secs = model
                     .timeout
-                    .unwrap_or_else(|| u64::from(spec.timeout_secs.saturating_sub(5).max(1)));
+                    .unwrap_or_else(|| u64::from(timeout.saturating_sub(5).max(1)));
                 let with = format!(
                     "{extract} --model-cmd {} --model-timeout {secs}",
                     quote(cmd)
@@ -257,7 +270,11 @@ pub fn entries(bin: &Path, model: &Model) -> Vec<Entry> {
                     .collect::<Vec<_>>()
                     .join(" | ");
             }
-            Entry { spec, command }
+            Entry {
+                spec,
+                command,
+                timeout,
+            }
         })
         .collect()
 }
@@ -420,7 +437,7 @@ pub fn merge(settings: &mut Map<String, Value>, entries: &[Entry]) -> Vec<String
         let Some(groups) = groups.as_array_mut() else {
             continue;
         };
-        let timeout = json!(e.spec.timeout_secs);
+        let timeout = json!(e.timeout);
         let mut found = false;
         // mem's entry of this hook: today's shape, else one of another
         // version of mem that starts with the same tool (updated in place)
@@ -471,10 +488,7 @@ pub fn merge(settings: &mut Map<String, Value>, entries: &[Entry]) -> Vec<String
                 }
                 if h.get("timeout") != Some(&timeout) {
                     if !changes.iter().any(|c| c.ends_with(&e.command)) {
-                        changes.push(format!(
-                            "updated {} timeout: {} s",
-                            e.spec.event, e.spec.timeout_secs
-                        ));
+                        changes.push(format!("updated {} timeout: {} s", e.spec.event, e.timeout));
                     }
                     h.insert("timeout".into(), timeout.clone());
                 }
@@ -496,7 +510,7 @@ pub fn merge(settings: &mut Map<String, Value>, entries: &[Entry]) -> Vec<String
             }
             g.insert(
                 "hooks".into(),
-                json!([{"type": "command", "command": e.command, "timeout": e.spec.timeout_secs}]),
+                json!([{"type": "command", "command": e.command, "timeout": e.timeout}]),
             );
             groups.push(Value::Object(g));
             changes.push(format!("added {}: {}", e.spec.event, e.command));
@@ -664,7 +678,7 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
         cmd: a.model_cmd.clone(),
         timeout: a.model_timeout,
     };
-    let changes = merge(&mut new, &entries(&bin, &model));
+    let changes = merge(&mut new, &entries(&bin, &model, agent));
     let wrote = commit(
         &path,
         &loaded,
@@ -717,7 +731,7 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
             Agent::Codex => "Codex hooks",
         }
     );
-    for e in entries(&bin, &model) {
+    for e in entries(&bin, &model, agent) {
         let present: Vec<String> = loaded
             .value
             .get("hooks")
@@ -741,7 +755,7 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
         let matcher = e.spec.matcher.map(|m| format!("[{m}]")).unwrap_or_default();
         println!(
             "{state:<9} {}{matcher} timeout {} s: {}",
-            e.spec.event, e.spec.timeout_secs, e.command
+            e.spec.event, e.timeout, e.command
         );
         if state == "differs" {
             for c in present {
@@ -829,14 +843,14 @@ mod tests {
 
     #[test]
     fn entries_use_quoted_absolute_paths() {
-        let es = entries(&bin(), &Model::default());
+        let es = entries(&bin(), &Model::default(), Agent::Claude);
         assert_eq!(es.len(), HOOKS.len());
         let stop = es.iter().find(|e| e.spec.event == "Stop").unwrap();
         assert_eq!(
             stop.command,
             "'/opt/my tools/bin/mem-transcript' replay --hook | '/opt/my tools/bin/mem-extract' | '/opt/my tools/bin/mem-index' write >&2"
         );
-        let es = entries(Path::new("/b"), &Model::default());
+        let es = entries(Path::new("/b"), &Model::default(), Agent::Claude);
         assert_eq!(es[0].command, "/b/mem-recall --hook");
     }
 
@@ -846,7 +860,7 @@ mod tests {
             cmd: Some("claude -p --model haiku".into()),
             timeout: None,
         };
-        let es = entries(Path::new("/b"), &m);
+        let es = entries(Path::new("/b"), &m, Agent::Claude);
         let by = |ev: &str| {
             es.iter()
                 .find(|e| e.spec.event == ev)
@@ -867,6 +881,17 @@ mod tests {
         // still recognised as mem's
         assert!(same_shape(&by("Stop"), WRITE_PATH));
         assert!(is_mem_command(&by("SessionEnd")));
+        // Codex: SessionEnd within its 3 s cap, without the model
+        let es = entries(Path::new("/b"), &m, Agent::Codex);
+        let end = es.iter().find(|e| e.spec.event == "SessionEnd").unwrap();
+        assert_eq!(end.timeout, 3);
+        assert_eq!(
+            end.command,
+            "/b/mem-transcript replay --hook | /b/mem-extract | /b/mem-index write >&2"
+        );
+        let stop = es.iter().find(|e| e.spec.event == "Stop").unwrap();
+        assert_eq!(stop.timeout, 30);
+        assert!(stop.command.contains("--model-timeout 25 |"));
     }
 
     #[test]
@@ -889,7 +914,7 @@ mod tests {
             r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"mem-recall --hook"},{"type":"command","command":"echo hi"}]}]},"z":1}"#,
         )
         .unwrap();
-        let es = entries(Path::new("/b"), &Model::default());
+        let es = entries(Path::new("/b"), &Model::default(), Agent::Claude);
         let c = merge(&mut s, &es);
         assert!(!c.is_empty());
         // the old bare entry was updated where it was, beside the user's
@@ -924,7 +949,7 @@ mod tests {
             "/old/mem-transcript replay --hook --since-turn | /old/mem-extract --every 2 | /old/mem-index write"
         ));
         assert!(!is_mem_command("/usr/bin/mem-index list"));
-        let es = entries(Path::new("/b"), &Model::default());
+        let es = entries(Path::new("/b"), &Model::default(), Agent::Claude);
         merge(&mut s, &es);
         assert_eq!(
             s["hooks"]["Stop"],

@@ -345,3 +345,69 @@ fn model_command_in_the_dry_run() {
     assert!(err.contains("dry run, nothing written"), "{err}");
     assert!(err.contains("added Stop: "), "{err}");
 }
+
+/// Codex's `hooks.json` gets timeouts Codex takes as written (`SessionEnd`
+/// within its 3 s cap, no model there); an earlier install's 60 s is
+/// updated in place.
+#[test]
+fn codex_timeouts_are_within_codexs_caps() {
+    let h = Home::new();
+    let bin = h.bin_dir("bin");
+    let bin_arg = bin.to_str().unwrap();
+    let codex = h.root.join("codex-home");
+    std::fs::create_dir_all(&codex).unwrap();
+    let env: [(&str, &Path); 1] = [("CODEX_HOME", &codex)];
+    let write_path = format!(
+        "{bin_arg}/mem-transcript replay --hook | {bin_arg}/mem-extract | {bin_arg}/mem-index write >&2"
+    );
+    std::fs::write(
+        codex.join("hooks.json"),
+        json!({"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": write_path, "timeout": 60}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let o = h.hooks(
+        &[
+            "install",
+            "--codex",
+            "--bin-dir",
+            bin_arg,
+            "--model-cmd",
+            "codex exec -",
+        ],
+        &h.root,
+        &env,
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("updated SessionEnd timeout: 3 s"), "{out}");
+    let v = read(&codex.join("hooks.json"));
+    let timeout = |event: &str| {
+        v["hooks"][event][0]["hooks"][0]["timeout"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(timeout("SessionEnd"), 3);
+    assert_eq!(timeout("Stop"), 30);
+    assert_eq!(timeout("PreToolUse"), 5);
+    assert_eq!(commands(&v, "SessionEnd"), [write_path]);
+    assert!(commands(&v, "Stop")[0].contains("--model-cmd 'codex exec -' --model-timeout 25"));
+    // Claude Code's settings keep 60 s
+    let s = h.root.join("settings.json");
+    let o = h.hooks(
+        &[
+            "install",
+            "--settings",
+            s.to_str().unwrap(),
+            "--bin-dir",
+            bin_arg,
+        ],
+        &h.root,
+        &env,
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(
+        read(&s)["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"],
+        60
+    );
+}

@@ -337,10 +337,9 @@ pub fn read_output(out: &Value) -> (String, Option<Outcome>) {
     };
     if let Some(o) = obj.filter(Value::is_object) {
         let code = o["metadata"]["exit_code"].as_i64().map(Outcome::of_code);
-        let flag =
-            o["success"]
-                .as_bool()
-                .map(|ok| if ok { Outcome::Passed } else { Outcome::Failed });
+        let flag = o["success"]
+            .as_bool()
+            .map(|ok| if ok { Outcome::Passed } else { Outcome::Failed });
         if code.is_some() || flag.is_some() || o.get("output").is_some() {
             let text = match &o["output"] {
                 Value::Null => text_of(out).unwrap_or_default(),
