@@ -46,7 +46,9 @@ pub enum HooksAction {
     Install(InstallArgs),
     /// Remove exactly mem's hooks from the settings file.
     Uninstall(TargetArgs),
-    /// Show mem's hooks and whether the settings file has them.
+    /// Show mem's hooks, whether the settings file has them and, with
+    /// --codex, whether Codex trusts them (it skips a hook it does not).
+    #[command(visible_alias = "status")]
     Show(InstallArgs),
 }
 
@@ -679,7 +681,7 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
         timeout: a.model_timeout,
     };
     let changes = merge(&mut new, &entries(&bin, &model, agent));
-    let wrote = commit(
+    commit(
         &path,
         &loaded,
         &new,
@@ -688,7 +690,11 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
         "mem's hooks are already there",
     )?;
     if agent == Agent::Codex && !a.target.dry_run {
-        for line in codex_notes(&path, wrote) {
+        for line in codex_notes(&path) {
+            println!("{line}");
+        }
+        let trust = crate::codex_trust::mem_verdicts(&path, &new);
+        for line in codex_trust_notes(&trust, false) {
             println!("{line}");
         }
     }
@@ -731,6 +737,10 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
             Agent::Codex => "Codex hooks",
         }
     );
+    let trust = match agent {
+        Agent::Codex => crate::codex_trust::mem_verdicts(&path, &loaded.value),
+        Agent::Claude => Vec::new(),
+    };
     for e in entries(&bin, &model, agent) {
         let present: Vec<String> = loaded
             .value
@@ -758,27 +768,80 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
             e.spec.event, e.timeout, e.command
         );
         if state == "differs" {
-            for c in present {
+            for c in &present {
                 println!("          now: {c}");
             }
+        }
+        for t in trust
+            .iter()
+            .filter(|t| t.event == e.spec.event && present.contains(&t.command))
+        {
+            println!("          codex: {}", t.trust.words());
         }
     }
     if !missing.is_empty() {
         println!("missing from {}: {}", bin.display(), missing.join(", "));
     }
+    if agent == Agent::Codex {
+        for line in codex_trust_notes(&trust, true) {
+            println!("{line}");
+        }
+    }
     Ok(Exit::Success)
 }
 
-/// What to tell the user after writing Codex's `hooks.json`: trust, and a
-/// `config.toml` that turns hooks off.
-pub fn codex_notes(path: &Path, wrote: bool) -> Vec<String> {
+/// What to say of Codex's trust in mem's hooks (`trust`, see
+/// [`crate::codex_trust`]): nothing when all are trusted, else how many
+/// are not and how to trust them; with `toml`, also the `config.toml`
+/// lines that trust them.
+pub fn codex_trust_notes(trust: &[crate::codex_trust::HookTrust], toml: bool) -> Vec<String> {
+    use crate::codex_trust::Trust;
     let mut out = Vec::new();
-    if wrote {
-        out.push(
-            "codex: review and trust the new hooks in Codex (`/hooks`); each edit of a hook needs trust again (`codex exec` skips untrusted hooks)"
-                .to_string(),
-        );
+    if trust.is_empty() {
+        return out;
     }
+    let open: Vec<&crate::codex_trust::HookTrust> = trust
+        .iter()
+        .filter(|t| matches!(t.trust, Trust::Untrusted | Trust::Modified))
+        .collect();
+    let off = trust.iter().filter(|t| t.trust == Trust::Disabled).count();
+    if open.is_empty() && off == 0 {
+        out.push(format!(
+            "codex: Codex trusts all {} of mem's hooks",
+            trust.len()
+        ));
+        return out;
+    }
+    if !open.is_empty() {
+        out.push(format!(
+            "codex: {} of mem's {} hooks are not trusted, and Codex skips a hook it does not trust without a word. To trust them: start `codex` (in the project, for a project's hooks.json), enter `/hooks` and trust each mem hook it lists; or run `codex exec --dangerously-bypass-hook-trust …` to run untrusted hooks for that one run. Each change to a hook (bin dir, model command, timeout) needs trust again.",
+            open.len(),
+            trust.len()
+        ));
+        if toml {
+            let config = mem_core::memdir::codex_home()
+                .map(|h| h.join("config.toml").display().to_string())
+                .unwrap_or_else(|_| "~/.codex/config.toml".into());
+            out.push(format!(
+                "codex: what `/hooks` writes to {config} to trust them (trust only hooks you have read):"
+            ));
+            out.push(crate::codex_trust::trust_toml(&open).trim_end().to_string());
+        } else {
+            out.push("codex: `mem-recall hooks status --codex` says which are trusted".to_string());
+        }
+    }
+    if off > 0 {
+        out.push(format!(
+            "codex: {off} of mem's hooks are turned off (`enabled = false` under `hooks.state` in config.toml); `/hooks` turns them on"
+        ));
+    }
+    out
+}
+
+/// What to tell the user after writing Codex's `hooks.json` besides trust
+/// ([`codex_trust_notes`]): a `config.toml` that turns hooks off.
+pub fn codex_notes(path: &Path) -> Vec<String> {
+    let mut out = Vec::new();
     let mut configs = Vec::new();
     if let Some(dir) = path.parent() {
         configs.push(dir.join("config.toml"));
