@@ -305,10 +305,11 @@ fn header_code(text: &str) -> Option<i64> {
 }
 
 /// The output text without the header `header_code` reads (`Chunk ID`,
-/// `Wall time`, the exit line, `Original token count`, `Output:`), when
-/// the text has one; else the text.
+/// `Wall time`, the exit line or `Process running with session ID N`,
+/// `Original token count`, `Output:`), when the text has one; else the
+/// text.
 fn strip_header(text: &str) -> &str {
-    if header_code(text).is_none() {
+    if header_code(text).is_none() && !text.starts_with("Chunk ID: ") {
         return text;
     }
     let mut rest = text;
@@ -603,10 +604,9 @@ mod tests {
         // running on in a session, or plain text: not said
         assert_eq!(
             read_output(&json!(
-                "Chunk ID: 1\nWall time: 1 seconds\nProcess running with session ID 3\nOutput:\n"
-            ))
-            .1,
-            None
+                "Chunk ID: 1\nWall time: 1 seconds\nProcess running with session ID 3\nOutput:\nstarted\n"
+            )),
+            ("started\n".to_string(), None)
         );
         assert_eq!(
             read_output(&json!([{"type": "input_text", "text": "a.txt"}])),

@@ -153,3 +153,51 @@ fn session_summary_says_the_command_failed() {
         );
     }
 }
+
+/// A unified-exec command that outlives its call: `exec_command` answers
+/// `Process running with session ID 7`, `write_stdin` later collects the
+/// exit and the output, and the `CommandExecution` record of the first call
+/// id (written after both) says it failed. Both results read as failed, the
+/// lesson is still learnt from the command and the output `write_stdin`
+/// collected.
+#[test]
+fn a_command_finished_by_write_stdin_reads_as_failed() {
+    let home = tempfile::tempdir().unwrap();
+    let f = fixtures().join("codex-forms/write-stdin/exec-command-write-stdin.jsonl");
+    let text = replay(home.path(), &f);
+    let results: Vec<(String, Option<bool>, String)> = events(&text)
+        .iter()
+        .filter(|e| e["kind"] == "tool_result")
+        .map(|e| {
+            (
+                e["tool"].as_str().unwrap().to_string(),
+                e["is_error"].as_bool(),
+                e["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        results[0],
+        ("exec_command".into(), Some(true), String::new())
+    );
+    assert_eq!(
+        results[1],
+        (
+            "write_stdin".into(),
+            Some(true),
+            "build-token: error: cannot read .cache/setup.json (ENOENT)\n".into()
+        )
+    );
+    assert_eq!(results[2].1, Some(false));
+    assert_eq!(results[3].1, Some(false));
+    let out = run(cmd("mem-extract", home.path()), text.as_bytes());
+    assert!(out.status.success(), "{}", show(&out));
+    let lesson = events(&stdout(&out))
+        .into_iter()
+        .find(|r| r["rule"] == "lesson/fail-fix-succeed")
+        .unwrap_or_else(|| panic!("{}", show(&out)));
+    assert_eq!(
+        lesson["fact"],
+        "Run `node src/setup.mjs` before `node src/build-token.mjs`."
+    );
+}
