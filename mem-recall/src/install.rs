@@ -782,9 +782,43 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
     if !missing.is_empty() {
         println!("missing from {}: {}", bin.display(), missing.join(", "));
     }
-    if agent == Agent::Codex {
-        for line in codex_trust_notes(&trust, true) {
-            println!("{line}");
+    match agent {
+        Agent::Codex => {
+            for line in codex_trust_notes(&trust, true) {
+                println!("{line}");
+            }
+        }
+        // the user's Codex hooks, in a line, when they hold mem's
+        Agent::Claude => {
+            let codex = TargetArgs {
+                settings: None,
+                project: a.target.project,
+                codex: true,
+                dry_run: true,
+            };
+            if let Ok((cpath, _)) = target_file(&codex)
+                && let Ok(c) = load(&cpath)
+                && c.old.is_some()
+            {
+                let trust = crate::codex_trust::mem_verdicts(&cpath, &c.value);
+                let open = trust
+                    .iter()
+                    .filter(|t| t.trust != crate::codex_trust::Trust::Trusted)
+                    .count();
+                if !trust.is_empty() {
+                    println!(
+                        "codex ({}): {} of mem's {} hooks trusted{}",
+                        cpath.display(),
+                        trust.len() - open,
+                        trust.len(),
+                        if open > 0 {
+                            "; `mem-recall hooks status --codex` says how to trust the rest"
+                        } else {
+                            ""
+                        }
+                    );
+                }
+            }
         }
     }
     Ok(Exit::Success)

@@ -472,6 +472,16 @@ fn codex_trust_is_explained_and_reported() {
         out.contains("codex: Codex trusts all 6 of mem's hooks"),
         "{out}"
     );
+    // Claude Code's status names the Codex hooks' trust in a line
+    let o = h.hooks(&["status", "--bin-dir", bin_arg], &h.root, &env);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(&format!(
+            "codex ({}): 6 of mem's 6 hooks trusted\n",
+            hooks_json.display()
+        )),
+        "{out}"
+    );
     let o = h.hooks(&["install", "--codex", "--bin-dir", bin_arg], &h.root, &env);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("Codex trusts all 6"), "{out}");
