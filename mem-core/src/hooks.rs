@@ -19,9 +19,16 @@ pub struct HookSpec {
     /// names; the installer puts each tool's absolute path in their place
     /// (see [`HookSpec::command_with`]).
     pub command: &'static str,
-    /// The agent's timeout for the command, in seconds.
+    /// The agent's timeout for the command, in seconds (Claude Code; Codex:
+    /// [`HookSpec::codex_timeout_secs`]).
     pub timeout_secs: u32,
 }
+
+/// The longest timeout Codex gives a `SessionEnd` hook, in seconds: it
+/// clamps a larger one to this and prints `warning: clamping SessionEnd hook
+/// timeout to 3s` before every session (its default there is 1 s). Other
+/// events have no cap (default 600 s).
+pub const CODEX_SESSION_END_MAX_SECS: u32 = 3;
 
 /// The write path a hook runs on the session that sent it: `replay --hook`
 /// reads the hook JSON (its `transcript_path`, `hook_event_name`) and emits
@@ -151,6 +158,17 @@ impl HookInput {
 }
 
 impl HookSpec {
+    /// The timeout written into Codex's `hooks.json`: [`Self::timeout_secs`]
+    /// within Codex's cap ([`CODEX_SESSION_END_MAX_SECS`] for `SessionEnd`),
+    /// so Codex takes it as written, without a warning.
+    pub fn codex_timeout_secs(&self) -> u32 {
+        if self.event == "SessionEnd" {
+            self.timeout_secs.min(CODEX_SESSION_END_MAX_SECS)
+        } else {
+            self.timeout_secs
+        }
+    }
+
     /// The command with each tool name at the start of a pipeline stage
     /// replaced by `resolve(name)` (e.g. an absolute, shell-quoted path).
     pub fn command_with(&self, resolve: impl Fn(&str) -> String) -> String {
@@ -169,6 +187,19 @@ impl HookSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn codex_timeouts_are_within_its_caps() {
+        for h in HOOKS {
+            let t = h.codex_timeout_secs();
+            assert!(t >= 1 && t <= h.timeout_secs, "{}", h.event);
+            if h.event == "SessionEnd" {
+                assert_eq!(t, CODEX_SESSION_END_MAX_SECS);
+            } else {
+                assert_eq!(t, h.timeout_secs);
+            }
+        }
+    }
 
     #[test]
     fn every_stage_gets_its_path() {

@@ -46,7 +46,9 @@ pub enum HooksAction {
     Install(InstallArgs),
     /// Remove exactly mem's hooks from the settings file.
     Uninstall(TargetArgs),
-    /// Show mem's hooks and whether the settings file has them.
+    /// Show mem's hooks, whether the settings file has them and, with
+    /// --codex, whether Codex trusts them (it skips a hook it does not).
+    #[command(visible_alias = "status")]
     Show(InstallArgs),
 }
 
@@ -220,6 +222,9 @@ pub struct Entry {
     pub spec: &'static HookSpec,
     /// The command line, tools by absolute quoted paths.
     pub command: String,
+    /// The timeout, seconds: [`HookSpec::timeout_secs`] for Claude Code,
+    /// [`HookSpec::codex_timeout_secs`] for Codex.
+    pub timeout: u32,
 }
 
 /// The model options of the write path.
@@ -231,22 +236,32 @@ pub struct Model {
     pub timeout: Option<u64>,
 }
 
-/// The entries mem writes, tools under `bin`, the write path's mem-extract
-/// with the model options on `Stop` and `SessionEnd`.
-pub fn entries(bin: &Path, model: &Model) -> Vec<Entry> {
+/// The entries mem writes for `agent`, tools under `bin`, the write path's
+/// mem-extract with the model options on `Stop` and `SessionEnd` (Codex:
+/// `Stop` only — its `SessionEnd` has 3 s, too few for a model; the `Stop`
+/// hook already ran it after every turn).
+pub fn entries(bin: &Path, model: &Model, agent: Agent) -> Vec<Entry> {
     HOOKS
         .iter()
         .map(|spec| {
             let resolve = |t: &str| quote(&bin.join(t).to_string_lossy());
             let mut command = spec.command_with(resolve);
+            let timeout = match agent {
+                Agent::Claude => spec.timeout_secs,
+                Agent::Codex => spec.codex_timeout_secs(),
+            };
+            let with_model = match agent {
+                Agent::Claude => matches!(spec.event, "Stop" | "SessionEnd"),
+                Agent::Codex => spec.event == "Stop",
+            };
             if let Some(cmd) = &model.cmd
                 && spec.command == WRITE_PATH
-                && matches!(spec.event, "Stop" | "SessionEnd")
+                && with_model
             {
                 let extract = quote(&bin.join("mem-extract").to_string_lossy());
                 let secs = model
                     .timeout
-                    .unwrap_or_else(|| u64::from(spec.timeout_secs.saturating_sub(5).max(1)));
+                    .unwrap_or_else(|| u64::from(timeout.saturating_sub(5).max(1)));
                 let with = format!(
                     "{extract} --model-cmd {} --model-timeout {secs}",
                     quote(cmd)
@@ -257,7 +272,11 @@ pub fn entries(bin: &Path, model: &Model) -> Vec<Entry> {
                     .collect::<Vec<_>>()
                     .join(" | ");
             }
-            Entry { spec, command }
+            Entry {
+                spec,
+                command,
+                timeout,
+            }
         })
         .collect()
 }
@@ -420,7 +439,7 @@ pub fn merge(settings: &mut Map<String, Value>, entries: &[Entry]) -> Vec<String
         let Some(groups) = groups.as_array_mut() else {
             continue;
         };
-        let timeout = json!(e.spec.timeout_secs);
+        let timeout = json!(e.timeout);
         let mut found = false;
         // mem's entry of this hook: today's shape, else one of another
         // version of mem that starts with the same tool (updated in place)
@@ -471,10 +490,7 @@ pub fn merge(settings: &mut Map<String, Value>, entries: &[Entry]) -> Vec<String
                 }
                 if h.get("timeout") != Some(&timeout) {
                     if !changes.iter().any(|c| c.ends_with(&e.command)) {
-                        changes.push(format!(
-                            "updated {} timeout: {} s",
-                            e.spec.event, e.spec.timeout_secs
-                        ));
+                        changes.push(format!("updated {} timeout: {} s", e.spec.event, e.timeout));
                     }
                     h.insert("timeout".into(), timeout.clone());
                 }
@@ -496,7 +512,7 @@ pub fn merge(settings: &mut Map<String, Value>, entries: &[Entry]) -> Vec<String
             }
             g.insert(
                 "hooks".into(),
-                json!([{"type": "command", "command": e.command, "timeout": e.spec.timeout_secs}]),
+                json!([{"type": "command", "command": e.command, "timeout": e.timeout}]),
             );
             groups.push(Value::Object(g));
             changes.push(format!("added {}: {}", e.spec.event, e.command));
@@ -664,8 +680,8 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
         cmd: a.model_cmd.clone(),
         timeout: a.model_timeout,
     };
-    let changes = merge(&mut new, &entries(&bin, &model));
-    let wrote = commit(
+    let changes = merge(&mut new, &entries(&bin, &model, agent));
+    commit(
         &path,
         &loaded,
         &new,
@@ -674,7 +690,11 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
         "mem's hooks are already there",
     )?;
     if agent == Agent::Codex && !a.target.dry_run {
-        for line in codex_notes(&path, wrote) {
+        for line in codex_notes(&path) {
+            println!("{line}");
+        }
+        let trust = crate::codex_trust::mem_verdicts(&path, &new);
+        for line in codex_trust_notes(&trust, false) {
             println!("{line}");
         }
     }
@@ -717,7 +737,11 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
             Agent::Codex => "Codex hooks",
         }
     );
-    for e in entries(&bin, &model) {
+    let trust = match agent {
+        Agent::Codex => crate::codex_trust::mem_verdicts(&path, &loaded.value),
+        Agent::Claude => Vec::new(),
+    };
+    for e in entries(&bin, &model, agent) {
         let present: Vec<String> = loaded
             .value
             .get("hooks")
@@ -741,30 +765,117 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
         let matcher = e.spec.matcher.map(|m| format!("[{m}]")).unwrap_or_default();
         println!(
             "{state:<9} {}{matcher} timeout {} s: {}",
-            e.spec.event, e.spec.timeout_secs, e.command
+            e.spec.event, e.timeout, e.command
         );
         if state == "differs" {
-            for c in present {
+            for c in &present {
                 println!("          now: {c}");
             }
+        }
+        for t in trust
+            .iter()
+            .filter(|t| t.event == e.spec.event && present.contains(&t.command))
+        {
+            println!("          codex: {}", t.trust.words());
         }
     }
     if !missing.is_empty() {
         println!("missing from {}: {}", bin.display(), missing.join(", "));
     }
+    match agent {
+        Agent::Codex => {
+            for line in codex_trust_notes(&trust, true) {
+                println!("{line}");
+            }
+        }
+        // the user's Codex hooks, in a line, when they hold mem's
+        Agent::Claude => {
+            let codex = TargetArgs {
+                settings: None,
+                project: a.target.project,
+                codex: true,
+                dry_run: true,
+            };
+            if let Ok((cpath, _)) = target_file(&codex)
+                && let Ok(c) = load(&cpath)
+                && c.old.is_some()
+            {
+                let trust = crate::codex_trust::mem_verdicts(&cpath, &c.value);
+                let open = trust
+                    .iter()
+                    .filter(|t| t.trust != crate::codex_trust::Trust::Trusted)
+                    .count();
+                if !trust.is_empty() {
+                    println!(
+                        "codex ({}): {} of mem's {} hooks trusted{}",
+                        cpath.display(),
+                        trust.len() - open,
+                        trust.len(),
+                        if open > 0 {
+                            "; `mem-recall hooks status --codex` says how to trust the rest"
+                        } else {
+                            ""
+                        }
+                    );
+                }
+            }
+        }
+    }
     Ok(Exit::Success)
 }
 
-/// What to tell the user after writing Codex's `hooks.json`: trust, and a
-/// `config.toml` that turns hooks off.
-pub fn codex_notes(path: &Path, wrote: bool) -> Vec<String> {
+/// What to say of Codex's trust in mem's hooks (`trust`, see
+/// [`crate::codex_trust`]): nothing when all are trusted, else how many
+/// are not and how to trust them; with `toml`, also the `config.toml`
+/// lines that trust them.
+pub fn codex_trust_notes(trust: &[crate::codex_trust::HookTrust], toml: bool) -> Vec<String> {
+    use crate::codex_trust::Trust;
     let mut out = Vec::new();
-    if wrote {
-        out.push(
-            "codex: review and trust the new hooks in Codex (`/hooks`); each edit of a hook needs trust again (`codex exec` skips untrusted hooks)"
-                .to_string(),
-        );
+    if trust.is_empty() {
+        return out;
     }
+    let open: Vec<&crate::codex_trust::HookTrust> = trust
+        .iter()
+        .filter(|t| matches!(t.trust, Trust::Untrusted | Trust::Modified))
+        .collect();
+    let off = trust.iter().filter(|t| t.trust == Trust::Disabled).count();
+    if open.is_empty() && off == 0 {
+        out.push(format!(
+            "codex: Codex trusts all {} of mem's hooks",
+            trust.len()
+        ));
+        return out;
+    }
+    if !open.is_empty() {
+        out.push(format!(
+            "codex: {} of mem's {} hooks are not trusted, and Codex skips a hook it does not trust without a word. To trust them: start `codex` (in the project, for a project's hooks.json), enter `/hooks` and trust each mem hook it lists; or run `codex exec --dangerously-bypass-hook-trust …` to run untrusted hooks for that one run. Each change to a hook (bin dir, model command, timeout) needs trust again.",
+            open.len(),
+            trust.len()
+        ));
+        if toml {
+            let config = mem_core::memdir::codex_home()
+                .map(|h| h.join("config.toml").display().to_string())
+                .unwrap_or_else(|_| "~/.codex/config.toml".into());
+            out.push(format!(
+                "codex: what `/hooks` writes to {config} to trust them (trust only hooks you have read):"
+            ));
+            out.push(crate::codex_trust::trust_toml(&open).trim_end().to_string());
+        } else {
+            out.push("codex: `mem-recall hooks status --codex` says which are trusted".to_string());
+        }
+    }
+    if off > 0 {
+        out.push(format!(
+            "codex: {off} of mem's hooks are turned off (`enabled = false` under `hooks.state` in config.toml); `/hooks` turns them on"
+        ));
+    }
+    out
+}
+
+/// What to tell the user after writing Codex's `hooks.json` besides trust
+/// ([`codex_trust_notes`]): a `config.toml` that turns hooks off.
+pub fn codex_notes(path: &Path) -> Vec<String> {
+    let mut out = Vec::new();
     let mut configs = Vec::new();
     if let Some(dir) = path.parent() {
         configs.push(dir.join("config.toml"));
@@ -829,14 +940,14 @@ mod tests {
 
     #[test]
     fn entries_use_quoted_absolute_paths() {
-        let es = entries(&bin(), &Model::default());
+        let es = entries(&bin(), &Model::default(), Agent::Claude);
         assert_eq!(es.len(), HOOKS.len());
         let stop = es.iter().find(|e| e.spec.event == "Stop").unwrap();
         assert_eq!(
             stop.command,
             "'/opt/my tools/bin/mem-transcript' replay --hook | '/opt/my tools/bin/mem-extract' | '/opt/my tools/bin/mem-index' write >&2"
         );
-        let es = entries(Path::new("/b"), &Model::default());
+        let es = entries(Path::new("/b"), &Model::default(), Agent::Claude);
         assert_eq!(es[0].command, "/b/mem-recall --hook");
     }
 
@@ -846,7 +957,7 @@ mod tests {
             cmd: Some("claude -p --model haiku".into()),
             timeout: None,
         };
-        let es = entries(Path::new("/b"), &m);
+        let es = entries(Path::new("/b"), &m, Agent::Claude);
         let by = |ev: &str| {
             es.iter()
                 .find(|e| e.spec.event == ev)
@@ -867,6 +978,17 @@ mod tests {
         // still recognised as mem's
         assert!(same_shape(&by("Stop"), WRITE_PATH));
         assert!(is_mem_command(&by("SessionEnd")));
+        // Codex: SessionEnd within its 3 s cap, without the model
+        let es = entries(Path::new("/b"), &m, Agent::Codex);
+        let end = es.iter().find(|e| e.spec.event == "SessionEnd").unwrap();
+        assert_eq!(end.timeout, 3);
+        assert_eq!(
+            end.command,
+            "/b/mem-transcript replay --hook | /b/mem-extract | /b/mem-index write >&2"
+        );
+        let stop = es.iter().find(|e| e.spec.event == "Stop").unwrap();
+        assert_eq!(stop.timeout, 30);
+        assert!(stop.command.contains("--model-timeout 25 |"));
     }
 
     #[test]
@@ -889,7 +1011,7 @@ mod tests {
             r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"mem-recall --hook"},{"type":"command","command":"echo hi"}]}]},"z":1}"#,
         )
         .unwrap();
-        let es = entries(Path::new("/b"), &Model::default());
+        let es = entries(Path::new("/b"), &Model::default(), Agent::Claude);
         let c = merge(&mut s, &es);
         assert!(!c.is_empty());
         // the old bare entry was updated where it was, beside the user's
@@ -924,7 +1046,7 @@ mod tests {
             "/old/mem-transcript replay --hook --since-turn | /old/mem-extract --every 2 | /old/mem-index write"
         ));
         assert!(!is_mem_command("/usr/bin/mem-index list"));
-        let es = entries(Path::new("/b"), &Model::default());
+        let es = entries(Path::new("/b"), &Model::default(), Agent::Claude);
         merge(&mut s, &es);
         assert_eq!(
             s["hooks"]["Stop"],

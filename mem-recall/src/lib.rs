@@ -21,6 +21,7 @@ pub mod autodream;
 pub mod backtest;
 pub mod budget;
 pub mod cache;
+pub mod codex_trust;
 pub mod context;
 pub mod error;
 pub mod gate;

@@ -345,3 +345,172 @@ fn model_command_in_the_dry_run() {
     assert!(err.contains("dry run, nothing written"), "{err}");
     assert!(err.contains("added Stop: "), "{err}");
 }
+
+/// Codex's `hooks.json` gets timeouts Codex takes as written (`SessionEnd`
+/// within its 3 s cap, no model there); an earlier install's 60 s is
+/// updated in place.
+#[test]
+fn codex_timeouts_are_within_codexs_caps() {
+    let h = Home::new();
+    let bin = h.bin_dir("bin");
+    let bin_arg = bin.to_str().unwrap();
+    let codex = h.root.join("codex-home");
+    std::fs::create_dir_all(&codex).unwrap();
+    let env: [(&str, &Path); 1] = [("CODEX_HOME", &codex)];
+    let write_path = format!(
+        "{bin_arg}/mem-transcript replay --hook | {bin_arg}/mem-extract | {bin_arg}/mem-index write >&2"
+    );
+    std::fs::write(
+        codex.join("hooks.json"),
+        json!({"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": write_path, "timeout": 60}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let o = h.hooks(
+        &[
+            "install",
+            "--codex",
+            "--bin-dir",
+            bin_arg,
+            "--model-cmd",
+            "codex exec -",
+        ],
+        &h.root,
+        &env,
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("updated SessionEnd timeout: 3 s"), "{out}");
+    let v = read(&codex.join("hooks.json"));
+    let timeout = |event: &str| {
+        v["hooks"][event][0]["hooks"][0]["timeout"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(timeout("SessionEnd"), 3);
+    assert_eq!(timeout("Stop"), 30);
+    assert_eq!(timeout("PreToolUse"), 5);
+    assert_eq!(commands(&v, "SessionEnd"), [write_path]);
+    assert!(commands(&v, "Stop")[0].contains("--model-cmd 'codex exec -' --model-timeout 25"));
+    // Claude Code's settings keep 60 s
+    let s = h.root.join("settings.json");
+    let o = h.hooks(
+        &[
+            "install",
+            "--settings",
+            s.to_str().unwrap(),
+            "--bin-dir",
+            bin_arg,
+        ],
+        &h.root,
+        &env,
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(
+        read(&s)["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"],
+        60
+    );
+}
+
+/// `hooks install --codex` says how to trust the hooks; `hooks status
+/// --codex` says whether Codex trusts each, from `hooks.state` in Codex's
+/// `config.toml` (trusted, changed since trusted, turned off).
+#[test]
+fn codex_trust_is_explained_and_reported() {
+    let h = Home::new();
+    let bin = h.bin_dir("bin");
+    let bin_arg = bin.to_str().unwrap();
+    let codex = h.root.join("codex-home");
+    std::fs::create_dir_all(&codex).unwrap();
+    let env: [(&str, &Path); 1] = [("CODEX_HOME", &codex)];
+    let o = h.hooks(&["install", "--codex", "--bin-dir", bin_arg], &h.root, &env);
+    assert!(o.status.success(), "{}", show(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("6 of mem's 6 hooks are not trusted"), "{out}");
+    assert!(out.contains("enter `/hooks`"), "{out}");
+    assert!(
+        out.contains("codex exec --dangerously-bypass-hook-trust"),
+        "{out}"
+    );
+    assert!(out.contains("mem-recall hooks status --codex"), "{out}");
+
+    let status = || {
+        let o = h.hooks(&["status", "--codex", "--bin-dir", bin_arg], &h.root, &env);
+        assert!(o.status.success(), "{}", show(&o));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let out = status();
+    assert_eq!(
+        out.matches("codex: not trusted: Codex skips it").count(),
+        6,
+        "{out}"
+    );
+    // the lines `/hooks` would write, as status prints them
+    let toml: String = out
+        .lines()
+        .skip_while(|l| !l.contains("to trust them (trust only hooks you have read):"))
+        .skip(1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(toml.matches("trusted_hash = \"sha256:").count(), 6, "{out}");
+    let hooks_json = codex.join("hooks.json");
+    assert!(
+        toml.contains(&format!(
+            "[hooks.state.\"{}:pre_tool_use:0:0\"]",
+            hooks_json.display()
+        )),
+        "{toml}"
+    );
+    std::fs::write(
+        codex.join("config.toml"),
+        format!("model = \"m\"\n\n{toml}"),
+    )
+    .unwrap();
+    let out = status();
+    assert_eq!(out.matches("codex: trusted").count(), 6, "{out}");
+    assert!(
+        out.contains("codex: Codex trusts all 6 of mem's hooks"),
+        "{out}"
+    );
+    // Claude Code's status names the Codex hooks' trust in a line
+    let o = h.hooks(&["status", "--bin-dir", bin_arg], &h.root, &env);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(&format!(
+            "codex ({}): 6 of mem's 6 hooks trusted\n",
+            hooks_json.display()
+        )),
+        "{out}"
+    );
+    let o = h.hooks(&["install", "--codex", "--bin-dir", bin_arg], &h.root, &env);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("Codex trusts all 6"), "{out}");
+
+    // a changed timeout needs trust again; enabled = false is off
+    let mut v = read(&hooks_json);
+    v["hooks"]["Stop"][0]["hooks"][0]["timeout"] = json!(20);
+    std::fs::write(&hooks_json, v.to_string()).unwrap();
+    // session_start's state: enabled = false instead of its hash
+    let start = format!(
+        "[hooks.state.\"{}:session_start:0:0\"]",
+        hooks_json.display()
+    );
+    let mut lines = toml.lines();
+    let mut config = String::from("model = \"m\"\n\n");
+    while let Some(l) = lines.next() {
+        if l == start {
+            lines.next();
+            config.push_str(&format!("{start}\nenabled = false\n"));
+        } else {
+            config.push_str(&format!("{l}\n"));
+        }
+    }
+    std::fs::write(codex.join("config.toml"), &config).unwrap();
+    let out = status();
+    assert!(
+        out.contains("codex: changed since it was trusted: Codex skips it"),
+        "{out}"
+    );
+    assert!(out.contains("1 of mem's 6 hooks are not trusted"), "{out}");
+    assert!(out.contains("are turned off"), "{config}\n{out}");
+}

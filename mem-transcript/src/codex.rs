@@ -7,6 +7,14 @@
 //! `tool_use`, their `*_output` give `tool_result` (tool name matched on
 //! `call_id`); `event_msg` copies of messages are used only when the file
 //! has no `response_item` message at all (old rollouts), never both.
+//!
+//! A result's `is_error` is how the call ended, from the first of: the
+//! `event_msg` that records the call's end (`exec_command_end`,
+//! `item_completed` of a `CommandExecution`, `patch_apply_end`; matched on
+//! the call id, wherever it stands in the file), the output's JSON
+//! `metadata.exit_code` / `success`, the exit code in a text output's
+//! header (`Process exited with code N`, `Exit code: N`, which the result's
+//! text leaves out); `None` when none says.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -207,17 +215,145 @@ fn text_of(v: &Value) -> Option<String> {
     }
 }
 
-fn output_is_error(v: &Value) -> bool {
-    let obj = match v {
-        Value::String(s) => serde_json::from_str::<Value>(s).ok(),
-        Value::Object(_) => Some(v.clone()),
+/// How a tool call ended, as the rollout records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit code 0, or a success flag.
+    Passed,
+    /// A non-zero exit code, `status: "failed"`/`"declined"`, or a failure
+    /// flag.
+    Failed,
+}
+
+impl Outcome {
+    fn of_code(code: i64) -> Self {
+        if code == 0 {
+            Outcome::Passed
+        } else {
+            Outcome::Failed
+        }
+    }
+
+    /// `is_error` of the tool result.
+    pub fn is_error(self) -> bool {
+        self == Outcome::Failed
+    }
+}
+
+/// The outcome an `event_msg` item records for a call, by its call id:
+/// `exec_command_end` (`call_id`, `exit_code`), `item_completed` of a
+/// `CommandExecution` item (`id` = the call id, `exit_code`, `status`),
+/// `patch_apply_end` (`call_id`, `success`).
+pub fn event_outcome(v: &Value) -> Option<(&str, Outcome)> {
+    if v["type"] != "event_msg" {
+        return None;
+    }
+    let p = &v["payload"];
+    let status = |o: &Value| match o["status"].as_str() {
+        Some("failed" | "declined" | "Failed" | "Declined") => Some(Outcome::Failed),
         _ => None,
     };
-    let Some(o) = obj else { return false };
-    if let Some(code) = o["metadata"]["exit_code"].as_i64() {
-        return code != 0;
+    let code = |o: &Value| {
+        o["exit_code"]
+            .as_i64()
+            .or_else(|| o["exitCode"].as_i64())
+            .map(Outcome::of_code)
+    };
+    match p["type"].as_str()? {
+        "exec_command_end" => {
+            let id = p["call_id"].as_str()?;
+            Some((id, code(p).or_else(|| status(p))?))
+        }
+        "patch_apply_end" => {
+            let id = p["call_id"].as_str()?;
+            let ok = p["success"].as_bool()?;
+            Some((id, if ok { Outcome::Passed } else { Outcome::Failed }))
+        }
+        "item_completed" => {
+            let item = &p["item"];
+            if !matches!(
+                item["type"].as_str(),
+                Some("CommandExecution" | "commandExecution")
+            ) {
+                return None;
+            }
+            let id = item["call_id"].as_str().or_else(|| item["id"].as_str())?;
+            Some((id, code(item).or_else(|| status(item))?))
+        }
+        _ => None,
     }
-    o["success"].as_bool() == Some(false)
+}
+
+/// The exit code in the header of a text tool output: `Process exited
+/// with code N` (unified exec, `exec_command` / `write_stdin`) or `Exit
+/// code: N` (`shell` / `shell_command` as text), on a line before
+/// `Output:`.
+fn header_code(text: &str) -> Option<i64> {
+    for line in text.lines().take(8) {
+        let line = line.trim();
+        if line == "Output:" {
+            break;
+        }
+        let num = line
+            .strip_prefix("Process exited with code ")
+            .or_else(|| line.strip_prefix("Exit code: "));
+        if let Some(n) = num.and_then(|n| n.trim().parse::<i64>().ok()) {
+            return Some(n);
+        }
+    }
+    None
+}
+
+/// The output text without the header `header_code` reads (`Chunk ID`,
+/// `Wall time`, the exit line or `Process running with session ID N`,
+/// `Original token count`, `Output:`), when the text has one; else the
+/// text.
+fn strip_header(text: &str) -> &str {
+    if header_code(text).is_none() && !text.starts_with("Chunk ID: ") {
+        return text;
+    }
+    let mut rest = text;
+    while let Some((line, tail)) = rest.split_once('\n') {
+        rest = tail;
+        if line.trim_end() == "Output:" {
+            return rest;
+        }
+    }
+    text
+}
+
+/// What a `*_output` item says of its call: the text to show and how the
+/// call ended (`None` when the output does not say). Forms: a JSON string
+/// or object `{"output": …, "metadata": {"exit_code": N}}` (`shell`,
+/// `local_shell`, `apply_patch`), `{"success": false}`, and text whose
+/// header names the exit code (see [`header_code`]); anything else is its
+/// text with no outcome.
+pub fn read_output(out: &Value) -> (String, Option<Outcome>) {
+    let obj = match out {
+        Value::String(s) if s.trim_start().starts_with('{') => {
+            serde_json::from_str::<Value>(s).ok()
+        }
+        Value::Object(_) => Some(out.clone()),
+        _ => None,
+    };
+    if let Some(o) = obj.filter(Value::is_object) {
+        let code = o["metadata"]["exit_code"].as_i64().map(Outcome::of_code);
+        let flag = o["success"]
+            .as_bool()
+            .map(|ok| if ok { Outcome::Passed } else { Outcome::Failed });
+        if code.is_some() || flag.is_some() || o.get("output").is_some() {
+            let text = match &o["output"] {
+                Value::Null => text_of(out).unwrap_or_default(),
+                x => text_of(x).unwrap_or_default(),
+            };
+            let from_text = header_code(&text).map(Outcome::of_code);
+            let text = strip_header(&text).to_string();
+            return (text, code.or(flag).or(from_text));
+        }
+    }
+    let text = text_of(out).unwrap_or_default();
+    let outcome = header_code(&text).map(Outcome::of_code);
+    (strip_header(&text).to_string(), outcome)
 }
 
 /// Events of a rollout: the conversation items in order.
@@ -229,6 +365,15 @@ pub struct Plan {
 }
 
 impl Rollout {
+    /// The outcome of each call that an `event_msg` records (see
+    /// [`event_outcome`]), by call id; the last record of a call wins.
+    pub fn outcomes(&self) -> HashMap<&str, Outcome> {
+        self.items
+            .iter()
+            .filter_map(|i| event_outcome(&i.value))
+            .collect()
+    }
+
     /// Which items to emit.
     pub fn plan(&self, resume: bool) -> Plan {
         let has_messages = self
@@ -257,6 +402,7 @@ impl Rollout {
         let plan = self.plan(resume);
         let io_out = |e| Error::io("<stdout>", e);
         let mut tools: HashMap<String, String> = HashMap::new();
+        let outcomes = self.outcomes();
         let mut prev: Option<String> = None;
         let mut cwd = self.cwd.clone();
         let mut written = 0;
@@ -372,14 +518,15 @@ impl Rollout {
                 }
                 ("response_item", t) if t.ends_with("_output") => {
                     let call_id = p["call_id"].as_str();
-                    let out = &p["output"];
+                    let (text, said) = read_output(&p["output"]);
+                    let outcome = call_id.and_then(|c| outcomes.get(c).copied()).or(said);
                     evs.push(EventOut {
                         role: "tool",
                         kind: "tool_result",
                         tool: call_id.and_then(|c| tools.get(c)).cloned().map(Cow::Owned),
                         tool_id: call_id.map(Cow::Borrowed),
-                        text: Some(Text::Str(Cow::Owned(text_of(out).unwrap_or_default()))),
-                        is_error: Some(output_is_error(out)),
+                        text: Some(Text::Str(Cow::Owned(text))),
+                        is_error: outcome.map(Outcome::is_error),
                         ..base.clone()
                     });
                 }
@@ -425,5 +572,85 @@ impl Rollout {
     /// The items `--raw` prints (from the last `compacted` with `resume`).
     pub fn raw_items(&self, resume: bool) -> &[RolloutLine] {
         &self.items[self.plan(resume).start..]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn outputs_say_how_the_call_ended() {
+        let text = "Chunk ID: 79340c\nWall time: 0.0144 seconds\nProcess exited with code 1\nOriginal token count: 15\nOutput:\nboom\n";
+        assert_eq!(
+            read_output(&json!(text)),
+            ("boom\n".to_string(), Some(Outcome::Failed))
+        );
+        assert_eq!(
+            read_output(&json!(
+                "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nok\n"
+            )),
+            ("ok\n".to_string(), Some(Outcome::Passed))
+        );
+        assert_eq!(
+            read_output(&json!(r#"{"output":"x","metadata":{"exit_code":2}}"#)),
+            ("x".to_string(), Some(Outcome::Failed))
+        );
+        assert_eq!(
+            read_output(&json!({"output": "done", "success": true})),
+            ("done".to_string(), Some(Outcome::Passed))
+        );
+        // running on in a session, or plain text: not said
+        assert_eq!(
+            read_output(&json!(
+                "Chunk ID: 1\nWall time: 1 seconds\nProcess running with session ID 3\nOutput:\nstarted\n"
+            )),
+            ("started\n".to_string(), None)
+        );
+        assert_eq!(
+            read_output(&json!([{"type": "input_text", "text": "a.txt"}])),
+            ("a.txt".to_string(), None)
+        );
+        // an exit line past the header is output, not the header
+        assert_eq!(
+            read_output(&json!("Output:\nProcess exited with code 1")).1,
+            None
+        );
+    }
+
+    #[test]
+    fn events_record_the_end_of_calls() {
+        let ev = |p: Value| json!({"type": "event_msg", "payload": p});
+        assert_eq!(
+            event_outcome(&ev(
+                json!({"type": "exec_command_end", "call_id": "c1", "exit_code": 1})
+            )),
+            Some(("c1", Outcome::Failed))
+        );
+        assert_eq!(
+            event_outcome(&ev(
+                json!({"type": "item_completed", "item": {"type": "CommandExecution", "id": "c2", "status": "completed", "exit_code": 0}})
+            )),
+            Some(("c2", Outcome::Passed))
+        );
+        assert_eq!(
+            event_outcome(&ev(
+                json!({"type": "item_completed", "item": {"type": "CommandExecution", "id": "c3", "status": "declined"}})
+            )),
+            Some(("c3", Outcome::Failed))
+        );
+        assert_eq!(
+            event_outcome(&ev(
+                json!({"type": "patch_apply_end", "call_id": "c4", "success": false})
+            )),
+            Some(("c4", Outcome::Failed))
+        );
+        assert_eq!(
+            event_outcome(&ev(
+                json!({"type": "item_completed", "item": {"type": "AgentMessage", "id": "m"}})
+            )),
+            None
+        );
     }
 }

@@ -687,6 +687,50 @@ fn codex_rollout_maps_to_events() {
     assert!(evs.iter().all(|e| e["ts"].as_str().unwrap().ends_with('Z')));
 }
 
+/// Every Codex rollout of the corpus: `replay`'s failed results and `stats`'
+/// errors are the same calls, and a result is marked only where the rollout
+/// says how the call ended (a redacted output with no record of the call's
+/// end is marked neither way).
+#[test]
+fn codex_corpus_results_agree_with_stats() {
+    let sh = need_shared!("codex_corpus_results_agree_with_stats");
+    let mut files = Vec::new();
+    let mut stack = vec![sh.join("corpus")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.to_string_lossy().contains("codex")
+                && p.extension().is_some_and(|x| x == "jsonl")
+            {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() >= 5, "{files:?}");
+    for f in files {
+        let evs = events(&["replay", "--format", "jsonl", s(&f)]);
+        let failed = evs
+            .iter()
+            .filter(|e| e["kind"] == "tool_result" && e["is_error"] == true)
+            .count() as u64;
+        let o = ok(&["stats", "--format", "jsonl", s(&f)]);
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let errors: u64 = v["tool_errors"]
+            .as_object()
+            .map(|m| m.values().filter_map(Value::as_u64).sum())
+            .unwrap_or(0);
+        assert_eq!(failed, errors, "{}", f.display());
+        for e in evs.iter().filter(|e| e["kind"] == "tool_result") {
+            let text = e["text"].as_str().unwrap_or("");
+            if text.starts_with("[REDACTED_OUTPUT") {
+                assert!(e["is_error"].is_null(), "{}: {e}", f.display());
+            }
+        }
+    }
+}
+
 /// A Codex rollout whose messages Codex also wrote as `event_msg` copies
 /// (`user_message`, `agent_message`): each message is one event, and every
 /// timestamp is UTC with `Z`.

@@ -196,6 +196,7 @@ pub(super) fn stats_codex(r: &Rollout) -> Acc {
     let mut acc = Acc::default();
     let mut ids: HashMap<String, String> = HashMap::new();
     let has_messages = !r.plan(false).use_event_msgs;
+    let outcomes = r.outcomes();
     for it in &r.items {
         let v = &it.value;
         let p = &v["payload"];
@@ -268,16 +269,10 @@ pub(super) fn stats_codex(r: &Rollout) -> Acc {
                 *acc.tools.entry(name).or_default() += 1;
             }
             ("response_item", t) if t.ends_with("_output") => {
-                let out = &p["output"];
-                let err = match out {
-                    Value::String(s) => serde_json::from_str::<Value>(s).ok(),
-                    Value::Object(_) => Some(out.clone()),
-                    _ => None,
-                }
-                .is_some_and(|o| {
-                    o["metadata"]["exit_code"].as_i64().is_some_and(|c| c != 0)
-                        || o["success"].as_bool() == Some(false)
-                });
+                let event = p["call_id"].as_str().and_then(|c| outcomes.get(c).copied());
+                let err = event
+                    .or_else(|| crate::codex::read_output(&p["output"]).1)
+                    .is_some_and(crate::codex::Outcome::is_error);
                 if err {
                     let name = p["call_id"]
                         .as_str()
