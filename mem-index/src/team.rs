@@ -444,6 +444,9 @@ pub fn promote(
     let mut done = Vec::new();
     for (id, mut m, notes) in ready {
         m.id = None;
+        // `enforce` is the user's word on their own copy: the team's copy
+        // is a reminder until someone states it there (docs/security.md)
+        m.extra.remove("enforce");
         let path = mem_core::id::safe_join(team, &id, ".md")?;
         let text = frontmatter::render(&m);
         let existed = path.exists();
@@ -494,6 +497,8 @@ pub fn demote(
             let mut m = t.memory.clone();
             m.id = None;
             m.hash = None;
+            // a team file's `enforce` is not the user's word
+            m.extra.remove("enforce");
             confine::write_atomic(personal, &path, frontmatter::render(&m).as_bytes())?;
             MoveResult::Create
         };

@@ -211,10 +211,14 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
 }
 
 /// Every memory mem writes says who it came from: a record (or merged file)
-/// without `source` is `manual`, without `trust` is `normal`.
+/// without `source` is `manual`, without `trust` is `normal`. A memory not
+/// written by the user (`source` other than `manual`) whose lesson runs a
+/// risky command is `trust: low` ([`mem_core::lesson::gate`];
+/// docs/security.md "What a command does").
 fn with_provenance(mut m: Memory) -> Memory {
     m.source.get_or_insert(Source::Manual);
     m.trust.get_or_insert(Trust::Normal);
+    mem_core::lesson::gate(&mut m);
     m
 }
 
