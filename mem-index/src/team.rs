@@ -231,7 +231,7 @@ pub fn hard_scan(scrubber: &Scrubber, memory: &Memory) -> Vec<Refusal> {
             return;
         }
         let mut found: Vec<String> = Vec::new();
-        for f in scrubber.find(s) {
+        for f in scrubber.find_field(name, s) {
             let w = match &f.kind {
                 FindingKind::AbsPath => "abs-path (outside the repository)".to_string(),
                 k => k.to_string(),
