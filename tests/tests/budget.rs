@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use mem_tests::{cmd, show};
+use mem_tests::{cmd, show, snapshot};
 
 /// A throwaway home with a project (`proj/`, a git repository) and a
 /// personal memory directory (`mem/`).
@@ -279,5 +279,280 @@ fn the_merge_driver_refuses_an_alias_bomb_fast() {
     assert!(
         merged.contains("ship") && merged.contains("release"),
         "{merged}"
+    );
+}
+
+fn symlink(target: &Path, link: &Path) {
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+fn mkfifo(p: &Path) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    let st = Command::new("mkfifo").arg(p).status().expect("mkfifo");
+    assert!(st.success());
+}
+
+/// A personal memory `deploy` that may be promoted.
+fn personal_memory(s: &Setup) {
+    std::fs::write(
+        s.mem().join("deploy.md"),
+        "---\nname: \"Deploy with pnpm\"\ndescription: \"deploy the app with pnpm\"\ntype: feedback\n---\nAlways deploy with pnpm.\n",
+    )
+    .unwrap();
+}
+
+/// One refused write: non-zero exit, the link named on stderr, the
+/// outside folder unchanged, the link still a link.
+fn refused(s: &Setup, tool: &str, args: &[&str], link: &Path, outside: &Path) {
+    let before = snapshot(outside);
+    let mut c = s.cmd(tool);
+    c.args(args);
+    let what = format!("{tool} {}", args.join(" "));
+    let (out, _) = timed(c, b"", Duration::from_secs(60), &what);
+    let err = text(&out.stderr);
+    assert!(
+        !out.status.success() && out.status.code() != Some(0),
+        "{what}: must refuse {}\n{}",
+        link.display(),
+        show(&out)
+    );
+    let name = link.strip_prefix(s.proj()).unwrap().display().to_string();
+    assert!(
+        err.contains(&name) && err.contains("symbolic link"),
+        "{what}: names {name}\n{}",
+        show(&out)
+    );
+    assert_eq!(
+        snapshot(outside),
+        before,
+        "{what}: the link's target changed"
+    );
+    assert!(
+        std::fs::symlink_metadata(link)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "{what}: the link was replaced"
+    );
+}
+
+#[test]
+fn merge_driver_install_refuses_a_linked_gitattributes_or_git_config() {
+    // .gitattributes -> a file outside the repository
+    let s = Setup::new();
+    s.git_init();
+    let outside = s.root().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("victim"), "private line\n").unwrap();
+    let ga = s.proj().join(".gitattributes");
+    symlink(&outside.join("victim"), &ga);
+    refused(
+        &s,
+        "mem-index",
+        &["merge-driver", "--install"],
+        &ga,
+        &outside,
+    );
+    // the same to a file that does not exist yet (a dangling link)
+    std::fs::remove_file(&ga).unwrap();
+    symlink(&outside.join("new-file"), &ga);
+    refused(
+        &s,
+        "mem-index",
+        &["merge-driver", "--install"],
+        &ga,
+        &outside,
+    );
+    assert!(!outside.join("new-file").exists());
+    std::fs::remove_file(&ga).unwrap();
+    // .git/config -> outside (git writes a config through its link)
+    let cfg = s.proj().join(".git/config");
+    std::fs::copy(&cfg, outside.join("config")).unwrap();
+    std::fs::remove_file(&cfg).unwrap();
+    symlink(&outside.join("config"), &cfg);
+    refused(
+        &s,
+        "mem-index",
+        &["merge-driver", "--install"],
+        &cfg,
+        &outside,
+    );
+    // .claude -> outside: the team tier it would create
+    std::fs::remove_file(&cfg).unwrap();
+    std::fs::copy(outside.join("config"), &cfg).unwrap();
+    let dot = s.proj().join(".claude");
+    std::fs::create_dir_all(outside.join("dotclaude")).unwrap();
+    symlink(&outside.join("dotclaude"), &dot);
+    refused(
+        &s,
+        "mem-index",
+        &["merge-driver", "--install"],
+        &dot,
+        &outside,
+    );
+    assert!(!outside.join("dotclaude/team-memory").exists());
+    std::fs::remove_file(&dot).unwrap();
+    // the twin: a regular .gitattributes gets the line
+    std::fs::write(&ga, "*.png binary\n").unwrap();
+    let mut c = s.cmd("mem-index");
+    c.args(["merge-driver", "--install"]);
+    let (out, _) = timed(c, b"", Duration::from_secs(60), "install");
+    assert!(out.status.success(), "{}", show(&out));
+    let t = std::fs::read_to_string(&ga).unwrap();
+    assert!(
+        t.starts_with("*.png binary\n") && t.contains("merge=mem"),
+        "{t}"
+    );
+}
+
+#[test]
+fn promote_and_team_reindex_refuse_a_linked_claude_or_team_folder() {
+    for linked in [".claude", ".claude/team-memory"] {
+        let s = Setup::new();
+        s.git_init();
+        personal_memory(&s);
+        let outside = s.root().join("outside");
+        let target = outside.join("dir");
+        std::fs::create_dir_all(&target).unwrap();
+        std::fs::write(target.join("keep.txt"), "mine\n").unwrap();
+        let link = s.proj().join(linked);
+        symlink(&target, &link);
+        for args in [
+            &["promote", "deploy"][..],
+            &["reindex", "--tier", "team"],
+            &["demote", "deploy"],
+        ] {
+            refused(&s, "mem-index", args, &link, &outside);
+        }
+        assert_eq!(std::fs::read_dir(&target).unwrap().count(), 1, "{linked}");
+    }
+    // the twin: real folders
+    let s = Setup::new();
+    s.git_init();
+    personal_memory(&s);
+    for args in [&["promote", "deploy"][..], &["reindex", "--tier", "team"]] {
+        let mut c = s.cmd("mem-index");
+        c.args(args);
+        let (out, _) = timed(c, b"", Duration::from_secs(60), "promote");
+        assert!(out.status.success(), "{args:?}: {}", show(&out));
+    }
+    assert!(s.proj().join(".claude/team-memory/deploy.md").is_file());
+}
+
+#[test]
+fn hooks_install_refuses_a_linked_project_settings_file() {
+    let cases = [
+        (".claude/settings.json", false, ".claude/settings.json"),
+        (".claude", false, ".claude"),
+        (".codex/hooks.json", true, ".codex/hooks.json"),
+    ];
+    for (linked, codex, named) in cases {
+        let s = Setup::new();
+        s.git_init();
+        let outside = s.root().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        let link = s.proj().join(linked);
+        let target = if linked.ends_with(".json") {
+            std::fs::write(outside.join("victim.json"), "{\"theme\": \"dark\"}\n").unwrap();
+            outside.join("victim.json")
+        } else {
+            std::fs::create_dir_all(outside.join("dir")).unwrap();
+            std::fs::write(outside.join("dir/settings.json"), "{}\n").unwrap();
+            outside.join("dir")
+        };
+        symlink(&target, &link);
+        let mut args = vec!["hooks", "install", "--project"];
+        if codex {
+            args.push("--codex");
+        }
+        refused(&s, "mem-recall", &args, &s.proj().join(named), &outside);
+        // uninstall too
+        args[1] = "uninstall";
+        refused(&s, "mem-recall", &args, &s.proj().join(named), &outside);
+    }
+    // the twins: a regular project file is written; the user's own
+    // settings file linked from a dotfiles folder is still followed
+    let s = Setup::new();
+    s.git_init();
+    std::fs::create_dir_all(s.proj().join(".claude")).unwrap();
+    std::fs::write(
+        s.proj().join(".claude/settings.json"),
+        "{\"theme\": \"dark\"}\n",
+    )
+    .unwrap();
+    let mut c = s.cmd("mem-recall");
+    c.args(["hooks", "install", "--project"]);
+    let (out, _) = timed(c, b"", Duration::from_secs(60), "install --project");
+    assert!(out.status.success(), "{}", show(&out));
+    let t = std::fs::read_to_string(s.proj().join(".claude/settings.json")).unwrap();
+    assert!(t.contains("UserPromptSubmit") && t.contains("dark"), "{t}");
+    let dotfiles = s.root().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::write(dotfiles.join("settings.json"), "{}\n").unwrap();
+    symlink(
+        &dotfiles.join("settings.json"),
+        &s.home().join(".claude/settings.json"),
+    );
+    let mut c = s.cmd("mem-recall");
+    c.args(["hooks", "install"]);
+    let (out, _) = timed(c, b"", Duration::from_secs(60), "install");
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        std::fs::read_to_string(dotfiles.join("settings.json"))
+            .unwrap()
+            .contains("UserPromptSubmit")
+    );
+}
+
+#[test]
+fn hooks_install_never_waits_on_a_fifo() {
+    let cases: [(&str, &[&str]); 4] = [
+        ("proj/.claude/settings.json", &["--project"]),
+        ("home/.claude/settings.json", &[]),
+        ("home/.codex/hooks.json", &["--codex"]),
+        ("proj/.codex/hooks.json", &["--codex", "--project"]),
+    ];
+    for (fifo, extra) in cases {
+        let s = Setup::new();
+        s.git_init();
+        let p = s.root().join(fifo);
+        mkfifo(&p);
+        for action in ["install", "uninstall", "show"] {
+            let mut c = s.cmd("mem-recall");
+            c.args(["hooks", action]).args(extra);
+            let what = format!("hooks {action} {extra:?} with a FIFO at {fifo}");
+            let (out, _) = timed(c, b"", Duration::from_secs(20), &what);
+            assert_eq!(out.status.code(), Some(1), "{what}: {}", show(&out));
+            let err = text(&out.stderr);
+            assert!(
+                err.contains(fifo) && err.contains("FIFO"),
+                "{what}: {}",
+                show(&out)
+            );
+        }
+    }
+    // a FIFO where Codex's config.toml is read for a note: named, not waited on
+    let s = Setup::new();
+    mkfifo(&s.home().join(".codex/config.toml"));
+    let mut c = s.cmd("mem-recall");
+    c.args(["hooks", "install", "--codex"]);
+    let (out, _) = timed(
+        c,
+        b"",
+        Duration::from_secs(20),
+        "install --codex with a FIFO config.toml",
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        all.contains("config.toml") && all.contains("FIFO"),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        std::fs::read_to_string(s.home().join(".codex/hooks.json"))
+            .unwrap()
+            .contains("mem-recall")
     );
 }
