@@ -556,3 +556,68 @@ fn hooks_install_never_waits_on_a_fifo() {
             .contains("mem-recall")
     );
 }
+
+fn slug(p: &Path) -> String {
+    p.to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// `replay --project` over a project folder and a Codex sessions tree
+/// holding a FIFO and a link to `/dev/zero` where session files belong:
+/// each is skipped with a warning naming it, within a fixed time, and the
+/// real session next to them is still read.
+#[test]
+fn replay_project_never_blocks_on_a_fifo_or_a_device() {
+    let s = Setup::new();
+    s.git_init();
+    let proj = s.proj().canonicalize().unwrap();
+    let folder = s.home().join(".claude/projects").join(slug(&proj));
+    std::fs::create_dir_all(&folder).unwrap();
+    let sid = "0a0b0c0d-1111-4222-8333-444455556666";
+    let line = serde_json::json!({
+        "type": "user", "uuid": "11111111-2222-4333-8444-000000000001", "parentUuid": null,
+        "sessionId": sid, "cwd": proj, "timestamp": "2026-07-11T10:00:00Z",
+        "message": {"role": "user", "content": "Never deploy on Fridays, always use pnpm."}
+    });
+    std::fs::write(folder.join(format!("{sid}.jsonl")), format!("{line}\n")).unwrap();
+    let fifo = folder.join("1a1b1c1d-1111-4222-8333-444455556666.jsonl");
+    mkfifo(&fifo);
+    let zero = folder.join("2a2b2c2d-1111-4222-8333-444455556666.jsonl");
+    symlink(Path::new("/dev/zero"), &zero);
+    let codex = s.home().join(".codex/sessions/2026/07/11");
+    let cfifo =
+        codex.join("rollout-2026-07-11T10-00-00-0199a0b0-0000-7000-8000-000000000009.jsonl");
+    mkfifo(&cfifo);
+    let czero =
+        codex.join("rollout-2026-07-11T10-00-01-0199a0b0-0000-7000-8000-00000000000a.jsonl");
+    symlink(Path::new("/dev/zero"), &czero);
+    for extra in [&[][..], &["--since-last"]] {
+        let mut c = s.cmd("mem-transcript");
+        c.args(["replay", "--project", "."]).args(extra);
+        let (out, took) = timed(c, b"", Duration::from_secs(20), "replay --project");
+        assert!(out.status.success(), "{}", show(&out));
+        assert!(took < Duration::from_secs(5), "took {took:?}");
+        let err = text(&out.stderr);
+        for p in [&fifo, &zero, &cfifo, &czero] {
+            assert!(
+                err.contains(&p.display().to_string()),
+                "{} not named\n{}",
+                p.display(),
+                show(&out)
+            );
+        }
+        assert!(
+            err.contains("a FIFO") && err.contains("a device"),
+            "{}",
+            show(&out)
+        );
+        assert!(err.contains("1 session read"), "{}", show(&out));
+        assert!(
+            text(&out.stdout).contains("Never deploy on Fridays"),
+            "{}",
+            show(&out)
+        );
+    }
+}
