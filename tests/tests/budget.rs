@@ -621,3 +621,83 @@ fn replay_project_never_blocks_on_a_fifo_or_a_device() {
         );
     }
 }
+
+/// The temp files (`.tmp`) anywhere below `dir`.
+fn temps_under(dir: &Path) -> Vec<PathBuf> {
+    mem_tests::files_under(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "tmp"))
+        .collect()
+}
+
+/// The hook cut off by its time budget at many points of its work leaves
+/// temp files at most until the next hook: that one removes every temp
+/// file of a dead writer in the cache folder and the session's folder,
+/// whether or not it writes, and keeps a live writer's.
+#[test]
+fn the_hook_cut_by_its_budget_leaves_no_temp_file_behind() {
+    let s = Setup::new();
+    s.git_init();
+    for i in 0..400 {
+        std::fs::write(
+            s.mem().join(format!("m{i:03}.md")),
+            format!("---\nname: \"Deploy rule {i}\"\ndescription: \"deploy the app with pnpm, step {i}\"\ntype: feedback\ntriggers: [\"deploy\", \"pnpm\", \"step{i}\"]\n---\nAlways deploy step {i} with pnpm.\n"),
+        )
+        .unwrap();
+    }
+    let cache = s.home().join(".cache");
+    let hook = |budget_ms: Option<u64>, session: &str| {
+        let mut c = s.cmd("mem-recall");
+        c.arg("--hook");
+        if let Some(ms) = budget_ms {
+            c.env("MEM_HOOK_BUDGET_MS", ms.to_string());
+        }
+        let input = serde_json::json!({"hook_event_name":"UserPromptSubmit","session_id":session,"prompt":"deploy the app with pnpm"}).to_string();
+        let (out, _) = timed(c, input.as_bytes(), Duration::from_secs(30), "hook");
+        assert!(out.status.success(), "{}", show(&out));
+        out
+    };
+    let mut cut = 0;
+    for (i, ms) in [1u64, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 60]
+        .iter()
+        .enumerate()
+    {
+        // a fresh cache and a new session each time: every run writes
+        let _ = std::fs::remove_dir_all(&cache);
+        let out = hook(Some(*ms), &format!("s{i}"));
+        if text(&out.stderr).contains("past its time budget") {
+            cut += 1;
+        }
+        // the next run (no budget pressure) leaves no temp file
+        hook(None, &format!("s{i}"));
+        let left = temps_under(&cache);
+        assert!(left.is_empty(), "after a run cut at {ms} ms: {left:?}");
+    }
+    assert!(cut > 0, "no run was cut by its budget");
+    // planted: a dead writer's temp files (fresh) in the cache folder and a
+    // session's folder, and a live writer's; a hook that writes nothing
+    // (the cache is fresh, the session has nothing new) still sweeps
+    hook(None, "planted");
+    hook(None, "planted");
+    let cache_dir = std::fs::read_dir(cache.join("mem"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("sessions/planted").is_dir())
+        .expect("the memory directory's cache folder");
+    let dead = mem_tests::dead_pid();
+    let live = mem_tests::LiveProcess::new();
+    let planted = [
+        cache_dir.join(format!(".mem-{dead}.aB3xYz.tmp")),
+        cache_dir.join(format!("sessions/planted/.mem-{dead}.cD4wQe.tmp")),
+    ];
+    let kept = cache_dir.join(format!(".mem-{}.eF5rTy.tmp", live.pid()));
+    for p in planted.iter().chain([&kept]) {
+        std::fs::write(p, b"half a cache").unwrap();
+    }
+    hook(None, "planted");
+    for p in &planted {
+        assert!(!p.exists(), "{} left", p.display());
+    }
+    assert!(kept.exists(), "a live writer's temp file was removed");
+}
