@@ -40,8 +40,9 @@ fn write_via_temp<'a>(path: &'a Path, bytes: &[u8], sync: bool) -> Result<&'a Pa
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let prefix = format!("{TEMP_PREFIX}{}.", std::process::id());
     let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
+        .prefix(&prefix)
         .suffix(TEMP_SUFFIX)
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
@@ -118,25 +119,33 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
 }
 
 /// The name prefix and suffix of the temp files [`write_atomic`] and
-/// [`write_unsynced`] create: `.mem-XXXXXX.tmp`.
+/// [`write_unsynced`] create: `.mem-PID.XXXXXX.tmp` (`PID` the writer's
+/// process id, so that [`sweep_temp_files`] knows a dead writer's at once).
 pub const TEMP_PREFIX: &str = ".mem-";
 /// See [`TEMP_PREFIX`].
 pub const TEMP_SUFFIX: &str = ".tmp";
 
 /// Remove the temp files of writers that were ended mid-write (a time
-/// budget's `_exit`, a kill): the regular files `.mem-*.tmp` directly in
-/// `dir` last modified more than `older_than` ago. A writer that is still
-/// running has modified its temp file within the last moments, so an age
-/// of seconds keeps every live write safe. Returns how many files were
-/// removed; errors (a missing `dir`, a file that cannot be removed) are
-/// ignored.
+/// budget's `_exit`, a kill): the regular files directly in `dir` named
+/// `.mem-PID.XXXXXX.tmp` whose process `PID` is gone (at once, whatever
+/// their age), and any `.mem-*.tmp` last modified more than `older_than`
+/// ago (a live process of the same PID, or a name without one). A writer
+/// that is still running has modified its temp file within the last
+/// moments, so an age of seconds keeps every live write safe. Returns how
+/// many files were removed; errors (a missing `dir`, a file that cannot be
+/// removed) are ignored.
 pub fn sweep_temp_files(dir: &Path, older_than: std::time::Duration) -> usize {
     let now = std::time::SystemTime::now();
+    let me = std::process::id();
     sweep_files(dir, TEMP_PREFIX, TEMP_SUFFIX, |middle, meta| {
-        !middle.is_empty()
-            && meta
-                .modified()
-                .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > older_than))
+        let writer = middle
+            .split_once('.')
+            .and_then(|(pid, rest)| pid.parse::<u32>().ok().filter(|_| !rest.is_empty()));
+        let dead = writer.is_some_and(|p| p != me && !crate::lock::pid_alive(p));
+        let old = meta
+            .modified()
+            .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > older_than));
+        !middle.is_empty() && (dead || old)
     })
 }
 
@@ -229,9 +238,15 @@ mod tests {
         age("state.json"); // not a temp file, however old
         age(".mem-.tmp"); // no random part: not ours
         std::fs::write(d.join(".mem-fresh.tmp"), b"a live write").unwrap();
+        // a dead writer's, however fresh; a live one's stays
+        let dead = mem_tests::dead_pid();
+        std::fs::write(d.join(format!(".mem-{dead}.aB3xYz.tmp")), b"cut").unwrap();
+        let live = format!(".mem-{}.aB3xYz.tmp", std::process::id());
+        std::fs::write(d.join(&live), b"mine").unwrap();
         std::fs::create_dir(d.join(".mem-dir.tmp")).unwrap();
         std::os::unix::fs::symlink("state.json", d.join(".mem-link.tmp")).unwrap();
-        assert_eq!(sweep_temp_files(d, Duration::from_secs(60)), 2);
+        assert_eq!(sweep_temp_files(d, Duration::from_secs(60)), 3);
+        std::fs::remove_file(d.join(&live)).unwrap();
         let mut left: Vec<_> = std::fs::read_dir(d)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())

@@ -112,6 +112,34 @@ pub fn check_below(root: &Path, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Like [`check_below`] for a place other than the memory directory (a
+/// repository's `.gitattributes`, `.git/config`, `.claude/team-memory/`):
+/// refuse a link at any component of `path` below `root`, naming the link,
+/// where it points and `place` (`the repository`).
+///
+/// Errors: [`Error::Io`] naming the first link found.
+pub fn refuse_links(root: &Path, path: &Path, place: &str) -> Result<()> {
+    for p in below(root, path)? {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&p)
+                    .map(|t| format!(" (to {})", t.display()))
+                    .unwrap_or_default();
+                return Err(refused(
+                    &p,
+                    format!(
+                        "is a symbolic link{to}; mem does not write through links inside {place}; nothing written"
+                    ),
+                ));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(Error::io(&p, e)),
+        }
+    }
+    Ok(())
+}
+
 /// Create `dir` (below `root`) and its missing parents, refusing a link
 /// among them. `root` itself is created with its parents when missing.
 ///

@@ -139,6 +139,9 @@ pub fn parse(label: &str, text: &str) -> Result<Memory> {
             format!("flow collections nested deeper than {MAX_FLOW_DEPTH} levels"),
         ));
     }
+    if let Err(why) = within_budget(parts.yaml) {
+        return Err(yaml_err(parts.yaml_line, why));
+    }
     let value: serde_norway::Value = serde_norway::from_str(parts.yaml).map_err(|e| {
         let line = e
             .location()
@@ -371,6 +374,9 @@ pub fn lenient_notes(text: &str) -> Vec<String> {
     let Some(parts) = split(text) else {
         return Vec::new();
     };
+    if too_deep(parts.yaml).is_some() || within_budget(parts.yaml).is_err() {
+        return Vec::new();
+    }
     let Ok(serde_norway::Value::Mapping(map)) =
         serde_norway::from_str::<serde_norway::Value>(parts.yaml)
     else {
@@ -665,6 +671,143 @@ fn yaml_to_json(v: serde_norway::Value) -> std::result::Result<Value, String> {
     })
 }
 
+/// Most values (scalars, lists, mappings, keys included) a frontmatter may
+/// hold once its aliases are expanded. Memory frontmatter holds a few dozen;
+/// a file whose aliases fan out (`b: &b [*a, *a, …]`, "billion laughs") would
+/// otherwise take seconds and gigabytes to expand under the size cap.
+pub const MAX_YAML_VALUES: usize = 20_000;
+
+/// Most bytes of scalar text a frontmatter may hold once its aliases are
+/// expanded (the topic file cap; see [`MAX_YAML_VALUES`]).
+pub const MAX_YAML_SCALAR_BYTES: usize = 1024 * 1024;
+
+/// Walk `yaml` once, counting every value and scalar byte the YAML
+/// deserializer produces with its aliases expanded, and stop at the first
+/// past [`MAX_YAML_VALUES`] or [`MAX_YAML_SCALAR_BYTES`]: the real parse
+/// then never runs on such a file. Errors that are not the budget's (bad
+/// YAML) are left to the real parse, which reports them with their line.
+fn within_budget(yaml: &str) -> std::result::Result<(), String> {
+    use serde::de::DeserializeSeed;
+    let mut budget = Budget {
+        values: 0,
+        bytes: 0,
+        over: None,
+    };
+    let de = serde_norway::Deserializer::from_str(yaml);
+    let _ = (&mut budget).deserialize(de);
+    match budget.over {
+        Some(why) => Err(why),
+        None => Ok(()),
+    }
+}
+
+/// The counter of [`within_budget`]: a serde visitor that keeps nothing.
+struct Budget {
+    values: usize,
+    bytes: usize,
+    over: Option<String>,
+}
+
+impl Budget {
+    fn take<E: serde::de::Error>(&mut self, bytes: usize) -> std::result::Result<(), E> {
+        self.values += 1;
+        self.bytes = self.bytes.saturating_add(bytes);
+        if self.values > MAX_YAML_VALUES {
+            self.over = Some(format!(
+                "more than {MAX_YAML_VALUES} values once YAML aliases are expanded (not read)"
+            ));
+        } else if self.bytes > MAX_YAML_SCALAR_BYTES {
+            self.over = Some(format!(
+                "more than {MAX_YAML_SCALAR_BYTES} bytes of text once YAML aliases are expanded (not read)"
+            ));
+        }
+        match self.over {
+            Some(_) => Err(E::custom("over budget")),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for &mut Budget {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for &mut Budget {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> std::result::Result<(), E> {
+        self.take(0)
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> std::result::Result<(), E> {
+        self.take(0)
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> std::result::Result<(), E> {
+        self.take(0)
+    }
+    fn visit_i128<E: serde::de::Error>(self, _: i128) -> std::result::Result<(), E> {
+        self.take(0)
+    }
+    fn visit_u128<E: serde::de::Error>(self, _: u128) -> std::result::Result<(), E> {
+        self.take(0)
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> std::result::Result<(), E> {
+        self.take(0)
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<(), E> {
+        self.take(v.len())
+    }
+    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> std::result::Result<(), E> {
+        self.take(v.len())
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<(), E> {
+        self.take(0)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> std::result::Result<(), E> {
+        self.take(0)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        self.take::<D::Error>(0)?;
+        d.deserialize_any(self)
+    }
+    fn visit_newtype_struct<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<(), D::Error> {
+        self.take::<D::Error>(0)?;
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut a: A,
+    ) -> std::result::Result<(), A::Error> {
+        self.take::<A::Error>(0)?;
+        while a.next_element_seed(&mut *self)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut a: A,
+    ) -> std::result::Result<(), A::Error> {
+        self.take::<A::Error>(0)?;
+        while a.next_key_seed(&mut *self)?.is_some() {
+            a.next_value_seed(&mut *self)?;
+        }
+        Ok(())
+    }
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, a: A) -> std::result::Result<(), A::Error> {
+        // a tagged value (`!tag x`): its contents count as any other
+        use serde::de::VariantAccess;
+        self.take::<A::Error>(0)?;
+        let (_, v) = a.variant_seed(std::marker::PhantomData::<serde::de::IgnoredAny>)?;
+        v.newtype_variant_seed(&mut *self)
+    }
+}
+
 /// Deepest `[`/`{` nesting the YAML parser is given: its scanner takes time
 /// quadratic in the flow depth (100,000 `[` took minutes), and the
 /// deserializer refuses more than 128 levels anyway.
@@ -737,6 +880,34 @@ fn too_deep(yaml: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Aliases that fan out are refused before the parse; one that does not
+    /// reads as before.
+    #[test]
+    fn alias_fan_out_is_refused_within_the_budget() {
+        let mut y = String::from(
+            "---\nname: \"B\"\ndescription: \"d\"\ntype: user\na: &a [x,x,x,x,x,x,x,x,x,x]\n",
+        );
+        for (i, c) in ('b'..='i').enumerate() {
+            let p = (b'a' + i as u8) as char;
+            y.push_str(&format!(
+                "{c}: &{c} [{}]\n",
+                vec![format!("*{p}"); 10].join(",")
+            ));
+        }
+        y.push_str("---\nbody\n");
+        let t = std::time::Instant::now();
+        let err = parse("bomb.md", &y).unwrap_err().to_string();
+        assert!(t.elapsed().as_secs() < 2, "took {:?}", t.elapsed());
+        assert!(
+            err.contains("bomb.md") && err.contains("YAML aliases"),
+            "{err}"
+        );
+        assert!(lenient_notes(&y).is_empty());
+        let ok = "---\nname: \"A\"\ndescription: \"d\"\ntype: user\ntriggers: &t [\"x\", \"y\"]\nalso: *t\n---\nbody\n";
+        let m = parse("ok.md", ok).unwrap();
+        assert_eq!(m.triggers, vec!["x", "y"]);
+    }
 
     /// Regression: 100,000 nested `[` in a frontmatter value made the YAML
     /// scanner run for minutes (quadratic); now refused at once, with the line.

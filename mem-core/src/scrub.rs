@@ -518,11 +518,31 @@ impl Scrubber {
         })
     }
 
+    /// What the string field `name` of a memory (a name [`for_each_field`]
+    /// gives) carries: [`Scrubber::find`] of its text, or, when that finds
+    /// nothing and the field is a frontmatter key that names a secret
+    /// (`password`, `db_password`, `api_token`, `private_key_id`, …; see
+    /// [`secret_key_field`]), its whole value as a secret of the rule
+    /// `secret-key-field`.
+    pub fn find_field(&self, name: &str, text: &str) -> Vec<Finding> {
+        let f = self.find(text);
+        if f.is_empty() && secret_key_field(name, text) {
+            return vec![Finding {
+                kind: FindingKind::Secret {
+                    rule: SECRET_KEY_FIELD.into(),
+                },
+                start: 0,
+                end: text.len(),
+            }];
+        }
+        f
+    }
+
     /// Which string fields of `m` carry something (checked, not changed).
     pub fn check_memory(&self, m: &Memory) -> Vec<FieldFindings> {
         let mut out = Vec::new();
         for_each_field(&mut m.clone(), &mut |name, s| {
-            let f = self.find(s);
+            let f = self.find_field(name, s);
             if !f.is_empty() {
                 out.push(FieldFindings {
                     field: name.to_string(),
@@ -539,7 +559,16 @@ impl Scrubber {
     pub fn scrub_memory(&self, m: &mut Memory) -> MemoryScrub {
         let mut res = MemoryScrub::default();
         for_each_field(m, &mut |name, s| {
-            let sc = self.scrub(s);
+            let mut sc = self.scrub(s);
+            if sc.findings.is_empty() {
+                let f = self.find_field(name, s);
+                if !f.is_empty() {
+                    sc = Scrubbed {
+                        text: REDACTED.into(),
+                        findings: f,
+                    };
+                }
+            }
             if !sc.findings.is_empty() {
                 res.changed.push(FieldFindings {
                     field: name.to_string(),
@@ -839,6 +868,76 @@ fn resolve_overlaps(mut all: Vec<Finding>) -> Vec<Finding> {
     out
 }
 
+/// The rule name of a frontmatter value under a key that names a secret
+/// ([`Scrubber::find_field`]).
+pub const SECRET_KEY_FIELD: &str = "secret-key-field";
+
+/// True when `name` (a field name of [`for_each_field`]) is a frontmatter
+/// key of its own (`extra.…`) whose last word names a secret — `password`,
+/// `passwd`, `pwd`, `passphrase`, `secret`, `token`, `api_key`, `apikey`,
+/// `access_key`, `private_key`, `private_key_id`, `auth_key`,
+/// `client_secret`, `credential(s)`, alone or after a prefix and `_`, `-`
+/// or `.` (`db_password`, `api-token`, `github.token`; `dbpassword` too)
+/// — and `value` reads
+/// as one: at least 4 characters, no white space, not a `$VAR`, `${VAR}`,
+/// `<placeholder>`, `[REDACTED]` or a run of `*`. `tokenizer`,
+/// `max_tokens` and `password_policy` name no secret; a sentence is no
+/// value.
+pub fn secret_key_field(name: &str, value: &str) -> bool {
+    let Some(path) = name.strip_prefix("extra.") else {
+        return false;
+    };
+    // the last key of the path: `extra.db.password`, `extra.passwords[1]`
+    let mut key = path.rsplit('.').next().unwrap_or(path);
+    while let Some(k) = key.strip_suffix(']').and_then(|k| k.rsplit_once('[')) {
+        key = k.0;
+    }
+    let key = key.to_ascii_lowercase();
+    let last = key.rsplit(['_', '-']).next().unwrap_or(&key);
+    let two = {
+        let mut it = key.rsplit(['_', '-']);
+        let b = it.next().unwrap_or("");
+        let a = it.next().unwrap_or("");
+        format!("{a}_{b}")
+    };
+    let three = {
+        let mut it = key.rsplit(['_', '-']);
+        let c = it.next().unwrap_or("");
+        let b = it.next().unwrap_or("");
+        let a = it.next().unwrap_or("");
+        format!("{a}_{b}_{c}")
+    };
+    let named = matches!(
+        last,
+        "password"
+            | "passwords"
+            | "passwd"
+            | "pwd"
+            | "passphrase"
+            | "secret"
+            | "secrets"
+            | "token"
+            | "apikey"
+            | "credential"
+            | "credentials"
+    ) || matches!(
+        two.trim_end_matches('s'),
+        "api_key" | "access_key" | "private_key" | "auth_key" | "secret_key"
+    ) || three == "private_key_id"
+        || ["password", "passwd", "passphrase"]
+            .iter()
+            .any(|w| key.trim_end_matches('s').ends_with(w));
+    if !named {
+        return false;
+    }
+    let v = value.trim();
+    let placeholder = v.starts_with('$')
+        || (v.starts_with('<') && v.ends_with('>'))
+        || v.starts_with(REDACTED)
+        || v.chars().all(|c| matches!(c, '*' | 'x' | 'X' | '.'));
+    v.chars().count() >= 4 && !v.chars().any(char::is_whitespace) && !placeholder
+}
+
 /// Visit every string field of a memory with its name (`name`,
 /// `description`, `body`, `triggers[2]`, `extra.owner`, …; the same names
 /// [`Scrubber::check_memory`] reports), letting `visit` change it.
@@ -1052,6 +1151,64 @@ mod tests {
         );
     }
 
+    /// The harmless twins of the kinds above: the same words in prose or
+    /// another command keep every byte.
+    #[test]
+    fn twins_of_the_newer_kinds_are_left_alone() {
+        let sc = s();
+        for t in [
+            "the password is rotated weekly; ask ops for the machine login",
+            "machine learning: the login page has a password reset link",
+            "ls -a ~/proj and git commit -a -m 'fix'",
+            "redis-cli -a $REDIS_PASSWORD ping",
+            "the private_key_id field names which key signed it",
+            "docker login registry.example.com reads ~/.docker/config.json \"auths\"",
+            "AIza is the prefix of Google API keys",
+        ] {
+            let out = sc.scrub(t);
+            assert!(
+                out.findings
+                    .iter()
+                    .all(|f| !matches!(f.kind, FindingKind::Secret { .. })),
+                "{t:?} -> {:?}",
+                out.text
+            );
+        }
+    }
+
+    /// A frontmatter key naming a secret makes its value one; the same
+    /// words as other keys, in prose, or a placeholder value do not.
+    #[test]
+    fn secret_keys_of_the_frontmatter() {
+        for (name, v) in [
+            ("extra.password", "Tr0ub4dor3x"),
+            ("extra.db_password", "hunter22"),
+            ("extra.DB-PASSWORD", "hunter22"),
+            ("extra.api_token", "abcd1234"),
+            ("extra.github.token", "abcd1234"),
+            ("extra.private_key_id", "4f1c2b9e8d7a"),
+            ("extra.client_secret", "s3cr3tv4lue"),
+            ("extra.passwords[1]", "hunter22"),
+            ("extra.dbpassword", "hunter22"),
+        ] {
+            assert!(secret_key_field(name, v), "{name}: {v}");
+        }
+        for (name, v) in [
+            ("description", "Tr0ub4dor3x"),
+            ("extra.tokenizer", "cl100k_base"),
+            ("extra.max_tokens", "4096x"),
+            ("extra.password_policy", "rotate-90-days"),
+            ("extra.password", "stored in the team vault"),
+            ("extra.password", "$DB_PASSWORD"),
+            ("extra.password", "<your-password>"),
+            ("extra.password", "********"),
+            ("extra.password", "[REDACTED]"),
+            ("extra.token", "abc"),
+        ] {
+            assert!(!secret_key_field(name, v), "{name}: {v}");
+        }
+    }
+
     /// One row per kind the scrubber missed before (issue list of gaps):
     /// the input, the part that must go, and what must find it. Prints the
     /// per-kind table to stderr.
@@ -1162,6 +1319,42 @@ mod tests {
                 "saved to C:/Users/alice/Desktop/x.txt today".into(),
                 "alice",
                 "abs-path",
+            ),
+            (
+                "netrc, one line",
+                "machine api.example.com login deploy password Tr0ub4dor3x".into(),
+                "Tr0ub4dor3x",
+                "netrc-password",
+            ),
+            (
+                "netrc, one entry a line",
+                "machine git.example.com\n  login deploy\n  password Tr0ub4dor3x\n".into(),
+                "Tr0ub4dor3x",
+                "netrc-password",
+            ),
+            (
+                "redis-cli -a X",
+                "redis-cli -h cache.internal -p 6380 -a Tr0ub4dor3x ping".into(),
+                "Tr0ub4dor3x",
+                "redis-cli-password",
+            ),
+            (
+                "GCP private_key_id",
+                r#"{"type": "service_account", "private_key_id": "4f1c2b9e8d7a6c5b4a39281706f5e4d3c2b1a098"}"#.into(),
+                "4f1c2b9e8d7a6c5b",
+                "gcp-private-key-id",
+            ),
+            (
+                "docker config.json, one line",
+                r#"{"auths":{"registry.example.com":{"auth":"ZGVwbG95OlRyMHViNGRvcjN4"}}}"#.into(),
+                "ZGVwbG95OlRyMHViNGRvcjN4",
+                "docker-config-auth",
+            ),
+            (
+                "Google API key, 39 chars",
+                "maps key AIzaSyD3x9Kq0PmW4nB7tY2vLsQQa8f3K29xPq0 works".into(),
+                "AIzaSyD3x9Kq0PmW4nB7tY2vLsQQa8f3K29xPq0",
+                "google-api-key",
             ),
         ];
         let sc = s();
@@ -1339,8 +1532,8 @@ mod tests {
     fn rules_file_errors_name_the_rule() {
         let err = Scrubber::parse_rules("secrets:\n  - name: bad\n    pattern: '('\n").unwrap_err();
         assert!(err.to_string().contains("bad"), "{err}");
-        assert_eq!(Scrubber::default_rules().secrets.len(), 35);
-        assert_eq!(s().rules.len(), 35);
+        assert_eq!(Scrubber::default_rules().secrets.len(), 38);
+        assert_eq!(s().rules.len(), 38);
     }
 
     /// The one-pass prefilter lets a rule run exactly when one of its own

@@ -190,7 +190,10 @@ pub fn reindex_cmd(global: &Global, today: NaiveDate, fmt: Format) -> Result<Exi
     }
     let team = global.tier == TierArg::Team;
     let dir = if team {
-        team::team_dir_for(global.args.place.cwd.as_deref())?
+        let root = team::repo_root(global.args.place.cwd.as_deref())?;
+        let dir = memdir::team_dir(&root);
+        team::refuse_linked_tier(&root, &dir)?;
+        dir
     } else {
         resolve_dir(global)?
     };
@@ -616,7 +619,9 @@ pub fn demote_cmd(global: &Global, ids: &[String], today: NaiveDate, fmt: Format
     if let Some(why) = memory_off(global)? {
         return Ok(disabled_note(&why));
     }
-    let tdir = team::team_dir_for(global.args.place.cwd.as_deref())?;
+    let root = team::repo_root(global.args.place.cwd.as_deref())?;
+    let tdir = memdir::team_dir(&root);
+    team::refuse_linked_tier(&root, &tdir)?;
     let personal = resolve_dir(global)?;
     for id in ids {
         if store::read_one(&tdir, id)?.is_none() {

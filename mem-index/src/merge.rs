@@ -26,8 +26,10 @@ use serde_json::{Map, Value};
 use mem_core::error::Error;
 
 use crate::error::{IndexError, Result};
+use mem_core::confine;
 use mem_core::frontmatter;
 use mem_core::index_md;
+use mem_core::memdir;
 use mem_core::records::DriverInstalled;
 use mem_core::records::Memory;
 use mem_core::store::{self, Broken, Store, Topic};
@@ -565,6 +567,9 @@ pub fn run_driver(base: &Path, ours: &Path, theirs: &Path, path: Option<&str>) -
     })
 }
 
+/// Largest `.gitattributes` read: 4 MiB.
+const GITATTRIBUTES_CAP: u64 = 4 << 20;
+
 /// Quote a word for git's shell (`sh -c`).
 fn sh_quote(s: &str) -> String {
     if s.bytes()
@@ -586,10 +591,22 @@ fn sh_quote(s: &str) -> String {
 /// `git config` fails (not a repository).
 pub fn install(root: &Path, exe: &Path) -> Result<DriverInstalled> {
     let ga = root.join(".gitattributes");
-    let old = match std::fs::read_to_string(&ga) {
+    // a cloned repository's `.gitattributes -> ~/somefile` is neither read
+    // (its text would be copied into the repository) nor written; nor is a
+    // linked `.git` or `.git/config` (git writes a config through its link)
+    const PLACE: &str = "the repository";
+    confine::refuse_links(root, &ga, PLACE)?;
+    confine::refuse_links(root, &root.join(".git"), PLACE)?;
+    if root.join(".git").is_dir() {
+        confine::refuse_links(root, &root.join(".git/config"), PLACE)?;
+    }
+    confine::refuse_links(root, &memdir::team_dir(root), PLACE)?;
+    let old = match confine::read_text_capped(&ga, GITATTRIBUTES_CAP, false) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(IndexError::io(&ga, e)),
+        Err(mem_core::Error::Io { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => {
+            String::new()
+        }
+        Err(e) => return Err(e.into()),
     };
     let has = old.lines().any(|l| l.trim() == GITATTRIBUTES_LINE);
     if !has {
@@ -600,7 +617,7 @@ pub fn install(root: &Path, exe: &Path) -> Result<DriverInstalled> {
         t.push_str("# mem: the team memory tier merges field by field (mem-index merge-driver)\n");
         t.push_str(GITATTRIBUTES_LINE);
         t.push('\n');
-        mem_core::atomic::write_atomic(&ga, t.as_bytes())?;
+        confine::write_atomic(root, &ga, t.as_bytes())?;
     }
     let driver = format!(
         "{} merge-driver %O %A %B %P",

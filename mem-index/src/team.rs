@@ -110,6 +110,17 @@ pub fn reindex(_lock: &IndexGuard, dir: &Path) -> Result<(Rendered, Store)> {
     Ok((r, st))
 }
 
+/// Refuse a team tier reached through a link: `.claude` or
+/// `.claude/team-memory` of the repository at `root` a symbolic link (a
+/// cloned repository's `.claude -> ~/.ssh` must not make a promotion or a
+/// reindex write there). Every writer of the tier calls it first.
+///
+/// Errors: [`Error::Io`] naming the link and where it points.
+pub fn refuse_linked_tier(root: &Path, team: &Path) -> Result<()> {
+    confine::refuse_links(root, team, "the repository")?;
+    Ok(())
+}
+
 /// Create the team tier (and its `.gitignore` for `.mem/`) when missing.
 ///
 /// Errors: [`Error::Io`].
@@ -231,7 +242,7 @@ pub fn hard_scan(scrubber: &Scrubber, memory: &Memory) -> Vec<Refusal> {
             return;
         }
         let mut found: Vec<String> = Vec::new();
-        for f in scrubber.find(s) {
+        for f in scrubber.find_field(name, s) {
             let w = match &f.kind {
                 FindingKind::AbsPath => "abs-path (outside the repository)".to_string(),
                 k => k.to_string(),
@@ -420,6 +431,7 @@ pub fn promote(
     root: &Path,
     ids: &[String],
 ) -> Result<std::result::Result<Vec<TierMove>, Vec<Refused>>> {
+    refuse_linked_tier(root, team)?;
     let mut ready = Vec::new();
     let mut refused = Vec::new();
     let (plain, local) = (Scrubber::new(None), Scrubber::new(Some(root)));

@@ -170,6 +170,9 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<
     let session = h.session_id.as_deref().filter(|s| !s.is_empty());
     let stems = Stems::default();
     let s = Session::open(common, cwd, None, &stems)?;
+    if let Some(dir) = s.memory_dir.as_deref() {
+        crate::state::sweep(dir, session);
+    }
     let args = RecallArgs {
         task: Some(task),
         paths: Vec::new(),

@@ -385,12 +385,61 @@ fn refuse(path: &Path, what: String) -> RecallError {
     }
 }
 
-fn load(path: &Path) -> crate::Result<Loaded> {
+/// Largest settings file read: 4 MiB.
+const MAX_SETTINGS_BYTES: u64 = 4 << 20;
+
+/// The project root of a `--project` target, whose folders and file may
+/// not be links: a cloned repository is written by someone else, and its
+/// `.claude/settings.json -> ~/.bashrc` must not make `install` rewrite
+/// what it points to. `None` for the user's own file or one named by
+/// `--settings` (followed on purpose: a dotfiles link is the user's).
+fn project_root_of(target: &TargetArgs) -> crate::Result<Option<PathBuf>> {
+    if target.settings.is_some() || !target.project {
+        return Ok(None);
+    }
+    let cwd = std::env::current_dir().map_err(RecallError::WorkingDir)?;
+    Ok(Some(mem_core::memdir::project_root(&cwd, true)))
+}
+
+/// Refuse a link at any component of `path` below the project `root`
+/// (`.claude`, `.claude/settings.json`, `.codex`, `.codex/hooks.json`).
+fn no_link_below(root: &Path, path: &Path) -> crate::Result<()> {
+    let Ok(rel) = path.strip_prefix(root) else {
+        return Ok(());
+    };
+    let mut cur = root.to_path_buf();
+    for c in rel.components() {
+        cur.push(c);
+        match std::fs::symlink_metadata(&cur) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&cur)
+                    .map(|t| format!(" (to {})", t.display()))
+                    .unwrap_or_default();
+                return Err(refuse(
+                    &cur,
+                    format!(
+                        "is a symbolic link{to}; a project's settings are never written through a link (name the target with --settings to write it)"
+                    ),
+                ));
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    Ok(())
+}
+
+fn load(path: &Path, project: Option<&Path>) -> crate::Result<Loaded> {
+    if let Some(root) = project {
+        no_link_below(root, path)?;
+    }
     let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    let old = match std::fs::read(&real) {
+    // regular files only: a FIFO or a device is refused without waiting on it
+    let old = match mem_core::confine::read_capped(&real, MAX_SETTINGS_BYTES, project.is_none()) {
         Ok(b) => Some(b),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(path, e).into()),
+        Err(Error::Io { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => None,
+        Err(Error::Io { err, .. }) => return Err(refuse(path, err.to_string())),
+        Err(e) => return Err(e.into()),
     };
     let value = match &old {
         None => Map::new(),
@@ -674,7 +723,7 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
         }
         mem_core::cli::warn(NAME, msg);
     }
-    let loaded = load(&path)?;
+    let loaded = load(&path, project_root_of(&a.target)?.as_deref())?;
     let mut new = loaded.value.clone();
     let model = Model {
         cmd: a.model_cmd.clone(),
@@ -703,7 +752,7 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
 
 fn uninstall(t: &TargetArgs) -> crate::Result<Exit> {
     let (path, _) = target_file(t)?;
-    let loaded = load(&path)?;
+    let loaded = load(&path, project_root_of(t)?.as_deref())?;
     if loaded.old.is_none() {
         println!("{}: unchanged (no such file)", path.display());
         return Ok(Exit::Success);
@@ -724,7 +773,7 @@ fn uninstall(t: &TargetArgs) -> crate::Result<Exit> {
 fn show(a: &InstallArgs) -> crate::Result<Exit> {
     let (path, agent) = target_file(&a.target)?;
     let (bin, missing) = bin_dir(a)?;
-    let loaded = load(&path)?;
+    let loaded = load(&path, project_root_of(&a.target)?.as_deref())?;
     let model = Model {
         cmd: a.model_cmd.clone(),
         timeout: a.model_timeout,
@@ -887,9 +936,16 @@ pub fn codex_notes(path: &Path) -> Vec<String> {
         }
     }
     for c in configs {
-        if let Ok(text) = std::fs::read_to_string(&c)
-            && let Some((line, key)) = hooks_disabled(&text)
-        {
+        // regular files only: a FIFO there is named, never waited on
+        let text = match mem_core::confine::read_text_capped(&c, MAX_SETTINGS_BYTES, true) {
+            Ok(t) => t,
+            Err(Error::Io { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                out.push(format!("codex: {e}; not read"));
+                continue;
+            }
+        };
+        if let Some((line, key)) = hooks_disabled(&text) {
             out.push(format!(
                 "codex: {}:{line}: `{key} = false` turns hooks off; set it to true (or remove it) for mem's hooks to run",
                 c.display()

@@ -30,3 +30,23 @@ pub fn write(path: &Path, bytes: &[u8], sync: bool) -> mem_core::Result<()> {
     }
     Ok(())
 }
+
+/// Remove the temp files processes ended mid-write left in the hook's
+/// folders of the memory directory `memory_dir`: its cache folder and, with
+/// `session`, that session's folder ([`mem_core::atomic::sweep_temp_files`]:
+/// a dead writer's at once, any other after [`STALE_TEMP_AGE`]). Run at the
+/// start of every hook that reads them, so a hook that writes nothing
+/// still clears what an earlier one cut off by its budget left. Returns how
+/// many files were removed.
+pub fn sweep(memory_dir: &Path, session: Option<&str>) -> usize {
+    let Ok(cache) = mem_core::memdir::cache_dir_for(memory_dir) else {
+        return 0;
+    };
+    let mut n = mem_core::atomic::sweep_temp_files(&cache, STALE_TEMP_AGE);
+    if let Some(sid) = session
+        && let Ok(d) = mem_core::memdir::session_state_dir(memory_dir, sid)
+    {
+        n += mem_core::atomic::sweep_temp_files(&d, STALE_TEMP_AGE);
+    }
+    n
+}

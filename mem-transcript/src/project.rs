@@ -188,6 +188,22 @@ pub fn belongs(session: &ListedSession, in_project_folder: bool, roots: &[PathBu
     }
 }
 
+/// What a file that is not a regular one is, in words.
+fn kind_of(ft: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_fifo() {
+        "a FIFO"
+    } else if ft.is_char_device() || ft.is_block_device() {
+        "a device"
+    } else if ft.is_socket() {
+        "a socket"
+    } else if ft.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
 /// Counts for the summary line.
 #[derive(Debug, Default)]
 pub struct Summary {
@@ -303,6 +319,20 @@ pub fn replay_project(
         let key = f.display().to_string();
         if seen_paths.insert(key.clone(), ()).is_some() {
             continue;
+        }
+        // regular files only (a link to one is fine): a FIFO would block
+        // the read, a link to /dev/zero never end it
+        match std::fs::metadata(&f) {
+            Ok(m) if !m.is_file() => {
+                let what = kind_of(&m.file_type());
+                crate::note(&format!(
+                    "{}: is {what}, not a regular file: session skipped",
+                    f.display()
+                ));
+                sum.skip("unreadable (not a regular file)", &f);
+                continue;
+            }
+            _ => {}
         }
         let Some(now) = seen_now(&f) else {
             sum.skip("unreadable (gone or no permission)", &f);

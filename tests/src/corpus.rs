@@ -285,5 +285,48 @@ pub fn corpus() -> Vec<Secret> {
         format!("the prod secret is {t} (rotate monthly)"),
         t,
     );
+    // ~/.netrc entries, one line and one field a line
+    let t = r.from(ALNUM, 18);
+    add(
+        "netrc-password",
+        format!("machine api.example.com login deploy password {t}"),
+        t,
+    );
+    let t = r.from(ALNUM, 18);
+    add(
+        "netrc-password",
+        format!("machine git.example.com\n  login ci-bot\n  password {t}\n"),
+        t,
+    );
+    // redis-cli's password flag
+    let t = r.from(ALNUM, 20);
+    add(
+        "redis-cli-password",
+        format!("redis-cli -h cache.internal -p 6380 -a {t} --no-auth-warning ping"),
+        t,
+    );
+    // a GCP service account key's id (the private key itself is a key block)
+    let t = r.from(HEX, 40);
+    add(
+        "gcp-private-key-id",
+        format!(
+            "{{\"type\": \"service_account\", \"project_id\": \"build-42\", \"private_key_id\": \"{t}\"}}"
+        ),
+        t,
+    );
+    // ~/.docker/config.json as the tools write it: one line, no spaces
+    let t = r.from(B64, 32);
+    add(
+        "docker-auth",
+        format!("{{\"auths\":{{\"registry.example.com\":{{\"auth\":\"{t}\"}}}}}}"),
+        t,
+    );
+    // a Google API key of its real length in a request URL
+    let t = r.from(URLSAFE, 35);
+    add(
+        "google-api-key",
+        format!("https://maps.googleapis.com/maps/api/geocode/json?address=x&key=AIza{t}"),
+        t,
+    );
     v
 }

@@ -249,13 +249,15 @@ fn secrets_never_reach_memory_and_check_finds_every_one() {
         let x = run(extract, &r.stdout);
         assert!(x.status.success(), "extract session {g}: {}", show(&x));
         // --explain quotes the transcript on stderr: scrubbed too
+        // compared in lower case: triggers are folded to it
         let xs = format!(
             "{}{}",
             String::from_utf8_lossy(&x.stdout),
             String::from_utf8_lossy(&x.stderr)
-        );
+        )
+        .to_lowercase();
         for (k, s) in group.iter().enumerate() {
-            leaked_in_extract[g * GROUP + k] = xs.contains(&s.mark);
+            leaked_in_extract[g * GROUP + k] = xs.contains(&s.mark.to_lowercase());
         }
         memories += x.stdout.iter().filter(|&&b| b == b'\n').count();
         let write = |skip: bool| {
@@ -298,6 +300,7 @@ fn secrets_never_reach_memory_and_check_finds_every_one() {
     );
     let stored = all_text(&memdir);
     let redacted = stored.matches("[REDACTED]").count();
+    let stored = stored.to_lowercase();
     // the secrets' sentences did reach memory, redacted
     assert!(
         redacted >= secrets.len() / 2,
@@ -306,11 +309,12 @@ fn secrets_never_reach_memory_and_check_finds_every_one() {
     for (i, s) in secrets.iter().enumerate() {
         let row = rows.entry(s.kind).or_default();
         row.planted += 1;
-        if stored.contains(&s.mark) || leaked_in_extract[i] {
+        let in_store = stored.contains(&s.mark.to_lowercase());
+        if in_store || leaked_in_extract[i] {
             failures.push(format!(
                 "{} #{i} reached {} (extract output: {})",
                 s.kind,
-                if stored.contains(&s.mark) {
+                if in_store {
                     "the memory directory"
                 } else {
                     "mem-extract's output (stdout or --explain on stderr)"

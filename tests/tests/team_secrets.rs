@@ -125,3 +125,200 @@ fn every_kind_of_the_secrets_corpus_is_refused_at_promotion() {
     assert!(o.status.success(), "{}", show(&o));
     assert!(repo.join(".claude/team-memory/clean.md").is_file());
 }
+
+/// A secret under a frontmatter key of its own (`password: X`,
+/// `db_password`, `api_token`, `private_key_id`): `promote` refuses it
+/// naming the field, `check --tier team` exits 3 on it, `mem-index write`
+/// refuses it; the harmless twins (`password_policy`, `tokenizer`,
+/// `max_tokens`, a `$VAR` or a sentence under `password`, the word in
+/// prose) are promoted and checked clean.
+#[test]
+fn a_secret_under_its_own_frontmatter_key_is_refused_and_its_twins_pass() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let personal = tmp.path().join("personal");
+    let repo = tmp.path().join("repo");
+    for d in [&home, &personal, &repo.join(".git")] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let attacks = [
+        (
+            "pw",
+            "password: \"Tr0ub4dor3xQ\"\n",
+            "extra.password",
+            "Tr0ub4dor3xQ",
+        ),
+        (
+            "db",
+            "db_password: hunter2hunter\n",
+            "extra.db_password",
+            "hunter2hunter",
+        ),
+        (
+            "tok",
+            "api_token: 'qq81kq0pmw4n'\n",
+            "extra.api_token",
+            "qq81kq0pmw4n",
+        ),
+        (
+            "gcp",
+            "private_key_id: 4f1c2b9e8d7a6c5b4a39\n",
+            "extra.private_key_id",
+            "4f1c2b9e8d7a6c5b4a39",
+        ),
+        (
+            "nested",
+            "database:\n  host: db.internal\n  password: Zorro-Blanco-77\n",
+            "extra.database.password",
+            "Zorro-Blanco-77",
+        ),
+    ];
+    let twins = "password_policy: \"rotate-90-days\"\ntokenizer: cl100k_base\nmax_tokens: \"4096\"\npassword: \"$DB_PASSWORD\"\nsecret: \"kept in the team vault\"\n";
+    let memory = |id: &str, extra: &str| {
+        std::fs::write(
+            personal.join(format!("{id}.md")),
+            format!(
+                "---\nname: \"Deploy {id}\"\ndescription: \"the staging deploy\"\ntype: project\n{extra}---\nThe password reset page is under account settings; run ls -a first.\n"
+            ),
+        )
+        .unwrap();
+    };
+    for (id, extra, _, _) in &attacks {
+        memory(id, extra);
+    }
+    memory("twin", twins);
+    let mi = || {
+        let mut c = cmd("mem-index", &home);
+        c.current_dir(&repo).env("MEM_MEMORY_DIR", &personal);
+        c
+    };
+    for (id, _, field, value) in &attacks {
+        let mut c = mi();
+        c.args(["promote", id]);
+        let o = run(c, b"");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{id}: {}", show(&o));
+        assert!(
+            err.contains(&format!(
+                "promote refused: {id}: field `{field}` carries secret"
+            )),
+            "{id}: {err}"
+        );
+        assert!(!err.contains(value), "{id}: the value printed: {err}");
+        assert!(!repo.join(".claude/team-memory").exists(), "{id}: written");
+    }
+    let mut c = mi();
+    c.args(["promote", "twin"]);
+    let o = run(c, b"");
+    assert!(o.status.success(), "the twin is promoted: {}", show(&o));
+    let team = repo.join(".claude/team-memory");
+    let promoted = std::fs::read_to_string(team.join("twin.md")).unwrap();
+    assert!(
+        promoted.contains("cl100k_base") && promoted.contains("$DB_PASSWORD"),
+        "{promoted}"
+    );
+    let check = || {
+        let mut c = mi();
+        c.args(["check", "--tier", "team", "--format", "jsonl"]);
+        run(c, b"")
+    };
+    let o = check();
+    assert_ne!(o.status.code(), Some(3), "the twin is clean: {}", show(&o));
+    // planted straight into the team tier (a commit that skipped promote)
+    for (id, extra, _, value) in &attacks {
+        std::fs::write(
+            team.join(format!("{id}.md")),
+            format!("---\nname: \"Deploy {id}\"\ndescription: \"the staging deploy\"\ntype: project\n{extra}---\nbody\n"),
+        )
+        .unwrap();
+        let o = check();
+        let all = format!("{}{}", show(&o), String::new());
+        assert_eq!(o.status.code(), Some(3), "{id}: {all}");
+        assert!(all.contains(&format!("{id}.md")), "{id}: {all}");
+        assert!(!all.contains(value), "{id}: the value printed: {all}");
+        std::fs::remove_file(team.join(format!("{id}.md"))).unwrap();
+    }
+    // the personal write path refuses the record too, and writes the twin
+    let mut c = mi();
+    c.arg("write");
+    let o = run(
+        c,
+        b"{\"name\":\"Db\",\"description\":\"the db\",\"type\":\"project\",\"db_password\":\"hunter2hunter\"}\n",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("hunter2hunter"),
+        "{}",
+        show(&o)
+    );
+    let mut c = mi();
+    c.arg("write");
+    let o = run(
+        c,
+        b"{\"name\":\"Tokenizer\",\"description\":\"the tokenizer\",\"type\":\"project\",\"tokenizer\":\"cl100k_base\"}\n",
+    );
+    assert!(o.status.success(), "{}", show(&o));
+}
+
+/// The newer text forms (netrc, `redis-cli -a`, `private_key_id`, a
+/// one-line docker `config.json`, a Google API key of its real length) are
+/// scrubbed by mem-extract; their twins (the word `password` in prose,
+/// `-a` of other commands, `$VAR` after `-a`) keep every word.
+#[test]
+fn mem_extract_scrubs_the_newer_forms_and_keeps_their_twins() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let ev = |n: usize, text: &str| {
+        serde_json::json!({"session":"00000000-0000-4000-8000-000000000001","source":"claude","line":n,"seq":0,
+            "uuid":format!("11111111-1111-4111-8111-{n:012}"),"block":0,"ts":"2026-01-10T09:00:00Z",
+            "role":"user","kind":"text","text":text,"sidechain":false,"cwd":"/home/user/proj"})
+        .to_string()
+    };
+    let attacks = [
+        (
+            "Remember: the netrc entry is machine api.example.com login deploy password Qw81kq0PmW4nB7tYx.",
+            "Qw81kq0PmW4nB7tYx",
+        ),
+        (
+            "Remember: redis-cli -h cache.internal -a Qw81kq0PmW4nB7tYy ping checks the cache.",
+            "Qw81kq0PmW4nB7tYy",
+        ),
+        (
+            "Remember: the service account has \"private_key_id\": \"4f1c2b9e8d7a6c5b4a39281706f5e4d3c2b1a098\" in it.",
+            "4f1c2b9e8d7a6c5b4a39",
+        ),
+        (
+            "Remember: the registry login is {\"auths\":{\"r.example.com\":{\"auth\":\"ZGVwbG95OlRyMHViNGRvcjN4\"}}} on CI.",
+            "ZGVwbG95OlRyMHViNGRvcjN4",
+        ),
+        (
+            "Remember: the maps key is AIzaSyD3x9Kq0PmW4nB7tY2vLsQQa8f3K29xPq0 for staging.",
+            "AIzaSyD3x9Kq0PmW4nB7tY2vLsQQa8f3K29xPq0",
+        ),
+    ];
+    let twin = "Remember: always run ls -a and git commit -a, then redis-cli -a $REDIS_PASSWORD ping; the password reset page is under account settings.";
+    let mut input = String::new();
+    for (i, (t, _)) in attacks.iter().enumerate() {
+        input.push_str(&ev(i + 1, t));
+        input.push('\n');
+    }
+    input.push_str(&ev(9, twin));
+    input.push('\n');
+    let mut c = cmd("mem-extract", home);
+    c.args(["--cwd", "/home/user/proj"]);
+    let o = run(c, input.as_bytes());
+    assert!(o.status.success(), "{}", show(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_lowercase();
+    for (t, mark) in &attacks {
+        assert!(!out.contains(&mark.to_lowercase()), "{t}\n{out}");
+    }
+    assert!(out.matches("[redacted]").count() >= attacks.len(), "{out}");
+    for word in [
+        "ls -a",
+        "git commit -a",
+        "redis-cli -a $redis_password",
+        "the password reset page",
+    ] {
+        assert!(out.contains(word), "the twin keeps {word:?}\n{out}");
+    }
+}

@@ -72,10 +72,16 @@ impl SecretValues {
         {
             redact(f);
         }
+        // triggers and ids are folded to lower case: compare folded
+        let lower: Vec<String> = self.pieces.iter().map(|p| p.to_lowercase()).collect();
+        let held_folded = |t: &str| {
+            let t = t.to_lowercase();
+            lower.iter().any(|p| t.contains(p.as_str()))
+        };
         m.triggers
-            .retain(|t| !held(t) && !t.contains(mem_core::scrub::REDACTED));
+            .retain(|t| !held_folded(t) && !t.contains(mem_core::scrub::REDACTED));
         m.paths.retain(|t| !held(t));
-        if m.id.as_deref().is_some_and(held) {
+        if m.id.as_deref().is_some_and(held_folded) {
             m.id = None;
         }
     }
