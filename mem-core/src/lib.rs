@@ -7,6 +7,7 @@
 //! - [`frontmatter`]: topic files (YAML frontmatter + Markdown body);
 //! - [`id`]: ids from names, path containment;
 //! - [`atomic`]: atomic writes;
+//! - [`diff`]: the hunks of a unified line diff;
 //! - [`hooks`]: the agent hooks mem installs (events, commands, timeouts);
 //! - [`journal`]: the consolidation journal, crash recovery;
 //! - [`confine`]: no write through a link below the memory directory,
@@ -21,6 +22,9 @@
 //! - [`index_md`]: the `MEMORY.md` policy (order, limits, WARNING line);
 //! - [`lock`]: the consolidation lock protocol;
 //! - [`scrub`]: secrets, session ids and absolute paths;
+//! - [`instruction`]: does a text read as an instruction to an agent (the
+//!   one detector the tools share);
+//! - [`set`]: regex sets compiled for ASCII text first;
 //! - [`text`]: words, stop words and stems (the one tokenizer);
 //! - [`error`]: one error type and the exit codes.
 //!
@@ -29,11 +33,13 @@
 pub mod atomic;
 pub mod cli;
 pub mod confine;
+pub mod diff;
 pub mod error;
 pub mod frontmatter;
 pub mod hooks;
 pub mod id;
 pub mod index_md;
+pub mod instruction;
 pub mod journal;
 pub mod jsonl;
 pub mod lock;
@@ -43,6 +49,7 @@ pub mod records;
 pub mod scan;
 pub mod scrub;
 pub mod session;
+pub mod set;
 pub mod store;
 pub use mem_text as text;
 pub mod tier;
