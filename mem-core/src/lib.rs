@@ -19,6 +19,7 @@
 //! - [`store`]: reading a memory directory, the index lock, the names of
 //!   retired copies;
 //! - [`tier`]: the personal and team tiers, which wins on a conflict;
+//! - [`team_trust`]: which team files the user reviewed and trusts;
 //! - [`index_md`]: the `MEMORY.md` policy (order, limits, WARNING line);
 //! - [`lock`]: the consolidation lock protocol;
 //! - [`scrub`]: secrets, session ids and absolute paths;
@@ -51,6 +52,7 @@ pub mod scrub;
 pub mod session;
 pub mod set;
 pub mod store;
+pub mod team_trust;
 pub use mem_text as text;
 pub mod tier;
 pub mod time;

@@ -170,6 +170,10 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<
     let session = h.session_id.as_deref().filter(|s| !s.is_empty());
     let stems = Stems::default();
     let s = Session::open(common, cwd, None, &stems)?;
+    if start {
+        // once a session, on stderr: never in the context
+        s.say_waiting();
+    }
     let args = RecallArgs {
         task: Some(task),
         paths: Vec::new(),

@@ -409,6 +409,8 @@ pub enum Row<'a> {
     Decision(&'a Decision),
     /// A team memory a personal memory overrides.
     Shadowed(&'a mem_core::tier::Conflict),
+    /// A team memory waiting for review (its id).
+    Waiting(&'a str),
     /// The counts, last.
     Summary,
 }
@@ -419,7 +421,7 @@ impl Row<'_> {
     pub fn is_recall_or_summary(&self) -> bool {
         match self {
             Row::Decision(d) => d.action == Action::Recall,
-            Row::Shadowed(_) => false,
+            Row::Shadowed(_) | Row::Waiting(_) => false,
             Row::Summary => true,
         }
     }
@@ -520,6 +522,14 @@ pub struct Session {
     /// Team memories a personal memory overrides, with the conflict: never
     /// recalled, shown with --explain.
     pub shadowed: Vec<(Item, mem_core::tier::Conflict)>,
+    /// The ids of the team memories waiting for review (not trusted as
+    /// they are now): never recalled, counted on stderr
+    /// ([`Session::say_waiting`]), shown with --explain.
+    pub team_waiting: Vec<String>,
+    /// True when the team tier's `MEMORY.md` is trusted as it is now.
+    pub team_index_trusted: bool,
+    /// The checkout whose team tier was read.
+    pub checkout: Option<PathBuf>,
     /// The current project id when the project folder is shared.
     pub guard: Option<guard::Shared>,
     /// The user's vocabulary file, checked (`(text, origin)`).
@@ -612,6 +622,9 @@ impl Session {
         let mut items = items;
         let mut team_dir = None;
         let mut shadowed = Vec::new();
+        let mut team_waiting = Vec::new();
+        let mut team_index_trusted = false;
+        let mut team_checkout = None;
         if records.is_none() && tiers.team() {
             let explicit = tiers == TierArg::Team;
             let checkout = mem_core::memdir::checkout_root(&cwd);
@@ -622,12 +635,15 @@ impl Session {
                 t.is_dir() && mem_core::memdir::real_path(m) == mem_core::memdir::real_path(&t)
             });
             if !team_is_memory_dir
-                && let Some((dir, team)) = tier::load(&checkout, common.no_cache, stems, explicit)
+                && let Some(team) = tier::load(&checkout, common.no_cache, stems, explicit)
             {
-                let (team, hidden) = tier::merge(&items, team, clock.today);
+                let (kept, hidden) = tier::merge(&items, team.items, clock.today);
                 shadowed = hidden;
-                items.extend(team);
-                team_dir = Some(dir);
+                items.extend(kept);
+                team_dir = Some(team.dir);
+                team_waiting = team.waiting;
+                team_index_trusted = team.index_trusted;
+                team_checkout = Some(checkout);
             }
         }
         let guard_cache = cache_dir.map(|c| c.join(guard::CACHE_FILE));
@@ -658,9 +674,26 @@ impl Session {
             team_dir,
             items,
             shadowed,
+            team_waiting,
+            team_index_trusted,
+            checkout: team_checkout,
             guard,
             vocabulary,
         })
+    }
+
+    /// Say on stderr, once, how many team memories wait for review and the
+    /// command that shows them (nothing when none waits). Never part of
+    /// what is injected.
+    pub fn say_waiting(&self) {
+        if let Some(root) = &self.checkout
+            && !self.team_waiting.is_empty()
+        {
+            warn(
+                NAME,
+                mem_core::team_trust::waiting_line(self.team_waiting.len(), root),
+            );
+        }
     }
 
     /// The text line of `decision` ([`render::text_line`]) with its
@@ -695,10 +728,12 @@ impl Session {
     /// memory a personal one overrides, then the summary.
     pub fn rows<'a>(&'a self, ds: &'a [Decision], explain: bool) -> impl Iterator<Item = Row<'a>> {
         let shadowed = if explain { &self.shadowed[..] } else { &[] };
+        let waiting = if explain { &self.team_waiting[..] } else { &[] };
         ds.iter()
             .filter(move |d| explain || d.action != Action::Skip)
             .map(Row::Decision)
             .chain(shadowed.iter().map(|(_, c)| Row::Shadowed(c)))
+            .chain(waiting.iter().map(|id| Row::Waiting(id)))
             .chain(std::iter::once(Row::Summary))
     }
 
@@ -713,6 +748,7 @@ impl Session {
         match row {
             Row::Decision(d) => self.text_line(d, today, explain),
             Row::Shadowed(c) => tier::shadowed_line(c),
+            Row::Waiting(id) => tier::waiting_text(id),
             Row::Summary => render::summary_line(ds),
         }
     }
@@ -727,6 +763,7 @@ impl Session {
         match row {
             Row::Decision(d) => self.record(d, today),
             Row::Shadowed(c) => tier::shadowed_record(c),
+            Row::Waiting(id) => tier::waiting_record(id),
             Row::Summary => render::summary_record(ds),
         }
     }
@@ -900,6 +937,7 @@ fn run_recall(cli: &RecallCommand) -> Result<Exit> {
         &stems,
         cli.tier,
     )?;
+    s.say_waiting();
     let q = s.query(&cli.recall);
     let ds = decide(&s.items, &q, &stems);
     let explain = cli.common.explain;
@@ -968,12 +1006,18 @@ fn label(p: &Path, root: &Path) -> String {
 /// links become plain titles and every memory the index names follows the
 /// recalled ones in full, within `--codex-max-bytes` (the rest named on
 /// stderr), so the text needs no file it links to.
+///
+/// `tiers`: the tiers read (`--tier`, or the personal one alone for a
+/// file outside the checkout: nothing of a team tier is written there).
+/// Only the team memories and team `MEMORY.md` the user trusts as they are
+/// now are read ([`mem_core::team_trust`]).
 pub fn context_text(
     args: &ContextArgs,
     exclude: Option<&Path>,
     for_file: bool,
     instructions: bool,
     inline: bool,
+    tiers: TierArg,
 ) -> Result<String> {
     let stems = Stems::default();
     let s = Session::open_tiers(
@@ -981,8 +1025,9 @@ pub fn context_text(
         None,
         args.recall.records.as_deref(),
         &stems,
-        args.tier,
+        tiers,
     )?;
+    s.say_waiting();
     let claude = mem_core::memdir::claude_dir().ok();
     let chain = context::instruction_chain(&s.cwd, &s.root, claude.as_deref(), exclude);
     for p in &chain.problems {
@@ -1038,6 +1083,7 @@ pub fn context_text(
         }
     }
     if let Some(dir) = &s.team_dir
+        && s.team_index_trusted
         && let Some(ix) = index_warned(dir)
         && !ix.text.trim().is_empty()
     {
@@ -1179,12 +1225,36 @@ fn run_context(args: &ContextArgs) -> Result<Exit> {
         // before any work: a link is refused
         context::refuse_link(path)?;
     }
+    // A file outside the checkout (the user-wide AGENTS.md, any file of
+    // the user's elsewhere) never receives a team tier's content.
+    let mut tiers = args.tier;
+    if let Some((path, root, _)) = &target
+        && tiers.team()
+        && (args.target == context::Target::User && matches!(args.update, Some(None))
+            || !context::inside_checkout(path, root))
+    {
+        if !tiers.personal() {
+            return Err(RecallError::TeamOutsideCheckout(path.clone()));
+        }
+        tiers = TierArg::Personal;
+        if mem_core::memdir::team_dir(root).is_dir() {
+            warn(
+                NAME,
+                format!(
+                    "{}: outside the checkout: the team tier ({}) is left out; nothing of a repository's team memory is written outside it",
+                    path.display(),
+                    mem_core::memdir::TEAM_DIR
+                ),
+            );
+        }
+    }
     let doc = context_text(
         args,
         target.as_ref().map(|t| t.0.as_path()),
         agents || stdout_is_file(),
         instructions,
         agents,
+        tiers,
     )?;
     let text = if agents {
         format!("{}\n{}{}\n", context::BEGIN, doc, context::END)
