@@ -1226,12 +1226,32 @@ fn run_context(args: &ContextArgs) -> Result<Exit> {
         context::refuse_link(path)?;
     }
     // A file outside the checkout (the user-wide AGENTS.md, any file of
-    // the user's elsewhere) never receives a team tier's content.
+    // the user's elsewhere, a stdout redirected there) never receives a
+    // team tier's content.
+    let to_file = stdout_is_file();
+    let written: Option<(PathBuf, PathBuf, bool)> = match &target {
+        Some((path, root, _)) => Some((
+            path.clone(),
+            root.clone(),
+            args.target == context::Target::User && matches!(args.update, Some(None)),
+        )),
+        None if to_file => {
+            let cwd = match &args.common.place.cwd {
+                Some(c) => c.clone(),
+                None => std::env::current_dir().map_err(RecallError::WorkingDir)?,
+            };
+            // where stdout goes, when the system says (Linux); otherwise
+            // (`<stdout>`, not absolute) it counts as outside
+            let path =
+                std::fs::read_link("/proc/self/fd/1").unwrap_or_else(|_| PathBuf::from("<stdout>"));
+            Some((path, mem_core::memdir::checkout_root(&cwd), false))
+        }
+        None => None,
+    };
     let mut tiers = args.tier;
-    if let Some((path, root, _)) = &target
+    if let Some((path, root, user_wide)) = &written
         && tiers.team()
-        && (args.target == context::Target::User && matches!(args.update, Some(None))
-            || !context::inside_checkout(path, root))
+        && (*user_wide || !path.is_absolute() || !context::inside_checkout(path, root))
     {
         if !tiers.personal() {
             return Err(RecallError::TeamOutsideCheckout(path.clone()));
@@ -1251,7 +1271,7 @@ fn run_context(args: &ContextArgs) -> Result<Exit> {
     let doc = context_text(
         args,
         target.as_ref().map(|t| t.0.as_path()),
-        agents || stdout_is_file(),
+        agents || to_file,
         instructions,
         agents,
         tiers,

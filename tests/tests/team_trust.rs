@@ -523,6 +523,28 @@ fn nothing_of_the_team_tier_is_written_outside_the_checkout() {
     );
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("outside the checkout"));
+    // a stdout redirected to a file outside the checkout, likewise; into
+    // the checkout, the team tier is kept
+    for (file, team) in [
+        (w.tmp.path().join("notes/ctx.md"), false),
+        (w.clone().join("ctx.md"), true),
+    ] {
+        let mut c = w.cmd("mem-recall");
+        c.args(["context", "--task", "deploy the app"])
+            .stdout(std::fs::File::create(&file).unwrap())
+            .stderr(std::process::Stdio::piped());
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}", show(&out));
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("PERSONAL-DEPLOY"), "{text}");
+        assert_eq!(
+            text.contains("TEAM-SMOKE-RULE"),
+            team,
+            "{}: {text}",
+            file.display()
+        );
+    }
+    std::fs::remove_file(w.clone().join("ctx.md")).unwrap();
     // twin: the checkout's own AGENTS.override.md carries the trusted team tier
     w.ok(
         "mem-recall",
