@@ -182,15 +182,25 @@ fn release_rule() -> String {
     )
 }
 
+/// A `type: user` memory without triggers: recalled without a task, so the
+/// `SessionStart` hook injects it.
+fn always_rule() -> String {
+    "---\nname: \"House style\"\ndescription: \"how the team writes code\"\ntype: user\n---\nFact: TEAM-ALWAYS-RULE prefer small functions.\n".to_string()
+}
+
 #[test]
 fn an_untrusted_clone_is_not_injected_and_trust_turns_it_on() {
-    let w = World::new(&[("smoke.md", deploy_rule()), ("tag.md", release_rule())]);
+    let w = World::new(&[
+        ("smoke.md", deploy_rule()),
+        ("tag.md", release_rule()),
+        ("style.md", always_rule()),
+    ]);
     let before = snapshot(&w.clone());
     // attack: the cloned repository's team memory, never reviewed
     let (out, err) = w.recall("deploy the app", &["--format", "markdown"]);
     assert!(!out.contains("TEAM-"), "{out}");
     let waiting = format!(
-        "mem-recall: warning: 2 team memories of {} waiting for review, not recalled: `mem-index team review` shows them, `mem-index team trust` accepts them\n",
+        "mem-recall: warning: 3 team memories of {} waiting for review, not recalled: `mem-index team review` shows them, `mem-index team trust` accepts them\n",
         w.clone().join(".claude/team-memory").display()
     );
     assert_eq!(err, waiting, "said once, on stderr");
@@ -223,7 +233,7 @@ fn an_untrusted_clone_is_not_injected_and_trust_turns_it_on() {
     let st = w.ok("mem-index", &["team", "status", "--format", "text"]);
     assert_eq!(
         String::from_utf8_lossy(&st.stdout),
-        "new      .claude/team-memory/smoke.md\nnew      .claude/team-memory/tag.md\n"
+        "new      .claude/team-memory/smoke.md\nnew      .claude/team-memory/style.md\nnew      .claude/team-memory/tag.md\n"
     );
     // twin: the user reviews and trusts it; now it is recalled and injected
     let rv = w.ok("mem-index", &["team", "review", "--format", "text"]);
@@ -240,6 +250,12 @@ fn an_untrusted_clone_is_not_injected_and_trust_turns_it_on() {
         "{out}"
     );
     assert_eq!(err, "");
+    let (ctx, err) = w.hook("SessionStart", "", "0b1c2d3e-0000-4000-8000-000000000011");
+    assert!(
+        ctx.contains("(style, team)") && ctx.contains("TEAM-ALWAYS-RULE"),
+        "{ctx}"
+    );
+    assert!(!err.contains("waiting for review"), "{err}");
     let (ctx, err) = w.hook(
         "UserPromptSubmit",
         "deploy the app",
