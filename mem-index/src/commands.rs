@@ -616,14 +616,15 @@ pub fn demote_cmd(global: &Global, ids: &[String], today: NaiveDate, fmt: Format
     if let Some(why) = memory_off(global)? {
         return Ok(disabled_note(&why));
     }
-    let tdir = team::team_dir_for(global.args.place.cwd.as_deref())?;
+    let root = team::repo_root(global.args.place.cwd.as_deref())?;
+    let tdir = memdir::team_dir(&root);
     let personal = resolve_dir(global)?;
     for id in ids {
         if store::read_one(&tdir, id)?.is_none() {
             return Err(no_such_memory(&tdir, id));
         }
     }
-    let done: Vec<TierMove> = team::demote(&tdir, &personal, ids, today)?;
+    let done: Vec<TierMove> = team::demote(&root, &tdir, &personal, ids, today)?;
     let mut out = Output::stdout(global.args.output.line_buffered);
     for d in done {
         let text = format!("demote {} {} → {}", d.result, d.id, d.path);

@@ -461,26 +461,64 @@ pub fn promote(
     }
     reindex(&lock, team)?;
     drop(lock);
+    trust_written(root, team, &done);
     Ok(Ok(done))
 }
 
-/// Move the team memories `ids` back to the personal directory: each is
-/// written there (unless the personal directory already has that id: it is
-/// kept as it is), then removed from the team tier, whose `MEMORY.md` is
-/// rebuilt; the personal index is updated too.
+/// Record the topic files a promotion wrote as trusted by the user
+/// ([`mem_core::team_trust`]): their bytes came from the user's own memory.
+/// The tier's `MEMORY.md` is not (it names the other files too). A state
+/// that cannot be read or written is said on stderr (the files then wait
+/// for review like any other).
+fn trust_written(root: &Path, team: &Path, done: &[TierMove]) {
+    use mem_core::team_trust;
+    let mut trusted = team_trust::load(root).unwrap_or_default();
+    let mut blobs: Vec<Vec<u8>> = Vec::new();
+    for d in done {
+        let name = format!("{}.md", d.id);
+        if let Ok(b) = team_trust::read(team, &name) {
+            trusted.files.insert(name, team_trust::digest(&b));
+            blobs.push(b);
+        }
+    }
+    let refs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
+    if let Err(e) = team_trust::save(root, &trusted, &refs) {
+        mem_core::cli::warn(
+            "mem-index",
+            format!("promote: the promoted files are not recorded as trusted: {e}"),
+        );
+    }
+}
+
+/// Move the team memories `ids` of the checkout at `root` back to the
+/// personal directory: each is written there (unless the personal directory
+/// already has that id: it is kept as it is) with `source: team` (its text
+/// came from the team tier, whatever its file says), then removed from the
+/// team tier, whose `MEMORY.md` is rebuilt; the personal index is updated
+/// too. Only files the user trusts as they are now
+/// ([`mem_core::team_trust`]) are moved: a team memory enters the user's
+/// own memory only after review.
 ///
-/// Errors: an unknown id ([`IndexError::NoSuchTeamMemory`]) or an
-/// unparsable team file; an I/O error.
+/// Errors: an unknown id ([`IndexError::NoSuchTeamMemory`]), a file not
+/// trusted as it is ([`IndexError::TeamUntrusted`]), an unparsable team
+/// file; an I/O error.
 pub fn demote(
+    root: &Path,
     team: &Path,
     personal: &Path,
     ids: &[String],
     today: NaiveDate,
 ) -> Result<Vec<TierMove>> {
+    let trusted = mem_core::team_trust::load(root).unwrap_or_default();
     let mut found = Vec::new();
     for id in ids {
         let t = store::read_one(team, id)?
             .ok_or_else(|| IndexError::NoSuchTeamMemory(team.join(format!("{id}.md"))))?;
+        let name = format!("{id}.md");
+        let ok = mem_core::team_trust::read(team, &name).is_ok_and(|b| trusted.trusts(&name, &b));
+        if !ok {
+            return Err(IndexError::TeamUntrusted(team.join(name)));
+        }
         found.push(t);
     }
     std::fs::create_dir_all(personal).map_err(|e| Error::io(personal, e))?;
@@ -494,6 +532,7 @@ pub fn demote(
             let mut m = t.memory.clone();
             m.id = None;
             m.hash = None;
+            m.source = Some(mem_core::Source::Team);
             confine::write_atomic(personal, &path, frontmatter::render(&m).as_bytes())?;
             MoveResult::Create
         };

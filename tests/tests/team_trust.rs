@@ -640,3 +640,34 @@ fn check_tier_team_fails_on_text_posing_as_an_instruction() {
         show(&rv)
     );
 }
+
+#[test]
+fn demote_takes_only_a_reviewed_team_memory_and_promote_trusts_what_it_writes() {
+    let w = World::new(&[("smoke.md", deploy_rule())]);
+    // attack: a cloned team memory copied into the user's own memory unseen
+    let out = w.tool("mem-index", &["demote", "smoke"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("smoke.md: not trusted as it is"),
+        "{}",
+        show(&out)
+    );
+    assert!(!w.mem().join("smoke.md").exists());
+    // twin: reviewed and trusted, it moves, marked as the team's text
+    w.ok("mem-index", &["team", "trust", "smoke"]);
+    w.ok("mem-index", &["demote", "smoke"]);
+    let back = std::fs::read_to_string(w.mem().join("smoke.md")).unwrap();
+    assert!(back.contains("source: team"), "{back}");
+    // what the user promotes from their own memory is trusted at once
+    w.personal(
+        "my-deploy.md",
+        "---\nname: \"My deploy\"\ndescription: \"how I deploy\"\ntype: feedback\ntriggers: [\"deploy\"]\n---\nFact: PERSONAL-DEPLOY use make deploy.\n",
+    );
+    w.ok("mem-index", &["promote", "my-deploy"]);
+    let (text, err) = w.recall(
+        "deploy the app",
+        &["--format", "text", "--tier", "team", "--explain"],
+    );
+    assert!(text.contains("RECALL my-deploy "), "{text}");
+    assert!(!err.contains("waiting for review"), "{err}");
+}
