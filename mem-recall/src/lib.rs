@@ -1229,9 +1229,11 @@ fn run_context(args: &ContextArgs) -> Result<Exit> {
     // the user's elsewhere, a stdout redirected there) never receives a
     // team tier's content.
     let to_file = stdout_is_file();
-    let written: Option<(PathBuf, PathBuf, bool)> = match &target {
+    // (the file, or None for a stdout the system cannot place; the
+    // checkout; the user-wide AGENTS.md)
+    let written: Option<(Option<PathBuf>, PathBuf, bool)> = match &target {
         Some((path, root, _)) => Some((
-            path.clone(),
+            Some(path.clone()),
             root.clone(),
             args.target == context::Target::User && matches!(args.update, Some(None)),
         )),
@@ -1241,9 +1243,10 @@ fn run_context(args: &ContextArgs) -> Result<Exit> {
                 None => std::env::current_dir().map_err(RecallError::WorkingDir)?,
             };
             // where stdout goes, when the system says (Linux); otherwise
-            // (`<stdout>`, not absolute) it counts as outside
-            let path =
-                std::fs::read_link("/proc/self/fd/1").unwrap_or_else(|_| PathBuf::from("<stdout>"));
+            // it counts as outside
+            let path = std::fs::read_link("/proc/self/fd/1")
+                .ok()
+                .filter(|p| p.is_absolute());
             Some((path, mem_core::memdir::checkout_root(&cwd), false))
         }
         None => None,
@@ -1251,18 +1254,23 @@ fn run_context(args: &ContextArgs) -> Result<Exit> {
     let mut tiers = args.tier;
     if let Some((path, root, user_wide)) = &written
         && tiers.team()
-        && (*user_wide || !path.is_absolute() || !context::inside_checkout(path, root))
+        && (*user_wide
+            || path
+                .as_deref()
+                .is_none_or(|p| !context::inside_checkout(p, root)))
     {
+        let shown = path
+            .as_deref()
+            .map_or_else(|| "<stdout>".to_string(), |p| p.display().to_string());
         if !tiers.personal() {
-            return Err(RecallError::TeamOutsideCheckout(path.clone()));
+            return Err(RecallError::TeamOutsideCheckout(PathBuf::from(&shown)));
         }
         tiers = TierArg::Personal;
         if mem_core::memdir::team_dir(root).is_dir() {
             warn(
                 NAME,
                 format!(
-                    "{}: outside the checkout: the team tier ({}) is left out; nothing of a repository's team memory is written outside it",
-                    path.display(),
+                    "{shown}: outside the checkout: the team tier ({}) is left out; nothing of a repository's team memory is written outside it",
                     mem_core::memdir::TEAM_DIR
                 ),
             );

@@ -571,6 +571,19 @@ fn nothing_of_the_team_tier_is_written_outside_the_checkout() {
         local.contains("TEAM-SMOKE-RULE") && local.contains("TEAM-INDEX-LINE"),
         "{local}"
     );
+    // a file of the checkout named relative to the working directory, too
+    w.ok(
+        "mem-recall",
+        &[
+            "context",
+            "--update",
+            "AGENTS.md",
+            "--task",
+            "deploy the app",
+        ],
+    );
+    let committed = std::fs::read_to_string(w.clone().join("AGENTS.md")).unwrap();
+    assert!(committed.contains("TEAM-SMOKE-RULE"), "{committed}");
     // an untrusted team index is not written even there
     std::fs::write(
         w.clone().join(".claude/team-memory/MEMORY.md"),
