@@ -21,6 +21,11 @@ bin=${MEM_RECALL_BIN:-}
 if [ -z "$bin" ]; then
   bin="$(scripts/build-release.sh -q -p mem-recall)/mem-recall"
 fi
+# the team tier is recalled only once trusted (mem-index team trust)
+idx=${MEM_INDEX_BIN:-"$(dirname "$bin")/mem-index"}
+if [ ! -x "$idx" ]; then
+  idx="$(scripts/build-release.sh -q -p mem-index)/mem-index"
+fi
 runs=${RUNS:-50}
 np=${1:-200}
 nt=${2:-200}
@@ -39,6 +44,9 @@ mem="$work/mem"
 gen "$mem" "$np" personal 7
 gen "$proj/.claude/team-memory" "$nt" team 11
 task="check the postgres migration"
+# trusted as generated: each recall then reads and digests every team file
+# (docs/team-memory.md "Trust"), part of what is measured
+"$idx" team trust --cwd "$proj" >/dev/null 2>&1
 proj0="$work/proj0"        # the same without a team tier (for the hook)
 mkdir -p "$proj0"
 for p in proj proj0; do

@@ -7,6 +7,7 @@
 //! - [`frontmatter`]: topic files (YAML frontmatter + Markdown body);
 //! - [`id`]: ids from names, path containment;
 //! - [`atomic`]: atomic writes;
+//! - [`diff`]: the hunks of a unified line diff;
 //! - [`hooks`]: the agent hooks mem installs (events, commands, timeouts);
 //! - [`journal`]: the consolidation journal, crash recovery;
 //! - [`confine`]: no write through a link below the memory directory,
@@ -18,6 +19,7 @@
 //! - [`store`]: reading a memory directory, the index lock, the names of
 //!   retired copies;
 //! - [`tier`]: the personal and team tiers, which wins on a conflict;
+//! - [`team_trust`]: which team files the user reviewed and trusts;
 //! - [`index_md`]: the `MEMORY.md` policy (order, limits, WARNING line);
 //! - [`lock`]: the consolidation lock protocol;
 //! - [`scrub`]: secrets, session ids and absolute paths;
@@ -25,6 +27,9 @@
 //!   quotes, substitutions, here-documents);
 //! - [`risk`]: what a command line does (risky, project-local, ordinary);
 //! - [`lesson`]: the lesson a memory states, and the trust gate on it;
+//! - [`instruction`]: does a text read as an instruction to an agent (the
+//!   one detector the tools share);
+//! - [`set`]: regex sets compiled for ASCII text first;
 //! - [`text`]: words, stop words and stems (the one tokenizer);
 //! - [`error`]: one error type and the exit codes.
 //!
@@ -33,11 +38,13 @@
 pub mod atomic;
 pub mod cli;
 pub mod confine;
+pub mod diff;
 pub mod error;
 pub mod frontmatter;
 pub mod hooks;
 pub mod id;
 pub mod index_md;
+pub mod instruction;
 pub mod journal;
 pub mod jsonl;
 pub mod lesson;
@@ -49,8 +56,10 @@ pub mod risk;
 pub mod scan;
 pub mod scrub;
 pub mod session;
+pub mod set;
 pub mod shell;
 pub mod store;
+pub mod team_trust;
 pub use mem_text as text;
 pub mod tier;
 pub mod time;

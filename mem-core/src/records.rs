@@ -212,16 +212,21 @@ pub enum Source {
     Model,
     /// Written by hand, or by `mem-index write` of a record without a source.
     Manual,
+    /// Read from a repository's team tier (`.claude/team-memory/`): written
+    /// by whoever can commit there. Set by the tier, never taken from the
+    /// file (a team file's own `source:` is ignored).
+    Team,
 }
 
 impl Source {
     /// Every source, in documented order.
-    pub const ALL: [Source; 5] = [
+    pub const ALL: [Source; 6] = [
         Source::User,
         Source::Assistant,
         Source::Tool,
         Source::Model,
         Source::Manual,
+        Source::Team,
     ];
 
     /// The lowercase name, as written.
@@ -232,6 +237,7 @@ impl Source {
             Source::Tool => "tool",
             Source::Model => "model",
             Source::Manual => "manual",
+            Source::Team => "team",
         }
     }
 

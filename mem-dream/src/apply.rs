@@ -83,7 +83,7 @@ pub fn diff(change: &Change) -> String {
         None => "+++ /dev/null\n".into(),
     });
     let reason = change.reasons.join("; ");
-    let hs = hunks(&a, &b, 3);
+    let hs = mem_core::diff::hunks(&a, &b, 3);
     if hs.is_empty() && change.before != change.after {
         // Only a secret differed: say so without showing it.
         out.push_str(&format!(
@@ -93,92 +93,6 @@ pub fn diff(change: &Change) -> String {
     for h in hs {
         out.push_str(&format!("# reason: {reason}\n"));
         out.push_str(&h);
-    }
-    out
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Op {
-    Eq,
-    Del,
-    Add,
-}
-
-/// Line edit script (LCS); a whole replacement when the files are too big
-/// for the quadratic table.
-fn script(a: &[&str], b: &[&str]) -> Vec<(Op, usize, usize)> {
-    let (n, m) = (a.len(), b.len());
-    if n.saturating_mul(m) > 4_000_000 {
-        let mut v: Vec<_> = (0..n).map(|i| (Op::Del, i, 0)).collect();
-        v.extend((0..m).map(|j| (Op::Add, n, j)));
-        return v;
-    }
-    let mut t = vec![0u32; (n + 1) * (m + 1)];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            t[i * (m + 1) + j] = if a[i] == b[j] {
-                t[(i + 1) * (m + 1) + j + 1] + 1
-            } else {
-                t[(i + 1) * (m + 1) + j].max(t[i * (m + 1) + j + 1])
-            };
-        }
-    }
-    let (mut i, mut j) = (0, 0);
-    let mut v = Vec::new();
-    while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] {
-            v.push((Op::Eq, i, j));
-            i += 1;
-            j += 1;
-        } else if i < n && (j == m || t[(i + 1) * (m + 1) + j] >= t[i * (m + 1) + j + 1]) {
-            v.push((Op::Del, i, j));
-            i += 1;
-        } else {
-            v.push((Op::Add, i, j));
-            j += 1;
-        }
-    }
-    v
-}
-
-fn hunks(a: &[&str], b: &[&str], ctx: usize) -> Vec<String> {
-    let s = script(a, b);
-    let changed: Vec<usize> = (0..s.len()).filter(|&k| s[k].0 != Op::Eq).collect();
-    let mut out = Vec::new();
-    let mut k = 0;
-    while k < changed.len() {
-        let start = changed[k].saturating_sub(ctx);
-        let mut end = changed[k];
-        while k < changed.len() && changed[k] <= end + 2 * ctx + 1 {
-            end = changed[k];
-            k += 1;
-        }
-        let end = (end + ctx + 1).min(s.len());
-        let seg = &s[start..end];
-        let a0 = seg.first().map_or(0, |x| x.1);
-        let b0 = seg.first().map_or(0, |x| x.2);
-        let na = seg.iter().filter(|x| x.0 != Op::Add).count();
-        let nb = seg.iter().filter(|x| x.0 != Op::Del).count();
-        let mut h = format!(
-            "@@ -{},{} +{},{} @@\n",
-            if na == 0 { a0 } else { a0 + 1 },
-            na,
-            if nb == 0 { b0 } else { b0 + 1 },
-            nb
-        );
-        for &(o, i, j) in seg {
-            let (p, l) = match o {
-                Op::Eq => (' ', a[i]),
-                Op::Del => ('-', a[i]),
-                Op::Add => ('+', b[j]),
-            };
-            h.push(p);
-            h.push_str(l);
-            if !l.ends_with('\n') {
-                h.push_str("\n\\ No newline at end of file\n");
-            }
-        }
-        out.push(h);
     }
     out
 }

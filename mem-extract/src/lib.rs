@@ -14,12 +14,13 @@ pub mod dates;
 pub mod error;
 pub mod extract;
 mod held;
-pub mod instruction;
+/// The instruction detector, shared with `mem-index check --tier team`.
+pub use mem_core::instruction;
 pub mod model;
 mod note;
 pub mod rules;
 pub mod session;
-mod set;
+use mem_core::set;
 pub mod stream;
 pub mod text;
 mod triggers;

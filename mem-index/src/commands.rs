@@ -628,7 +628,7 @@ pub fn demote_cmd(global: &Global, ids: &[String], today: NaiveDate, fmt: Format
             return Err(no_such_memory(&tdir, id));
         }
     }
-    let done: Vec<TierMove> = team::demote(&tdir, &personal, ids, today)?;
+    let done: Vec<TierMove> = team::demote(&root, &tdir, &personal, ids, today)?;
     let mut out = Output::stdout(global.args.output.line_buffered);
     for d in done {
         let text = format!("demote {} {} → {}", d.result, d.id, d.path);

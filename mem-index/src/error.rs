@@ -34,6 +34,9 @@ pub enum IndexError {
     /// `demote`: no team topic file with that id.
     #[error("{}: no such memory in the team tier", .0.display())]
     NoSuchTeamMemory(PathBuf),
+    /// `demote`: a team file the user does not trust as it is now.
+    #[error("{}: not trusted as it is (added or changed since `mem-index team trust`); review it first: `mem-index team review` and `mem-index team trust`", .0.display())]
+    TeamUntrusted(PathBuf),
     /// `retire`: no topic file with that id.
     #[error("{}: no such topic file", .0.display())]
     NoSuchTopic(PathBuf),

@@ -6,7 +6,8 @@
 //! in [`write`](mod@write) (write a batch), [`index_file`] (read, update and rebuild
 //! `MEMORY.md`), [`retire`] (retire, restore), [`check`] (the lint),
 //! [`daily_log`] (daily logs), [`snapshot`] (agent-memory snapshots),
-//! [`team`] (the team tier) and [`merge`] (its git merge driver).
+//! [`team`] (the team tier), [`trust`] (which of its files the user trusts)
+//! and [`merge`] (its git merge driver).
 
 pub mod check;
 pub mod commands;
@@ -17,6 +18,7 @@ pub mod merge;
 pub mod retire;
 pub mod snapshot;
 pub mod team;
+pub mod trust;
 pub mod write;
 
 use std::io::IsTerminal;
@@ -297,12 +299,50 @@ pub enum Cmd {
         #[arg(num_args = 3..=4, required_unless_present = "install", value_name = "FILE")]
         files: Vec<PathBuf>,
     },
+    /// Review and trust the repository's team tier: nothing of
+    /// `.claude/team-memory/` is recalled or injected until you trust it,
+    /// and a file a later pull adds or changes waits for review again.
+    /// What you trust is kept by digest, per file, in your own state
+    /// ($XDG_STATE_HOME/mem/team-trust/), never in the repository.
+    #[command(
+        subcommand,
+        after_long_help = "Example:\n  mem-index team status          # what waits for review\n  mem-index team review          # each as a diff against what you trusted\n  mem-index team trust           # accept the team tier as it is now\n  mem-index team trust use-pnpm  # or only some files\n  mem-index team forget          # trust nothing here any more"
+    )]
+    Team(TeamCmd),
     /// Agent-memory snapshots shared through git.
     #[command(
         subcommand,
         after_long_help = "Example:\n  mem-index --agent reviewer snapshot save\n  mem-index --agent reviewer snapshot sync --strategy initialize"
     )]
     Snapshot(SnapshotCmd),
+}
+
+/// `team` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum TeamCmd {
+    /// Every file of the team tier and where it stands: trusted, new,
+    /// changed (since you trusted it) or removed.
+    #[command(after_long_help = "Example:\n  mem-index team status --format jsonl")]
+    Status,
+    /// Show what waits for review (or the files named): a diff from the
+    /// content you trusted to the content now, secrets redacted, with a
+    /// WARNING line for text that reads as an instruction to an agent.
+    #[command(after_long_help = "Example:\n  mem-index team review | less")]
+    Review {
+        /// Files to show (ID, ID.md or a path); default every file that
+        /// waits for review.
+        files: Vec<String>,
+    },
+    /// Trust the team tier as it is now (or only the files named): their
+    /// digests are recorded in your state; trusted files now gone are
+    /// forgotten.
+    #[command(after_long_help = "Example:\n  mem-index team review && mem-index team trust")]
+    Trust {
+        /// Files to trust (ID, ID.md or a path); default every file.
+        files: Vec<String>,
+    },
+    /// Trust nothing of this checkout's team tier any more.
+    Forget,
 }
 
 /// `snapshot` subcommands.
@@ -367,6 +407,12 @@ pub fn run_cli(cli: Cli) -> Result<Exit, IndexError> {
         Cmd::Demote { ids } => commands::demote_cmd(g, ids, today, fmt),
         Cmd::MergeDriver { install, files } => commands::merge_driver_cmd(g, *install, files, fmt),
         Cmd::Snapshot(sc) => commands::snapshot_cmd(g, sc, &clock, fmt),
+        Cmd::Team(tc) => match tc {
+            TeamCmd::Status => trust::status_cmd(g, fmt),
+            TeamCmd::Review { files } => trust::review_cmd(g, files, fmt),
+            TeamCmd::Trust { files } => trust::trust_cmd(g, files, fmt),
+            TeamCmd::Forget => trust::forget_cmd(g),
+        },
     }
 }
 

@@ -406,6 +406,20 @@ impl Target {
     }
 }
 
+/// True when `path` (a file to write) lies inside the checkout at `root`,
+/// links followed (the file itself may not exist yet: its folder decides).
+pub fn inside_checkout(path: &Path, root: &Path) -> bool {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    let dir = abs.parent().unwrap_or(&abs);
+    real(dir).starts_with(real(root))
+}
+
 /// Codex's per-directory override file, read instead of `AGENTS.md`.
 pub const OVERRIDE: &str = "AGENTS.override.md";
 

@@ -96,6 +96,10 @@ pub enum RecallError {
         /// Its target, or `?`.
         to: String,
     },
+    /// `context --update --tier team` of a file outside the checkout:
+    /// nothing of a team tier is written outside its checkout.
+    #[error("{}: outside the checkout; nothing of a repository's team tier is written outside it (--tier team refused)", .0.display())]
+    TeamOutsideCheckout(PathBuf),
     /// `context --update FILE`: FILE has the mem section's begin marker but
     /// no end marker.
     #[error("{}: has the begin marker of the mem section but no end marker; fix it by hand", .0.display())]

@@ -1097,9 +1097,14 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
             skips.push(dec);
         }
     }
+    // Personal memories first: a team memory (`source: team`, set by the
+    // team tier's loader) never takes the budget of a relevant personal
+    // one; team memories fill what is left.
+    let team = |d: &Decision| docs[d.doc].source == Source::Team;
     relevant.sort_by(|a, b| {
-        b.hits()
-            .cmp(&a.hits())
+        team(a)
+            .cmp(&team(b))
+            .then(b.hits().cmp(&a.hits()))
             .then(b.score.total_cmp(&a.score))
             .then_with(|| docs[a.doc].id.cmp(&docs[b.doc].id))
     });

@@ -173,6 +173,10 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<
     if let Some(dir) = s.memory_dir.as_deref() {
         crate::state::sweep(dir, session);
     }
+    if start {
+        // once a session, on stderr: never in the context
+        s.say_waiting();
+    }
     let args = RecallArgs {
         task: Some(task),
         paths: Vec::new(),

@@ -39,7 +39,8 @@ pub struct MdParts {
 
 impl MdParts {
     /// The memory's Markdown as [`memory_md_in`] gives it for `id` and
-    /// `tier`.
+    /// `tier`. A team memory's source line says `source: team`, whatever
+    /// its file says (the tier decides who wrote it).
     pub fn assemble(&self, id: &str, tier: Tier) -> String {
         let label = match tier {
             Tier::Personal => "",
@@ -52,7 +53,13 @@ impl MdParts {
         s.push_str(id);
         s.push_str(label);
         s.push_str(")\n");
-        s.push_str(&self.rest);
+        match (tier, self.rest.find(", trust: ")) {
+            (Tier::Team, Some(at)) if self.rest.starts_with("source: ") => {
+                s.push_str("source: team");
+                s.push_str(&self.rest[at..]);
+            }
+            _ => s.push_str(&self.rest),
+        }
         s
     }
 }

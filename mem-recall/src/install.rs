@@ -846,7 +846,7 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
                 dry_run: true,
             };
             if let Ok((cpath, _)) = target_file(&codex)
-                && let Ok(c) = load(&cpath)
+                && let Ok(c) = load(&cpath, project_root_of(&codex).ok().flatten().as_deref())
                 && c.old.is_some()
             {
                 let trust = crate::codex_trust::mem_verdicts(&cpath, &c.value);

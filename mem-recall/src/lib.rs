@@ -410,6 +410,8 @@ pub enum Row<'a> {
     Decision(&'a Decision),
     /// A team memory a personal memory overrides.
     Shadowed(&'a mem_core::tier::Conflict),
+    /// A team memory waiting for review (its id).
+    Waiting(&'a str),
     /// The counts, last.
     Summary,
 }
@@ -420,7 +422,7 @@ impl Row<'_> {
     pub fn is_recall_or_summary(&self) -> bool {
         match self {
             Row::Decision(d) => d.action == Action::Recall,
-            Row::Shadowed(_) => false,
+            Row::Shadowed(_) | Row::Waiting(_) => false,
             Row::Summary => true,
         }
     }
@@ -521,6 +523,14 @@ pub struct Session {
     /// Team memories a personal memory overrides, with the conflict: never
     /// recalled, shown with --explain.
     pub shadowed: Vec<(Item, mem_core::tier::Conflict)>,
+    /// The ids of the team memories waiting for review (not trusted as
+    /// they are now): never recalled, counted on stderr
+    /// ([`Session::say_waiting`]), shown with --explain.
+    pub team_waiting: Vec<String>,
+    /// True when the team tier's `MEMORY.md` is trusted as it is now.
+    pub team_index_trusted: bool,
+    /// The checkout whose team tier was read.
+    pub checkout: Option<PathBuf>,
     /// The current project id when the project folder is shared.
     pub guard: Option<guard::Shared>,
     /// The user's vocabulary file, checked (`(text, origin)`).
@@ -613,6 +623,9 @@ impl Session {
         let mut items = items;
         let mut team_dir = None;
         let mut shadowed = Vec::new();
+        let mut team_waiting = Vec::new();
+        let mut team_index_trusted = false;
+        let mut team_checkout = None;
         if records.is_none() && tiers.team() {
             let explicit = tiers == TierArg::Team;
             let checkout = mem_core::memdir::checkout_root(&cwd);
@@ -623,12 +636,15 @@ impl Session {
                 t.is_dir() && mem_core::memdir::real_path(m) == mem_core::memdir::real_path(&t)
             });
             if !team_is_memory_dir
-                && let Some((dir, team)) = tier::load(&checkout, common.no_cache, stems, explicit)
+                && let Some(team) = tier::load(&checkout, common.no_cache, stems, explicit)
             {
-                let (team, hidden) = tier::merge(&items, team, clock.today);
+                let (kept, hidden) = tier::merge(&items, team.items, clock.today);
                 shadowed = hidden;
-                items.extend(team);
-                team_dir = Some(dir);
+                items.extend(kept);
+                team_dir = Some(team.dir);
+                team_waiting = team.waiting;
+                team_index_trusted = team.index_trusted;
+                team_checkout = Some(checkout);
             }
         }
         let guard_cache = cache_dir.map(|c| c.join(guard::CACHE_FILE));
@@ -659,9 +675,26 @@ impl Session {
             team_dir,
             items,
             shadowed,
+            team_waiting,
+            team_index_trusted,
+            checkout: team_checkout,
             guard,
             vocabulary,
         })
+    }
+
+    /// Say on stderr, once, how many team memories wait for review and the
+    /// command that shows them (nothing when none waits). Never part of
+    /// what is injected.
+    pub fn say_waiting(&self) {
+        if let Some(root) = &self.checkout
+            && !self.team_waiting.is_empty()
+        {
+            warn(
+                NAME,
+                mem_core::team_trust::waiting_line(self.team_waiting.len(), root),
+            );
+        }
     }
 
     /// The text line of `decision` ([`render::text_line`]) with its
@@ -696,10 +729,12 @@ impl Session {
     /// memory a personal one overrides, then the summary.
     pub fn rows<'a>(&'a self, ds: &'a [Decision], explain: bool) -> impl Iterator<Item = Row<'a>> {
         let shadowed = if explain { &self.shadowed[..] } else { &[] };
+        let waiting = if explain { &self.team_waiting[..] } else { &[] };
         ds.iter()
             .filter(move |d| explain || d.action != Action::Skip)
             .map(Row::Decision)
             .chain(shadowed.iter().map(|(_, c)| Row::Shadowed(c)))
+            .chain(waiting.iter().map(|id| Row::Waiting(id)))
             .chain(std::iter::once(Row::Summary))
     }
 
@@ -714,6 +749,7 @@ impl Session {
         match row {
             Row::Decision(d) => self.text_line(d, today, explain),
             Row::Shadowed(c) => tier::shadowed_line(c),
+            Row::Waiting(id) => tier::waiting_text(id),
             Row::Summary => render::summary_line(ds),
         }
     }
@@ -728,6 +764,7 @@ impl Session {
         match row {
             Row::Decision(d) => self.record(d, today),
             Row::Shadowed(c) => tier::shadowed_record(c),
+            Row::Waiting(id) => tier::waiting_record(id),
             Row::Summary => render::summary_record(ds),
         }
     }
@@ -901,6 +938,7 @@ fn run_recall(cli: &RecallCommand) -> Result<Exit> {
         &stems,
         cli.tier,
     )?;
+    s.say_waiting();
     let q = s.query(&cli.recall);
     let ds = decide(&s.items, &q, &stems);
     let explain = cli.common.explain;
@@ -969,12 +1007,18 @@ fn label(p: &Path, root: &Path) -> String {
 /// links become plain titles and every memory the index names follows the
 /// recalled ones in full, within `--codex-max-bytes` (the rest named on
 /// stderr), so the text needs no file it links to.
+///
+/// `tiers`: the tiers read (`--tier`, or the personal one alone for a
+/// file outside the checkout: nothing of a team tier is written there).
+/// Only the team memories and team `MEMORY.md` the user trusts as they are
+/// now are read ([`mem_core::team_trust`]).
 pub fn context_text(
     args: &ContextArgs,
     exclude: Option<&Path>,
     for_file: bool,
     instructions: bool,
     inline: bool,
+    tiers: TierArg,
 ) -> Result<String> {
     let stems = Stems::default();
     let s = Session::open_tiers(
@@ -982,8 +1026,9 @@ pub fn context_text(
         None,
         args.recall.records.as_deref(),
         &stems,
-        args.tier,
+        tiers,
     )?;
+    s.say_waiting();
     let claude = mem_core::memdir::claude_dir().ok();
     let chain = context::instruction_chain(&s.cwd, &s.root, claude.as_deref(), exclude);
     for p in &chain.problems {
@@ -1039,6 +1084,7 @@ pub fn context_text(
         }
     }
     if let Some(dir) = &s.team_dir
+        && s.team_index_trusted
         && let Some(ix) = index_warned(dir)
         && !ix.text.trim().is_empty()
     {
@@ -1180,12 +1226,64 @@ fn run_context(args: &ContextArgs) -> Result<Exit> {
         // before any work: a link is refused
         context::refuse_link(path)?;
     }
+    // A file outside the checkout (the user-wide AGENTS.md, any file of
+    // the user's elsewhere, a stdout redirected there) never receives a
+    // team tier's content.
+    let to_file = stdout_is_file();
+    // (the file, or None for a stdout the system cannot place; the
+    // checkout; the user-wide AGENTS.md)
+    let written: Option<(Option<PathBuf>, PathBuf, bool)> = match &target {
+        Some((path, root, _)) => Some((
+            Some(path.clone()),
+            root.clone(),
+            args.target == context::Target::User && matches!(args.update, Some(None)),
+        )),
+        None if to_file => {
+            let cwd = match &args.common.place.cwd {
+                Some(c) => c.clone(),
+                None => std::env::current_dir().map_err(RecallError::WorkingDir)?,
+            };
+            // where stdout goes, when the system says (Linux); otherwise
+            // it counts as outside
+            let path = std::fs::read_link("/proc/self/fd/1")
+                .ok()
+                .filter(|p| p.is_absolute());
+            Some((path, mem_core::memdir::checkout_root(&cwd), false))
+        }
+        None => None,
+    };
+    let mut tiers = args.tier;
+    if let Some((path, root, user_wide)) = &written
+        && tiers.team()
+        && (*user_wide
+            || path
+                .as_deref()
+                .is_none_or(|p| !context::inside_checkout(p, root)))
+    {
+        let shown = path
+            .as_deref()
+            .map_or_else(|| "<stdout>".to_string(), |p| p.display().to_string());
+        if !tiers.personal() {
+            return Err(RecallError::TeamOutsideCheckout(PathBuf::from(&shown)));
+        }
+        tiers = TierArg::Personal;
+        if mem_core::memdir::team_dir(root).is_dir() {
+            warn(
+                NAME,
+                format!(
+                    "{shown}: outside the checkout: the team tier ({}) is left out; nothing of a repository's team memory is written outside it",
+                    mem_core::memdir::TEAM_DIR
+                ),
+            );
+        }
+    }
     let doc = context_text(
         args,
         target.as_ref().map(|t| t.0.as_path()),
-        agents || stdout_is_file(),
+        agents || to_file,
         instructions,
         agents,
+        tiers,
     )?;
     let text = if agents {
         format!("{}\n{}{}\n", context::BEGIN, doc, context::END)

@@ -415,6 +415,16 @@ fn every_recall_decision_round_trips_through_its_type() {
     let proj = tmp.path().join("proj");
     mem_tests::copy_dir(&fx.join("team"), &proj.join(".claude/team-memory"));
     mem_tests::copy_dir(&fx.join("personal"), &tmp.path().join("mem"));
+    // the team tier is trusted as it is; a file added since waits for review
+    let mut t = cmd("mem-index", tmp.path());
+    t.current_dir(&proj).args(["team", "trust"]);
+    let out = run(t, b"");
+    assert!(out.status.success(), "{}", mem_tests::show(&out));
+    std::fs::write(
+        proj.join(".claude/team-memory/added-later.md"),
+        "---\nname: \"Added later\"\ndescription: \"not reviewed\"\ntype: project\n---\nx\n",
+    )
+    .unwrap();
     let mut c = cmd("mem-recall", tmp.path());
     c.current_dir(&proj)
         .env("MEM_MEMORY_DIR", tmp.path().join("mem"))
@@ -448,6 +458,13 @@ fn every_recall_decision_round_trips_through_its_type() {
     assert!(
         ds.iter().any(|d| matches!(d, RecallDecision::Skip(s)
             if s.id == "pasted-advice" && s.reason == Some(SkipReason::LowTrust))),
+        "{ds:#?}"
+    );
+    assert!(
+        ds.iter().any(|d| matches!(d, RecallDecision::Skip(s)
+            if s.id == "added-later"
+                && s.reason == Some(SkipReason::Unreviewed)
+                && s.tier == Some(Tier::Team))),
         "{ds:#?}"
     );
     assert!(

@@ -27,7 +27,16 @@ impl Setup {
         let s = Setup { home };
         copy_dir(&fx.join("team"), &s.team());
         copy_dir(&fx.join("personal"), &s.mem());
+        // the team tier is recalled only once trusted (tests/tests/team_trust.rs)
+        s.trust(&s.proj());
         s
+    }
+    /// `mem-index team trust` in the checkout at `dir`.
+    fn trust(&self, dir: &Path) {
+        let mut c = self.cmd("mem-index");
+        c.current_dir(dir).args(["team", "trust"]);
+        let out = run(c, b"");
+        assert!(out.status.success(), "{}", show(&out));
     }
     fn proj(&self) -> PathBuf {
         self.home.path().join("proj")
@@ -329,6 +338,9 @@ fn the_team_cache_has_its_own_key_and_sees_edits() {
     let edited = text.replace("[\"deploy\", \"install\"]", "[\"signing\", \"key\"]   ");
     assert_eq!(edited.len(), text.len());
     std::fs::write(&f, edited).unwrap();
+    // changed: left out until trusted again
+    assert_eq!(s.recall(&task), "summary: 0 recalled, 0 evicted\n");
+    s.trust(&s.proj());
     assert_eq!(
         s.recall(&task),
         "RECALL smoke-before-deploy [durable-lesson] (team)\nsummary: 1 recalled, 0 evicted\n"
@@ -343,6 +355,7 @@ fn context_reads_the_team_index_and_memories() {
         "- [Smoke test before deploy](smoke-before-deploy.md) - run scripts/smoke.sh before every deploy\n",
     )
     .unwrap();
+    s.trust(&s.proj());
     let mut c = s.cmd("mem-recall");
     c.args(["context", "--task", TASK]);
     let out = run(c, b"");
@@ -468,6 +481,8 @@ fn the_team_tier_is_read_from_the_checkout_of_the_working_directory() {
         "---\nname: \"Worktree rule\"\ndescription: \"WORKTREE-COPY\"\ntype: project\ntriggers: [\"install\"]\n---\nx\n",
     )
     .unwrap();
+    // each checkout is trusted on its own
+    s.trust(&wt);
     let recall = |dir: &std::path::Path, per_worktree: bool| {
         let mut c = s.cmd("mem-recall");
         c.current_dir(dir).args([

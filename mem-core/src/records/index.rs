@@ -296,6 +296,10 @@ pub enum FindingCode {
     ConflictMarkers,
     /// Team tier: `MEMORY.md` is not what the topic files give.
     IndexDrift,
+    /// Team tier: text that reads as an instruction to an agent (a note
+    /// addressed to an AI, "ignore previous instructions", a system
+    /// message, markup, a URL piped to a shell, a persona, exfiltration).
+    Instruction,
 }
 
 impl FindingCode {
@@ -320,6 +324,7 @@ impl FindingCode {
             FindingCode::MergeConflict => "merge-conflict",
             FindingCode::ConflictMarkers => "conflict-markers",
             FindingCode::IndexDrift => "index-drift",
+            FindingCode::Instruction => "instruction",
         }
     }
 }

@@ -201,6 +201,9 @@ pub enum SkipReason {
     LowTrust,
     /// A team memory a personal memory overrides.
     Overridden,
+    /// A team memory the user has not reviewed and trusted yet (added or
+    /// changed since `mem-index team trust`).
+    Unreviewed,
     /// A reason this version does not know, kept as written.
     #[serde(untagged)]
     Other(String),
@@ -218,6 +221,7 @@ impl SkipReason {
             "superseded" => SkipReason::Superseded,
             "low-trust" => SkipReason::LowTrust,
             "overridden" => SkipReason::Overridden,
+            "unreviewed" => SkipReason::Unreviewed,
             other => SkipReason::Other(other.to_string()),
         }
     }

@@ -16,7 +16,7 @@ use regex::{RegexSet, RegexSetBuilder, bytes};
 
 /// The set (see the module docs).
 #[derive(Debug, Clone)]
-pub(crate) struct AsciiFirstSet {
+pub struct AsciiFirstSet {
     patterns: Vec<String>,
     case_insensitive: bool,
     multi_line: bool,
@@ -25,7 +25,7 @@ pub(crate) struct AsciiFirstSet {
 }
 
 /// Which patterns of an [`AsciiFirstSet`] matched a text.
-pub(crate) enum SetHits {
+pub enum SetHits {
     /// From the ASCII set.
     Ascii(bytes::SetMatches),
     /// From the Unicode set.
@@ -34,7 +34,7 @@ pub(crate) enum SetHits {
 
 impl SetHits {
     /// Pattern `i` matched.
-    pub(crate) fn matched(&self, i: usize) -> bool {
+    pub fn matched(&self, i: usize) -> bool {
         match self {
             SetHits::Ascii(m) => m.matched(i),
             SetHits::Unicode(m) => m.matched(i),
@@ -46,7 +46,7 @@ impl AsciiFirstSet {
     /// The set of `patterns`, with the builder's `case_insensitive` and
     /// `multi_line` flags. The Unicode set is not built here: a caller
     /// that must know the patterns compile calls [`AsciiFirstSet::check`].
-    pub(crate) fn new(patterns: &[&str], case_insensitive: bool, multi_line: bool) -> Self {
+    pub fn new(patterns: &[&str], case_insensitive: bool, multi_line: bool) -> Self {
         let folds_to_ascii = patterns.iter().any(|p| p.contains(['ſ', '\u{212A}']));
         let ascii = (!folds_to_ascii)
             .then(|| {
@@ -77,7 +77,7 @@ impl AsciiFirstSet {
     /// Build the Unicode set now.
     ///
     /// Errors: the regex error of a pattern that does not compile.
-    pub(crate) fn check(&self) -> Result<(), regex::Error> {
+    pub fn check(&self) -> Result<(), regex::Error> {
         if self.unicode.get().is_none() {
             let set = self.builder().build()?;
             let _ = self.unicode.set(set);
@@ -94,7 +94,7 @@ impl AsciiFirstSet {
     }
 
     /// Which patterns match `text`.
-    pub(crate) fn matches(&self, text: &str) -> SetHits {
+    pub fn matches(&self, text: &str) -> SetHits {
         match &self.ascii {
             Some(a) if text.is_ascii() => SetHits::Ascii(a.matches(text.as_bytes())),
             _ => SetHits::Unicode(self.unicode().matches(text)),
