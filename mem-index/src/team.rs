@@ -615,6 +615,15 @@ pub fn text_check(memory: &Memory) -> Vec<TextFinding> {
             });
         }
     });
+    // what its lesson tells the agent to run (docs/security.md "What a
+    // command does")
+    if let Some(a) = mem_core::lesson::risk_of(memory) {
+        out.push(TextFinding {
+            code: FindingCode::RiskyCommand,
+            field: "lesson".to_string(),
+            what: format!("tells the agent to run a risky command ({})", a.summary()),
+        });
+    }
     out
 }
 

@@ -268,7 +268,8 @@ pub fn verdicts(
 pub fn mem_verdicts(hooks_path: &Path, hooks: &Map<String, Value>) -> Vec<HookTrust> {
     let texts: Vec<String> = config_files(hooks_path)
         .iter()
-        .filter_map(|p| std::fs::read_to_string(p).ok())
+        // regular files only, capped: a FIFO or device is never waited on
+        .filter_map(|p| mem_core::confine::read_text_capped(p, 4 << 20, true).ok())
         .collect();
     verdicts(hooks_path, hooks, &texts, crate::install::is_mem_command)
 }

@@ -300,6 +300,10 @@ pub enum FindingCode {
     /// addressed to an AI, "ignore previous instructions", a system
     /// message, markup, a URL piped to a shell, a persona, exfiltration).
     Instruction,
+    /// Team tier: a lesson that tells the agent to run a risky command
+    /// ([`crate::risk`]: downloaded code run, a check switched off, a force
+    /// push, a package source, a credential, privilege, …).
+    RiskyCommand,
 }
 
 impl FindingCode {
@@ -325,6 +329,7 @@ impl FindingCode {
             FindingCode::ConflictMarkers => "conflict-markers",
             FindingCode::IndexDrift => "index-drift",
             FindingCode::Instruction => "instruction",
+            FindingCode::RiskyCommand => "risky-command",
         }
     }
 }
