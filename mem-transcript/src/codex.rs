@@ -326,7 +326,7 @@ fn strip_header(text: &str) -> &str {
 /// call ended (`None` when the output does not say). Forms: a JSON string
 /// or object `{"output": …, "metadata": {"exit_code": N}}` (`shell`,
 /// `local_shell`, `apply_patch`), `{"success": false}`, and text whose
-/// header names the exit code (see [`header_code`]); anything else is its
+/// header names the exit code (see `header_code`); anything else is its
 /// text with no outcome.
 pub fn read_output(out: &Value) -> (String, Option<Outcome>) {
     let obj = match out {
