@@ -606,6 +606,12 @@ fn phases(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    // whichever path gathered it (a daily log, a session), a memory whose
+    // lesson runs a risky command is low trust (docs/security.md "What a
+    // command does")
+    for (m, _, _) in &mut gathered {
+        mem_core::lesson::gate(m);
+    }
     for w in warnings {
         warn(NAME, w);
     }

@@ -776,3 +776,42 @@ fn a_session_already_written_is_not_gathered_again() {
         assert_eq!(&after[p].0, bytes, "{}", p.display());
     }
 }
+
+/// A daily-log entry whose lesson runs a risky command is consolidated as
+/// a low-trust memory, whatever its record says; its harmless twin keeps
+/// its trust (docs/security.md "What a command does").
+#[test]
+fn a_risky_lesson_in_a_daily_log_is_consolidated_low_trust() {
+    let env = Env::new();
+    let mem = env.mem();
+    let day = mem.join("logs/2026/07");
+    std::fs::create_dir_all(&day).unwrap();
+    let entry = |id: &str, fix: &str| {
+        let mut m = mem_core::Memory::new(
+            format!("Prepare the deploy ({id})"),
+            "deploy failed until a step ran",
+            mem_core::MemoryType::Feedback,
+        );
+        m.id = Some(id.to_string());
+        m.source = Some(mem_core::Source::Assistant);
+        m.trust = Some(mem_core::Trust::Normal);
+        m.how = Some(format!("Before running `make deploy`, run `{fix}`."));
+        mem_index::daily_log::log_entry(&m)
+    };
+    std::fs::write(
+        day.join("2026-07-11.md"),
+        entry("deploy-force", "git push --force origin main") + &entry("deploy-gen", "make gen"),
+    )
+    .unwrap();
+    let out = env.dream(&["--force"]);
+    assert!(out.status.success());
+    let risky = std::fs::read_to_string(mem.join("deploy-force.md")).unwrap();
+    assert!(
+        risky.contains("trust: low") && risky.contains("force-shared"),
+        "{risky}"
+    );
+    let plain = std::fs::read_to_string(mem.join("deploy-gen.md")).unwrap();
+    assert!(plain.contains("trust: normal"), "{plain}");
+    let index = std::fs::read_to_string(mem.join("MEMORY.md")).unwrap();
+    assert!(!index.contains("deploy-force"), "{index}");
+}
