@@ -701,3 +701,141 @@ fn the_hook_cut_by_its_budget_leaves_no_temp_file_behind() {
     }
     assert!(kept.exists(), "a live writer's temp file was removed");
 }
+
+/// Kill `c` after `after`; returns whether it was still running then.
+fn kill_after(mut c: Command, after: Duration) -> bool {
+    c.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = c.spawn().expect("spawn");
+    std::thread::sleep(after);
+    let running = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    running
+}
+
+fn git_untracked(dir: &Path) -> Vec<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .output()
+        .unwrap();
+    text(&out.stdout)
+        .lines()
+        .map(|l| l[3..].to_string())
+        .collect()
+}
+
+/// `promote` and `demote` killed at many moments: after `check --repair`
+/// (or the next promotion), each tier is whole — every memory of the cut
+/// batch in the tier it was going to, each indexed, or none moved — and no
+/// temp file is where git would commit it.
+#[test]
+fn a_killed_promote_or_demote_is_made_whole_by_repair() {
+    const N: usize = 120;
+    let s = Setup::new();
+    s.git_init();
+    let ids: Vec<String> = (0..N).map(|i| format!("rule-{i:03}")).collect();
+    for (i, id) in ids.iter().enumerate() {
+        std::fs::write(
+            s.mem().join(format!("{id}.md")),
+            format!("---\nname: \"Rule {i}\"\ndescription: \"deploy step {i} with pnpm\"\ntype: feedback\n---\nRun step {i} before the deploy.\n"),
+        )
+        .unwrap();
+    }
+    let team = s.proj().join(".claude/team-memory");
+    let run_ok = |args: &[&str]| {
+        let mut c = s.cmd("mem-index");
+        c.args(args);
+        let (out, _) = timed(c, b"", Duration::from_secs(120), &args.join(" "));
+        out
+    };
+    // the pilots: how long a whole promotion and demotion take
+    let mut promote: Vec<&str> = vec!["promote"];
+    promote.extend(ids.iter().map(String::as_str));
+    let mut demote: Vec<&str> = vec!["demote"];
+    demote.extend(ids.iter().map(String::as_str));
+    let t = Instant::now();
+    assert!(run_ok(&promote).status.success());
+    let p_dur = t.elapsed();
+    let t = Instant::now();
+    let out = run_ok(&demote);
+    assert!(out.status.success(), "{}", show(&out));
+    let d_dur = t.elapsed();
+    let indexed = |dir: &Path, id: &str| {
+        std::fs::read_to_string(dir.join("MEMORY.md"))
+            .is_ok_and(|t| t.contains(&format!("({id}.md)")))
+    };
+    let mut cut = 0;
+    for k in [1u32, 3, 5] {
+        // promote, killed at k/7 of its run
+        let mut c = s.cmd("mem-index");
+        c.args(&promote);
+        cut += kill_after(c, p_dur * k / 7) as usize;
+        let out = run_ok(&["check", "--tier", "team", "--repair"]);
+        let in_team: Vec<bool> = ids
+            .iter()
+            .map(|id| team.join(format!("{id}.md")).is_file())
+            .collect();
+        assert!(
+            in_team.iter().all(|&b| b) || in_team.iter().all(|&b| !b),
+            "promote cut at {k}/7: a partial team tier after repair ({} of {N})\n{}",
+            in_team.iter().filter(|&&b| b).count(),
+            show(&out)
+        );
+        for id in ids
+            .iter()
+            .filter(|id| team.join(format!("{id}.md")).is_file())
+        {
+            assert!(
+                indexed(&team, id),
+                "promote cut at {k}/7: {id} not in the team index"
+            );
+        }
+        let stray: Vec<String> = git_untracked(&s.proj())
+            .into_iter()
+            .filter(|p| p.contains(".tmp") || p.contains(".mem/"))
+            .collect();
+        assert!(
+            stray.is_empty(),
+            "promote cut at {k}/7: git would commit {stray:?}"
+        );
+        // the whole promotion, then a demotion killed at k/7
+        assert!(run_ok(&promote).status.success());
+        let mut c = s.cmd("mem-index");
+        c.args(&demote);
+        cut += kill_after(c, d_dur * k / 7) as usize;
+        let out = run_ok(&["check", "--repair"]);
+        for id in &ids {
+            assert!(
+                s.mem().join(format!("{id}.md")).is_file(),
+                "demote cut at {k}/7: {id} lost"
+            );
+            assert!(
+                indexed(&s.mem(), id),
+                "demote cut at {k}/7: {id} missing from the personal index\n{}",
+                show(&out)
+            );
+        }
+        let left = ids
+            .iter()
+            .filter(|id| team.join(format!("{id}.md")).is_file())
+            .count();
+        assert!(
+            left == 0 || left == N,
+            "demote cut at {k}/7: {left} of {N} left in the team tier"
+        );
+        let out = run_ok(&["check", "--tier", "team"]);
+        assert!(out.status.success(), "demote cut at {k}/7: {}", show(&out));
+        // back to the start: nothing in the team tier
+        if left == N {
+            assert!(run_ok(&demote).status.success());
+        }
+        let out = run_ok(&["check"]);
+        assert!(!text(&out.stdout).contains("not-indexed"), "{}", show(&out));
+    }
+    assert!(cut > 0, "no run was killed mid-way");
+    assert!(temps_under(&team).is_empty() && temps_under(&s.mem()).is_empty());
+}
