@@ -977,6 +977,13 @@ pub fn for_each_field(m: &mut Memory, visit: &mut dyn FnMut(&str, &mut String)) 
 
 fn visit_json(name: &str, v: &mut Value, visit: &mut dyn FnMut(&str, &mut String)) {
     match v {
+        // a number under a key naming a secret (`pin: 48213977`) is visited
+        // as its text, so that it can be found and redacted like one
+        Value::Number(n) if secret_key_field(name, &n.to_string()) => {
+            let mut s = n.to_string();
+            visit(name, &mut s);
+            *v = Value::String(s);
+        }
         Value::String(s) => visit(name, s),
         Value::Array(a) => {
             for (i, x) in a.iter_mut().enumerate() {
@@ -1193,6 +1200,17 @@ mod tests {
         ] {
             assert!(secret_key_field(name, v), "{name}: {v}");
         }
+        // a number under such a key is found and redacted too
+        let mut m = Memory::new("n", "d", MemoryType::Project);
+        m.extra
+            .insert("db_password".into(), serde_json::json!(48213977));
+        m.extra.insert("max_tokens".into(), serde_json::json!(4096));
+        let found = s().check_memory(&m);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].field, "extra.db_password");
+        s().scrub_memory(&mut m);
+        assert_eq!(m.extra["db_password"], REDACTED);
+        assert_eq!(m.extra["max_tokens"], 4096);
         for (name, v) in [
             ("description", "Tr0ub4dor3x"),
             ("extra.tokenizer", "cl100k_base"),

@@ -193,6 +193,7 @@ pub fn reindex_cmd(global: &Global, today: NaiveDate, fmt: Format) -> Result<Exi
         let root = team::repo_root(global.args.place.cwd.as_deref())?;
         let dir = memdir::team_dir(&root);
         team::refuse_linked_tier(&root, &dir)?;
+        recover_team_move(&root)?;
         dir
     } else {
         resolve_dir(global)?
@@ -247,9 +248,46 @@ pub fn check_cmd(
 ) -> Result<Exit> {
     let team = g.tier == TierArg::Team;
     let dir = tier_reader_dir(g)?;
+    if repair {
+        // a promotion or demotion cut short first: it writes both tiers
+        let root = team::repo_root(g.args.place.cwd.as_deref())?;
+        recover_team_move(&root)?;
+    }
     if repair && mem_core::journal::needs_recovery(&dir) {
         let lock = store::lock_index(&dir)?;
         recover(&lock, &dir, today)?;
+    }
+    if repair && dir.is_dir() {
+        // topic files missing from the index, entries of files gone: the
+        // index is rebuilt (mem's own lines only; every other line is kept)
+        let drift = if team {
+            team::check_team(&dir, today)?
+        } else {
+            check::check(&dir, today, max_files)?
+        }
+        .iter()
+        .any(|f| {
+            matches!(
+                f.code,
+                FindingCode::NotIndexed | FindingCode::MissingFile | FindingCode::IndexDrift
+            )
+        });
+        if drift {
+            if team {
+                let root = team::repo_root(g.args.place.cwd.as_deref())?;
+                team::refuse_linked_tier(&root, &dir)?;
+            }
+            let lock = store::lock_index(&dir)?;
+            if team {
+                team::reindex(&lock, &dir)?;
+            } else {
+                index_file::reindex(&lock, &dir, today)?;
+            }
+            note_recovered(&format!(
+                "{}: MEMORY.md rebuilt from its topic files",
+                dir.display()
+            ));
+        }
     }
     let found: Vec<Finding> = if team {
         team::check_team(&dir, today)?
@@ -775,6 +813,26 @@ fn no_such_memory(dir: &Path, id: &str) -> IndexError {
 
 /// Before anything else: finish what a killed writer left (see
 /// [`mem_core::journal::recover`]), saying so on stderr.
+/// Say on stderr what a recovery finished.
+pub(crate) fn note_recovered(said: &str) {
+    eprintln!("{NAME}: recovered: {said}");
+}
+
+/// Finish a promotion or demotion that a killed run left in the team tier
+/// of the repository at `root` ([`team::recover_move`]), when there is one.
+fn recover_team_move(root: &Path) -> Result<()> {
+    let tdir = memdir::team_dir(root);
+    if !tdir.join(team::MOVE_JOURNAL).exists() {
+        return Ok(());
+    }
+    team::refuse_linked_tier(root, &tdir)?;
+    let lock = store::lock_index(&tdir)?;
+    if let Some(said) = team::recover_move(&lock, &tdir)? {
+        note_recovered(&said);
+    }
+    Ok(())
+}
+
 fn recover(lock: &store::IndexGuard, dir: &Path, today: NaiveDate) -> Result<()> {
     for s in mem_core::journal::recover(lock, dir, today)?.said {
         eprintln!("{NAME}: recovered: {s}");

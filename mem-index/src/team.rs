@@ -44,7 +44,17 @@ pub const CONFLICT_END: &str = "<!-- mem: end of merge conflict -->";
 
 /// The `.gitignore` written into the team tier: mem's lock and journal
 /// folder stays out of git.
-pub const TEAM_GITIGNORE: &str = "# mem's lock and journal (never committed)\n.mem/\n";
+pub const TEAM_GITIGNORE: &str = "# mem's lock and journal (never committed)\n.mem/\n# a write cut short (mem removes them)\n.mem-*.tmp\n";
+
+/// The line of [`TEAM_GITIGNORE`] that keeps temp files out of git; added
+/// to an older tier's `.gitignore` that lacks it.
+const TEMP_IGNORE: &str = ".mem-*.tmp";
+
+/// The journal of a promotion or demotion under way, in the tier's `.mem/`
+/// (never committed): written before the first file changes, removed
+/// after the last; one left by a killed run is finished by the next writer
+/// of the tier or `mem-index check --repair` ([`recover_move`]).
+pub const MOVE_JOURNAL: &str = ".mem/move.json";
 
 /// Shortest run of letters and digits the high-entropy check looks at.
 pub const ENTROPY_MIN_LEN: usize = 20;
@@ -127,10 +137,142 @@ pub fn refuse_linked_tier(root: &Path, team: &Path) -> Result<()> {
 pub fn ensure_tier(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let gi = dir.join(".gitignore");
-    if !gi.exists() {
-        confine::write_atomic(dir, &gi, TEAM_GITIGNORE.as_bytes())?;
+    match confine::read_text_capped(&gi, 1 << 20, false) {
+        Ok(t) if t.lines().any(|l| l.trim() == TEMP_IGNORE) => {}
+        Ok(mut t) => {
+            if !t.is_empty() && !t.ends_with('\n') {
+                t.push('\n');
+            }
+            t.push_str("# a write cut short (mem removes them)\n.mem-*.tmp\n");
+            confine::write_atomic(dir, &gi, t.as_bytes())?;
+        }
+        Err(Error::Io { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => {
+            confine::write_atomic(dir, &gi, TEAM_GITIGNORE.as_bytes())?;
+        }
+        Err(e) => return Err(e.into()),
     }
     Ok(())
+}
+
+/// A promotion or demotion under way ([`MOVE_JOURNAL`]).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct MoveJournal {
+    /// `promote` or `demote`.
+    op: String,
+    /// The personal memory directory.
+    personal: PathBuf,
+    /// The day the personal index is rebuilt for (a demotion).
+    today: Option<NaiveDate>,
+    /// Each memory: its id and its topic file's text in the tier it goes to.
+    files: Vec<(String, String)>,
+}
+
+fn journal_path(team: &Path) -> PathBuf {
+    team.join(MOVE_JOURNAL)
+}
+
+fn write_journal(team: &Path, j: &MoveJournal) -> Result<()> {
+    let text = serde_json::to_vec(j)
+        .map_err(|e| Error::io(journal_path(team), std::io::Error::other(e)))?;
+    confine::write_atomic(team, &journal_path(team), &text)?;
+    Ok(())
+}
+
+/// The promotion's steps from its journal: every file written (those
+/// already there are left as they are), the tier's index rebuilt.
+fn promote_steps(
+    lock: &IndexGuard,
+    team: &Path,
+    j: &MoveJournal,
+) -> Result<Vec<(String, PathBuf, bool, bool)>> {
+    let mut done = Vec::new();
+    for (id, text) in &j.files {
+        let path = mem_core::id::safe_join(team, id, ".md")?;
+        let existed = path.exists();
+        let changed = confine::write_if_changed(team, &path, text.as_bytes())?;
+        done.push((id.clone(), path, existed, changed));
+    }
+    reindex(lock, team)?;
+    Ok(done)
+}
+
+/// The demotion's steps from its journal: each memory written into the
+/// personal directory (unless it has that id already), the personal index
+/// rebuilt, then each removed from the tier and the tier's index rebuilt.
+fn demote_steps(lock: &IndexGuard, team: &Path, j: &MoveJournal) -> Result<Vec<TierMove>> {
+    let personal = &j.personal;
+    std::fs::create_dir_all(personal).map_err(|e| Error::io(personal, e))?;
+    let plock = store::lock_index(personal)?;
+    let mut done = Vec::new();
+    for (id, text) in &j.files {
+        let path = mem_core::id::safe_join(personal, id, ".md")?;
+        let team_file = mem_core::id::safe_join(team, id, ".md")?;
+        // a personal file written by this demotion before it was cut short
+        // reads back the same: it counts as created
+        let ours = std::fs::read_to_string(&path).is_ok_and(|t| t == *text);
+        let result = if path.exists() && !(ours && team_file.exists()) {
+            MoveResult::Kept
+        } else {
+            confine::write_atomic(personal, &path, text.as_bytes())?;
+            MoveResult::Create
+        };
+        done.push(TierMove {
+            id: id.clone(),
+            path: path.display().to_string(),
+            result,
+            notes: Vec::new(),
+        });
+    }
+    let today = j.today.unwrap_or_else(|| chrono::Local::now().date_naive());
+    crate::index_file::reindex(&plock, personal, today)?;
+    drop(plock);
+    for (id, _) in &j.files {
+        let p = mem_core::id::safe_join(team, id, ".md")?;
+        if std::fs::symlink_metadata(&p).is_ok() {
+            confine::remove_file(team, &p)?;
+        }
+    }
+    reindex(lock, team)?;
+    Ok(done)
+}
+
+/// Finish a promotion or demotion a killed run left in the tier `team`
+/// (its [`MOVE_JOURNAL`]): the remaining steps are done, then the journal
+/// is removed, so the tier and the personal directory each end whole.
+/// Returns what was finished, one line, or `None` when nothing was left.
+/// The caller holds the tier's lock.
+///
+/// Errors: an unreadable journal (named), the steps' I/O errors.
+pub fn recover_move(lock: &IndexGuard, team: &Path) -> Result<Option<String>> {
+    let p = journal_path(team);
+    let text = match confine::read_capped(&p, 64 << 20, false) {
+        Ok(t) => t,
+        Err(Error::Io { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(None);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let j: MoveJournal = serde_json::from_slice(&text).map_err(|e| {
+        Error::io(
+            &p,
+            std::io::Error::other(format!("not a move journal ({e}); remove it to go on")),
+        )
+    })?;
+    let ids: Vec<&str> = j.files.iter().map(|(i, _)| i.as_str()).collect();
+    match j.op.as_str() {
+        "promote" => {
+            promote_steps(lock, team, &j)?;
+        }
+        _ => {
+            demote_steps(lock, team, &j)?;
+        }
+    }
+    confine::remove_file(team, &p)?;
+    Ok(Some(format!(
+        "{} of {} finished (it was cut short)",
+        j.op,
+        ids.join(", ")
+    )))
 }
 
 /// One field of a memory that refuses it: the field's name (`name`,
@@ -453,17 +595,33 @@ pub fn promote(
     }
     ensure_tier(team)?;
     let lock = store::lock_index(team)?;
-    let mut done = Vec::new();
+    if let Some(said) = recover_move(&lock, team)? {
+        crate::commands::note_recovered(&said);
+    }
+    let mut notes_of = Vec::new();
+    let mut files = Vec::new();
     for (id, mut m, notes) in ready {
         m.id = None;
         // `enforce` is the user's word on their own copy: the team's copy
         // is a reminder until someone states it there (docs/security.md)
         m.extra.remove("enforce");
-        let path = mem_core::id::safe_join(team, &id, ".md")?;
-        let text = frontmatter::render(&m);
-        let existed = path.exists();
-        let changed = confine::write_if_changed(team, &path, text.as_bytes())?;
-        done.push(TierMove {
+        files.push((id, frontmatter::render(&m)));
+        notes_of.push(notes);
+    }
+    let j = MoveJournal {
+        op: "promote".into(),
+        personal: personal.to_path_buf(),
+        today: None,
+        files,
+    };
+    write_journal(team, &j)?;
+    let steps = promote_steps(&lock, team, &j)?;
+    confine::remove_file(team, &journal_path(team))?;
+    drop(lock);
+    let done = steps
+        .into_iter()
+        .zip(notes_of)
+        .map(|((id, path, existed, changed), notes)| TierMove {
             id,
             path: path.display().to_string(),
             result: match (existed, changed) {
@@ -472,12 +630,70 @@ pub fn promote(
                 (true, false) => MoveResult::Unchanged,
             },
             notes,
-        });
-    }
-    reindex(&lock, team)?;
-    drop(lock);
+        })
+        .collect::<Vec<_>>();
     trust_written(root, team, &done);
     Ok(Ok(done))
+}
+
+/// Move the team memories `ids` back to the personal directory: each is
+/// written there (unless the personal directory already has that id: it is
+/// kept as it is), then removed from the team tier, whose `MEMORY.md` is
+/// rebuilt; the personal index is updated too.
+///
+/// Errors: an unknown id ([`IndexError::NoSuchTeamMemory`]) or an
+/// unparsable team file; an I/O error.
+pub fn demote(
+    root: &Path,
+    team: &Path,
+    personal: &Path,
+    ids: &[String],
+    today: NaiveDate,
+) -> Result<Vec<TierMove>> {
+    let tlock = store::lock_index(team)?;
+    if let Some(said) = recover_move(&tlock, team)? {
+        crate::commands::note_recovered(&said);
+    }
+    let trusted = mem_core::team_trust::load(root).unwrap_or_default();
+    let mut files = Vec::new();
+    for id in ids {
+        let t = store::read_one(team, id)?
+            .ok_or_else(|| IndexError::NoSuchTeamMemory(team.join(format!("{id}.md"))))?;
+        let name = format!("{id}.md");
+        let ok = mem_core::team_trust::read(team, &name).is_ok_and(|b| trusted.trusts(&name, &b));
+        if !ok {
+            return Err(IndexError::TeamUntrusted(team.join(name)));
+        }
+        let mut m = t.memory.clone();
+        m.id = None;
+        m.hash = None;
+        // a team file's `enforce` is not the user's word
+        m.extra.remove("enforce");
+        m.source = Some(mem_core::Source::Team);
+        files.push((t.id.clone(), frontmatter::render(&m)));
+    }
+    // whether each personal id was there before this demotion
+    let before: Vec<bool> = files
+        .iter()
+        .map(|(id, _)| mem_core::id::safe_join(personal, id, ".md").is_ok_and(|p| p.exists()))
+        .collect();
+    let j = MoveJournal {
+        op: "demote".into(),
+        personal: personal.to_path_buf(),
+        today: Some(today),
+        files,
+    };
+    write_journal(team, &j)?;
+    let mut done = demote_steps(&tlock, team, &j)?;
+    confine::remove_file(team, &journal_path(team))?;
+    for (d, was) in done.iter_mut().zip(before) {
+        d.result = if was {
+            MoveResult::Kept
+        } else {
+            MoveResult::Create
+        };
+    }
+    Ok(done)
 }
 
 /// Record the topic files a promotion wrote as trusted by the user
@@ -503,71 +719,6 @@ fn trust_written(root: &Path, team: &Path, done: &[TierMove]) {
             format!("promote: the promoted files are not recorded as trusted: {e}"),
         );
     }
-}
-
-/// Move the team memories `ids` of the checkout at `root` back to the
-/// personal directory: each is written there (unless the personal directory
-/// already has that id: it is kept as it is) with `source: team` (its text
-/// came from the team tier, whatever its file says), then removed from the
-/// team tier, whose `MEMORY.md` is rebuilt; the personal index is updated
-/// too. Only files the user trusts as they are now
-/// ([`mem_core::team_trust`]) are moved: a team memory enters the user's
-/// own memory only after review.
-///
-/// Errors: an unknown id ([`IndexError::NoSuchTeamMemory`]), a file not
-/// trusted as it is ([`IndexError::TeamUntrusted`]), an unparsable team
-/// file; an I/O error.
-pub fn demote(
-    root: &Path,
-    team: &Path,
-    personal: &Path,
-    ids: &[String],
-    today: NaiveDate,
-) -> Result<Vec<TierMove>> {
-    let trusted = mem_core::team_trust::load(root).unwrap_or_default();
-    let mut found = Vec::new();
-    for id in ids {
-        let t = store::read_one(team, id)?
-            .ok_or_else(|| IndexError::NoSuchTeamMemory(team.join(format!("{id}.md"))))?;
-        let name = format!("{id}.md");
-        let ok = mem_core::team_trust::read(team, &name).is_ok_and(|b| trusted.trusts(&name, &b));
-        if !ok {
-            return Err(IndexError::TeamUntrusted(team.join(name)));
-        }
-        found.push(t);
-    }
-    std::fs::create_dir_all(personal).map_err(|e| Error::io(personal, e))?;
-    let plock = store::lock_index(personal)?;
-    let mut done = Vec::new();
-    for t in &found {
-        let path = mem_core::id::safe_join(personal, &t.id, ".md")?;
-        let result = if path.exists() {
-            MoveResult::Kept
-        } else {
-            let mut m = t.memory.clone();
-            m.id = None;
-            m.hash = None;
-            // a team file's `enforce` is not the user's word
-            m.extra.remove("enforce");
-            m.source = Some(mem_core::Source::Team);
-            confine::write_atomic(personal, &path, frontmatter::render(&m).as_bytes())?;
-            MoveResult::Create
-        };
-        done.push(TierMove {
-            id: t.id.clone(),
-            path: path.display().to_string(),
-            result,
-            notes: Vec::new(),
-        });
-    }
-    crate::index_file::reindex(&plock, personal, today)?;
-    drop(plock);
-    let tlock = store::lock_index(team)?;
-    for t in &found {
-        confine::remove_file(team, &t.path)?;
-    }
-    reindex(&tlock, team)?;
-    Ok(done)
 }
 
 /// One thing the text check of a team memory found ([`text_check`]).

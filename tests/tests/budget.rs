@@ -100,6 +100,27 @@ fn timed(mut c: Command, stdin: &[u8], limit: Duration, what: &str) -> (Output, 
     }
 }
 
+/// `inner` run under `/usr/bin/time`, its max RSS (KB) written to `rss`.
+fn with_rss(inner: Command, rss: &Path) -> Command {
+    let mut c = Command::new("/usr/bin/time");
+    c.arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(rss)
+        .arg(inner.get_program())
+        .args(inner.get_args());
+    for (k, v) in inner.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    if let Some(d) = inner.get_current_dir() {
+        c.current_dir(d);
+    }
+    c
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -142,7 +163,7 @@ fn an_alias_bomb_is_skipped_by_every_reader_fast_and_the_rest_still_works() {
     let s = Setup::new();
     s.git_init();
     let bombs = [
-        ("bomb.md", alias_bomb(9, 150_000)),
+        ("bomb.md", alias_bomb(9, 80_000)),
         ("strings.md", string_bomb()),
     ];
     for (name, y) in &bombs {
@@ -180,22 +201,40 @@ fn an_alias_bomb_is_skipped_by_every_reader_fast_and_the_rest_still_works() {
     ];
     std::fs::create_dir_all(s.proj().join("empty")).unwrap();
     let mut times = Vec::new();
+    let rss_file = s.root().join("rss");
     for (tool, args, stdin) in &runs {
         let mut c = s.cmd(tool);
         c.args(args);
         let what = format!("{tool} {}", args.join(" "));
-        let (out, took) = timed(c, stdin.as_bytes(), Duration::from_secs(60), &what);
-        times.push(format!("{what}: {took:?}"));
+        let (out, took) = timed(
+            with_rss(c, &rss_file),
+            stdin.as_bytes(),
+            Duration::from_secs(60),
+            &what,
+        );
+        let rss_kb: u64 = std::fs::read_to_string(&rss_file)
+            .ok()
+            .and_then(|t| t.trim().lines().last()?.trim().parse().ok())
+            .unwrap_or(0);
+        times.push(format!("{what}: {took:?}, {} MB", rss_kb / 1024));
         assert!(took < limit, "{what} took {took:?}\n{}", show(&out));
+        assert!(
+            rss_kb < 64 * 1024,
+            "{what}: max RSS {rss_kb} KB\n{}",
+            show(&out)
+        );
+        // `/usr/bin/time` adds a line when the tool exits non-zero
         let err = text(&out.stderr);
         assert!(!err.contains("panicked"), "{what}\n{}", show(&out));
         let all = format!("{err}{}", text(&out.stdout));
         for (name, _) in &bombs {
             if *tool == "mem-recall" && args[0] == "--hook" {
-                // the hook stays quiet on stderr about files; it must not
-                // inject the bomb
-                assert!(!all.contains("l0"), "{what}\n{}", show(&out));
-                continue;
+                // nothing of the bomb is injected
+                assert!(
+                    !text(&out.stdout).contains("Bomb"),
+                    "{what}\n{}",
+                    show(&out)
+                );
             }
             assert!(
                 all.contains(name) && all.contains("YAML aliases"),
@@ -249,7 +288,7 @@ fn the_merge_driver_refuses_an_alias_bomb_fast() {
     let (o, a, b) = (dir.join("o.md"), dir.join("a.md"), dir.join("b.md"));
     std::fs::write(&o, good).unwrap();
     std::fs::write(&a, good.replace("[\"deploy\"]", "[\"deploy\", \"ship\"]")).unwrap();
-    std::fs::write(&b, alias_bomb(9, 150_000)).unwrap();
+    std::fs::write(&b, alias_bomb(9, 80_000)).unwrap();
     let mut c = cmd("mem-index", &s.home());
     c.arg("merge-driver")
         .args([&o, &a, &b])
@@ -700,4 +739,160 @@ fn the_hook_cut_by_its_budget_leaves_no_temp_file_behind() {
         assert!(!p.exists(), "{} left", p.display());
     }
     assert!(kept.exists(), "a live writer's temp file was removed");
+}
+
+/// Kill `c` after `after`; returns whether it was still running then.
+fn kill_after(mut c: Command, after: Duration) -> bool {
+    c.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = c.spawn().expect("spawn");
+    std::thread::sleep(after);
+    let running = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    running
+}
+
+fn git_untracked(dir: &Path) -> Vec<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .output()
+        .unwrap();
+    text(&out.stdout)
+        .lines()
+        .map(|l| l[3..].to_string())
+        .collect()
+}
+
+/// `promote` and `demote` killed at many moments: after `check --repair`
+/// (or the next promotion), each tier is whole — every memory of the cut
+/// batch in the tier it was going to, each indexed, or none moved — and no
+/// temp file is where git would commit it.
+#[test]
+fn a_killed_promote_or_demote_is_made_whole_by_repair() {
+    kill_promote_and_demote(120, &[1, 3, 5], 7);
+}
+
+/// The same at twelve moments of each.
+#[test]
+#[ignore = "heavy tier: scripts/test.sh --heavy runs it (CI does)"]
+fn a_promote_or_demote_killed_at_twelve_moments_is_made_whole() {
+    let ks: Vec<u32> = (1..=12).collect();
+    // within the 200 lines of an index: each memory must be listed
+    kill_promote_and_demote(150, &ks, 13);
+}
+
+/// Promote and demote `n` memories, each killed at `k/parts` of a whole
+/// run's time for every `k` of `ks`, then repaired and checked.
+fn kill_promote_and_demote(n: usize, ks: &[u32], parts: u32) {
+    let s = Setup::new();
+    s.git_init();
+    let ids: Vec<String> = (0..n).map(|i| format!("rule-{i:03}")).collect();
+    for (i, id) in ids.iter().enumerate() {
+        std::fs::write(
+            s.mem().join(format!("{id}.md")),
+            format!("---\nname: \"Rule {i}\"\ndescription: \"deploy step {i} with pnpm\"\ntype: feedback\n---\nRun step {i} before the deploy.\n"),
+        )
+        .unwrap();
+    }
+    let team = s.proj().join(".claude/team-memory");
+    let run_ok = |args: &[&str]| {
+        let mut c = s.cmd("mem-index");
+        c.args(args);
+        let (out, _) = timed(c, b"", Duration::from_secs(120), &args.join(" "));
+        out
+    };
+    // the pilots: how long a whole promotion and demotion take
+    let mut promote: Vec<&str> = vec!["promote"];
+    promote.extend(ids.iter().map(String::as_str));
+    let mut demote: Vec<&str> = vec!["demote"];
+    demote.extend(ids.iter().map(String::as_str));
+    let t = Instant::now();
+    assert!(run_ok(&promote).status.success());
+    let p_dur = t.elapsed();
+    let t = Instant::now();
+    let out = run_ok(&demote);
+    assert!(out.status.success(), "{}", show(&out));
+    let d_dur = t.elapsed();
+    let indexed = |dir: &Path, id: &str| {
+        std::fs::read_to_string(dir.join("MEMORY.md"))
+            .is_ok_and(|t| t.contains(&format!("({id}.md)")))
+    };
+    let mut cut = 0;
+    for &k in ks {
+        // promote, killed at k/parts of its run
+        let mut c = s.cmd("mem-index");
+        c.args(&promote);
+        cut += kill_after(c, p_dur * k / parts) as usize;
+        let out = run_ok(&["check", "--tier", "team", "--repair"]);
+        let in_team: Vec<bool> = ids
+            .iter()
+            .map(|id| team.join(format!("{id}.md")).is_file())
+            .collect();
+        assert!(
+            in_team.iter().all(|&b| b) || in_team.iter().all(|&b| !b),
+            "promote cut at {k}/{parts}: a partial team tier after repair ({} of {n})\n{}",
+            in_team.iter().filter(|&&b| b).count(),
+            show(&out)
+        );
+        for id in ids
+            .iter()
+            .filter(|id| team.join(format!("{id}.md")).is_file())
+        {
+            assert!(
+                indexed(&team, id),
+                "promote cut at {k}/{parts}: {id} not in the team index"
+            );
+        }
+        let stray: Vec<String> = git_untracked(&s.proj())
+            .into_iter()
+            .filter(|p| p.contains(".tmp") || p.contains(".mem/"))
+            .collect();
+        assert!(
+            stray.is_empty(),
+            "promote cut at {k}/{parts}: git would commit {stray:?}"
+        );
+        // the whole promotion, then a demotion killed at k/7
+        assert!(run_ok(&promote).status.success());
+        let mut c = s.cmd("mem-index");
+        c.args(&demote);
+        cut += kill_after(c, d_dur * k / parts) as usize;
+        let out = run_ok(&["check", "--repair"]);
+        for id in &ids {
+            assert!(
+                s.mem().join(format!("{id}.md")).is_file(),
+                "demote cut at {k}/{parts}: {id} lost"
+            );
+            assert!(
+                indexed(&s.mem(), id),
+                "demote cut at {k}/{parts}: {id} missing from the personal index\n{}",
+                show(&out)
+            );
+        }
+        let left = ids
+            .iter()
+            .filter(|id| team.join(format!("{id}.md")).is_file())
+            .count();
+        assert!(
+            left == 0 || left == n,
+            "demote cut at {k}/{parts}: {left} of {n} left in the team tier"
+        );
+        let out = run_ok(&["check", "--tier", "team"]);
+        assert!(
+            out.status.success(),
+            "demote cut at {k}/{parts}: {}",
+            show(&out)
+        );
+        // back to the start: nothing in the team tier
+        if left == n {
+            assert!(run_ok(&demote).status.success());
+        }
+        let out = run_ok(&["check"]);
+        assert!(!text(&out.stdout).contains("not-indexed"), "{}", show(&out));
+    }
+    assert!(cut > 0, "no run was killed mid-way");
+    assert!(temps_under(&team).is_empty() && temps_under(&s.mem()).is_empty());
 }

@@ -167,6 +167,12 @@ fn a_secret_under_its_own_frontmatter_key_is_refused_and_its_twins_pass() {
             "4f1c2b9e8d7a6c5b4a39",
         ),
         (
+            "number",
+            "db_password: 48213977\n",
+            "extra.db_password",
+            "48213977",
+        ),
+        (
             "nested",
             "database:\n  host: db.internal\n  password: Zorro-Blanco-77\n",
             "extra.database.password",
@@ -237,6 +243,43 @@ fn a_secret_under_its_own_frontmatter_key_is_refused_and_its_twins_pass() {
         assert!(all.contains(&format!("{id}.md")), "{id}: {all}");
         assert!(!all.contains(value), "{id}: the value printed: {all}");
         std::fs::remove_file(team.join(format!("{id}.md"))).unwrap();
+    }
+    // the newer text forms in a team memory's body: check exits 3
+    for (kind, line, mark) in [
+        (
+            "netrc",
+            "machine api.example.com login deploy password Qw81kq0PmW4nB7tY",
+            "Qw81kq0PmW4nB7tY",
+        ),
+        (
+            "redis",
+            "redis-cli -h cache.internal -a Qw81kq0PmW4nB7tY ping",
+            "Qw81kq0PmW4nB7tY",
+        ),
+        (
+            "gcp",
+            "\"private_key_id\": \"4f1c2b9e8d7a6c5b4a39281706f5e4d3c2b1a098\"",
+            "4f1c2b9e8d7a",
+        ),
+        (
+            "docker",
+            "{\"auths\":{\"r.example.com\":{\"auth\":\"ZGVwbG95OlRyMHViNGRvcjN4\"}}}",
+            "ZGVwbG95OlRy",
+        ),
+    ] {
+        std::fs::write(
+            team.join(format!("{kind}.md")),
+            format!("---\nname: \"Deploy {kind}\"\ndescription: \"the staging deploy\"\ntype: project\n---\nThe staging deploy uses:\n{line}\n"),
+        )
+        .unwrap();
+        let o = check();
+        let all = show(&o);
+        assert_eq!(o.status.code(), Some(3), "{kind}: {all}");
+        assert!(
+            all.contains(&format!("{kind}.md")) && !all.contains(mark),
+            "{kind}: {all}"
+        );
+        std::fs::remove_file(team.join(format!("{kind}.md"))).unwrap();
     }
     // the personal write path refuses the record too, and writes the twin
     let mut c = mi();
