@@ -8,6 +8,9 @@ use std::ops::Range;
 
 use crate::extract::{EventText, EventView, may_start_with_marker};
 
+/// Bytes kept of a passed tool call's output (decoded).
+pub(crate) const SHOWN_BYTES: usize = 8 << 10;
+
 /// The events of one turn (see the module docs).
 #[derive(Default)]
 pub(crate) struct HeldTurn {
@@ -37,9 +40,11 @@ struct Held {
 
 impl HeldTurn {
     /// Hold `ev`. Its text is left out when extraction never reads it: a
-    /// side-chain event's, the text of anyone but the user, and the output
-    /// of a tool call that succeeded (`is_error: false`: no lesson reads
-    /// it) unless it may start with an answer or a rejection.
+    /// side-chain event's and the text of anyone but the user; of the
+    /// output of a tool call that succeeded (`is_error: false`) only the
+    /// first [`SHOWN_BYTES`] are kept (what the agent was shown: a fix found
+    /// there came from that text), unless it may start with an answer or a
+    /// rejection.
     pub(crate) fn push(&mut self, ev: EventView<'_>) {
         let buf = &mut self.buf;
         let mut put = |s: &str| {
@@ -51,10 +56,19 @@ impl HeldTurn {
             && ev.is_error == Some(false)
             && ev.text.as_ref().is_some_and(|t| !may_start_with_marker(t));
         let read = !ev.sidechain && (ev.kind != "text" || ev.role == "user") && !passed;
-        let text = match ev.text.as_ref().filter(|_| read) {
-            Some(EventText::Plain(t)) => Some((put(t), false)),
-            Some(EventText::Escaped(t)) => Some((put(t), true)),
-            None => None,
+        let text = match ev.text.as_ref() {
+            Some(EventText::Plain(t)) if read => Some((put(t), false)),
+            Some(EventText::Escaped(t)) if read => Some((put(t), true)),
+            // what a passed call showed the agent: only its first bytes are
+            // read (a fix found there came from that text)
+            Some(t) if passed && !ev.sidechain => {
+                let shown = t.prefix(SHOWN_BYTES);
+                Some((
+                    put(mem_core::truncate::floor_to_bytes(&shown, SHOWN_BYTES)),
+                    false,
+                ))
+            }
+            _ => None,
         };
         let held = Held {
             session: put(&ev.session),
@@ -123,7 +137,7 @@ mod tests {
     /// A succeeded tool call's output is held only when it may start with
     /// an answer or a rejection; a failed one's, and the user's words, are.
     #[test]
-    fn passed_output_is_held_only_when_it_may_be_a_decision() {
+    fn passed_output_is_held_cut_unless_it_may_be_a_decision() {
         let ev = |kind: &str, role: &str, text: &str, is_error: Option<bool>| EventView {
             session: "s".into(),
             role: role.to_string().into(),
@@ -150,13 +164,20 @@ mod tests {
             Some(false),
         ));
         turn.push(ev("text", "assistant", "Done.", None));
+        let long = "y".repeat(SHOWN_BYTES + 100);
+        turn.push(ev("tool_result", "tool", &long, Some(false)));
         let mut held = Vec::new();
         turn.drain(|e| held.push(e.text.map(|t| t.whole().into_owned())));
+        // the long passed output: its first SHOWN_BYTES, never the whole
+        let cut = held.pop().flatten().expect("held");
+        assert_eq!(cut.len(), SHOWN_BYTES);
+        assert!(long.starts_with(&cut));
         assert_eq!(
             held,
             [
                 Some("Never push to main".to_string()),
-                None,
+                // a passed output: its first bytes, decoded
+                Some("output line\n".to_string()),
                 Some("output line\n".to_string()),
                 Some("output line\n".to_string()),
                 Some("User has answered your questions:".to_string()),
