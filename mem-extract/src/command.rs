@@ -277,8 +277,10 @@ pub(crate) fn named_in_output(out_l: &str, cmd: &str) -> bool {
 /// script run through an interpreter counts as the script: `bash x.sh`,
 /// `sh ./x.sh` and `./x.sh` are one) and up to two of its arguments that
 /// are not options, as whole words, in order, within 300 bytes. A command
-/// of one short word (under 4 bytes) is never found this way.
-pub(crate) fn named_loosely(text_l: &str, cmd: &str) -> bool {
+/// of one short word (under 4 bytes) is never found this way, nor one whose
+/// words are all words of `failed` (the failing command's own words are in
+/// its output: they name it, not the fix).
+pub(crate) fn named_loosely(text_l: &str, cmd: &str, failed: &str) -> bool {
     let Some(first) = mem_core::shell::split(cmd)
         .into_iter()
         .find(|s| !s.core().is_empty())
@@ -306,6 +308,17 @@ pub(crate) fn named_loosely(text_l: &str, cmd: &str) -> bool {
         }
     }
     if key.len() == 1 && key[0].len() < 4 {
+        return false;
+    }
+    let failed_words: Vec<String> = failed
+        .split_whitespace()
+        .flat_map(|w| {
+            let w = strip(w);
+            let b = w.rsplit('/').next().unwrap_or(&w).to_string();
+            [w, b]
+        })
+        .collect();
+    if key.iter().all(|k| failed_words.contains(k)) {
         return false;
     }
     let is_word = |b: Option<char>| {
@@ -598,6 +611,64 @@ pub fn general_cmd(command: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fix is found with other flags, run another way or in prose; never
+    /// by the failing command's own words, nor a short lone word.
+    #[test]
+    fn named_loosely_finds_the_fix_not_the_failing_command() {
+        for (text, cmd, failed, want) in [
+            (
+                "error: stale; run `datasync pull --all`",
+                "datasync pull -q",
+                "make verify",
+                true,
+            ),
+            (
+                "pull the data with datasync (datasync pull)",
+                "datasync --verbose pull",
+                "make",
+                true,
+            ),
+            (
+                "to fix run: ./scripts/refresh.sh",
+                "bash scripts/refresh.sh",
+                "make",
+                true,
+            ),
+            (
+                "to fix run: scripts/refresh.sh",
+                "sh ./refresh.sh",
+                "make",
+                true,
+            ),
+            (
+                "install: curl -sSL https://x.io/i.sh | sh",
+                "curl -fsSL https://x.io/i.sh | sh",
+                "cargo build",
+                true,
+            ),
+            (
+                "python: can't open file 'number_generator.py'",
+                "python3 number_generator.py",
+                "python number_generator.py",
+                false,
+            ),
+            ("datasync is not configured", "datasync pull", "make", false),
+            ("run foo first", "foo", "make", false),
+            (
+                "error: refreshed.sh missing",
+                "./scripts/refresh.sh",
+                "make",
+                false,
+            ),
+        ] {
+            assert_eq!(
+                named_loosely(text, cmd, failed),
+                want,
+                "{cmd:?} in {text:?}"
+            );
+        }
+    }
 
     /// The one-pass check finds the same marks as searching for each:
     /// a newline, `<<`, ` -c `, ` -e `, or more than 160 bytes.

@@ -167,8 +167,11 @@ impl Lessons {
     /// True when `cmd` came from text the agent was shown: named by the
     /// failing output `out_l` (exactly, or with other flags, or run another
     /// way), or found in what a tool showed it earlier (a README, a page).
-    fn suggested(&self, out_l: &str, cmd: &str) -> bool {
-        named_in_output(out_l, cmd) || named_loosely(out_l, cmd) || named_loosely(&self.seen, cmd)
+    /// `failed` is the command that failed.
+    fn suggested(&self, out_l: &str, cmd: &str, failed: &str) -> bool {
+        named_in_output(out_l, cmd)
+            || named_loosely(out_l, cmd, failed)
+            || named_loosely(&self.seen, cmd, failed)
     }
 
     /// Command `a` failed (`f`), then succeeded (`call`, result at `ev`).
@@ -234,7 +237,7 @@ impl Lessons {
         // project-local, harmless one is, whoever named it; another named
         // by text the agent was shown came from whoever wrote that text.
         let risk = mem_core::risk::assess(b);
-        let suggested = risk.class != Class::Local && self.suggested(&out_l, b);
+        let suggested = risk.class != Class::Local && self.suggested(&out_l, b, a);
         // a suspect fix's command stays out of every field but `why`
         let hide = suggested || risk.is_risky();
         let newest = [f.call.ts, f.result.ts, b_at.ts, call.at.ts, ev.ts]
@@ -405,7 +408,7 @@ impl Lessons {
         // one's command stays out of every field but `why`.
         let risk = mem_core::risk::assess(&call.cmd);
         let suggested = risk.class != Class::Local
-            && self.suggested(&lower(floor_to_bytes(&f.output, 4096)), &call.raw);
+            && self.suggested(&lower(floor_to_bytes(&f.output, 4096)), &call.raw, &f.raw);
         let hide = suggested || risk.is_risky();
         let name = if suggested {
             title_of(&format!("Retry of `{ha}` named by its own output"))
