@@ -280,7 +280,7 @@ pub fn entries_for(store: &Store, old_index: Option<&str>) -> Vec<IndexEntry> {
         .unwrap_or_default();
     let mut out = Vec::with_capacity(store.topics.len() + store.broken.len());
     for t in &store.topics {
-        if t.memory.trust == Some(crate::records::Trust::Low) {
+        if crate::lesson::believed_trust(&t.memory) == crate::records::Trust::Low {
             // Quarantined: Claude Code loads MEMORY.md every session, so a
             // low-trust memory has no line there (`mem-index show` reads it).
             continue;

@@ -178,6 +178,21 @@ pub fn gate(memory: &mut Memory) -> Option<String> {
     Some(why)
 }
 
+/// The trust a reader gives `memory`: `low` when its file says so, and
+/// also when its lesson runs a risky command and the user did not write it
+/// (`source` other than `manual`, or none: a memory the agent's own memory
+/// tool wrote), whatever the file says. Recall, the hooks and `MEMORY.md`
+/// use this, so a file written before the gate, or by another tool, is not
+/// believed on its word.
+pub fn believed_trust(memory: &Memory) -> Trust {
+    let t = memory.effective_trust();
+    if t == Trust::Low || memory.source == Some(Source::Manual) || risk_of(memory).is_none() {
+        t
+    } else {
+        Trust::Low
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,5 +236,18 @@ mod tests {
         manual.source = Some(Source::Manual);
         assert_eq!(gate(&mut manual), None);
         assert_eq!(manual.trust, Some(Trust::Normal));
+        // a reader believes what the command does, not the file
+        let mut claimed = m.clone();
+        claimed.trust = Some(Trust::Normal);
+        claimed.extra.clear();
+        assert_eq!(believed_trust(&claimed), Trust::Low);
+        claimed.source = None;
+        assert_eq!(
+            believed_trust(&claimed),
+            Trust::Low,
+            "no source is not the user's word"
+        );
+        assert_eq!(believed_trust(&manual), Trust::Normal);
+        assert_eq!(believed_trust(&ok), Trust::Normal);
     }
 }

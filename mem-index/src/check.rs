@@ -149,7 +149,7 @@ pub fn check(dir: &Path, today: NaiveDate, max_files: usize) -> Result<Vec<Findi
         .topics
         .iter()
         // a low-trust memory is kept out of the index on purpose
-        .filter(|t| t.memory.trust != Some(mem_core::records::Trust::Low))
+        .filter(|t| mem_core::lesson::believed_trust(&t.memory) != mem_core::records::Trust::Low)
         .map(|t| &t.id)
         .chain(
             st.broken

@@ -66,9 +66,10 @@ use mem_core::records::{Expires, Kind, MemoryType, Scope, Source, Trust};
 use crate::gate::{Doc, Text, Texts};
 use crate::inject::MdParts;
 
-/// Version of the layout; a cache of another version is ignored. 11:
-/// layout 10's, with a broken file's message naming its whole path.
-pub const CACHE_VERSION: u64 = 11;
+/// Version of the layout; a cache of another version is ignored. 12:
+/// layout 11's, with a memory's trust as a reader believes it
+/// ([`mem_core::lesson::believed_trust`]).
+pub const CACHE_VERSION: u64 = 12;
 
 /// The cache file's name inside the memory dir's cache folder.
 pub const CACHE_FILE: &str = "recall-v2.cache";

@@ -279,7 +279,7 @@ impl Doc {
             supersedes: supersedes.into_iter().map(Text::Owned).collect(),
             retired: m.retired_at.is_some(),
             source: m.effective_source(),
-            trust: m.effective_trust(),
+            trust: mem_core::lesson::believed_trust(m),
             terms: Text::Owned(terms),
             len,
             tokens: mem_core::truncate::estimate_tokens(&crate::inject::memory_md(id, m)),

@@ -70,7 +70,7 @@ pub fn md_parts(memory: &Memory) -> MdParts {
     let mut s = format!(
         "source: {}, trust: {}",
         memory.effective_source().as_str(),
-        memory.effective_trust().as_str()
+        mem_core::lesson::believed_trust(memory).as_str()
     );
     if let Some(Expires::On(d)) = memory.expires {
         s.push_str(&format!(", valid through {d}"));
