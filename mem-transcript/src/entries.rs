@@ -358,11 +358,25 @@ pub fn files(
         leaf: a.at.clone(),
     })?;
     let state = files_at(&inp, &ix, &br, &claude_dir)?;
+    let check = a.check || a.restore;
+    let mut statuses: Vec<Option<FileStatus>> = state
+        .files
+        .iter()
+        .map(|f| check.then(|| file_status(f)))
+        .collect();
+    if a.restore {
+        let cwd = ix.cwd.as_deref().map(PathBuf::from);
+        for (f, st) in state.files.iter().zip(statuses.iter_mut()) {
+            if let Some(s) = st {
+                *s = restore_one(f, *s, cwd.as_deref());
+            }
+        }
+    }
     let io = |e| Error::io("<stdout>", e);
     if text {
-        write_table(&state, out).map_err(io)?;
+        write_table(&state, &statuses, out).map_err(io)?;
     } else {
-        for f in &state.files {
+        for (f, st) in state.files.iter().zip(&statuses) {
             let mut v = serde_json::to_value(f).map_err(|e| io(e.into()))?;
             if let Value::Object(m) = &mut v {
                 m.insert("session".into(), Value::String(state.session.clone()));
@@ -371,6 +385,9 @@ pub fn files(
                     state.at.clone().map_or(Value::Null, Value::String),
                 );
                 m.insert("snapshot_line".into(), state.snapshot_line.into());
+                if let Some(st) = st {
+                    m.insert("status".into(), st.as_str().into());
+                }
             }
             serde_json::to_writer(&mut *out, &v).map_err(|e| io(e.into()))?;
             out.write_all(b"\n").map_err(io)?;
@@ -388,7 +405,131 @@ pub fn files(
     Ok(Exit::Success)
 }
 
-fn write_table(s: &FilesAt, out: &mut dyn Write) -> std::io::Result<()> {
+/// How a tracked file on disk compares with its backup (`files --check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileStatus {
+    /// The file holds the backup's bytes.
+    Unchanged,
+    /// The file differs from its backup.
+    Changed,
+    /// The file is not on disk (or not a regular file).
+    Missing,
+    /// The session created the file (no earlier content) and it is there.
+    Created,
+    /// The backup is gone (or the file was never backed up): nothing to
+    /// compare with.
+    NoBackup,
+    /// `--restore` wrote the backup back.
+    Restored,
+    /// `--restore` left it alone: outside the session's working
+    /// directory, a link, or the write failed (said on stderr).
+    Refused,
+}
+
+impl FileStatus {
+    /// The status as printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileStatus::Unchanged => "unchanged",
+            FileStatus::Changed => "changed",
+            FileStatus::Missing => "missing",
+            FileStatus::Created => "created",
+            FileStatus::NoBackup => "no-backup",
+            FileStatus::Restored => "restored",
+            FileStatus::Refused => "refused",
+        }
+    }
+}
+
+/// Most bytes of a file or backup compared.
+const MAX_COMPARE: u64 = 64 << 20;
+
+/// Compare `f` on disk with its backup (regular files only, never through
+/// a link, at most [`MAX_COMPARE`] bytes each).
+pub fn file_status(f: &TrackedFile) -> FileStatus {
+    let read = |p: &Path| mem_core::confine::read_capped(p, MAX_COMPARE, false).ok();
+    let disk = read(&f.path);
+    match (&f.backup, f.existed) {
+        (None, false) => {
+            if disk.is_some() {
+                FileStatus::Created
+            } else {
+                FileStatus::Missing
+            }
+        }
+        (None, true) => FileStatus::NoBackup,
+        (Some(b), _) => match (read(b), disk) {
+            (None, _) => FileStatus::NoBackup,
+            (Some(_), None) => FileStatus::Missing,
+            (Some(b), Some(d)) if b == d => FileStatus::Unchanged,
+            _ => FileStatus::Changed,
+        },
+    }
+}
+
+/// Write `f`'s backup back when it is `changed` or `missing` (see
+/// [`crate::FilesCmdArgs::restore`]); the new status.
+fn restore_one(f: &TrackedFile, st: FileStatus, cwd: Option<&Path>) -> FileStatus {
+    if !matches!(st, FileStatus::Changed | FileStatus::Missing) {
+        return st;
+    }
+    let Some(b) = &f.backup else { return st };
+    let inside = cwd.is_some_and(|c| {
+        f.path.starts_with(c)
+            && !f
+                .path
+                .components()
+                .any(|x| x == std::path::Component::ParentDir)
+    });
+    if !inside {
+        crate::note(&format!(
+            "{}: not restored: outside the session's working directory",
+            f.path.display()
+        ));
+        return FileStatus::Refused;
+    }
+    // no component below the working directory may be a link
+    let c = cwd.expect("inside");
+    let mut p = c.to_path_buf();
+    for comp in f.path.strip_prefix(c).unwrap_or(Path::new("")).components() {
+        p.push(comp);
+        if std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
+            crate::note(&format!(
+                "{}: not restored: {} is a symbolic link",
+                f.path.display(),
+                p.display()
+            ));
+            return FileStatus::Refused;
+        }
+    }
+    let bytes = match mem_core::confine::read_capped(b, MAX_COMPARE, false) {
+        Ok(b) => b,
+        Err(e) => {
+            crate::note(&format!("{}: not restored: {e}", f.path.display()));
+            return FileStatus::Refused;
+        }
+    };
+    let made = f
+        .path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .map_err(|e| e.to_string());
+    match made
+        .and_then(|()| mem_core::atomic::write_atomic(&f.path, &bytes).map_err(|e| e.to_string()))
+    {
+        Ok(()) => FileStatus::Restored,
+        Err(e) => {
+            crate::note(&format!("{}: not restored: {e}", f.path.display()));
+            FileStatus::Refused
+        }
+    }
+}
+
+fn write_table(
+    s: &FilesAt,
+    statuses: &[Option<FileStatus>],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     writeln!(
         out,
         "session {}  at {}  {} file(s){}",
@@ -409,12 +550,16 @@ fn write_table(s: &FilesAt, out: &mut dyn Write) -> std::io::Result<()> {
         .max()
         .unwrap_or(4)
         .max(4);
+    let check = statuses.iter().any(Option::is_some);
     writeln!(
         out,
-        "{:<w$}  {:>7}  {:>11}  BACKUP",
-        "FILE", "VERSION", "CLAUDE"
+        "{:<w$}  {:>7}  {:>11}  {}BACKUP",
+        "FILE",
+        "VERSION",
+        "CLAUDE",
+        if check { "STATUS     " } else { "" }
     )?;
-    for f in &s.files {
+    for (f, st) in s.files.iter().zip(statuses) {
         let backup = match (&f.backup, f.existed) {
             (Some(b), _) => format!(
                 "{}{}",
@@ -426,11 +571,13 @@ fn write_table(s: &FilesAt, out: &mut dyn Write) -> std::io::Result<()> {
         };
         writeln!(
             out,
-            "{:<w$}  {:>7}  {:>11}  {}",
+            "{:<w$}  {:>7}  {:>11}  {}{}",
             f.file,
             f.version.map_or("-".to_string(), |v| format!("v{v}")),
             f.claude_chars
                 .map_or("-".to_string(), |c| format!("{c} chars")),
+            st.map(|s| format!("{:<11}", s.as_str()))
+                .unwrap_or_default(),
             backup
         )?;
     }

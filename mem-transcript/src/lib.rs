@@ -271,6 +271,17 @@ pub struct FilesCmdArgs {
     /// it on its branch.
     #[arg(long, value_name = "UUID")]
     pub at: Option<String>,
+    /// Compare each backup with the file on disk now and say which files
+    /// changed since (`status`: unchanged, changed, missing, created,
+    /// no-backup). Reads only.
+    #[arg(long)]
+    pub check: bool,
+    /// Write each changed or missing file back from its backup (implies
+    /// `--check`): only files inside the session's working directory, never
+    /// through a link, never a file the session created (nothing is
+    /// deleted). Without it nothing is written.
+    #[arg(long)]
+    pub restore: bool,
 }
 
 /// Arguments of `locate`.

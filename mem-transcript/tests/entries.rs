@@ -257,3 +257,69 @@ fn corpus_sessions_with_file_history() {
         std::fs::read_to_string(f).unwrap().leak().lines().collect();
     assert!(raw.lines().all(|l| all.contains(l)));
 }
+
+/// `files --check` compares each backup with the disk and writes nothing;
+/// `--restore` writes a changed or missing file back from its backup, only
+/// inside the session's working directory and never through a link.
+#[test]
+fn files_check_compares_with_the_disk_and_restore_is_opt_in() {
+    let home = tempfile::tempdir().unwrap();
+    let proj = home.path().join("proj");
+    std::fs::create_dir_all(proj.join("src")).unwrap();
+    let backups = home.path().join("file-history/s-ent");
+    std::fs::create_dir_all(&backups).unwrap();
+    std::fs::write(backups.join("9f2c41d0a7b3e615@v2"), "fn main() {}\n").unwrap();
+    let p = proj.to_str().unwrap();
+    let text = std::fs::read_to_string(fixture())
+        .unwrap()
+        .replace("\"cwd\":\"/p\"", &format!("\"cwd\":{p:?}"))
+        .replace("\"/p/", &format!("\"{p}/"));
+    let f = home.path().join("s-ent.jsonl");
+    std::fs::write(&f, text).unwrap();
+    let f = f.to_str().unwrap();
+    let cli = proj.join("src/cli.rs");
+    let status = |args: &[&str]| -> Vec<(String, String)> {
+        let mut a = vec!["files", f];
+        a.extend_from_slice(args);
+        records(&ok(&a, home.path()))
+            .iter()
+            .map(|r| {
+                (
+                    r["file"].as_str().unwrap().to_string(),
+                    r["status"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    let st = |a: &str, b: &str| {
+        vec![
+            ("src/cli.rs".to_string(), a.to_string()),
+            ("README.md".to_string(), b.to_string()),
+        ]
+    };
+    assert_eq!(status(&["--check"]), st("missing", "no-backup"));
+    std::fs::write(&cli, "fn main() {}\n").unwrap();
+    assert_eq!(status(&["--check"]), st("unchanged", "no-backup"));
+    std::fs::write(&cli, "fn main() { edited() }\n").unwrap();
+    assert_eq!(status(&["--check"]), st("changed", "no-backup"));
+    assert_eq!(status(&[]), st("", ""), "no status without --check");
+    assert_eq!(
+        std::fs::read_to_string(&cli).unwrap(),
+        "fn main() { edited() }\n",
+        "--check writes nothing"
+    );
+    assert_eq!(status(&["--restore"]), st("restored", "no-backup"));
+    assert_eq!(std::fs::read_to_string(&cli).unwrap(), "fn main() {}\n");
+    assert_eq!(status(&["--check"]), st("unchanged", "no-backup"));
+    // a link below the working directory: refused, its target untouched
+    let elsewhere = home.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("cli.rs"), "other\n").unwrap();
+    std::fs::remove_dir_all(proj.join("src")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, proj.join("src")).unwrap();
+    assert_eq!(status(&["--restore"]), st("refused", "no-backup"));
+    assert_eq!(
+        std::fs::read_to_string(elsewhere.join("cli.rs")).unwrap(),
+        "other\n"
+    );
+}
