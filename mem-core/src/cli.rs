@@ -5,7 +5,7 @@
 //!
 //! Every tool flattens these option structs instead of declaring its own, so
 //! an option has one name, environment variable, value name and help heading
-//! everywhere (README "Options every tool shares").
+//! everywhere (docs/conventions.md "Options every tool shares").
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! Where things live: Claude Code's project-folder slug, the main worktree
 //! of a repository, the memory-directory priority chain, agent scopes, the
-//! project id, and the cache directory (DESIGN.md "Where memory lives",
-//! "Transcripts"; cases B23, B24).
+//! project id, and the cache directory (docs/memory-dir.md "Where memory
+//! lives", docs/transcripts.md "Where sessions are"; cases B23, B24).
 //!
 //! Git is read from its files (`.git`, `gitdir:`, `commondir`,
 //! `worktrees/*/gitdir`), never by running `git`.
@@ -198,8 +198,8 @@ pub fn real_path(p: &Path) -> PathBuf {
         .unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
 }
 
-/// Claude Code's project-folder name for `path` (format: DESIGN.md
-/// "Transcripts"): the real path in Unicode NFC, each UTF-16 code unit outside
+/// Claude Code's project-folder name for `path` (format: docs/transcripts.md
+/// "Where sessions are"): the real path in Unicode NFC, each UTF-16 code unit outside
 /// `[A-Za-z0-9]` replaced by `-` (no collapsing, so `/a_b.c` and `/a-b-c`
 /// collide); longer than 200 → the first 200, `-`, and base36 of the absolute
 /// djb2 hash of the path.
@@ -402,7 +402,7 @@ pub fn cwd_in_roots(cwd: &str, roots: &[PathBuf]) -> bool {
     roots.iter().any(|r| c.starts_with(r))
 }
 
-/// An agent-memory scope (DESIGN.md "Agent memory").
+/// An agent-memory scope (docs/memory-dir.md "Where memory lives").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AgentScope {
     /// `~/.claude/agent-memory/<agent>/`.

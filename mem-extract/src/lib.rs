@@ -1,5 +1,5 @@
 //! mem-extract: turn transcript events into candidate memories, with
-//! redaction (DESIGN.md "Extraction").
+//! redaction (docs/extraction.md).
 //!
 //! In process (mem-dream): [`extract::extract`] over parsed
 //! [`mem_core::Event`]s with [`extract::ExtractOptions`]; [`dates`] resolves
