@@ -1,5 +1,5 @@
 //! The one shell-command splitter: a command line as the simple commands it
-//! runs (docs/extraction.md "Commands", docs/hooks.md "Lessons at the
+//! runs (docs/extraction.md "Written for the general case", docs/hooks.md "Lessons at the
 //! moment of action", docs/security.md "What a command does").
 //!
 //! Extraction, the PreToolUse hook and the command-risk classifier
