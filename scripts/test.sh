@@ -109,9 +109,12 @@ if [ "$n_shared" -gt 0 ]; then why+=("../shared missing: $n_shared"); fi
 if [ "$n_tool" -gt 0 ]; then
   why+=("a tool missing (python3, git, make or prlimit) or no read-only directory: $n_tool")
 fi
-if [ "$n_ignored" -gt 0 ] && [ $heavy = 1 ]; then why+=("not in the heavy tier: $n_ignored"); fi
+# ARGS may leave tests out too (-E): they count here, with the other tier
+chosen=""
+if [ $# -gt 0 ]; then chosen=" or left out by $*"; fi
+if [ "$n_ignored" -gt 0 ] && [ $heavy = 1 ]; then why+=("not in the heavy tier$chosen: $n_ignored"); fi
 if [ "$n_ignored" -gt 0 ] && [ $heavy = 0 ]; then
-  why+=("heavy tier (scripts/test.sh --heavy): $n_ignored")
+  why+=("heavy tier (scripts/test.sh --heavy)$chosen: $n_ignored")
 fi
 if [ "$n_doc_ignored" -gt 0 ]; then why+=("doc examples not run: $n_doc_ignored"); fi
 echo
