@@ -5,7 +5,7 @@
 //!
 //! Every tool flattens these option structs instead of declaring its own, so
 //! an option has one name, environment variable, value name and help heading
-//! everywhere (README "Options every tool shares").
+//! everywhere (docs/conventions.md "Options every tool shares").
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -46,14 +46,11 @@ impl Format {
 #[derive(Debug, Clone, Default, Args)]
 pub struct PlaceArgs {
     /// The memory directory (default: resolved for the project as
-    /// `mem-index path` prints it).
-    #[arg(
-        long,
-        env = "MEM_MEMORY_DIR",
-        global = true,
-        value_name = "DIR",
-        help_heading = "Where"
-    )]
+    /// `mem-index path` prints it) [env: MEM_MEMORY_DIR, which this option
+    /// beats]
+    // Only what the command line says: the environment variable is read
+    // once, by `memdir::resolve` (or `named_memory_dir`), below it.
+    #[arg(long, global = true, value_name = "DIR", help_heading = "Where")]
     pub memory_dir: Option<PathBuf>,
     /// The project to act for (default: the working directory).
     #[arg(long, global = true, value_name = "DIR", help_heading = "Where")]
@@ -165,6 +162,15 @@ impl GlobalArgs {
 }
 
 impl PlaceArgs {
+    /// The memory directory named explicitly: `--memory-dir`, else
+    /// `MEM_MEMORY_DIR` (not empty); `None` when neither names one. For
+    /// callers that need the named directory without resolving one.
+    pub fn named_memory_dir(&self) -> Option<PathBuf> {
+        self.memory_dir
+            .clone()
+            .or_else(crate::memdir::env_memory_dir)
+    }
+
     /// The memory-directory resolution these options ask for (no agent).
     pub fn memdir_options(&self) -> crate::memdir::MemdirOptions {
         crate::memdir::MemdirOptions {

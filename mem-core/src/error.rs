@@ -45,7 +45,7 @@ impl From<Exit> for std::process::ExitCode {
 
 /// Why an id (or a name turned into an id) was refused.
 ///
-/// One variant per rule of DESIGN.md "Memory": each refused name gets its own
+/// One variant per rule of docs/records.md "Memory ids": each refused name gets its own
 /// error, so a batch report says exactly what was wrong with every line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IdError {

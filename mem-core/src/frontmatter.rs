@@ -1,5 +1,5 @@
 //! Topic files: YAML frontmatter between `---` lines, then a Markdown body
-//! (DESIGN.md "Topic file"; cases B16, B17).
+//! (docs/records.md "Frontmatter key order", "Reading hand-written memories"; cases B16, B17).
 //!
 //! Reading: a BOM and CRLF read like LF; `metadata: {type: …}` is read as
 //! `type`; unknown keys are kept in order; a body in the Fact / Why / How to

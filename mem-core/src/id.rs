@@ -1,7 +1,7 @@
 //! Memory ids: deriving one from a name, validating existing file stems, and
 //! keeping every path made from an id inside its directory (cases B25, B17).
 //!
-//! Rules (DESIGN.md "Memory", as amended): a name that looks like a path or
+//! Rules (docs/records.md "Memory ids"): a name that looks like a path or
 //! smuggles one — empty, starting with `/` or `~`, containing `..`, `\`,
 //! a percent-encoded byte (`%2e`), NUL or a control character — is refused;
 //! otherwise it is lowercased, each run of characters outside `[a-z0-9]`

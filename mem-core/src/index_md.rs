@@ -1,4 +1,4 @@
-//! The `MEMORY.md` policy (DESIGN.md "MEMORY.md"; cases B14, B16; docs/memory-dir.md).
+//! The `MEMORY.md` policy (docs/memory-dir.md "MEMORY.md"; cases B14, B16).
 //!
 //! `MEMORY.md` is shared with Claude Code and the person: mem owns only its
 //! own entry lines `- [Title](file.md) - description` (Claude Code writes

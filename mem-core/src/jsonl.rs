@@ -1,4 +1,4 @@
-//! JSONL input: the byte-line reader of DESIGN.md "Reading rules" and the
+//! JSONL input: the byte-line reader of docs/transcripts.md "Reading rules" and the
 //! strict reader for the record streams between mem's own tools.
 //!
 //! Transcripts are written by agents, possibly mid-crash, so [`LineReader`]

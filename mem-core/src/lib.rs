@@ -33,7 +33,7 @@
 //! - [`text`]: words, stop words and stems (the one tokenizer);
 //! - [`error`]: one error type and the exit codes.
 //!
-//! Format and contract: DESIGN.md.
+//! Format and contract: docs/ (records.md, memory-dir.md, conventions.md).
 
 pub mod atomic;
 pub mod cli;

@@ -1,4 +1,4 @@
-//! The consolidation lock (DESIGN.md "The lock"): `.consolidate-lock` in a
+//! The consolidation lock (docs/consolidation.md "The lock"): `.consolidate-lock` in a
 //! memory directory.
 //!
 //! One small file carries two facts:

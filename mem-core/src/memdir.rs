@@ -1,7 +1,7 @@
 //! Where things live: Claude Code's project-folder slug, the main worktree
 //! of a repository, the memory-directory priority chain, agent scopes, the
-//! project id, and the cache directory (DESIGN.md "Where memory lives",
-//! "Transcripts"; cases B23, B24).
+//! project id, and the cache directory (docs/memory-dir.md "Where memory
+//! lives", docs/transcripts.md "Where sessions are"; cases B23, B24).
 //!
 //! Git is read from its files (`.git`, `gitdir:`, `commondir`,
 //! `worktrees/*/gitdir`), never by running `git`.
@@ -198,8 +198,8 @@ pub fn real_path(p: &Path) -> PathBuf {
         .unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
 }
 
-/// Claude Code's project-folder name for `path` (format: DESIGN.md
-/// "Transcripts"): the real path in Unicode NFC, each UTF-16 code unit outside
+/// Claude Code's project-folder name for `path` (format: docs/transcripts.md
+/// "Where sessions are"): the real path in Unicode NFC, each UTF-16 code unit outside
 /// `[A-Za-z0-9]` replaced by `-` (no collapsing, so `/a_b.c` and `/a-b-c`
 /// collide); longer than 200 → the first 200, `-`, and base36 of the absolute
 /// djb2 hash of the path.
@@ -402,7 +402,7 @@ pub fn cwd_in_roots(cwd: &str, roots: &[PathBuf]) -> bool {
     roots.iter().any(|r| c.starts_with(r))
 }
 
-/// An agent-memory scope (DESIGN.md "Agent memory").
+/// An agent-memory scope (docs/memory-dir.md "Where memory lives").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AgentScope {
     /// `~/.claude/agent-memory/<agent>/`.
@@ -416,8 +416,8 @@ pub enum AgentScope {
 /// What decides the memory directory.
 #[derive(Debug, Clone, Default)]
 pub struct MemdirOptions {
-    /// `--memory-dir` (the caller passes `MEM_MEMORY_DIR` through clap's `env`,
-    /// or leaves it to [`resolve`], which reads it too).
+    /// `--memory-dir` as given on the command line (never `MEM_MEMORY_DIR`:
+    /// [`resolve`] reads the environment itself, below the command line).
     pub memory_dir: Option<PathBuf>,
     /// `--cwd`, default the working directory.
     pub cwd: Option<PathBuf>,
@@ -528,6 +528,13 @@ fn cowork_override() -> Option<std::result::Result<PathBuf, String>> {
     Some(Ok(p))
 }
 
+/// `MEM_MEMORY_DIR`, when set and not empty (rule 3 of [`resolve`]).
+pub fn env_memory_dir() -> Option<PathBuf> {
+    std::env::var_os("MEM_MEMORY_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+}
+
 /// Resolve the memory directory. The chain, first that applies:
 /// 1. `--memory-dir` given on the command line;
 /// 2. `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE` (Claude Code's first rule: where
@@ -540,9 +547,8 @@ fn cowork_override() -> Option<std::result::Result<PathBuf, String>> {
 ///    may turn memory off but never redirect it);
 /// 6. `~/.claude/projects/<slug of the main worktree root>/memory/`.
 ///
-/// Callers that read `--memory-dir` through clap's `env = "MEM_MEMORY_DIR"`
-/// pass the env value as `memory_dir`; a value equal to `MEM_MEMORY_DIR` is
-/// taken as rule 3.
+/// `opts.memory_dir` is the command line only; the environment variables
+/// are read here, once.
 ///
 /// Errors: [`Error::Env`] for a missing home or an unreadable cwd; a user
 /// settings file that is not JSON is reported, naming the file.
@@ -553,13 +559,8 @@ pub fn resolve(opts: &MemdirOptions) -> Result<Resolved> {
     };
     let per_worktree = opts.per_worktree || env_flag("MEM_PER_WORKTREE");
     let root = project_root(&cwd, per_worktree);
-    let env_dir = std::env::var_os("MEM_MEMORY_DIR")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from);
-    let flag = opts
-        .memory_dir
-        .clone()
-        .filter(|d| env_dir.as_ref() != Some(d));
+    let env_dir = env_memory_dir();
+    let flag = opts.memory_dir.clone();
     let mut notes = Vec::new();
     let cowork = match cowork_override() {
         Some(Ok(p)) => Some(p),
@@ -569,10 +570,12 @@ pub fn resolve(opts: &MemdirOptions) -> Result<Resolved> {
         }
         None => None,
     };
-    let env_dir = opts.memory_dir.clone().or(env_dir);
     let (dir, rule) = if let Some(d) = flag {
         if cowork.is_some() {
             notes.push(format!("{COWORK_ENV} is set but --memory-dir wins"));
+        }
+        if env_dir.is_some() {
+            notes.push("MEM_MEMORY_DIR is set but --memory-dir wins".to_string());
         }
         (d, Rule::Flag)
     } else if let Some(d) = cowork {

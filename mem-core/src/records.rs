@@ -1,4 +1,4 @@
-//! The JSONL records that flow between the tools (DESIGN.md "Records").
+//! The JSONL records that flow between the tools (docs/records.md).
 //!
 //! Every record keeps the fields it does not know in `extra` and writes them
 //! back, so a record passed through a tool of an older version loses nothing.
@@ -42,7 +42,8 @@ pub type Extra = Map<String, Value>;
 /// One content block of the replayed branch: output of `mem-transcript
 /// replay`, input of `mem-extract`.
 ///
-/// Format: DESIGN.md "Event". `line` is the 1-based line of the entry in its
+/// Format: docs/records.md "Events: `mem-transcript replay`, the input of
+/// `mem-extract`". `line` is the 1-based line of the entry in its
 /// file, `seq` the index in this replay, `block` the index within the API
 /// response `msg_id`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -363,7 +364,7 @@ fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error>
 /// One memory: output of `mem-extract`, input of `mem-index write`, output of
 /// `mem-index list`. On disk it is a topic file (see [`crate::frontmatter`]).
 ///
-/// Format: DESIGN.md "Memory". Required: `name`, `description`, `type`.
+/// Format: docs/records.md "Memory". Required: `name`, `description`, `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Memory {
     /// The file stem; derived from `name` when absent.

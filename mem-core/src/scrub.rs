@@ -1,4 +1,4 @@
-//! The one scrubber (DESIGN.md "Scrubber"): secrets, session ids and
+//! The one scrubber (docs/security.md "The scrubber"): secrets, session ids and
 //! absolute paths, found in any text before it reaches a memory.
 //!
 //! - **Secrets**: rules are data ([`DEFAULT_RULES_YAML`], embedded from

@@ -1,5 +1,5 @@
 //! The one shell-command splitter: a command line as the simple commands it
-//! runs (docs/extraction.md "Commands", docs/hooks.md "Lessons at the
+//! runs (docs/extraction.md "Written for the general case", docs/hooks.md "Lessons at the
 //! moment of action", docs/security.md "What a command does").
 //!
 //! Extraction, the PreToolUse hook and the command-risk classifier
@@ -537,11 +537,7 @@ impl<'a> Parser<'a> {
                     self.i += 1;
                     match self.peek(0) {
                         Some(b'\n') => self.i += 1,
-                        Some(_) => {
-                            let ch = self.s[self.i..].chars().next().expect("a char");
-                            value.push(ch);
-                            self.i += ch.len_utf8();
-                        }
+                        Some(_) => self.take_char(&mut value),
                         None => {}
                     }
                 }
@@ -556,29 +552,15 @@ impl<'a> Parser<'a> {
                     value.push_str(&self.s[from..self.i]);
                 }
                 b'$' if self.peek(1) == Some(b'(') && depth < MAX_DEPTH => {
-                    let from = self.i;
-                    self.i += 2;
-                    self.commands(depth + 1, true, Some(b')'));
-                    value.push_str(&self.s[from..self.i]);
+                    self.substitution(&mut value, depth, 2, b')');
                 }
-                b'`' if depth < MAX_DEPTH => {
-                    let from = self.i;
-                    self.i += 1;
-                    self.commands(depth + 1, true, Some(b'`'));
-                    value.push_str(&self.s[from..self.i]);
-                }
-                _ => {
-                    let ch = self.s[self.i..].chars().next().expect("a char");
-                    value.push(ch);
-                    self.i += ch.len_utf8();
-                }
+                b'`' if depth < MAX_DEPTH => self.substitution(&mut value, depth, 1, b'`'),
+                _ => self.take_char(&mut value),
             }
         }
         if self.i == start {
             // an operator byte the caller did not take: take it as a word
-            let ch = self.s[self.i..].chars().next().expect("a char");
-            self.i += ch.len_utf8();
-            value.push(ch);
+            self.take_char(&mut value);
         }
         Word {
             raw: &self.s[start..self.i],
@@ -604,24 +586,29 @@ impl<'a> Parser<'a> {
                     && self.peek(2) != Some(b'(')
                     && depth < MAX_DEPTH =>
                 {
-                    let from = self.i;
-                    self.i += 2;
-                    self.commands(depth + 1, true, Some(b')'));
-                    value.push_str(&self.s[from..self.i]);
+                    self.substitution(value, depth, 2, b')');
                 }
-                b'`' if depth < MAX_DEPTH => {
-                    let from = self.i;
-                    self.i += 1;
-                    self.commands(depth + 1, true, Some(b'`'));
-                    value.push_str(&self.s[from..self.i]);
-                }
-                _ => {
-                    let ch = self.s[self.i..].chars().next().expect("a char");
-                    value.push(ch);
-                    self.i += ch.len_utf8();
-                }
+                b'`' if depth < MAX_DEPTH => self.substitution(value, depth, 1, b'`'),
+                _ => self.take_char(value),
             }
         }
+    }
+
+    /// A command substitution at the cursor (its opening `open` bytes long,
+    /// `$(` or a backquote) up to `close`, its commands read as nested ones
+    /// and its raw text kept in `value`.
+    fn substitution(&mut self, value: &mut String, depth: u32, open: usize, close: u8) {
+        let from = self.i;
+        self.i += open;
+        self.commands(depth + 1, true, Some(close));
+        value.push_str(&self.s[from..self.i]);
+    }
+
+    /// The character at the cursor into `value`.
+    fn take_char(&mut self, value: &mut String) {
+        let ch = self.s[self.i..].chars().next().expect("a char");
+        value.push(ch);
+        self.i += ch.len_utf8();
     }
 
     /// The rest of a `$'…'` string into `value`, its common escapes decoded.
@@ -655,18 +642,12 @@ impl<'a> Parser<'a> {
                         Some(_) => {
                             // a multi-byte character after `\`: keep it
                             self.i -= 1;
-                            let ch = self.s[self.i..].chars().next().expect("a char");
-                            value.push(ch);
-                            self.i += ch.len_utf8();
+                            self.take_char(value);
                         }
                         None => {}
                     }
                 }
-                _ => {
-                    let ch = self.s[self.i..].chars().next().expect("a char");
-                    value.push(ch);
-                    self.i += ch.len_utf8();
-                }
+                _ => self.take_char(value),
             }
         }
     }

@@ -1,4 +1,4 @@
-//! Reading a memory directory (DESIGN.md "Where memory lives", "Topic file").
+//! Reading a memory directory (docs/memory-dir.md "Where memory lives"; docs/records.md "Memory").
 //!
 //! A memory directory holds one topic file per memory (`<id>.md`, YAML
 //! frontmatter + Markdown body) and the index `MEMORY.md`. Reserved names are

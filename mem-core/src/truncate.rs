@@ -1,5 +1,5 @@
 //! Truncation at a byte budget that never cuts inside a character
-//! (DESIGN.md "Truncation"; case B05), and the token estimate.
+//! (docs/conventions.md "Truncation"; case B05), and the token estimate.
 
 /// The longest prefix of `s` of at most `n` bytes that ends on a character
 /// boundary. Units: UTF-8 bytes.

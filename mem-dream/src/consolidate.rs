@@ -1,4 +1,4 @@
-//! The consolidation plan (DESIGN.md "Consolidation", "Dream plan"): from the
+//! The consolidation plan (docs/consolidation.md, docs/records.md "Consolidation plan"): from the
 //! memories of the directory and those gathered, decide every change — merge
 //! duplicates, supersede contradictions, absolutize relative dates, redact,
 //! retire expired, contaminated and surplus memories, rebuild the index —
@@ -139,7 +139,7 @@ pub struct Options {
 /// The plan: the ops in order and the file changes that carry them out.
 #[derive(Debug, Default)]
 pub struct Plan {
-    /// The ops (DESIGN.md "Dream plan").
+    /// The ops (docs/records.md "Consolidation plan: `mem-dream`").
     pub ops: Vec<PlanOp>,
     /// Every file change, in order of path.
     pub changes: Vec<Change>,

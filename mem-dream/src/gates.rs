@@ -1,4 +1,4 @@
-//! The four gates, in order (DESIGN.md "Consolidation"):
+//! The four gates, in order (docs/consolidation.md "Gates"):
 //! 1. **master** — off with `MEM_DISABLE=1`, `CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`,
 //!    `autoMemoryEnabled: false` or `autoDreamEnabled: false` in the user's or
 //!    the project's settings, or remote mode (`CLAUDE_CODE_REMOTE=1`,

@@ -1,5 +1,5 @@
 //! mem-dream: gated, locked consolidation of the memory directory
-//! (DESIGN.md "Consolidation", "The lock", "Dream plan").
+//! (docs/consolidation.md "Gates", "The lock"; docs/records.md "Consolidation plan: `mem-dream`").
 //!
 //! A run checks four gates in order — master switch, time since the last
 //! consolidation, sessions since then, the lock — and, when due, takes
@@ -8,7 +8,7 @@
 //! left byte-identical), **gather** (daily logs and sessions newer than the
 //! last consolidation, see [`gather`]), **consolidate** and **prune & index**
 //! ([`consolidate::plan`]). The plan's ops are printed (JSONL records as in
-//! DESIGN.md "Dream plan", or text); `--dry-run` stops there and changes
+//! docs/records.md "Consolidation plan: `mem-dream`", or text); `--dry-run` stops there and changes
 //! nothing anywhere; a real run applies the file changes under the index lock
 //! with an undo journal ([`apply`]), then stamps the lock.
 
@@ -83,7 +83,7 @@ pub enum Command {
     },
 }
 
-/// Options shared by every subcommand (DESIGN.md "Conventions").
+/// Options shared by every subcommand (docs/conventions.md "Options every tool shares").
 #[derive(Debug, Args)]
 pub struct Global {
     /// Where, when, how to print.

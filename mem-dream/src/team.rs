@@ -56,7 +56,7 @@ pub fn run(cli: &Cli, clock: &Clock, format: Format, out: &mut Output) -> Result
     };
     let root = memdir::checkout_root(&cwd);
     let dir = memdir::team_dir(&root);
-    if place.memory_dir.is_some() {
+    if place.named_memory_dir().is_some() {
         warn(
             NAME,
             format!(

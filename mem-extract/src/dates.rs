@@ -1,6 +1,6 @@
 //! Relative dates ("this Friday", "tomorrow", "next week", "yesterday",
 //! "last Friday", "until 2026-03-03") resolved against a **base day**: the
-//! local calendar day of the message's own timestamp (DESIGN.md "Time";
+//! local calendar day of the message's own timestamp (docs/conventions.md "Dates and times";
 //! case B29), never the day of processing.
 //!
 //! Deterministic and offline. mem-dream uses [`find_dates`] / [`absolutize`]

@@ -1,5 +1,5 @@
-//! Rule-based extraction: events in, candidate memories out (DESIGN.md
-//! "Extraction"). Deterministic and offline.
+//! Rule-based extraction: events in, candidate memories out (docs/extraction.md
+//! "The rules' kinds"). Deterministic and offline.
 //!
 //! Only the main agent's user text is read for intent (never side chains,
 //! meta entries, tool output or the assistant's words); tool calls and their

@@ -1,5 +1,5 @@
 //! mem-extract: turn transcript events into candidate memories, with
-//! redaction (DESIGN.md "Extraction").
+//! redaction (docs/extraction.md).
 //!
 //! In process (mem-dream): [`extract::extract`] over parsed
 //! [`mem_core::Event`]s with [`extract::ExtractOptions`]; [`dates`] resolves
@@ -607,7 +607,7 @@ fn run_extract(a: ExtractArgs) -> Result<Exit, ExtractError> {
         cwd: a.common.place.cwd.clone(),
         fallback_cwd: std::env::current_dir().ok(),
         per_worktree: a.common.place.per_worktree,
-        memory_dir: a.common.place.memory_dir.clone(),
+        memory_dir: a.common.place.named_memory_dir(),
         explain: a.common.explain,
         every: a.every,
         disabled: memdir::is_disabled(),
@@ -662,7 +662,8 @@ fn run_model(a: &ExtractArgs, rules: Rules, cmd: &str) -> Result<Exit, ExtractEr
         eprintln!("{NAME}: skipped: only side-chain events (main agent only)");
         return Ok(Exit::Success);
     }
-    let (events, skipped) = without_memory_turns(events, a.common.place.memory_dir.as_deref());
+    let (events, skipped) =
+        without_memory_turns(events, a.common.place.named_memory_dir().as_deref());
     if skipped > 0 {
         eprintln!(
             "{NAME}: left out {skipped} turn(s) in which the agent wrote into the memory directory"

@@ -1,5 +1,5 @@
-//! `mem-extract session`: the rolling summary of one session (DESIGN.md
-//! "Extraction", Budgets).
+//! `mem-extract session`: the rolling summary of one session (docs/hooks.md
+//! "Session memory at compaction").
 //!
 //! Claude Code's session-memory rule, checked when an assistant message ends
 //! (its last event; the end of the input ends the last one): no summary

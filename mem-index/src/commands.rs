@@ -485,8 +485,8 @@ pub fn snapshot_cmd(global: &Global, sc: &SnapshotCmd, clock: &Clock, fmt: Forma
         SnapshotCmd::Sync { strategy } => {
             let snap = snapshot::snapshot_dir(&project)
                 .ok_or_else(|| IndexError::NotAgentFolder(project.clone()))?;
-            let local = match &global.args.place.memory_dir {
-                Some(d) => d.clone(),
+            let local = match global.args.place.named_memory_dir() {
+                Some(d) => d,
                 None => memdir::resolve(&memdir_opts(&g2, Some(AgentScope::Local)))?.dir,
             };
             let Some(updated) = snapshot::snapshot_updated_at(&snap) else {

@@ -1,6 +1,6 @@
 //! mem-index: the keeper of the memory directory — topic files with YAML
-//! frontmatter and the `MEMORY.md` index (DESIGN.md "Topic file",
-//! "MEMORY.md", "Where memory lives").
+//! frontmatter and the `MEMORY.md` index (docs/records.md "Memory",
+//! docs/memory-dir.md "MEMORY.md", "Where memory lives").
 //!
 //! The binary is [`run`]; the operations other tools call in process are
 //! in [`write`](mod@write) (write a batch), [`index_file`] (read, update and rebuild

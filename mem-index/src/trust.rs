@@ -85,6 +85,26 @@ fn scan(global: &Global) -> Result<(std::path::PathBuf, Trusted, Vec<Entry>)> {
     Ok((root, trusted, entries))
 }
 
+/// One file of the tier: its record, or for people `state` (padded to
+/// `width`), the file, and why it cannot be trusted when it cannot be read.
+fn print_file(out: &mut Output, fmt: Format, e: &Entry, state: &str, width: usize) -> Result<()> {
+    match fmt {
+        Format::Jsonl => out.record(&FileRecord {
+            file: &e.name,
+            state,
+            unreadable: e.unreadable.as_deref(),
+        })?,
+        Format::Text => {
+            let mut text = format!("{state:<width$} {}", rel(&e.name));
+            if let Some(u) = &e.unreadable {
+                text.push_str(&format!(" (cannot be trusted: {u})"));
+            }
+            out.line(&text)?
+        }
+    }
+    Ok(())
+}
+
 /// `team status`: every file of the team tier with where it stands
 /// (`trusted`, `new`, `changed`, `removed`); a count on stderr. Exit 0.
 ///
@@ -93,19 +113,7 @@ pub fn status_cmd(global: &Global, fmt: Format) -> Result<Exit> {
     let (root, _, entries) = scan(global)?;
     let mut out = Output::stdout(global.args.output.line_buffered);
     for e in &entries {
-        let rec = FileRecord {
-            file: &e.name,
-            state: e.state.as_str(),
-            unreadable: e.unreadable.as_deref(),
-        };
-        let mut text = format!("{:<8} {}", e.state.as_str(), rel(&e.name));
-        if let Some(u) = &e.unreadable {
-            text.push_str(&format!(" (cannot be trusted: {u})"));
-        }
-        match fmt {
-            Format::Jsonl => out.record(&rec)?,
-            Format::Text => out.line(&text)?,
-        }
+        print_file(&mut out, fmt, e, e.state.as_str(), 8)?;
     }
     out.flush()?;
     let count = |s: State| entries.iter().filter(|e| e.state == s).count();
@@ -258,19 +266,7 @@ pub fn trust_cmd(global: &Global, files: &[String], fmt: Format) -> Result<Exit>
                 "refused"
             }
         };
-        let rec = FileRecord {
-            file: &e.name,
-            state: done,
-            unreadable: e.unreadable.as_deref(),
-        };
-        let mut text = format!("{done:<9} {}", rel(&e.name));
-        if let Some(u) = &e.unreadable {
-            text.push_str(&format!(" (cannot be trusted: {u})"));
-        }
-        match fmt {
-            Format::Jsonl => out.record(&rec)?,
-            Format::Text => out.line(&text)?,
-        }
+        print_file(&mut out, fmt, e, done, 9)?;
     }
     out.flush()?;
     // the copies of trusted files not named this time stay kept

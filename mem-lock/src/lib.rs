@@ -1,4 +1,4 @@
-//! mem-lock: the PID/mtime lock file that guards consolidation (DESIGN.md
+//! mem-lock: the PID/mtime lock file that guards consolidation (docs/consolidation.md
 //! "The lock"; the protocol itself is [`mem_core::lock`]).
 //!
 //! Subcommands: `status`, `acquire`, `release`, `stamp`, `rollback`,

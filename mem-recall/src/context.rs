@@ -1,5 +1,5 @@
 //! `mem-recall context`: what a session starts with, for agents that do not
-//! load memory themselves (DESIGN.md "Recall").
+//! load memory themselves (docs/recall.md "`mem-recall context` and Codex's `AGENTS.md`").
 //!
 //! 1. instruction files: the user's `~/.claude/CLAUDE.md`, then for each
 //!    directory from the root-most down to the cwd its `CLAUDE.md`,

@@ -1,4 +1,4 @@
-//! The recall gate (DESIGN.md "Recall"): for one task, decide per memory
+//! The recall gate (docs/recall.md "Relevance"): for one task, decide per memory
 //! `recall`, `evict`, `drop` or `skip`.
 //!
 //! Order of the checks: retired → skip; other project (only when the guard

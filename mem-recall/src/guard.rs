@@ -1,4 +1,4 @@
-//! The cross-project guard (DESIGN.md "Recall" 3; case B23).
+//! The cross-project guard (docs/recall.md "Other projects"; case B23).
 //!
 //! Claude Code's project-folder name is lossy (`/x/test-project` and
 //! `/x/test/project` share `-x-test-project`), so one folder, and the memory

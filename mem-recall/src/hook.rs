@@ -1,5 +1,5 @@
 //! `mem-recall --hook`: the Claude Code hook for `SessionStart` and
-//! `UserPromptSubmit` (DESIGN.md "Agent hooks").
+//! `UserPromptSubmit` (docs/hooks.md).
 //!
 //! Reads one JSON object on stdin (`session_id`, `transcript_path`, `cwd`,
 //! `hook_event_name`, plus `prompt` or `source`) and prints

@@ -15,7 +15,7 @@
 //! - [`install`]: `mem-recall hooks install|uninstall|show`;
 //! - [`tier`]: the team tier next to the personal one.
 //!
-//! Contract: DESIGN.md "Recall", "Recall decision", "Agent hooks".
+//! Contract: docs/recall.md, docs/records.md "Recall decision", docs/hooks.md.
 
 pub mod autodream;
 pub mod backtest;

@@ -1,4 +1,4 @@
-//! How decisions and memories are printed: the text lines of DESIGN.md
+//! How decisions and memories are printed: the text lines of docs/records.md
 //! "Recall decision" and the JSONL `RecallDecision` records; the Markdown
 //! injected into an agent's context is [`crate::inject`]'s (re-exported
 //! here). The imports run one way: render uses the gate, the gate never

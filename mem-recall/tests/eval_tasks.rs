@@ -2,7 +2,7 @@
 //! hit rate and false recalls per category, through the library's gate,
 //! against the Claude-Code-style memory directory beside them (no triggers)
 //! and, when `../shared` is present, the memories of ../shared/eval/recall.
-//! `scripts/eval-recall.py` prints the same numbers through the binary.
+//! `eval/eval-recall.py` prints the same numbers through the binary.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};

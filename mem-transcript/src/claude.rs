@@ -1,5 +1,5 @@
-//! Claude Code sessions: the node index (pass 1), the branch walk (DESIGN.md
-//! "Replay", rules 1–5) and the events of the branch (pass 2, re-reading only
+//! Claude Code sessions: the node index (pass 1), the branch walk (docs/transcripts.md
+//! "Replay: one branch", rules 1–5) and the events of the branch (pass 2, re-reading only
 //! the lines of the branch by offset).
 //!
 //! Memory: per node a 32-byte record (offset, length, timestamp, line,

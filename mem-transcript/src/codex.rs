@@ -1,5 +1,5 @@
 //! Codex CLI rollouts (`{timestamp, type, payload}` lines) mapped to the
-//! same events as Claude sessions (DESIGN.md "Transcripts", last paragraph).
+//! same events as Claude sessions (docs/transcripts.md "Codex rollouts: how a tool call ended").
 //!
 //! A rollout is linear: the branch is the whole file (from the last
 //! `compacted` item with `--resume`). `response_item` messages give text

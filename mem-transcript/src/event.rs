@@ -1,4 +1,4 @@
-//! The event record written by `replay` (DESIGN.md "Event"), in a borrowed
+//! The event record written by `replay` (docs/records.md "Events"), in a borrowed
 //! form that serializes exactly like [`mem_core::records::Event`] (same
 //! field names, order and omissions) without copying content.
 

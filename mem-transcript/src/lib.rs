@@ -2,7 +2,7 @@
 //! JSONL, Codex rollouts).
 //!
 //! Subcommands: `replay` (the events of the branch resume would continue,
-//! DESIGN.md "Transcripts"), `tree`, `verify`, `stats`, `ls`, `files` (the
+//! docs/transcripts.md "Replay: one branch"), `tree`, `verify`, `stats`, `ls`, `files` (the
 //! files a session touched and their backups, docs/transcripts.md),
 //! `locate`, `append`. Warnings about the input go to stderr as `FILE:LINE: reason`;
 //! `--strict` makes them errors (exit 1).
@@ -518,7 +518,7 @@ impl std::fmt::Display for Notice<'_> {
 }
 
 /// Replay one transcript into `sink`: the events of the chosen branch
-/// (DESIGN.md "Transcripts"), with the branch walk and the recovery rules of
+/// (docs/transcripts.md "Replay: one branch"), with the branch walk and the recovery rules of
 /// `mem-transcript replay`. Each warning batch and note goes to `notice`
 /// first; an error it returns stops the replay (`--strict`).
 ///

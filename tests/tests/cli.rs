@@ -95,7 +95,7 @@ fn shared_options_have_one_name_env_value_name_and_heading() {
     let place = [
         "Where:",
         "--memory-dir <DIR>",
-        "[env: MEM_MEMORY_DIR=]",
+        "[env: MEM_MEMORY_DIR, which this option",
         "--cwd <DIR>",
         "--per-worktree",
         "[env: MEM_PER_WORKTREE=]",

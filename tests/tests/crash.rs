@@ -9,7 +9,7 @@
 //! read-only directory give a clear error and leave the old files intact.
 //!
 //! The heavy tier kills 6 times per writer (twice for the dream); the default
-//! tier kills `reindex` twice and runs the write failures. `scripts/crash.sh
+//! tier kills `reindex` twice and runs the write failures. `dev/crash.sh
 //! 200` is the same check as a tool, with 200 kills per writer.
 
 use std::fs;

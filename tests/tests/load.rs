@@ -10,7 +10,7 @@
 //!
 //! The heavy tier runs 4 writers x 50 records in batches of 10 (at least 2
 //! dream runs); the default tier 2 writers x 10 records in batches of 5.
-//! `scripts/load.sh 8 500` is the same check as a tool, at full size.
+//! `dev/load.sh 8 500` is the same check as a tool, at full size.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs;

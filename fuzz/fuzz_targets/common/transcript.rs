@@ -21,7 +21,7 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// A scratch directory (under `$TMPDIR`, which scripts/fuzz.sh points
+    /// A scratch directory (under `$TMPDIR`, which dev/fuzz.sh points
     /// at a directory in memory it removes afterwards: `verify --repair`
     /// syncs what it writes, and a static is never dropped) with the
     /// transcript named `name`.

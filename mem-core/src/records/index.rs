@@ -1,5 +1,5 @@
 //! The records `mem-index` prints on stdout (`--format jsonl`), as types
-//! (docs/records.md "mem-index output").
+//! (docs/records.md "mem-index: what each subcommand prints").
 //!
 //! - [`IndexOp`]: what a command did, tagged by `op` (`write`, `retire`,
 //!   `restore`, `log`, `reindex`, `snapshot save|sync`, `promote`,
@@ -256,7 +256,7 @@ impl std::fmt::Display for Level {
     }
 }
 
-/// What a [`Finding`] is about (docs/records.md "check findings").
+/// What a [`Finding`] is about (docs/records.md "`check` findings").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FindingCode {

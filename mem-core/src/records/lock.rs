@@ -1,5 +1,5 @@
 //! The records `mem-lock` prints on stdout (`--format jsonl`), one type per
-//! subcommand (docs/records.md "mem-lock output"). `run` prints nothing of
+//! subcommand (docs/records.md "mem-lock"). `run` prints nothing of
 //! its own.
 //!
 //! Times are RFC 3339 UTC with `Z`; `null` stands for "never" (no lock). A

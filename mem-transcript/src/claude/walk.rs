@@ -1,4 +1,4 @@
-//! The branch walk (DESIGN.md "Replay", rules 2–4): the default leaf, the
+//! The branch walk (docs/transcripts.md "Replay: one branch", rules 2–4): the default leaf, the
 //! parent of a node, bridges over dangling parents, the warnings of a walk.
 
 use mem_core::Error;

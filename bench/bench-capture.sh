@@ -2,8 +2,8 @@
 # Benchmark per-turn capture: the Stop hook's write path on a large session,
 # against a full replay of the same session through the same pipeline.
 #
-# Usage: scripts/bench-capture.sh [SIZE_MB=200] [FILE]
-#   Generates a realistic session of SIZE_MB (scripts/gen-transcript.py) unless
+# Usage: bench/bench-capture.sh [SIZE_MB=200] [FILE]
+#   Generates a realistic session of SIZE_MB (dev/gen-transcript.py) unless
 #   FILE exists (copied: turns are appended to the copy), builds the binaries,
 #   then in one run:
 #   - full:  `mem-transcript replay FILE | mem-extract | mem-index write`
@@ -34,7 +34,7 @@ else
   BIN="$PWD/$TARGET/$PROFILE"
 fi
 if [ ! -s "$SRC" ]; then
-  python3 scripts/gen-transcript.py "$SIZE_MB" "$SRC"
+  python3 dev/gen-transcript.py "$SIZE_MB" "$SRC"
   [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$OUT" "$SRC"' EXIT
 fi
 FILE="$OUT/session.jsonl"

@@ -7,7 +7,7 @@
 # (through `sh -c '… < input'` on both sides, the personal-only side in a
 # project without a team folder, so the shell's cost is on both sides). The ratio both/personal is the number to read.
 #
-# usage: scripts/bench-team-recall.sh [N_PERSONAL] [N_TEAM]   (default: 200 200)
+# usage: bench/bench-team-recall.sh [N_PERSONAL] [N_TEAM]   (default: 200 200)
 # env:   MEM_RECALL_BIN   the binary (default: builds a release one)
 #        RUNS             runs per command (default 50)
 set -euo pipefail
@@ -36,7 +36,7 @@ export XDG_CACHE_HOME="$work/cache" CLAUDE_CONFIG_DIR="$work/claude" HOME="$work
 mkdir -p "$HOME"
 
 gen() { # DIR N PREFIX SEED: N topic files; about 1 in 50 mentions "postgres"
-  python3 scripts/gen-memory-dir.py "$1" "$2" "$3" "$4"
+  python3 dev/gen-memory-dir.py "$1" "$2" "$3" "$4"
 }
 
 proj="$work/proj"          # outside git: the project root is the folder itself

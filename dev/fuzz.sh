@@ -5,7 +5,7 @@
 # (`cargo install cargo-fuzz`); jq for the text seeds taken from sessions.
 # Not part of CI.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#   dev/fuzz.sh [SECONDS] [TARGET...]
 #
 # Targets run one after the other (one libFuzzer job). FUZZ_NO_BUILD=1 reuses
 # the last build. Prints, per target, the executions, exec/s and coverage

@@ -11,7 +11,7 @@ with non-ASCII text, hook/bash progress entries hanging off messages, an
 abandoned fork (a retried prompt), inline side-chain (sub-agent) entries,
 file-history snapshots, and one compaction boundary in the middle.
 The second (--chain) writes N tiny chain entries: the shape whose cost is
-the index of the entries, not their content (scripts/bench-transcript.sh
+the index of the entries, not their content (bench/bench-transcript.sh
 CHAIN=N reports the peak RSS of replay on it).
 """
 import json

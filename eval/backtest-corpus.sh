@@ -2,7 +2,7 @@
 # `mem-recall backtest` on every corpus project with more than one session:
 # prints the table of docs/recall.md (project | sessions | memories written |
 # lessons repeated | would have been recalled).
-# usage: scripts/backtest-corpus.sh [SHARED_DIR (default $MEM_SHARED_DIR or ../shared)]
+# usage: eval/backtest-corpus.sh [SHARED_DIR (default $MEM_SHARED_DIR or ../shared)]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 shared="${1:-${MEM_SHARED_DIR:-$root/../shared}}"

@@ -28,16 +28,16 @@
 # waiting for a processor; the CPU difference is the work the hook adds.
 # Needs python3 only.
 #
-# Usage: scripts/bench-hooks.sh [N]          (release build of the tools)
-#        BIN=target/debug/mem-recall scripts/bench-hooks.sh   (another binary)
-#        RUNS=200 STOP_RUNS=30 scripts/bench-hooks.sh
-#        WORK=/tmp/hb scripts/bench-hooks.sh   (keep the memory dir and inputs)
-#        BASE_BIN=/path/to/old/mem-recall scripts/bench-hooks.sh
+# Usage: bench/bench-hooks.sh [N]          (release build of the tools)
+#        BIN=target/debug/mem-recall bench/bench-hooks.sh   (another binary)
+#        RUNS=200 STOP_RUNS=30 bench/bench-hooks.sh
+#        WORK=/tmp/hb bench/bench-hooks.sh   (keep the memory dir and inputs)
+#        BASE_BIN=/path/to/old/mem-recall bench/bench-hooks.sh
 #            each hook event also runs with that binary (its own cache
 #            folder), in the same loop (event, cat, base, rotated), and a
 #            second table gives per event both medians and new/base: the
 #            ratio of the medians and the median of the per-run ratios
-#        INSTRUCTIONS=1 scripts/bench-hooks.sh
+#        INSTRUCTIONS=1 bench/bench-hooks.sh
 #            also counts each hook event's instructions (valgrind
 #            --tool=callgrind, one run, state as in the benchmark; with
 #            BASE_BIN the base's too)

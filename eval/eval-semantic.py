@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Measure a semantic recall tier against the lexical one, per category.
 
-usage: scripts/eval-semantic.py [--embedder BIN | --embed-cmd "BIN static-embed TABLE"]
+usage: eval/eval-semantic.py [--embedder BIN | --embed-cmd "BIN static-embed TABLE"]
                                 [--bin MEM_RECALL] [--shared DIR] [--short] [--center]
                                 [--threshold T --top K] [-v]
 
-The embedder is scripts/semantic-eval (bundled paraphrase-MiniLM-L3-v2 of
+The embedder is eval/semantic-eval (bundled paraphrase-MiniLM-L3-v2 of
 the `pocket-encoder` crate), built with `cargo build --release` in that folder;
 it is not part of the workspace. For every task of the project's three task
 sets (tasks.jsonl: the tuning set; holdout.jsonl and holdout-semantic.jsonl:
@@ -32,7 +32,7 @@ root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 args = sys.argv[1:]
 def opt(name, default):
     return args[args.index(name) + 1] if name in args else default
-embedder = opt("--embedder", os.path.join(root, "scripts/semantic-eval/target/release/semantic-eval"))
+embedder = opt("--embedder", os.path.join(root, "eval/semantic-eval/target/release/semantic-eval"))
 binary = opt("--bin", os.path.join(root, "target/debug/mem-recall"))
 shared = opt("--shared", os.environ.get("MEM_SHARED_DIR", os.path.join(root, "../shared")))
 verbose = "-v" in args

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark mem-transcript replay against jq and cat on one generated transcript.
 #
-# Usage: scripts/bench-transcript.sh [SIZE_MB=200] [FILE]
-#   Generates a realistic session of SIZE_MB (scripts/gen-transcript.py) unless
+# Usage: bench/bench-transcript.sh [SIZE_MB=200] [FILE]
+#   Generates a realistic session of SIZE_MB (dev/gen-transcript.py) unless
 #   FILE exists, builds the release binary, then times in one run on the same
 #   file: replay (events to a new file; default threads and -j1), replay --raw,
 #   jq's select, and cat. Medians of RUNS runs (default 10).
@@ -23,7 +23,7 @@ trap 'rm -rf "$OUT"' EXIT
 BIN="$(scripts/build-release.sh -q -p mem-transcript)/mem-transcript"
 
 if [ ! -s "$FILE" ]; then
-  python3 scripts/gen-transcript.py "$SIZE_MB" "$FILE"
+  python3 dev/gen-transcript.py "$SIZE_MB" "$FILE"
   [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$OUT" "$FILE"' EXIT
 fi
 if ! command -v jq >/dev/null && [ "$(id -u)" = 0 ]; then apt-get install -y -qq jq >/dev/null; fi
@@ -82,7 +82,7 @@ echo "events: $(wc -l < "$OUT/events.jsonl") lines, $(du -m "$OUT/events.jsonl" 
 
 if [ -n "${RSS_MB:-}" ]; then
   BIG=/tmp/mem-bench-rss-${RSS_MB}mb.jsonl
-  [ -s "$BIG" ] || python3 scripts/gen-transcript.py "$RSS_MB" "$BIG"
+  [ -s "$BIG" ] || python3 dev/gen-transcript.py "$RSS_MB" "$BIG"
   LONGEST=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$BIG")
   for j in 1 4; do
     /usr/bin/time -v "$BIN" -j$j replay --format jsonl "$BIG" 2> "$OUT/time.txt" > /dev/null
@@ -93,7 +93,7 @@ fi
 
 if [ -n "${CHAIN:-}" ]; then
   TINY=/tmp/mem-bench-chain-${CHAIN}.jsonl
-  [ -s "$TINY" ] || python3 scripts/gen-transcript.py --chain "$CHAIN" "$TINY"
+  [ -s "$TINY" ] || python3 dev/gen-transcript.py --chain "$CHAIN" "$TINY"
   for j in 1 2; do
     for b in "$BIN" ${BASE_BIN:-}; do
       /usr/bin/time -v "$b" -j$j replay --format jsonl "$TINY" 2> "$OUT/time.txt" > /dev/null

@@ -5,7 +5,7 @@
 # so two holders at once are detected. A run that finds the lock busy
 # (exit 75) retries after a short sleep.
 #
-# Usage: scripts/lock-stress.sh [N] [M]      (default 8 25)
+# Usage: dev/lock-stress.sh [N] [M]      (default 8 25)
 # The binary: $MEM_LOCK_BIN, else built with cargo (debug) into
 # ${CARGO_TARGET_DIR:-target}.
 # Exit: 0 when the counter is N*M and no overlap was seen; 1 otherwise.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Score extraction on real sessions against the hand-made labels.
 
-usage: scripts/score-real.py [--labels FILE] [--corpus DIR] [--bin DIR] [-v] [--all]
+usage: eval/score-real.py [--labels FILE] [--corpus DIR] [--bin DIR] [-v] [--all]
 
 For each project of the labels file, every listed session goes through the real write path
 into one fresh memory directory:

@@ -5,7 +5,7 @@ HOME/.claude/projects/<slug of PROJECT>/ and every Codex rollout under
 HOME/.codex/sessions/, with each recorded cwd rewritten to PROJECT so they are
 that project's sessions. Used to time `mem-transcript replay --project`.
 
-Usage: scripts/corpus-home.py HOME PROJECT [CORPUS]   (CORPUS: ../shared/corpus)
+Usage: dev/corpus-home.py HOME PROJECT [CORPUS]   (CORPUS: ../shared/corpus)
 """
 import json, os, re, shutil, sys
 

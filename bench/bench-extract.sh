@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark mem-extract: events/s and MB/s over a generated transcript,
 # (a) `mem-transcript replay | mem-extract` and (b) `mem-extract` alone on saved events.
-# usage: scripts/bench-extract.sh [TURNS] [RUNS]   (default 40000 turns, ~160 MB
+# usage: bench/bench-extract.sh [TURNS] [RUNS]   (default 40000 turns, ~160 MB
 #   transcript, ~86k events; each timing is the best of RUNS=3)
 # Prints wall time and CPU time (user+sys, steadier on a shared machine) with
 # events/s and MB/s for replay alone, extract alone on the saved events, and
@@ -15,7 +15,7 @@
 set -euo pipefail
 TURNS=${1:-40000}
 RUNS=${2:-3}
-BIN=${MEM_BIN_DIR:-$("$(dirname "$0")/build-release.sh" -q -p mem-transcript -p mem-extract)}
+BIN=${MEM_BIN_DIR:-$("$(dirname "$0")/../scripts/build-release.sh" -q -p mem-transcript -p mem-extract)}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 python3 - "$TMP/big.jsonl" "$TURNS" <<'PY'

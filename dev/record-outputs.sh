@@ -2,9 +2,9 @@
 # Record what every tool prints on the shared corpus, cases and eval sets, so
 # two builds can be compared file by file:
 #
-#   scripts/record-outputs.sh BIN_DIR OUT_DIR
-#   scripts/record-outputs.sh /path/to/old/target/release /tmp/old
-#   scripts/record-outputs.sh target/release /tmp/new
+#   dev/record-outputs.sh BIN_DIR OUT_DIR
+#   dev/record-outputs.sh /path/to/old/target/release /tmp/old
+#   dev/record-outputs.sh target/release /tmp/new
 #   diff -r /tmp/old /tmp/new
 #
 # BIN_DIR holds mem-transcript, mem-extract, mem-index, mem-recall, mem-dream
@@ -39,7 +39,7 @@
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
-  echo "usage: scripts/record-outputs.sh BIN_DIR OUT_DIR" >&2
+  echo "usage: dev/record-outputs.sh BIN_DIR OUT_DIR" >&2
   exit 2
 fi
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -2,7 +2,7 @@
 # Crash safety: kill writers with SIGKILL at random moments and check that
 # nothing is lost or corrupted.
 #
-#   scripts/crash.sh [KILLS] [TOOL...]
+#   dev/crash.sh [KILLS] [TOOL...]
 #
 # KILLS (default 200) kills per tool; TOOLs among write, reindex, dream,
 # append (default all four). Binaries come from $MEM_BIN_DIR (default

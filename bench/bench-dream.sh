@@ -5,14 +5,14 @@
 # instruction, newer). Measures wall time and peak memory (/usr/bin/time -v) of
 # a full run, --dry-run and real, and prints the growth between sizes.
 #
-# Usage: scripts/bench-dream.sh [N...]      (env BIN=path/to/mem-dream to skip the build)
-#        BASE=path/to/old/mem-dream scripts/bench-dream.sh 10000
+# Usage: bench/bench-dream.sh [N...]      (env BIN=path/to/mem-dream to skip the build)
+#        BASE=path/to/old/mem-dream bench/bench-dream.sh 10000
 #   With BASE, the same generated directories are also consolidated by the
 #   baseline binary (each run on a fresh copy), and the ratio new/base printed;
 #   the outputs must be byte-identical: the plan (jsonl), the --diff text and
 #   the directory a real run leaves (its .mem/ journal aside) are compared,
 #   and the script fails on any difference.
-# On a busy machine, `chrt -f 10 scripts/bench-dream.sh` (real-time priority)
+# On a busy machine, `chrt -f 10 bench/bench-dream.sh` (real-time priority)
 # keeps other load out of the wall times; the CPU column (user + sys) is
 # the figure to compare in any case.
 set -euo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write N generated topic files into DIR, for the recall benchmarks.
 
-usage: scripts/gen-memory-dir.py DIR N [PREFIX] [SEED]
+usage: dev/gen-memory-dir.py DIR N [PREFIX] [SEED]
        (PREFIX: file names PREFIX-00000.md ...; default "topic"; SEED default 7)
 
 Each file is a Claude Code topic file (name, description, type, triggers,

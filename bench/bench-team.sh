@@ -9,7 +9,7 @@
 #      from the three commits and renders the index)  vs  `git merge-file
 #      --union` of the same three MEMORY.md files;
 #   3. one topic-file driver call  vs  `git merge-file --union` of it.
-# Usage: scripts/bench-team.sh [N]   (RUNS=5 by default; uses farm-bench when
+# Usage: bench/bench-team.sh [N]   (RUNS=5 by default; uses farm-bench when
 # present, else hyperfine). Builds the release binary (CARGO_TARGET_DIR honoured).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

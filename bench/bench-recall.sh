@@ -5,7 +5,7 @@
 # files; at 10,000 files no slower than ripgrep (1x). `mem-recall --version`
 # and /bin/true are measured in the same run (process start-up floor).
 #
-# usage: scripts/bench-recall.sh [SIZES...]      (default: 200 1000 10000)
+# usage: bench/bench-recall.sh [SIZES...]      (default: 200 1000 10000)
 # env:   MEM_RECALL_BIN   the binary (default: builds a release one)
 #        MEM_RECALL_BASE  a second binary to compare against in the same run
 #                         (its column and the ratio new/base are added)
@@ -15,7 +15,7 @@
 #                         median wall, mean user/system CPU) instead of in
 #                         blocks: a change of the machine's state then moves
 #                         every command alike, and the ratios hold
-# On a busy machine, `chrt -f 10 scripts/bench-recall.sh` (real-time priority)
+# On a busy machine, `chrt -f 10 bench/bench-recall.sh` (real-time priority)
 # keeps other load out of the medians; compare ratios in any case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,7 +47,7 @@ export XDG_CACHE_HOME="$work/cache" CLAUDE_CONFIG_DIR="$work/claude" HOME="$work
 mkdir -p "$HOME"
 
 gen() { # DIR N: N topic files; about 1 in 50 mentions "postgres"
-  python3 scripts/gen-memory-dir.py "$1" "$2"
+  python3 dev/gen-memory-dir.py "$1" "$2"
 }
 
 # FILE -> "median ± sd" in ms; FILE -> median in ms

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Hit rate and false recalls per category of the project's own recall tasks.
 
-usage: scripts/eval-recall.py [--bin MEM_RECALL] [--tasks FILE] [--shared DIR (default $MEM_SHARED_DIR or ../shared)] [-v] [-- EXTRA ARGS]
+usage: eval/eval-recall.py [--bin MEM_RECALL] [--tasks FILE] [--shared DIR (default $MEM_SHARED_DIR or ../shared)] [-v] [-- EXTRA ARGS]
 
 Tasks (mem-recall/tests/fixtures/recall-eval/tasks.jsonl) are in the format of
 ../shared/eval/recall/tasks.jsonl plus "category" and "memory": "claude" (the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Per-call cost of the candidate semantic tier (scripts/semantic-eval:
+# Per-call cost of the candidate semantic tier (eval/semantic-eval:
 # the bundled MiniLM of `pocket-encoder`), as a hook would pay it: a new
 # process loads the model, embeds the task, reads the memory vectors cached
 # at write time (384 f32 each) and scores them all. 200 memories (the eval
@@ -8,12 +8,12 @@
 # median next to /bin/true in the same run. Budget: 20 ms median, start-up
 # included. See docs/recall.md, "Semantic tier".
 #
-# usage: scripts/bench-semantic.sh [SHARED_DIR]   env: RUNS (default 20)
+# usage: bench/bench-semantic.sh [SHARED_DIR]   env: RUNS (default 20)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 shared="${1:-${MEM_SHARED_DIR:-$root/../shared}}"
-bin="$root/scripts/semantic-eval/target/release/semantic-eval"
-[ -x "$bin" ] || (cd "$root/scripts/semantic-eval" && cargo build --release -q)
+bin="$root/eval/semantic-eval/target/release/semantic-eval"
+[ -x "$bin" ] || (cd "$root/eval/semantic-eval" && cargo build --release -q)
 runs=${RUNS:-20}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 python3 - "$root/mem-recall/tests/fixtures/recall-eval/claude-memory" "$shared/eval/recall/memory" > "$work/texts.jsonl" <<'PY'

@@ -2,7 +2,7 @@
 # Load: concurrent writers, a consolidation and readers on one memory
 # directory at the same time.
 #
-#   scripts/load.sh [WRITERS] [RECORDS]        (default 8 500)
+#   dev/load.sh [WRITERS] [RECORDS]        (default 8 500)
 #
 # WRITERS background processes each pipe RECORDS distinct memory records into
 # `mem-index write` (LOAD_BATCH records per invocation, default 50, so the

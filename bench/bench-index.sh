@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark of mem-index: `write` and `list` speed for 200 and 10,000 records.
-# Usage: scripts/bench-index.sh [SIZES...]   (default: 200 10000)
+# Usage: bench/bench-index.sh [SIZES...]   (default: 200 10000)
 # Builds the release binary (CARGO_TARGET_DIR honoured), generates records in a
 # temp dir, and prints records/s for: write into an empty dir, write the same
 # batch again (all unchanged), list.
