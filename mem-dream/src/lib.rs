@@ -17,6 +17,7 @@ pub mod consolidate;
 pub mod error;
 pub mod gates;
 pub mod gather;
+pub mod meaning;
 pub mod team;
 
 use std::io::{IsTerminal, Write as _};
