@@ -384,7 +384,7 @@ fn merge_duplicates(
             if it.retired.is_some() {
                 continue;
             }
-            if let Some(c) = &stances[i] {
+            if let Some(c) = stances[i].as_ref().filter(|c| c.merges) {
                 match said.get(&(c.key, c.value.as_str())) {
                     Some(&j) => dsu.union(i, j),
                     None => {

@@ -44,6 +44,11 @@ pub struct Claim {
     pub subject: String,
     /// The value given to the subject (`20`, `pnpm`, `2 spaces`, `+`, `-`).
     pub value: String,
+    /// Whether another memory with the same subject and value is the same
+    /// memory. False for a plain statement (no frame, no "always" or
+    /// "never"): it can only be superseded by, or supersede, an
+    /// instruction that says the opposite.
+    pub merges: bool,
 }
 
 /// Words that make an instruction negative (`t` is the end of "don't").
@@ -374,6 +379,7 @@ pub fn claim_of(ty: MemoryType, sentence: &str) -> Option<Claim> {
                 key: key(ty, "version", &subject),
                 subject: readable(&format!("{w} version"), &ctx),
                 value: v.clone(),
+                merges: true,
             });
         }
     }
@@ -398,6 +404,7 @@ pub fn claim_of(ty: MemoryType, sentence: &str) -> Option<Claim> {
                 key: key(ty, "indent", &ctx.stems),
                 subject: readable("indentation", &ctx),
                 value,
+                merges: true,
             });
         }
     }
@@ -428,6 +435,7 @@ pub fn claim_of(ty: MemoryType, sentence: &str) -> Option<Claim> {
             key: key(ty, &format!("choice:{name}"), &ctx.stems),
             subject: readable(name, &ctx),
             value: tool,
+            merges: true,
         });
     }
 
@@ -441,24 +449,27 @@ pub fn claim_of(ty: MemoryType, sentence: &str) -> Option<Claim> {
             key: key(ty, "pair", &pair),
             subject: pair.join(" or "),
             value: x,
+            merges: true,
         });
     }
 
-    // 5. polarity
-    let mut neg = false;
+    // 5. polarity (the subject's words in their order: "writer 1 record
+    // 2" is not "writer 2 record 1")
+    let (mut neg, mut pos) = (false, false);
     for w in words(sentence) {
-        if NEG.contains(&w.as_str()) {
-            neg = true;
-        }
+        neg |= NEG.contains(&w.as_str());
+        pos |= POS.contains(&w.as_str());
     }
     let ctx = context(clause, |_, _| false);
     if ctx.stems.len() < 2 {
         return None;
     }
+    let ordered: Vec<String> = ctx.words.iter().map(|w| stem(w)).collect();
     Some(Claim {
-        key: key(ty, "polar", &ctx.stems),
+        key: key(ty, "polar", &ordered),
         subject: ctx.words.join(" "),
         value: if neg { "-".into() } else { "+".into() },
+        merges: neg || pos,
     })
 }
 
@@ -491,5 +502,11 @@ mod tests {
             c("Tests run on GitHub Actions").key
         );
         assert_eq!(words("Python 3.12, v20"), ["python", "3.12", "20"]);
+        // a plain statement: no merge on its words alone, and its numbers
+        // keep their places
+        let a = c("Writer 1 record 2: endpoint listens on port 11002");
+        let b = c("Writer 2 record 1: endpoint listens on port 12001");
+        assert!(!a.merges);
+        assert_ne!(a.key, b.key);
     }
 }
