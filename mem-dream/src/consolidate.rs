@@ -25,6 +25,8 @@ use regex::Regex;
 
 use mem_extract::dates;
 
+use crate::meaning::{self, Claim};
+
 /// The day (or instant) relative dates of a memory are resolved against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Basis {
@@ -204,55 +206,6 @@ impl Dsu {
     }
 }
 
-/// Negative markers of an instruction (words of [`mem_core::text::words`]:
-/// "don't" is "don" and "t").
-const NEG: &[&str] = &[
-    "never", "don", "dont", "not", "no", "avoid", "stop", "without", "shouldn", "mustn",
-];
-/// Positive markers of an instruction.
-const POS: &[&str] = &["always", "must", "should", "do", "use", "prefer", "require"];
-
-static CHOICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:use|prefer|choose|pick)\s+([A-Za-z0-9_.@/+-]+)\s+(?:instead\s+of|over|rather\s+than|not)\s+([A-Za-z0-9_.@/+-]+)")
-        .expect("regex")
-});
-
-/// The subject and stance of an instruction, for finding contradictions:
-/// `use X instead of Y` → subject {X, Y}, stance X; otherwise a sentence with
-/// a polarity marker → subject its other words, stance `+` / `-`.
-fn stance(m: &Memory) -> Option<([u8; 16], String)> {
-    let text = format!("{} {}", m.description, m.fact.as_deref().unwrap_or(""));
-    if let Some(c) = CHOICE.captures(&text) {
-        // a sentence's full stop is not part of the tool's name
-        let name = |s: &str| s.trim_end_matches(['.', '/', '-', '+']).to_lowercase();
-        let (x, y) = (name(&c[1]), name(&c[2]));
-        let mut pair = [x.clone(), y];
-        pair.sort();
-        let key = set_key(&format!("choice:{}", m.mem_type.as_str()), &pair)?;
-        return Some((key, x));
-    }
-    let (mut neg, mut pos) = (false, false);
-    let mut subject = Vec::new();
-    let stems = text::stems();
-    text::each_word(&m.description, |w| {
-        if NEG.contains(&w) {
-            neg = true;
-        } else if POS.contains(&w) {
-            pos = true;
-        } else if w != "t" && !text::is_stop_word(w) && !SECTION_LABELS.contains(&w) {
-            subject.push(stems.stem(w));
-        }
-    });
-    if !neg && !pos {
-        return None;
-    }
-    if subject.len() < 2 {
-        return None;
-    }
-    let key = set_key(&format!("polar:{}", m.mem_type.as_str()), &subject)?;
-    Some((key, if neg { "-".into() } else { "+".into() }))
-}
-
 static TASK_STATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)\b(?:i'?m|i am|we'?re|we are) (?:halfway|in the middle of|currently|still) |\bnext,? (?:i'll|i will|we'll|we will)\b|^\s*(?:todo|wip)\b|\bwork in progress\b|\bcurrently (?:working on|debugging|fixing)\b|\bwhere (?:i|we) left off\b",
@@ -284,8 +237,8 @@ pub fn contamination(memory: &Memory) -> Option<&'static str> {
     }
 }
 
-/// The subject and stance of a memory ([`stance`]), by item.
-type Stances = Vec<Option<([u8; 16], String)>>;
+/// What each memory says ([`crate::meaning::claim`]), by item.
+type Stances = Vec<Option<Claim>>;
 
 /// Build the plan. `items` are the existing topics (sorted by id) followed by
 /// gathered memories; `broken` the unparsable files (kept, flagged in the
@@ -308,7 +261,7 @@ pub fn plan(
     // The subject and stance of each memory, for both the merge (the
     // direction of a preference) and the supersession below: neither
     // changes the description, fact or type a stance is read from.
-    let stances: Stances = items.iter().map(|it| stance(&it.mem)).collect();
+    let stances: Stances = items.iter().map(|it| meaning::claim(&it.mem)).collect();
     merge_duplicates(&mut items, &stances, opts, &mut ops);
     supersede_contradictions(&mut items, &stances, &mut ops);
     retire(&mut items, opts, &mut ops);
@@ -424,14 +377,25 @@ fn merge_duplicates(
     {
         let mut pair: HashMap<([u8; 16], Option<[u8; 16]>), usize> = HashMap::new();
         let mut body: HashMap<[u8; 16], usize> = HashMap::new();
+        // the same subject with the same value: the same thing said in
+        // other words
+        let mut said: HashMap<([u8; 16], &str), usize> = HashMap::new();
         for (i, it) in items.iter().enumerate() {
             if it.retired.is_some() {
                 continue;
             }
+            if let Some(c) = stances[i].as_ref().filter(|c| c.merges) {
+                match said.get(&(c.key, c.value.as_str())) {
+                    Some(&j) => dsu.union(i, j),
+                    None => {
+                        said.insert((c.key, c.value.as_str()), i);
+                    }
+                }
+            }
             // The direction of a preference is part of the fact: "use npm
             // instead of pnpm" and "use pnpm instead of npm" share their
             // words but never merge (the newer supersedes the older below).
-            let direction = stances[i].as_ref().map_or("", |(_, s)| s.as_str());
+            let direction = stances[i].as_ref().map_or("", |c| c.value.as_str());
             let ty = &format!("{}\0{direction}", it.mem.mem_type.as_str());
             let bw = content_stems(&frontmatter::body_text(&it.mem));
             let bk = set_key(ty, &bw);
@@ -537,14 +501,22 @@ fn merge_duplicates(
             it.mem.superseded_by = Some(sid.clone());
             it.retired = Some(format!("merged into {sid}"));
         }
+        // "same fact" when the words are the same; else what they both say
+        let words = |i: usize| set_key("", &content_stems(&items[i].mem.description));
+        let reason = match &stances[s] {
+            Some(c) if others.iter().any(|&o| words(o) != words(s)) => {
+                format!("same meaning: {} is {}", c.subject, c.value)
+            }
+            _ => "same fact".to_string(),
+        };
         let it = &mut items[s];
         it.dirty |= !keep_as_is;
         it.reasons
-            .push(format!("merge {} into {sid}: same fact", from.join(", ")));
+            .push(format!("merge {} into {sid}: {reason}", from.join(", ")));
         ops.push(PlanOp::Merge {
             id: sid.clone(),
             from,
-            reason: "same fact".into(),
+            reason,
             extra: Extra::new(),
         });
     }
@@ -558,8 +530,11 @@ fn supersede_contradictions(items: &mut [PlannedMemory], stances: &Stances, ops:
         if it.retired.is_some() || it.mem.mem_type == MemoryType::Reference {
             continue;
         }
-        if let Some((k, s)) = &stances[i] {
-            subjects.entry(*k).or_default().push((i, s.clone()));
+        if let Some(c) = &stances[i] {
+            subjects
+                .entry(c.key)
+                .or_default()
+                .push((i, c.value.clone()));
         }
     }
     let mut buckets: Vec<Vec<(usize, String)>> = subjects
@@ -586,18 +561,31 @@ fn supersede_contradictions(items: &mut [PlannedMemory], stances: &Stances, ops:
                 continue;
             }
             let oid = items[*o].id.clone();
+            let subject = stances[w].as_ref().map_or("", |c| c.subject.as_str());
+            let day = |i: usize| {
+                items[i]
+                    .mem
+                    .verified_at
+                    .map_or_else(|| "undated".to_string(), |d| d.to_string())
+            };
+            let reason = format!(
+                "same subject ({subject}), another value: {ws} (verified {}) is newer than {s} (verified {})",
+                day(w),
+                day(*o)
+            );
             let it = &mut items[*o];
             it.mem.superseded_by = Some(wid.clone());
             it.retired = Some(format!("superseded by {wid}"));
             let win = &mut items[w];
             unite(&mut win.mem.supersedes, std::slice::from_ref(&oid));
             win.dirty = true;
-            win.reasons
-                .push(format!("supersede {oid}: contradicts it and is newer"));
+            win.reasons.push(format!("supersede {oid}: {reason}"));
+            let mut extra = Extra::new();
+            extra.insert("reason".into(), reason.into());
             ops.push(PlanOp::Supersede {
                 id: oid.clone(),
                 superseded_by: wid.clone(),
-                extra: Extra::new(),
+                extra,
             });
         }
     }

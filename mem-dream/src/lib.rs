@@ -17,6 +17,7 @@ pub mod consolidate;
 pub mod error;
 pub mod gates;
 pub mod gather;
+pub mod meaning;
 pub mod team;
 
 use std::io::{IsTerminal, Write as _};
@@ -353,9 +354,24 @@ fn recover(dir: &std::path::Path, today: chrono::NaiveDate, dry_run: bool) -> Re
     Ok(r.rolled_back + r.removed)
 }
 
+/// What `undo` says when there is nothing to undo (exit 0, "nothing to do").
+const NOTHING_TO_UNDO: &str =
+    "nothing to undo: no consolidation of this memory directory is left to undo";
+
 fn undo(dir: &std::path::Path, force: bool, out: &mut Output) -> Result<Exit> {
+    if !dir.is_dir() {
+        eprintln!("{NAME}: {NOTHING_TO_UNDO}");
+        return Ok(Exit::Success);
+    }
     let _guard = store::lock_index(dir)?;
-    let u = apply::undo(dir, force)?;
+    let u = match apply::undo(dir, force) {
+        Ok(u) => u,
+        Err(Error::NothingToUndo(_)) => {
+            eprintln!("{NAME}: {NOTHING_TO_UNDO}");
+            return Ok(Exit::Success);
+        }
+        Err(e) => return Err(e.into()),
+    };
     for f in &u.files {
         out.line(&format!("restored {f}"))
             .map_err(|e| Error::io("<stdout>", e))?;

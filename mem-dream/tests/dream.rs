@@ -486,9 +486,15 @@ fn undo_restores_the_state_before_the_last_run() {
         .collect();
     assert_eq!(after, before);
     assert_eq!(mtime(&lock), lock_mtime, "lock mtime restored");
-    // Nothing left to undo.
+    // Nothing left to undo: "nothing to do" (exit 0), in plain words.
     let o = env.dream(&["undo"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err.trim_end(),
+        "mem-dream: nothing to undo: no consolidation of this memory directory is left to undo"
+    );
+    assert!(o.stdout.is_empty());
 }
 
 /// A directory Claude Code wrote: nothing of it is merged, rewritten or

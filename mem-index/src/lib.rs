@@ -196,9 +196,17 @@ pub struct ListArgs {
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
     /// Write memory records (JSONL) as topic files and rebuild MEMORY.md.
+    ///
+    /// A record carrying a memory's `hash` (as list and show print it) is an
+    /// edit: it replaces the memory field by field as written, and is
+    /// refused when the file changed since (a stale snapshot). So is a
+    /// record naming an existing `id` with no evidence and no source but
+    /// manual (written by hand, not checked). Every other record is a
+    /// candidate, merged into the memory of its id (docs/records.md "Edits
+    /// and candidates").
     #[command(
         visible_alias = "add",
-        after_long_help = "Example:\n  echo '{\"name\":\"Use pnpm\",\"description\":\"pnpm, not npm\",\"type\":\"feedback\"}' | mem-index write\n  mem-index list | mem-index write --memory-dir /tmp/copy"
+        after_long_help = "Example:\n  echo '{\"name\":\"Use pnpm\",\"description\":\"pnpm, not npm\",\"type\":\"feedback\"}' | mem-index write\n  mem-index list | jq -c 'select(.id == \"use-pnpm\") | .description = \"pnpm only\"' | mem-index write\n  mem-index list | mem-index write --memory-dir /tmp/copy"
     )]
     Write(WriteArgs),
     /// The memories on disk as records (JSONL, or a table on a terminal);

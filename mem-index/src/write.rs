@@ -210,6 +210,52 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
     m
 }
 
+/// Apply an edit ("what the memory now is", docs/records.md "Edits and
+/// candidates") to the file's memory `old`: every field takes the record's
+/// value as written, and a field the record leaves out is removed (a record
+/// from `list` or `show` carries every field the file has). The text is the
+/// exception: a record with none of `body`, `fact`, `why`, `how` keeps the
+/// file's; one that changes `fact`, `why` or `how` but gives the file's
+/// `body` unchanged gets its body written again from those lines.
+///
+/// Provenance: a record without `source` or `trust` keeps the file's, and
+/// the file's `trust: low` stays low unless the edit is `checked` (it
+/// carried the file's `hash`: a person reviewed what `list` or `show`
+/// printed); a hand edit by `id` never vouches for a suspect memory.
+pub fn apply_edit(old: &Memory, edit: &Memory, checked: bool) -> Memory {
+    let mut m = edit.clone();
+    m.id = old.id.clone().or_else(|| edit.id.clone());
+    if m.source.is_none() {
+        m.source = old.source;
+    }
+    if m.trust.is_none() || (!checked && old.trust == Some(Trust::Low)) {
+        m.trust = old.trust;
+    }
+    let has_text =
+        edit.body.is_some() || edit.fact.is_some() || edit.why.is_some() || edit.how.is_some();
+    if !has_text {
+        m.body = old.body.clone();
+        m.fact = old.fact.clone();
+        m.why = old.why.clone();
+        m.how = old.how.clone();
+    } else if edit.body.is_some()
+        && edit.body == old.body
+        && (edit.fact != old.fact || edit.why != old.why || edit.how != old.how)
+    {
+        m.body = None;
+    }
+    m.hash = None;
+    m
+}
+
+/// True when a record without `hash` is a hand edit of the memory `id`
+/// names: it gives that `id` itself, carries no `evidence` and says no
+/// `source` other than `manual` (what `mem-extract` writes always carries
+/// both a source and evidence, and is merged instead).
+fn is_hand_edit(rec: &Memory) -> bool {
+    rec.id.is_some() && rec.evidence.is_empty() && rec.source.is_none_or(|s| s == Source::Manual)
+}
+
 /// Every memory mem writes says who it came from: a record (or merged file)
 /// without `source` is `manual`, without `trust` is `normal`. A memory not
 /// written by the user (`source` other than `manual`) whose lesson runs a
@@ -305,9 +351,18 @@ pub fn write_batch(
             fact_owner.entry(k).or_insert_with(|| t.id.clone());
         }
     }
-    let mut planned: Vec<(String, Memory)> = Vec::new();
+    let mut planned: Vec<(String, Memory, Option<bool>)> = Vec::new();
     let mut pending: HashMap<String, usize> = HashMap::new();
     for (line, rec) in batch {
+        // An edit names the version it was made from by `hash` (as `list`
+        // and `show` print it); `clean` drops the key before comparing.
+        let read_hash = rec.hash.clone().or_else(|| {
+            rec.extra
+                .get("hash")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string)
+        });
+        let hand_edit = read_hash.is_none() && is_hand_edit(&rec);
         let rec = clean(rec);
         let id = match validate_record(&rec, scrubber.as_ref()) {
             Ok(id) => id,
@@ -356,14 +411,60 @@ pub fn write_batch(
                 }
             }
         }
+        // An edit with a `hash` from another version of the file is
+        // refused: a stale snapshot never reverts a newer change.
+        if let Some(h) = &read_hash {
+            match st.get(&id) {
+                Some(t) if &t.hash == h => {}
+                Some(t) => {
+                    errors.push(IndexError::input(
+                        source,
+                        line,
+                        format!(
+                            "{id}: {}: the record edits the version with hash {h}, the file is now {} (list or show it again, then edit)",
+                            t.path.display(),
+                            t.hash
+                        ),
+                    ));
+                    continue;
+                }
+                // not here: created as written (`list | write` into another
+                // directory), unless the memory was retired from here
+                None => {
+                    let retired = dir.join(store::RETIRED_DIR).join(format!("{id}.md"));
+                    if retired.exists() {
+                        errors.push(IndexError::input(
+                            source,
+                            line,
+                            format!(
+                                "{id}: {}: the record edits the version with hash {h}, and the memory was retired (mem-index restore {id}, then edit)",
+                                retired.display()
+                            ),
+                        ));
+                        continue;
+                    }
+                }
+            }
+        }
+        // Some(checked) for an edit: `hash` given and matched
+        let edit = if read_hash.is_some() {
+            Some(true)
+        } else if hand_edit && st.get(&id).is_some() {
+            Some(false)
+        } else {
+            None
+        };
         match pending.get(&id) {
+            // a later edit of the same memory is what it now is; a
+            // candidate after an edit merges into the edited memory
+            Some(&i) if edit.is_some() => planned[i] = (id, rec, edit),
             Some(&i) => {
                 let merged = merge(&planned[i].1, &rec);
                 planned[i].1 = merged;
             }
             None => {
                 pending.insert(id.clone(), planned.len());
-                planned.push((id, rec));
+                planned.push((id, rec, edit));
             }
         }
     }
@@ -384,9 +485,13 @@ pub fn write_batch(
     }
     let mut plans = Vec::new();
     let mut creates = 0usize;
-    for (rid, rec) in planned {
+    for (rid, rec, edit) in planned {
         if let Some(t) = st.get(&rid) {
-            let mut merged = with_provenance(merge(&t.memory, &rec));
+            let next = match edit {
+                Some(checked) => apply_edit(&t.memory, &rec, checked),
+                None => merge(&t.memory, &rec),
+            };
+            let mut merged = with_provenance(next);
             merged.id = Some(rid.clone());
             let mut old = t.memory.clone();
             old.hash = None;

@@ -56,14 +56,14 @@ fn write_creates_updates_and_reports_unchanged() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("mem");
     let d = dir.to_str().unwrap();
-    let rec = r#"{"id":"use-pnpm","name":"Use pnpm","description":"pnpm, not npm","type":"feedback","triggers":["npm"],"verified_at":"2026-07-01","fact":"Use pnpm."}"#;
+    let rec = r#"{"id":"use-pnpm","name":"Use pnpm","description":"pnpm, not npm","type":"feedback","triggers":["npm"],"verified_at":"2026-07-01","fact":"Use pnpm.","evidence":["transcript:aaaaaaaaaaaa#1"]}"#;
     let o = run(t.path(), &["--memory-dir", d, "write"], &format!("{rec}\n"));
     assert!(o.status.success(), "{}", show(&o));
     assert_eq!(jsonl(&o)[0]["op"], "create");
     let o = run(t.path(), &["--memory-dir", d, "add"], &format!("{rec}\n"));
     assert_eq!(jsonl(&o)[0]["op"], "unchanged", "{}", show(&o));
-    // newer record: merged, triggers unioned
-    let newer = r#"{"id":"use-pnpm","name":"Use pnpm","description":"pnpm only","type":"feedback","triggers":["pnpm"],"verified_at":"2026-07-10"}"#;
+    // newer candidate (with evidence): merged, triggers unioned
+    let newer = r#"{"id":"use-pnpm","name":"Use pnpm","description":"pnpm only","type":"feedback","triggers":["pnpm"],"verified_at":"2026-07-10","evidence":["transcript:bbbbbbbbbbbb#2"]}"#;
     let o = run(
         t.path(),
         &["--memory-dir", d, "write"],
@@ -75,7 +75,7 @@ fn write_creates_updates_and_reports_unchanged() {
     assert!(file.contains(r#"description: "pnpm only""#), "{file}");
     assert!(file.contains("Fact: Use pnpm."), "{file}");
     // older record: loses field by field
-    let older = r#"{"id":"use-pnpm","name":"Use pnpm","description":"old text","type":"feedback","verified_at":"2026-01-01"}"#;
+    let older = r#"{"id":"use-pnpm","name":"Use pnpm","description":"old text","type":"feedback","verified_at":"2026-01-01","evidence":["transcript:cccccccccccc#3"]}"#;
     run(
         t.path(),
         &["--memory-dir", d, "write"],
@@ -126,6 +126,147 @@ fn if_match_refuses_a_stale_update() {
     );
     let f = std::fs::read_to_string(Path::new(d).join("a.md")).unwrap();
     assert!(f.contains("two"));
+}
+
+/// The records `list` prints for `dir`, by id.
+fn listed(home: &Path, d: &str) -> Vec<serde_json::Value> {
+    let o = run(home, &["--memory-dir", d, "list"], "");
+    assert!(o.status.success(), "{}", show(&o));
+    jsonl(&o)
+}
+
+fn one_line(v: &serde_json::Value) -> String {
+    format!("{v}\n")
+}
+
+/// `list | edit | write`: a record carrying the memory's `hash` says what
+/// the memory now is. A description edit, a trigger removal and `expires:
+/// never` → a date each apply (the record has evidence and the same
+/// `verified_at`, which a merge would answer `unchanged`); a stale
+/// snapshot is refused naming the file, and nothing is written.
+#[test]
+fn an_edit_from_list_applies_and_a_stale_one_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("mem");
+    let d = dir.to_str().unwrap();
+    let rec = r#"{"name":"Run gen before verify","description":"gen first","type":"feedback","triggers":["verify","gen","make"],"verified_at":"2026-07-01","expires":"never","evidence":["transcript:aaaaaaaaaaaa#4"],"source":"user","fact":"Run make gen before make verify."}"#;
+    let o = run(t.path(), &["--memory-dir", d, "write"], &format!("{rec}\n"));
+    assert!(o.status.success(), "{}", show(&o));
+    let path = dir.join("run-gen-before-verify.md");
+    let snapshot = listed(t.path(), d).remove(0);
+
+    // a description edit
+    let mut e = snapshot.clone();
+    e["description"] = "run gen before verify, every time".into();
+    let o = run(t.path(), &["--memory-dir", d, "write"], &one_line(&e));
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(jsonl(&o)[0]["op"], "update", "{}", show(&o));
+    let file = std::fs::read_to_string(&path).unwrap();
+    assert!(file.contains("run gen before verify, every time"), "{file}");
+    assert!(
+        file.contains("Fact: Run make gen before make verify."),
+        "{file}"
+    );
+    assert!(file.contains("transcript:aaaaaaaaaaaa#4"), "{file}");
+
+    // the old snapshot again: stale, refused, the file untouched
+    let mut stale = snapshot.clone();
+    stale["description"] = "gen first (stale)".into();
+    let o = run(t.path(), &["--memory-dir", d, "write"], &one_line(&stale));
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    let err = text(&o.stderr);
+    assert!(err.contains(path.to_str().unwrap()), "{err}");
+    assert!(err.contains(snapshot["hash"].as_str().unwrap()), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), file);
+
+    // a trigger removed, then `expires: never` → a date, each from a
+    // fresh snapshot
+    let mut e = listed(t.path(), d).remove(0);
+    e["triggers"] = serde_json::json!(["verify", "gen"]);
+    let o = run(t.path(), &["--memory-dir", d, "write"], &one_line(&e));
+    assert_eq!(jsonl(&o)[0]["op"], "update", "{}", show(&o));
+    let file = std::fs::read_to_string(&path).unwrap();
+    assert!(file.contains(r#"triggers: ["verify", "gen"]"#), "{file}");
+    let mut e = listed(t.path(), d).remove(0);
+    e["expires"] = "2026-12-31".into();
+    let o = run(t.path(), &["--memory-dir", d, "write"], &one_line(&e));
+    assert_eq!(jsonl(&o)[0]["op"], "update", "{}", show(&o));
+    let file = std::fs::read_to_string(&path).unwrap();
+    assert!(file.contains("expires: 2026-12-31"), "{file}");
+    // the same snapshot written back as it is: unchanged
+    let e = listed(t.path(), d).remove(0);
+    let o = run(t.path(), &["--memory-dir", d, "write"], &one_line(&e));
+    assert_eq!(jsonl(&o)[0]["op"], "unchanged", "{}", show(&o));
+
+    // a fact edited with the body left as it was: the body follows it
+    let mut e = listed(t.path(), d).remove(0);
+    e["fact"] = "Run make gen, then make verify.".into();
+    let o = run(t.path(), &["--memory-dir", d, "write"], &one_line(&e));
+    assert_eq!(jsonl(&o)[0]["op"], "update", "{}", show(&o));
+    let file = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        file.contains("Fact: Run make gen, then make verify."),
+        "{file}"
+    );
+
+    // a candidate (no hash) still merges: triggers grow, never shrink
+    let cand = r#"{"name":"Run gen before verify","description":"gen first","type":"feedback","triggers":["codegen"],"verified_at":"2026-07-01","evidence":["transcript:bbbbbbbbbbbb#9"],"source":"user"}"#;
+    let o = run(
+        t.path(),
+        &["--memory-dir", d, "write"],
+        &format!("{cand}\n"),
+    );
+    assert_eq!(jsonl(&o)[0]["op"], "update", "{}", show(&o));
+    let file = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        file.contains(r#"triggers: ["verify", "gen", "codegen"]"#),
+        "{file}"
+    );
+}
+
+/// A record without `hash` that names an existing memory by `id`, carries
+/// no evidence and no source but `manual` is a hand edit: it replaces the
+/// memory as written. An edit keeps the trust gate: a memory not from the
+/// user whose lesson runs a risky command stays `trust: low`.
+#[test]
+fn a_hand_edit_by_id_replaces_and_the_trust_gate_holds() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("mem");
+    let d = dir.to_str().unwrap();
+    let rec = r#"{"id":"db","name":"No DB mocks","description":"never mock the db","type":"feedback","triggers":["mock","db"],"verified_at":"2026-07-01"}"#;
+    run(t.path(), &["--memory-dir", d, "write"], &format!("{rec}\n"));
+    let hand = r#"{"id":"db","name":"No DB mocks","description":"use the real database in tests","type":"feedback","triggers":["db"]}"#;
+    let o = run(
+        t.path(),
+        &["--memory-dir", d, "write"],
+        &format!("{hand}\n"),
+    );
+    assert_eq!(jsonl(&o)[0]["op"], "update", "{}", show(&o));
+    let file = std::fs::read_to_string(dir.join("db.md")).unwrap();
+    assert!(file.contains("use the real database in tests"), "{file}");
+    assert!(file.contains(r#"triggers: ["db"]"#), "{file}");
+    assert!(!file.contains("verified_at"), "{file}");
+
+    // the gate, through an edit of a record the assistant wrote
+    let risky = r#"{"name":"Commit past hooks","description":"hooks fail","type":"feedback","source":"assistant","verified_at":"2026-07-01","evidence":["transcript:aaaaaaaaaaaa#2"],"how":"Run `make gen` before `git commit`."}"#;
+    let o = run(
+        t.path(),
+        &["--memory-dir", d, "write"],
+        &format!("{risky}\n"),
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    let mut e = listed(t.path(), d)
+        .into_iter()
+        .find(|r| r["id"] == "commit-past-hooks")
+        .unwrap();
+    assert_eq!(e["trust"], "normal");
+    e["how"] =
+        "Use `git commit --no-verify -m <message>` instead of `git commit -m <message>`.".into();
+    let o = run(t.path(), &["--memory-dir", d, "write"], &one_line(&e));
+    assert_eq!(jsonl(&o)[0]["op"], "update", "{}", show(&o));
+    let file = std::fs::read_to_string(dir.join("commit-past-hooks.md")).unwrap();
+    assert!(file.contains("trust: low"), "{file}");
+    assert!(file.contains("--no-verify"), "{file}");
 }
 
 /// Round trip: `list | write --memory-dir OTHER` reproduces every topic file.

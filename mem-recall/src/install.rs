@@ -15,9 +15,12 @@
 //! (the bare names the previous installer wrote included) — so `uninstall`
 //! removes exactly them, and drops the groups and events it emptied.
 //!
-//! Before a change the old file is copied to `FILE.bak-<YYYYmmddTHHMMSS>`;
+//! Only the changed part of the file is written anew ([`crate::json_edit`]):
+//! every other byte keeps the user's formatting. Before a change the old
+//! file is copied to `FILE.bak` (one backup, replacing the previous one);
 //! the new one is written atomically with the old file's permissions
-//! ([`mem_core::atomic::write_atomic`]). A file that is not a JSON object,
+//! ([`mem_core::atomic::write_atomic`]). `--dry-run` prints the change as a
+//! unified diff and writes nothing. A file that is not a JSON object,
 //! or whose `hooks` is not an object (or an event of it not a list), is
 //! refused: exit 1, the file untouched.
 
@@ -624,40 +627,47 @@ fn render(settings: &Map<String, Value>) -> crate::Result<String> {
     Ok(s)
 }
 
-/// Copy `old` beside `real` as `real.bak-<timestamp>` (a `-N` suffix when
-/// taken), with the file's permissions. Returns the backup's path.
+/// Copy `old` beside `real` as `real.bak` (atomically, replacing the
+/// previous backup: one is kept), with the file's permissions. Returns the
+/// backup's path.
 fn backup(real: &Path, old: &[u8]) -> crate::Result<PathBuf> {
     use std::io::Write as _;
     use std::os::unix::fs::OpenOptionsExt as _;
-    let stamp = chrono::Local::now().format("%Y%m%dT%H%M%S");
     let mode = std::fs::metadata(real).map_or(0o600, |m| {
         use std::os::unix::fs::PermissionsExt as _;
         m.permissions().mode() & 0o7777
     });
-    for n in 1.. {
-        let name = if n == 1 {
-            format!("{}.bak-{stamp}", real.display())
-        } else {
-            format!("{}.bak-{stamp}-{n}", real.display())
-        };
-        let p = PathBuf::from(name);
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&p)
-        {
-            Ok(mut f) => {
-                f.write_all(old)
-                    .and_then(|()| f.sync_all())
-                    .map_err(|e| Error::io(&p, e))?;
-                return Ok(p);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Error::io(&p, e).into()),
-        }
+    let bak = PathBuf::from(format!("{}.bak", real.display()));
+    let tmp = PathBuf::from(format!("{}.bak.{}.tmp", real.display(), std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(&tmp)
+        .map_err(|e| Error::io(&tmp, e))?;
+    let written = f.write_all(old).and_then(|()| f.sync_all());
+    drop(f);
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, &bak)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(&bak, e).into());
     }
-    unreachable!("an unbounded range ends")
+    Ok(bak)
+}
+
+/// The new file's text: the old text with only what changed written anew
+/// ([`crate::json_edit::rewrite`]), else (no file, a blank one, or one
+/// that does not scan) two-space JSON.
+fn new_text(loaded: &Loaded, new: &Map<String, Value>) -> crate::Result<String> {
+    let old = loaded
+        .old
+        .as_deref()
+        .filter(|b| !b.iter().all(u8::is_ascii_whitespace))
+        .and_then(|b| std::str::from_utf8(b).ok());
+    match old.and_then(|t| crate::json_edit::rewrite(t, new)) {
+        Some(t) => Ok(t),
+        None => render(new),
+    }
 }
 
 /// Write the new settings (backup first), or print them with --dry-run.
@@ -679,22 +689,27 @@ fn commit(
     if unchanged {
         if dry_run {
             eprintln!("{}: unchanged ({what})", path.display());
-            if let Some(b) = &loaded.old {
-                use std::io::Write as _;
-                std::io::stdout().write_all(b)?;
-            }
         } else {
             println!("{}: unchanged ({what})", path.display());
         }
         return Ok(false);
     }
-    let text = render(new)?;
+    let text = new_text(loaded, new)?;
     if dry_run {
         for c in changes {
             eprintln!("{c}");
         }
         eprintln!("{}: dry run, nothing written", path.display());
-        print!("{text}");
+        let old = loaded
+            .old
+            .as_deref()
+            .map(|b| String::from_utf8_lossy(b).into_owned());
+        let label = path.display().to_string();
+        let label = label.trim_start_matches('/');
+        print!(
+            "{}",
+            mem_core::diff::unified(label, old.as_deref(), Some(&text))
+        );
         return Ok(false);
     }
     if let Some(old) = &loaded.old {

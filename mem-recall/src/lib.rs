@@ -30,6 +30,7 @@ pub mod heap;
 pub mod hook;
 pub mod inject;
 pub mod install;
+pub mod json_edit;
 pub mod lessons;
 pub mod load;
 pub mod mapped;
@@ -215,8 +216,10 @@ pub enum Command {
     /// --bin-dir). The file is merged, never replaced: other keys and hooks
     /// stay in their order, installing twice changes nothing, a changed bin
     /// dir updates mem's entries in place, and uninstall removes exactly
-    /// mem's entries. The old file is kept as `FILE.bak-<timestamp>`; a file
-    /// that is not a JSON object is refused (exit 1) and left untouched.
+    /// mem's entries. Only the changed part is written anew: the rest keeps
+    /// its formatting. The old file is kept as `FILE.bak` (one backup);
+    /// --dry-run prints the change as a diff. A file that is not a JSON
+    /// object is refused (exit 1) and left untouched.
     #[command(after_long_help = HOOKS_EXAMPLES)]
     Hooks(install::HooksArgs),
 }

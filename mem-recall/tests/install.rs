@@ -71,7 +71,7 @@ fn backups(dir: &Path) -> Vec<PathBuf> {
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().contains(".bak-"))
+        .filter(|p| p.to_string_lossy().contains(".bak"))
         .collect();
     v.sort();
     v
@@ -140,13 +140,21 @@ fn a_new_bin_dir_updates_mem_entries_in_place() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(out.matches("differs ").count(), 6, "{out}");
     // uninstall: exactly the user's hooks are left
+    let before_uninstall = std::fs::read(&s).unwrap();
     let o = h.hooks(&["uninstall"], &h.root, &[]);
     assert!(o.status.success(), "{}", show(&o));
     assert_eq!(
         read(&s),
         json!({"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"echo first"},{"type":"command","command":"echo last"}]}]},"theme":"dark"})
     );
-    assert_eq!(backups(s.parent().unwrap()).len(), 3);
+    // one backup, the file as it was before this last change
+    let b = backups(s.parent().unwrap());
+    assert_eq!(b.len(), 1, "{b:?}");
+    assert!(
+        b[0].to_string_lossy().ends_with("settings.json.bak"),
+        "{b:?}"
+    );
+    assert_eq!(std::fs::read(&b[0]).unwrap(), before_uninstall);
 }
 
 #[test]
@@ -326,7 +334,16 @@ fn model_command_in_the_dry_run() {
     );
     assert!(o.status.success(), "{}", show(&o));
     assert!(!s.exists(), "a dry run writes nothing");
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // the change as a unified diff: every line of the new file added
+    let diff = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(diff.starts_with("--- /dev/null\n+++ b/"), "{diff}");
+    let added: String = diff
+        .lines()
+        .skip(2)
+        .filter_map(|l| l.strip_prefix('+'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let v: Value = serde_json::from_str(&added).unwrap();
     let b = bin.display();
     let with = |secs: u32| {
         format!(
@@ -513,4 +530,78 @@ fn codex_trust_is_explained_and_reported() {
     );
     assert!(out.contains("1 of mem's 6 hooks are not trusted"), "{out}");
     assert!(out.contains("are turned off"), "{config}\n{out}");
+}
+
+/// The user's formatting is kept where the file is otherwise unchanged:
+/// install adds mem's hooks in the file's own indentation and leaves every
+/// other line as it was; `--dry-run` shows the change as a diff; one
+/// backup (`settings.json.bak`) is kept however often the file changes;
+/// uninstall gives back the file as the user wrote it.
+#[test]
+fn install_keeps_the_users_formatting_shows_a_diff_and_one_backup() {
+    let h = Home::new();
+    let a = h.bin_dir("a");
+    let b = h.bin_dir("b");
+    let s = h.root.join(".claude/settings.json");
+    std::fs::create_dir_all(s.parent().unwrap()).unwrap();
+    let mine =
+        "{\n    \"theme\":   \"dark\",\n    \"permissions\": {\"allow\": [\"Bash(ls)\"]}\n}\n";
+    std::fs::write(&s, mine).unwrap();
+
+    let o = h.hooks(
+        &["install", "--bin-dir", a.to_str().unwrap(), "--dry-run"],
+        &h.root,
+        &[],
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(
+        std::fs::read_to_string(&s).unwrap(),
+        mine,
+        "a dry run writes nothing"
+    );
+    let diff = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(diff.starts_with("--- a/"), "{diff}");
+    let removed: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+        .collect();
+    // only the line that gains a comma is taken out
+    assert_eq!(
+        removed,
+        ["-    \"permissions\": {\"allow\": [\"Bash(ls)\"]}"],
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+    \"hooks\": {\n+        \"SessionStart\": ["),
+        "{diff}"
+    );
+
+    let o = h.hooks(&["install", "--bin-dir", a.to_str().unwrap()], &h.root, &[]);
+    assert!(o.status.success(), "{}", show(&o));
+    let text = std::fs::read_to_string(&s).unwrap();
+    assert!(
+        text.starts_with("{\n    \"theme\":   \"dark\",\n    \"permissions\": {\"allow\": [\"Bash(ls)\"]},\n    \"hooks\": {\n        \""),
+        "{text}"
+    );
+    assert!(text.ends_with("\n    }\n}\n"), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(h.root.join(".claude/settings.json.bak")).unwrap(),
+        mine
+    );
+
+    // a second change: still one backup, the file before that change
+    let o = h.hooks(&["install", "--bin-dir", b.to_str().unwrap()], &h.root, &[]);
+    assert!(o.status.success(), "{}", show(&o));
+    let baks = backups(s.parent().unwrap());
+    assert_eq!(baks.len(), 1, "{baks:?}");
+    assert_eq!(std::fs::read_to_string(&baks[0]).unwrap(), text);
+
+    let o = h.hooks(&["uninstall"], &h.root, &[]);
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(
+        std::fs::read_to_string(&s).unwrap(),
+        mine,
+        "the user's file as written"
+    );
+    assert_eq!(backups(s.parent().unwrap()).len(), 1);
 }

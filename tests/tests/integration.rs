@@ -65,7 +65,7 @@ fn backups(dir: &Path) -> usize {
     std::fs::read_dir(dir)
         .unwrap()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().contains(".bak-"))
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".bak"))
         .count()
 }
 
@@ -124,11 +124,16 @@ fn install_hooks_merges_is_idempotent_and_uninstalls_exactly() {
     let text = serde_json::to_string_pretty(&original).unwrap();
     std::fs::write(&settings, &text).unwrap();
 
-    // Dry run: the merged settings on stdout, nothing written.
+    // Dry run: the change as a diff on stdout, nothing written.
     let out = install_hooks(home.path(), &["--dry-run"]);
     assert!(out.status.success(), "{}", show(&out));
-    let dry: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(commands(&dry, "SessionStart"), [recall()]);
+    let diff = String::from_utf8_lossy(&out.stdout);
+    assert!(diff.starts_with("--- a/"), "{diff}");
+    assert!(
+        diff.lines()
+            .any(|l| l.starts_with('+') && l.contains(&format!("\"command\": \"{}\"", recall()))),
+        "{diff}"
+    );
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), text);
     assert_eq!(backups(&claude), 0);
 
@@ -159,7 +164,7 @@ fn install_hooks_merges_is_idempotent_and_uninstalls_exactly() {
     let backup = std::fs::read_dir(&claude)
         .unwrap()
         .flatten()
-        .find(|e| e.file_name().to_string_lossy().contains(".bak-"))
+        .find(|e| e.file_name().to_string_lossy().ends_with(".bak"))
         .unwrap();
     assert_eq!(std::fs::read_to_string(backup.path()).unwrap(), text);
     assert!(
@@ -181,6 +186,8 @@ fn install_hooks_merges_is_idempotent_and_uninstalls_exactly() {
     assert!(out.status.success(), "{}", show(&out));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(v, original);
+    // and gives back the file byte for byte: the rest was never rewritten
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), text);
     let out = install_hooks(home.path(), &["--uninstall"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("unchanged"));
 
