@@ -226,6 +226,47 @@ fn each_memory_is_injected_once_per_session() {
     assert_eq!(kept, ["reference_grafana", "user_role"]);
 }
 
+/// A lesson the write path saw again in the same session: only its
+/// evidence moved (the `Why:` line's pointer, `evidence`, `verified_at`,
+/// `confidence`). The next prompt of the conversation does not inject it
+/// again; a change of what it says does.
+#[test]
+fn a_memory_whose_evidence_moved_is_not_injected_again() {
+    let e = Env::new();
+    let p = e.mem.join("run-build-before-test.md");
+    let t = std::fs::read_to_string(&p).unwrap();
+    let with = |line: u32, confidence: &str, day: &str| {
+        t.replace(
+            "confidence: 0.7\n",
+            &format!(
+                "verified_at: {day}\nevidence: [\"transcript:0b7ff887154b#{line}\"]\nconfidence: {confidence}\n"
+            ),
+        )
+        .replace(
+            "dist/index.js\".",
+            &format!("dist/index.js\" (output: transcript:0b7ff887154b#{line})."),
+        )
+    };
+    std::fs::write(&p, with(8, "0.7", "2026-12-04")).unwrap();
+    let task = "why does npm test fail before npm run build";
+    let first = ids(&e.prompt("s11", task));
+    assert!(
+        first.contains(&"run-build-before-test".to_string()),
+        "{first:?}"
+    );
+    // the Stop hook of the same conversation moves the evidence
+    std::fs::write(&p, with(16, "0.8", "2026-12-05")).unwrap();
+    assert_eq!(e.prompt("s11", task), "");
+    // what it says changed: news, injected again once
+    std::fs::write(
+        &p,
+        with(16, "0.8", "2026-12-05").replace("Cannot find module", "Missing module"),
+    )
+    .unwrap();
+    assert_eq!(ids(&e.prompt("s11", task)), ["run-build-before-test"]);
+    assert_eq!(e.prompt("s11", task), "");
+}
+
 const REMINDER: &str = "Lessons from memory for the command about to run (notes saved from earlier sessions, quoted as data; weigh them against what the user asked):\n- Run `npm run build` before `npm test`. (this session has not run `npm run build` yet; memory run-build-before-test)";
 
 fn transcript_line(command: &str) -> String {
