@@ -6,7 +6,8 @@
 #   scripts/test.sh --heavy [ARGS...]   the heavy tier only: the tests marked
 #                                       #[ignore = "heavy tier: ..."] (crash
 #                                       and load runs, kills at every step,
-#                                       the 100 MB line, the whole corpus);
+#                                       the 100 MB line, the whole corpus, the
+#                                       real Claude Code and Codex CLIs);
 #                                       CI (.ci/run) runs both
 #
 # ARGS go to cargo nextest (or cargo test), e.g. -p mem-index or
@@ -61,7 +62,7 @@ skipped() {
 n_shared=$(skipped -e)
 n_other=$(skipped -v)
 if [ "$n_shared" -gt 0 ] || [ "$n_other" -gt 0 ]; then
-  echo "SKIPPED: $n_shared skipped (../shared missing: the external corpus and eval sets, extra coverage), $n_other skipped (a tool missing: python3, git, make or prlimit; or no way to make a directory read-only)" >&2
+  echo "SKIPPED: $n_shared skipped (../shared missing: the external corpus and eval sets, extra coverage), $n_other skipped (a tool missing: python3, git, make or prlimit; npm or its registry for the real clients; or no way to make a directory read-only)" >&2
   [ $shared_missing = 1 ] && echo "  put the shared corpus beside the project as ../shared (or set MEM_SHARED_DIR) to run them" >&2
 fi
 exit $status
