@@ -744,6 +744,25 @@ pub fn answer(fired: &[Fired], codex: bool) -> Option<HookOutput> {
     Some(HookOutput::new(HookSpecificOutput::PreToolUse(out)))
 }
 
+/// The lock file's name beside [`STATE_FILE`].
+pub const LOCK_FILE: &str = "commands.lock";
+
+/// An exclusive lock on [`LOCK_FILE`] in the folder of `state` (created
+/// when missing), held while the returned file lives; `None` when it
+/// cannot be taken.
+fn lock_beside(state: &Path) -> Option<std::fs::File> {
+    let dir = state.parent()?;
+    std::fs::create_dir_all(dir).ok()?;
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(LOCK_FILE))
+        .ok()?;
+    f.lock().ok()?;
+    Some(f)
+}
+
 /// `PreToolUse`: the answer for the hook input `h` (see module docs), or
 /// `None` when no lesson fires (or the tool is not Bash).
 ///
@@ -793,6 +812,10 @@ pub fn respond(
         .map(|s| mem_core::memdir::session_state_dir(&resolved.dir, s))
         .transpose()?
         .map(|d| d.join(STATE_FILE));
+    // Hooks of one session running at once (parallel tool calls) take turns
+    // on the state, so a lesson stops one command only, once. Without the
+    // lock (it cannot be made) the hook goes on unlocked.
+    let _lock = state.as_ref().and_then(|p| lock_beside(p));
     let mut seen: Seen = state
         .as_ref()
         .and_then(|p| std::fs::read(p).ok())

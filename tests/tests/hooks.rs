@@ -353,6 +353,27 @@ fn a_lesson_stops_its_command_once_a_session() {
     );
 }
 
+/// Parallel tool calls of one session: their hooks take turns on the
+/// session's state, so the lesson stops one of them only.
+#[test]
+fn parallel_calls_are_stopped_once_in_all() {
+    let e = Env::new();
+    let tr = e.proj.join("s12.jsonl");
+    std::fs::write(&tr, "").unwrap();
+    let answers: Vec<String> = std::thread::scope(|sc| {
+        let hs: Vec<_> = (0..6)
+            .map(|i| {
+                let (e, tr) = (&e, &tr);
+                sc.spawn(move || e.bash("s12", tr, &format!("npm test -- --shard={i}"), false))
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let stops = answers.iter().filter(|a| a.contains("\"deny\"")).count();
+    assert_eq!(stops, 1, "{answers:#?}");
+    assert_eq!(answers.iter().filter(|a| a.is_empty()).count(), 5);
+}
+
 #[test]
 fn reminder_fires_for_a_matching_command_until_the_session_ran_x() {
     let e = Env::new();
