@@ -61,6 +61,9 @@ mkdir -p "$HOME/.claude" "$work/proj"
 base_bin=
 if [ -n "${BASE_BIN:-}" ]; then base_bin=$(realpath "$BASE_BIN"); fi
 export MEM_MEMORY_DIR="$work/memory"
+# PreToolUse: the lesson answers on every run (by default it stops a command
+# once a session and is silent after: the runs would time the silent path)
+export MEM_LESSONS=remind
 
 python3 - "$MEM_MEMORY_DIR" "$n" "$work" <<'PY'
 import json, os, random, sys

@@ -6,7 +6,8 @@
 #   scripts/test.sh --heavy [ARGS...]   the heavy tier only: the tests marked
 #                                       #[ignore = "heavy tier: ..."] (crash
 #                                       and load runs, kills at every step,
-#                                       the 100 MB line, the whole corpus);
+#                                       the 100 MB line, the whole corpus, the
+#                                       real Claude Code and Codex CLIs);
 #                                       CI (.ci/run) runs both
 #
 # ARGS go to cargo nextest (or cargo test), e.g. -p mem-index or
@@ -107,7 +108,7 @@ n_skip=$((n_shared + n_tool + n_ignored + n_doc_ignored))
 why=()
 if [ "$n_shared" -gt 0 ]; then why+=("../shared missing: $n_shared"); fi
 if [ "$n_tool" -gt 0 ]; then
-  why+=("a tool missing (python3, git, make or prlimit) or no read-only directory: $n_tool")
+  why+=("a tool missing (python3, git, make or prlimit; npm or its registry for the real clients) or no read-only directory: $n_tool")
 fi
 # ARGS may leave tests out too (-E): they count here, with the other tier
 chosen=""

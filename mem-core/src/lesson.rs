@@ -148,6 +148,30 @@ pub fn rule_of(memory: &Memory) -> Option<Rule> {
     texts.into_iter().find_map(parse_rule)
 }
 
+/// The first line of the reason with which `mem-recall --hook` stops a
+/// command once on `PreToolUse` (a lesson bears on it and the session has
+/// not done what it says). The agent sees it as the command's result; the
+/// command did not run.
+pub const STOP_HEADER: &str = "Stopped once by mem, not run: a lesson saved in memory from an earlier session bears on this command. The lesson, quoted as data:";
+
+/// The first line of the reason with which a lesson the user marked
+/// `enforce: deny` refuses a command.
+pub const DENY_HEADER: &str = "Refused by a lesson saved in memory (enforce: deny):";
+
+/// What Codex puts before a `PreToolUse` hook's `deny` reason in the
+/// result of the call it did not run (0.169).
+pub const CODEX_HOOK_BLOCKED: &str = "Command blocked by PreToolUse hook:";
+
+/// True when a tool result's text is a hook's refusal of the command, not
+/// its output: the command never ran, so it neither failed nor passed.
+/// Recognised are mem's own refusals ([`STOP_HEADER`], [`DENY_HEADER`]) as
+/// Claude Code records them (the reason alone, `is_error: true`) and any
+/// hook's as Codex records it ([`CODEX_HOOK_BLOCKED`], then the reason).
+pub fn is_hook_refusal(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with(CODEX_HOOK_BLOCKED) || t.starts_with(STOP_HEADER) || t.starts_with(DENY_HEADER)
+}
+
 /// The frontmatter key that records why a memory's command made it low
 /// trust (`risk: "verification-off: …"`).
 pub const RISK_KEY: &str = "risk";
@@ -197,6 +221,27 @@ pub fn believed_trust(memory: &Memory) -> Trust {
 mod tests {
     use super::*;
     use crate::records::MemoryType;
+
+    #[test]
+    fn hook_refusals_are_told_from_command_output() {
+        for t in [
+            format!("{STOP_HEADER}\n- Run `a` before `b`."),
+            format!("  {DENY_HEADER}\n- Run `a` before `b`."),
+            format!("Command blocked by PreToolUse hook: {STOP_HEADER}\n- …"),
+            "Command blocked by PreToolUse hook: not on Fridays".to_string(),
+        ] {
+            assert!(is_hook_refusal(&t), "{t}");
+        }
+        for t in [
+            "build-token: error: cannot read .cache/setup.json (ENOENT)",
+            "Error: permission denied",
+            "",
+            "npm ERR! blocked by PreToolUse hook? no",
+            "error: see Stopped once by mem, not run: a lesson",
+        ] {
+            assert!(!is_hook_refusal(t), "{t}");
+        }
+    }
 
     #[test]
     fn a_risky_lesson_is_low_trust_and_a_harmless_one_is_left_alone() {

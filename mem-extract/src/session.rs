@@ -18,6 +18,11 @@
 //! state and summary live in the session's hook-state folder
 //! ([`mem_core::memdir::session_state_dir`]): `session.json` and
 //! [`SUMMARY_FILE`], which `SessionStart` with `source: compact` injects.
+//! A compaction follows, so `--hook` also makes a segment of what came after
+//! the last update ([`update_to_end`]): the summary covers the whole
+//! session up to it. A later segment's passing run of a command closes the
+//! earlier segments' open error for it; a command a hook refused
+//! ([`mem_core::lesson::is_hook_refusal`]) is `not run`, not failed.
 //! Tokens: `ceil(bytes / 4)` ([`mem_core::truncate::estimate_tokens`]).
 
 use std::collections::BTreeSet;
@@ -48,6 +53,9 @@ pub const MIN_TOOL_CALLS: usize = 3;
 pub const SEGMENT_TOKENS: usize = 2_000;
 /// Budget of the whole summary, in tokens.
 pub const TOTAL_TOKENS: usize = 12_000;
+
+/// Most commands kept waiting for their result ([`SessionState::awaiting`]).
+pub const MAX_AWAITING: usize = 64;
 
 /// The summary's file name in the session's hook-state folder.
 pub const SUMMARY_FILE: &str = "session-memory.md";
@@ -116,6 +124,10 @@ pub struct SessionState {
     pub pending_from: i64,
     /// The segments written so far, oldest first.
     pub segments: Vec<String>,
+    /// Commands summarized before their result came (tool call id →
+    /// command as listed): the segment that gets the result lists it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub awaiting: std::collections::BTreeMap<String, String>,
 }
 
 /// Fold `events` into `state`; returns true when a new segment was added.
@@ -126,6 +138,29 @@ pub fn update(
     events: &[Event],
     scrubber: &Scrubber,
     rules: &Rules,
+) -> bool {
+    fold(state, events, scrubber, rules, false)
+}
+
+/// [`update`], then the events past the last update, however few, as one
+/// more segment: the summary then covers the whole input. `PreCompact`
+/// does this: everything up to the compaction is in the summary that
+/// `SessionStart` injects after it.
+pub fn update_to_end(
+    state: &mut SessionState,
+    events: &[Event],
+    scrubber: &Scrubber,
+    rules: &Rules,
+) -> bool {
+    fold(state, events, scrubber, rules, true)
+}
+
+fn fold(
+    state: &mut SessionState,
+    events: &[Event],
+    scrubber: &Scrubber,
+    rules: &Rules,
+    to_end: bool,
 ) -> bool {
     let mut window: Vec<&Event> = Vec::new();
     let mut added = false;
@@ -171,21 +206,102 @@ pub fn update(
         }
         let tools_in_last = msg.take().map_or(0, |m| m.1);
         if due(state, tools_in_last) {
-            let seg = segment(&window, state.segments.len() + 1, scrubber, rules);
-            state.segments.push(seg);
-            while state.segments.len() > 1
-                && estimate_tokens(&state.segments.concat()) > TOTAL_TOKENS
-            {
-                state.segments.remove(0);
-            }
-            state.tokens_at_update = state.tokens;
-            state.tool_calls = 0;
+            push_segment(state, &window, scrubber, rules);
             state.pending_from = ev.seq as i64 + 1;
             window.clear();
             added = true;
         }
     }
+    if to_end && !window.is_empty() {
+        let mut awaiting = state.awaiting.clone();
+        let seg = segment(
+            &window,
+            state.segments.len() + 1,
+            scrubber,
+            rules,
+            &mut awaiting,
+        );
+        // a window of nothing to say (no request, command, file) adds nothing
+        if seg.trim_end().contains('\n') {
+            push_segment(state, &window, scrubber, rules);
+            added = true;
+        }
+        state.pending_from = state.last_seq + 1;
+    }
     added
+}
+
+/// Add the segment of `window` to `state` (the oldest go past
+/// [`TOTAL_TOKENS`]); the earlier segments' open errors that this one ran
+/// to success are closed.
+fn push_segment(state: &mut SessionState, window: &[&Event], scrubber: &Scrubber, rules: &Rules) {
+    let seg = segment(
+        window,
+        state.segments.len() + 1,
+        scrubber,
+        rules,
+        &mut state.awaiting,
+    );
+    let passed = passed_commands(&seg);
+    for old in &mut state.segments {
+        close_open_errors(old, &passed);
+    }
+    state.segments.push(seg);
+    while state.segments.len() > 1 && estimate_tokens(&state.segments.concat()) > TOTAL_TOKENS {
+        state.segments.remove(0);
+    }
+    state.tokens_at_update = state.tokens;
+    state.tool_calls = 0;
+}
+
+/// The commands a segment lists as passed (`` - `c` — ok ``), as listed.
+fn passed_commands(seg: &str) -> Vec<String> {
+    seg.lines()
+        .filter_map(|l| l.strip_prefix("- `")?.strip_suffix("` — ok"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Remove from the `### Open errors` section of `seg` the commands of
+/// `passed` (a later segment ran them to success), and the section when
+/// that empties it.
+fn close_open_errors(seg: &mut String, passed: &[String]) {
+    let Some(at) = seg.find("\n### Open errors\n") else {
+        return;
+    };
+    let head = &seg[..at];
+    let body = &seg[at + "\n### Open errors\n".len()..];
+    let (items, tail) = match body.find("\n### ") {
+        Some(i) => (&body[..=i], &body[i + 1..]),
+        None => (body, ""),
+    };
+    let kept: Vec<&str> = items
+        .lines()
+        .filter(|l| {
+            l.strip_prefix("- `")
+                .and_then(|c| c.strip_suffix('`'))
+                .is_none_or(|c| !passed.iter().any(|p| p == c))
+        })
+        .filter(|l| !l.is_empty())
+        .collect();
+    if kept.len() == items.lines().filter(|l| !l.is_empty()).count() {
+        return;
+    }
+    let mut out = head.to_string();
+    if !kept.is_empty() {
+        out.push_str("\n### Open errors\n");
+        for l in kept {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    if !tail.is_empty() {
+        if !out.ends_with("\n\n") {
+            out.push('\n');
+        }
+        out.push_str(tail);
+    }
+    *seg = out;
 }
 
 /// Claude Code's rule, as an assistant message with `tools_in_last` tool
@@ -217,11 +333,22 @@ fn one_line(s: &str, n: usize) -> String {
 }
 
 /// One segment: extractive sections over `window`, at most [`SEGMENT_TOKENS`].
-fn segment(window: &[&Event], no: usize, scrubber: &Scrubber, rules: &Rules) -> String {
+/// `awaiting` holds the commands of earlier segments whose result had not
+/// come: a result here lists its command again with it; this window's
+/// commands left without a result are added.
+fn segment(
+    window: &[&Event],
+    no: usize,
+    scrubber: &Scrubber,
+    rules: &Rules,
+    awaiting: &mut std::collections::BTreeMap<String, String>,
+) -> String {
     let mut requests = Vec::new();
     let mut decisions = Vec::new();
     let mut files = BTreeSet::new();
     let mut commands: Vec<(String, Option<bool>)> = Vec::new();
+    // commands a hook refused (they never ran)
+    let mut not_run: BTreeSet<usize> = BTreeSet::new();
     let mut calls: std::collections::HashMap<String, usize> = Default::default();
     for ev in window {
         match (ev.role.as_str(), ev.kind.as_str()) {
@@ -263,11 +390,38 @@ fn segment(window: &[&Event], no: usize, scrubber: &Scrubber, rules: &Rules) -> 
                 }
             }
             (_, "tool_result") => {
-                if let Some(&i) = ev.tool_id.as_ref().and_then(|id| calls.get(id)) {
-                    commands[i].1 = Some(!ev.is_error.unwrap_or(false));
+                // a hook's refusal: the command did not run
+                let refused = ev
+                    .text
+                    .as_deref()
+                    .is_some_and(mem_core::lesson::is_hook_refusal);
+                let ok = !ev.is_error.unwrap_or(false);
+                let i = match ev.tool_id.as_ref().and_then(|id| calls.get(id)) {
+                    Some(&i) => Some(i),
+                    None => ev
+                        .tool_id
+                        .as_ref()
+                        .and_then(|id| awaiting.remove(id))
+                        .map(|c| {
+                            commands.push((c, None));
+                            commands.len() - 1
+                        }),
+                };
+                if let Some(i) = i {
+                    if refused {
+                        not_run.insert(i);
+                    } else {
+                        commands[i].1 = Some(ok);
+                    }
                 }
             }
             _ => {}
+        }
+    }
+    for (id, &i) in &calls {
+        if commands[i].1.is_none() && !not_run.contains(&i) && awaiting.len() < MAX_AWAITING {
+            // kept in the state file: scrubbed like the segments
+            awaiting.insert(id.clone(), scrubber.scrub(&commands[i].0).text);
         }
     }
     let mut open: Vec<String> = Vec::new();
@@ -297,8 +451,10 @@ fn segment(window: &[&Event], no: usize, scrubber: &Scrubber, rules: &Rules) -> 
         "Commands",
         commands
             .iter()
-            .map(|(c, ok)| {
+            .enumerate()
+            .map(|(i, (c, ok))| {
                 let o = match ok {
+                    _ if not_run.contains(&i) => "not run (stopped by a hook)",
                     Some(true) => "ok",
                     Some(false) => "failed",
                     None => "no result",
@@ -442,7 +598,8 @@ fn run_hook(a: &SessionArgs) -> Result<(), ExtractError> {
     };
     let root = memdir::project_root(&cwd, false);
     let scrubber = Scrubber::new(Some(&root));
-    let added = update(&mut state, &events, &scrubber, &Rules::default_rules());
+    // a compaction follows: everything up to it goes into the summary
+    let added = update_to_end(&mut state, &events, &scrubber, &Rules::default_rules());
     let mut out = Output::stdout(a.line_buffered);
     if added {
         let path = dir.join(SUMMARY_FILE);
@@ -550,6 +707,155 @@ mod tests {
         };
         update(&mut st3, &evs, &sc, &rules);
         assert_eq!(st3, before);
+    }
+
+    fn bash(seq: u64, id: &str, cmd: &str, out: &str, failed: bool) -> [Event; 2] {
+        let mut u = ev(seq, "assistant", "tool_use", "");
+        u.text = None;
+        u.msg_id = Some(format!("m{seq}"));
+        u.tool = Some("Bash".into());
+        u.tool_id = Some(id.into());
+        u.input = Some(serde_json::json!({ "command": cmd }));
+        let mut r = ev(seq + 1, "tool", "tool_result", out);
+        r.tool_id = Some(id.into());
+        r.is_error = Some(failed);
+        [u, r]
+    }
+
+    /// At a compaction the last stretch, under the thresholds, is a
+    /// segment too, and a failure it ran to success is no longer open.
+    #[test]
+    fn the_end_of_the_session_is_summarized_and_fixed_errors_close() {
+        let sc = Scrubber::new(None);
+        let rules = Rules::default_rules();
+        let log = "[ci] step: compiled\n".repeat(2_200); // ~11,000 tokens
+        let mut evs = vec![ev(
+            0,
+            "user",
+            "text",
+            &format!("The CI log:\n{log}\nRun the build-token check."),
+        )];
+        evs.extend(bash(
+            1,
+            "a",
+            "node src/build-token.mjs",
+            "build-token: error: cannot read",
+            true,
+        ));
+        let mut said = ev(3, "assistant", "text", "It failed; setup first.");
+        said.msg_id = Some("m3".into());
+        evs.push(said);
+        evs.extend(bash(4, "b", "node src/setup.mjs", "setup: wrote", false));
+        evs.extend(bash(
+            6,
+            "c",
+            "node src/build-token.mjs",
+            "build-token: ok",
+            false,
+        ));
+        let mut done = ev(8, "assistant", "text", "It passes now.");
+        done.msg_id = Some("m8".into());
+        evs.push(done);
+        let fresh = || SessionState {
+            last_seq: -1,
+            ..Default::default()
+        };
+        // the rule alone: one segment, ending at the failure
+        let mut st = fresh();
+        assert!(update(&mut st, &evs, &sc, &rules));
+        assert_eq!(st.segments.len(), 1);
+        assert!(st.segments[0].contains("### Open errors\n- `node src/build-token.mjs`\n"));
+        // at a compaction: the rest is a segment, and the error is closed
+        let mut st = fresh();
+        assert!(update_to_end(&mut st, &evs, &sc, &rules));
+        assert_eq!(st.segments.len(), 2);
+        assert!(
+            !st.segments[0].contains("Open errors"),
+            "{}",
+            st.segments[0]
+        );
+        assert!(st.segments[0].contains("- `node src/build-token.mjs` — failed\n"));
+        assert!(st.segments[0].ends_with("failed\n"), "{:?}", st.segments[0]);
+        assert_eq!(
+            st.segments[1],
+            "## Segment 2\n\n### Commands\n- `node src/setup.mjs` — ok\n- `node src/build-token.mjs` — ok\n"
+        );
+        assert_eq!(st.last_seq, 8);
+        assert_eq!(st.pending_from, 9);
+        // nothing new: nothing added
+        assert!(!update_to_end(&mut st, &evs, &sc, &rules));
+        assert_eq!(st.segments.len(), 2);
+
+        // the rule cuts a segment between a command and its result: the
+        // next segment lists the command with the result
+        let mut evs = vec![ev(
+            0,
+            "user",
+            "text",
+            &format!("The CI log:\n{log}\nRun the check."),
+        )];
+        evs.extend(bash(
+            1,
+            "a",
+            "node src/build-token.mjs",
+            "error: cannot read",
+            true,
+        ));
+        evs.extend(bash(3, "b", "node src/setup.mjs", "setup: wrote", false));
+        evs.extend(bash(
+            5,
+            "c",
+            "node src/build-token.mjs",
+            "build-token: ok",
+            false,
+        ));
+        let mut done = ev(7, "assistant", "text", "It passes now.");
+        done.msg_id = Some("m7".into());
+        evs.push(done);
+        let mut st = fresh();
+        assert!(update(&mut st, &evs[..6], &sc, &rules));
+        assert!(st.segments[0].contains("- `node src/build-token.mjs` — no result\n"));
+        assert_eq!(
+            st.awaiting.get("c").map(String::as_str),
+            Some("node src/build-token.mjs")
+        );
+        assert!(update_to_end(&mut st, &evs[6..], &sc, &rules));
+        assert!(
+            !st.segments[0].contains("Open errors"),
+            "{}",
+            st.segments[0]
+        );
+        assert_eq!(
+            st.segments[1],
+            "## Segment 2\n\n### Commands\n- `node src/build-token.mjs` — ok\n"
+        );
+        assert!(st.awaiting.is_empty());
+    }
+
+    /// A command a hook refused never ran: not failed, not an open error.
+    #[test]
+    fn a_refused_command_is_not_an_error() {
+        let sc = Scrubber::new(None);
+        let rules = Rules::default_rules();
+        let refusal = format!(
+            "{}\n- Run `node src/setup.mjs` before `node src/build-token.mjs`.",
+            mem_core::lesson::STOP_HEADER
+        );
+        let mut evs = vec![ev(0, "user", "text", "Run the build-token check.")];
+        evs.extend(bash(1, "a", "node src/build-token.mjs", &refusal, true));
+        evs.extend(bash(3, "b", "node src/setup.mjs", "setup: wrote", false));
+        let mut st = SessionState {
+            last_seq: -1,
+            ..Default::default()
+        };
+        assert!(update_to_end(&mut st, &evs, &sc, &rules));
+        assert_eq!(
+            st.segments,
+            [
+                "## Segment 1\n\n### Requests\n- Run the build-token check.\n\n### Commands\n- `node src/build-token.mjs` — not run (stopped by a hook)\n- `node src/setup.mjs` — ok\n"
+            ]
+        );
+        assert!(st.awaiting.is_empty());
     }
 
     /// Claude Code's thresholds, exactly: nothing before 10k tokens; then

@@ -32,11 +32,22 @@
 //! the simple commands seen so far); each command seen by this hook is
 //! added too.
 //!
-//! The answer: a reminder as `additionalContext` (quoted as data); with
-//! `enforce: ask` / `enforce: deny` in the memory's frontmatter, Claude
-//! Code's `permissionDecision` `ask` / `deny` and `permissionDecisionReason`.
+//! The answer. A `PreToolUse` `additionalContext` reaches the model with the
+//! result of the command it is about (the command has run by then), in
+//! Claude Code and in Codex alike; only a `permissionDecision` comes first.
+//! So a lesson that fires **stops the command once**: `permissionDecision:
+//! "deny"` with a reason that quotes the lesson as data ([`STOP_HEADER`])
+//! and says what to run first. The lesson's id is kept in the session's
+//! `commands.json` (`stopped`): it never stops or reminds again in that
+//! session, so the agent either does what it says or, when it does not
+//! apply, runs the command again and it passes. With [`MODE_ENV`]`=remind`
+//! (or without a session id, where nothing can be kept) the answer is a
+//! reminder as `additionalContext` instead. With `enforce: ask` /
+//! `enforce: deny` in the frontmatter of a memory the user wrote, Claude
+//! Code's `permissionDecision` `ask` / `deny` every time the lesson fires.
 //! Codex (input with `turn_id`) treats `ask` as a failed hook, so there
-//! `ask` is given as a reminder and only `deny` is answered as a decision.
+//! `ask` is answered as a lesson without `enforce:` (stopped once, or a
+//! reminder) and only `deny` as a decision of its own.
 //!
 //! The lessons of a memory directory are cached in `lessons.json` in its
 //! cache folder, keyed per topic file by name, mtime, size, inode and ctime.
@@ -83,7 +94,37 @@ pub const MAX_READ: u64 = 32 << 20;
 /// be kept (a file changed twice within one clock tick is read again).
 pub const RACY_SECS: u64 = 2;
 
-pub use mem_core::lesson::{Rule, parse_rule};
+pub use mem_core::lesson::{DENY_HEADER, Rule, STOP_HEADER, parse_rule};
+
+/// The variable that chooses what a lesson without `enforce:` does when it
+/// fires: `stop` (the default: the command is stopped once a session) or
+/// `remind` (a reminder beside the command's result).
+pub const MODE_ENV: &str = "MEM_LESSONS";
+
+/// What a lesson without `enforce:` does when it fires ([`MODE_ENV`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The command is stopped once per lesson and session (the default).
+    Stop,
+    /// A reminder as `additionalContext`.
+    Remind,
+}
+
+/// The mode [`MODE_ENV`] sets (a value other than `stop` or `remind` is
+/// reported on stderr and taken as `stop`).
+pub fn mode() -> Mode {
+    match std::env::var(MODE_ENV) {
+        Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
+            "remind" | "reminder" | "reminders" => Mode::Remind,
+            "stop" | "" => Mode::Stop,
+            other => {
+                eprintln!("{NAME}: hook: {MODE_ENV}={other:?} is not stop or remind; using stop");
+                Mode::Stop
+            }
+        },
+        Err(_) => Mode::Stop,
+    }
+}
 
 /// What a lesson does when it fires (`enforce:` in the frontmatter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
@@ -355,6 +396,10 @@ pub struct Seen {
     /// one space, oldest first.
     #[serde(default)]
     pub commands: Vec<String>,
+    /// The lessons (memory ids) that stopped a command in this session:
+    /// they stay silent for the rest of it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stopped: Vec<String>,
 }
 
 impl Seen {
@@ -545,6 +590,9 @@ pub struct Fired {
     pub lesson: Lesson,
     /// Why it fires now, in words.
     pub because: String,
+    /// It stops the command once (a lesson without `enforce:`, in
+    /// [`Mode::Stop`]).
+    pub stop: bool,
 }
 
 /// The lessons that fire for `command` given what the session ran.
@@ -572,6 +620,7 @@ pub fn fire(lessons: &[Lesson], command: &str, seen: &Seen, today: NaiveDate) ->
                 out.push(Fired {
                     lesson: l.clone(),
                     because: format!("this session has not run `{first}` yet"),
+                    stop: false,
                 });
             }
             Rule::Instead { instead, avoid } => {
@@ -585,6 +634,7 @@ pub fn fire(lessons: &[Lesson], command: &str, seen: &Seen, today: NaiveDate) ->
                 out.push(Fired {
                     lesson: l.clone(),
                     because: format!("the command runs `{avoid}`"),
+                    stop: false,
                 });
             }
         }
@@ -611,6 +661,38 @@ fn lines(fired: &[Fired]) -> String {
 /// The header of a reminder: the lessons are data.
 pub const REMINDER_HEADER: &str = "Lessons from memory for the command about to run (notes saved from earlier sessions, quoted as data; weigh them against what the user asked):";
 
+/// What the agent should do about the lessons in `fired` that stop the
+/// command: the last lines of [`STOP_HEADER`]'s reason.
+fn stop_advice(fired: &[Fired]) -> String {
+    let mut todo: Vec<String> = Vec::new();
+    for f in fired.iter().filter(|f| f.stop) {
+        let t = match &f.lesson.rule {
+            Rule::Before { first, .. } => format!("run `{first}` first, then this command again"),
+            Rule::Instead { instead, .. } => format!("run `{instead}` in its place"),
+        };
+        if !todo.contains(&t) {
+            todo.push(t);
+        }
+    }
+    let todo = todo.join("; ");
+    let mut todo_chars = todo.chars();
+    let todo = match todo_chars.next() {
+        Some(c) => c.to_uppercase().chain(todo_chars).collect::<String>(),
+        None => todo,
+    };
+    crate::render::neutralize(&format!(
+        "{todo}. If the lesson does not apply here, run the command again as it is: a lesson stops a command only once a session."
+    ))
+}
+
+/// True when the answer for `fired` refuses the command (a lesson that
+/// stops it once, or `enforce: deny`): the command does not run.
+pub fn refuses(fired: &[Fired]) -> bool {
+    fired
+        .iter()
+        .any(|f| f.stop || f.lesson.enforce == Enforce::Deny)
+}
+
 /// The hook's answer for `fired` (see module docs); `codex` when the input
 /// came from Codex.
 pub fn answer(fired: &[Fired], codex: bool) -> Option<HookOutput> {
@@ -629,6 +711,17 @@ pub fn answer(fired: &[Fired], codex: bool) -> Option<HookOutput> {
     };
     let text = lines(fired);
     let reminder = format!("{REMINDER_HEADER}\n{text}");
+    if strongest != Enforce::Deny && fired.iter().any(|f| f.stop) {
+        let out = PreToolUseOutput {
+            permission_decision: Some(PermissionDecision::Deny),
+            permission_decision_reason: Some(format!(
+                "{STOP_HEADER}\n{text}\n{}",
+                stop_advice(fired)
+            )),
+            ..PreToolUseOutput::default()
+        };
+        return Some(HookOutput::new(HookSpecificOutput::PreToolUse(out)));
+    }
     let out = match strongest {
         Enforce::Remind => PreToolUseOutput {
             additional_context: Some(reminder),
@@ -644,13 +737,30 @@ pub fn answer(fired: &[Fired], codex: bool) -> Option<HookOutput> {
         },
         Enforce::Deny => PreToolUseOutput {
             permission_decision: Some(PermissionDecision::Deny),
-            permission_decision_reason: Some(format!(
-                "Refused by a lesson saved in memory (enforce: deny):\n{text}"
-            )),
+            permission_decision_reason: Some(format!("{DENY_HEADER}\n{text}")),
             ..PreToolUseOutput::default()
         },
     };
     Some(HookOutput::new(HookSpecificOutput::PreToolUse(out)))
+}
+
+/// The lock file's name beside [`STATE_FILE`].
+pub const LOCK_FILE: &str = "commands.lock";
+
+/// An exclusive lock on [`LOCK_FILE`] in the folder of `state` (created
+/// when missing), held while the returned file lives; `None` when it
+/// cannot be taken.
+fn lock_beside(state: &Path) -> Option<std::fs::File> {
+    let dir = state.parent()?;
+    std::fs::create_dir_all(dir).ok()?;
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(LOCK_FILE))
+        .ok()?;
+    f.lock().ok()?;
+    Some(f)
 }
 
 /// `PreToolUse`: the answer for the hook input `h` (see module docs), or
@@ -702,6 +812,10 @@ pub fn respond(
         .map(|s| mem_core::memdir::session_state_dir(&resolved.dir, s))
         .transpose()?
         .map(|d| d.join(STATE_FILE));
+    // Hooks of one session running at once (parallel tool calls) take turns
+    // on the state, so a lesson stops one command only, once. Without the
+    // lock (it cannot be made) the hook goes on unlocked.
+    let _lock = state.as_ref().and_then(|p| lock_beside(p));
     let mut seen: Seen = state
         .as_ref()
         .and_then(|p| std::fs::read(p).ok())
@@ -715,16 +829,33 @@ pub fn respond(
     {
         read_transcript(&mut seen, Path::new(t));
     }
-    let fired = fire(&lessons, command, &seen, clock.today);
-    // this command counts as run for the next ones
-    seen.add([command]);
+    let mut fired = fire(&lessons, command, &seen, clock.today);
+    // Stopping once needs the session's state; without it, a reminder.
+    let stop = state.is_some() && mode() == Mode::Stop;
+    let codex = h.is_codex();
+    // Lessons without `enforce:` stop once; so does `enforce: ask` in Codex,
+    // which has no `ask` (a hook answering it fails).
+    let stops = |e: Enforce| e == Enforce::Remind || (codex && e == Enforce::Ask);
+    // a lesson that stopped a command in this session stays silent
+    fired.retain(|f| !(stops(f.lesson.enforce) && seen.stopped.contains(&f.lesson.id)));
+    for f in &mut fired {
+        f.stop = stop && stops(f.lesson.enforce);
+    }
+    if refuses(&fired) {
+        // the command does not run; the lessons that stopped it are spent
+        for f in fired.iter().filter(|f| f.stop) {
+            seen.stopped.push(f.lesson.id.clone());
+        }
+    } else {
+        // this command counts as run for the next ones
+        seen.add([command]);
+    }
     if let Some(p) = &state
         && let Ok(bytes) = serde_json::to_vec(&seen)
         && let Err(e) = crate::state::write(p, &bytes, false)
     {
         eprintln!("{NAME}: hook: {e}");
     }
-    let codex = h.is_codex();
     Ok(answer(&fired, codex).map(|a| a.to_line()).transpose()?)
 }
 
@@ -952,5 +1083,66 @@ mod tests {
         assert_eq!(answer_for(Enforce::Deny, false), deny);
         assert_eq!(answer_for(Enforce::Deny, true), deny);
         assert!(answer(&[], false).is_none());
+    }
+
+    #[test]
+    fn a_lesson_that_stops_says_what_to_run_first_for_both_agents() {
+        let today = NaiveDate::from_ymd_opt(2026, 7, 13).unwrap();
+        let instead = Lesson {
+            id: "pnpm".into(),
+            rule: Rule::Instead {
+                instead: "pnpm i".into(),
+                avoid: "npm i".into(),
+            },
+            enforce: Enforce::Remind,
+            expires: None,
+        };
+        let mut fired = fire(
+            &[before(), instead],
+            "npm i && npm test",
+            &Seen::default(),
+            today,
+        );
+        assert_eq!(fired.len(), 2);
+        assert!(!refuses(&fired), "a reminder does not refuse");
+        for f in &mut fired {
+            f.stop = true;
+        }
+        assert!(refuses(&fired));
+        let reason = format!(
+            "{STOP_HEADER}\n- Run `npm run build` before `npm test`. (this session has not run `npm run build` yet; memory build-before-test)\n- Use `pnpm i` instead of `npm i`. (the command runs `npm i`; memory pnpm)\nRun `npm run build` first, then this command again; run `pnpm i` in its place. If the lesson does not apply here, run the command again as it is: a lesson stops a command only once a session."
+        );
+        for codex in [false, true] {
+            match answer(&fired, codex).map(|a| a.specific) {
+                Some(HookSpecificOutput::PreToolUse(p)) => assert_eq!(
+                    p,
+                    PreToolUseOutput {
+                        permission_decision: Some(PermissionDecision::Deny),
+                        permission_decision_reason: Some(reason.clone()),
+                        ..PreToolUseOutput::default()
+                    }
+                ),
+                other => panic!("{other:?}"),
+            }
+        }
+        // the reason is recognised as a refusal, not as the command's output
+        assert!(mem_core::lesson::is_hook_refusal(&reason));
+    }
+
+    #[test]
+    fn the_stopped_lessons_are_kept_with_the_session() {
+        let mut seen = Seen::default();
+        seen.track(vec!["npm".into()]);
+        seen.stopped.push("build-before-test".into());
+        let json = serde_json::to_string(&seen).unwrap();
+        assert!(
+            json.contains(r#""stopped":["build-before-test"]"#),
+            "{json}"
+        );
+        // new programs: the commands are read again, the stopped kept
+        seen.track(vec!["make".into()]);
+        assert_eq!(seen.stopped, ["build-before-test"]);
+        let old: Seen = serde_json::from_str(r#"{"version":1,"offset":3}"#).unwrap();
+        assert!(old.stopped.is_empty());
     }
 }

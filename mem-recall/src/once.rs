@@ -82,9 +82,44 @@ pub struct State {
     pub reset: Option<Reset>,
 }
 
-/// First 16 hex digits of BLAKE3 of the text a memory is injected as.
+/// First 16 hex digits of BLAKE3 of what the text a memory is injected as
+/// says: its evidence pointers (`transcript:<digest>#<line>`, which a
+/// writer moves to the newest sighting without changing what the memory
+/// says) are left out, so a memory whose only change is where it was last
+/// seen is not injected again. The frontmatter's `evidence`,
+/// `verified_at`, `confidence` and `hash` are not part of the injected text
+/// at all.
 pub fn digest(text: &str) -> String {
-    mem_core::store::hash_bytes(text.as_bytes())
+    mem_core::store::hash_bytes(without_pointers(text).as_bytes())
+}
+
+/// `text` with each evidence pointer `transcript:<digest>#<line>` cut to
+/// `transcript:#`.
+fn without_pointers(text: &str) -> std::borrow::Cow<'_, str> {
+    const P: &str = "transcript:";
+    if !text.contains(P) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(P) {
+        let (head, tail) = rest.split_at(at + P.len());
+        out.push_str(head);
+        let id = tail
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(tail.len());
+        let after = &tail[id..];
+        match after.strip_prefix('#') {
+            Some(num) if id > 0 => {
+                let n = num.find(|c: char| !c.is_ascii_digit()).unwrap_or(num.len());
+                out.push('#');
+                rest = &num[n..];
+            }
+            _ => rest = tail,
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// The fingerprint of a topic file of `tier`, as `files` of [`State`] keeps
@@ -466,6 +501,26 @@ mod tests {
         let s = InjectedList::open_in(dir.clone(), Some("clear")).unwrap();
         assert!(!s.has_file("a", "f1"));
         assert!(s.state().files.is_empty());
+    }
+
+    #[test]
+    fn a_moved_evidence_pointer_is_not_news() {
+        let a = "Why: `x` failed (output: transcript:ef12e6d95161#13).\nHow to use: run `y`.";
+        let b = "Why: `x` failed (output: transcript:ce808017fec2#16).\nHow to use: run `y`.";
+        assert_eq!(
+            without_pointers(a),
+            "Why: `x` failed (output: transcript:#).\nHow to use: run `y`."
+        );
+        assert_eq!(digest(a), digest(b));
+        assert_ne!(digest(a), digest(&b.replace("run `y`", "run `z`")));
+        assert_eq!(
+            without_pointers("transcript: a#1 transcript:#2"),
+            "transcript: a#1 transcript:#2"
+        );
+        assert_eq!(
+            digest("no pointer"),
+            mem_core::store::hash_bytes(b"no pointer")
+        );
     }
 
     #[test]

@@ -20,10 +20,11 @@
 //!   and returns while the dream still waits at its lock (the test holds
 //!   the lock's flock), then the dream runs, stamps the lock, logs and
 //!   learns; after it the time gate is closed;
-//! - the PreToolUse reminder: lessons the user wrote by hand fire for the
-//!   command they are about and not for others, and no longer once the
-//!   session ran the precondition; `enforce: ask` asks in Claude Code and
-//!   reminds in Codex;
+//! - lessons at the moment of action: lessons the user wrote by hand stop
+//!   the command they are about once (not others), and no longer once the
+//!   session ran the precondition; the refusal recorded as the call's
+//!   result teaches nothing; `enforce: ask` asks in Claude Code and stops
+//!   once in Codex;
 //! - compaction: a session past 10,000 tokens (auto-compaction on) gets its
 //!   summary saved at PreCompact and injected first at SessionStart
 //!   (`compact`).
@@ -706,17 +707,21 @@ fn claude_code_session_through_the_installed_hooks() {
         &long_test_log(),
         false,
     );
-    // The user's lesson fires for the command it is about, as a reminder.
+    // The user's lesson stops the command it is about, once.
     let commit = "git add src/refunds.ts && git commit -m 'Validate refunds with zod'";
-    let a = pre_tool_use(&w, &hooks, &pre(commit, "toolu_06"), &[]).expect("a reminder");
-    let ctx = a["additionalContext"].as_str().unwrap();
+    let a = pre_tool_use(&w, &hooks, &pre(commit, "toolu_06"), &[]).expect("a refusal");
+    assert_eq!(a["permissionDecision"], "deny", "{a}");
+    let why = a["permissionDecisionReason"].as_str().unwrap();
     assert!(
-        ctx.contains("Run `npm run lint` before `git commit`.")
-            && ctx.contains("memory feedback_lint")
-            && ctx.contains("quoted as data"),
+        why.starts_with(mem_core::lesson::STOP_HEADER)
+            && why.contains("Run `npm run lint` before `git commit`.")
+            && why.contains("memory feedback_lint")
+            && why.contains("Run `npm run lint` first, then this command again."),
         "{a}"
     );
-    assert_eq!(a["permissionDecision"], Value::Null, "{a}");
+    assert_eq!(a["additionalContext"], Value::Null, "{a}");
+    // Claude Code records the refusal as the call's result
+    t.bash("toolu_06", commit, why, true);
     // `enforce: ask`: Claude Code asks the user.
     let a = pre_tool_use(&w, &hooks, &pre("npm install zod", "toolu_07"), &[]).expect("ask");
     assert_eq!(a["permissionDecision"], "ask", "{a}");
@@ -744,6 +749,7 @@ fn claude_code_session_through_the_installed_hooks() {
         false,
     );
     t.say("Done: 800 passing.");
+    let before_stop = mem_topics(&memdir, &claude);
     fire_event(
         &w,
         &hooks,
@@ -753,6 +759,19 @@ fn claude_code_session_through_the_installed_hooks() {
         ),
         &[],
         true,
+    );
+    // The refused commit (refusal, lint, commit) is no lesson of its own:
+    // the refusal was neither a failure nor a success of the commit.
+    let after3 = mem_topics(&memdir, &claude);
+    let new: Vec<&String> = after3
+        .iter()
+        .filter(|(k, _)| !before_stop.contains_key(*k))
+        .map(|(_, v)| v)
+        .collect();
+    assert!(
+        !new.iter()
+            .any(|m| m.contains("git commit") || m.contains("npm run lint")),
+        "{new:#?}"
     );
 
     // Compaction: the session is past 10,000 tokens, so PreCompact keeps
@@ -919,8 +938,8 @@ fn codex_session_through_the_installed_hooks() {
         )
     };
     // Lessons at the moment of action, in Codex's shape: the user's lesson
-    // fires for its command as a reminder, not for another; `enforce: ask`
-    // is a reminder too (Codex takes `ask` for a failed hook).
+    // stops its command once, not another; so does `enforce: ask` (Codex
+    // takes `ask` for a failed hook).
     assert_eq!(
         pre_tool_use(
             &w,
@@ -940,19 +959,29 @@ fn codex_session_through_the_installed_hooks() {
         &pre("git commit -am 'Add tests'", "call_x2"),
         &env,
     )
-    .expect("a reminder");
+    .expect("a refusal");
+    assert_eq!(a["permissionDecision"], "deny", "{a}");
     assert!(
-        a["additionalContext"]
+        a["permissionDecisionReason"]
             .as_str()
             .unwrap()
             .contains("Run `npm run lint` before `git commit`."),
         "{a}"
     );
-    assert_eq!(a["permissionDecision"], Value::Null, "{a}");
-    let a = pre_tool_use(&w, &hooks, &pre("npm install", "call_x3"), &env).expect("a reminder");
-    assert_eq!(a["permissionDecision"], Value::Null, "{a}");
+    // once: the same command again passes
+    assert_eq!(
+        pre_tool_use(
+            &w,
+            &hooks,
+            &pre("git commit -am 'Add tests'", "call_x2b"),
+            &env
+        ),
+        None
+    );
+    let a = pre_tool_use(&w, &hooks, &pre("npm install", "call_x3"), &env).expect("a refusal");
+    assert_eq!(a["permissionDecision"], "deny", "{a}");
     assert!(
-        a["additionalContext"]
+        a["permissionDecisionReason"]
             .as_str()
             .unwrap()
             .contains("Use `npm ci` instead of `npm install`."),

@@ -77,6 +77,18 @@ impl Env {
     }
 
     fn bash(&self, session: &str, transcript: &Path, command: &str, codex: bool) -> String {
+        self.bash_in("stop", session, transcript, command, codex)
+    }
+
+    /// [`Env::bash`] with `MEM_LESSONS=mode`.
+    fn bash_in(
+        &self,
+        mode: &str,
+        session: &str,
+        transcript: &Path,
+        command: &str,
+        codex: bool,
+    ) -> String {
         let mut v = serde_json::json!({
             "hook_event_name": "PreToolUse", "session_id": session,
             "transcript_path": transcript, "tool_name": "Bash",
@@ -86,7 +98,7 @@ impl Env {
         if codex {
             v["turn_id"] = "turn-1".into();
         }
-        self.hook(v, &[]).0
+        self.hook(v, &[("MEM_LESSONS", mode)]).0
     }
 
     /// Mark a lesson `enforce: VALUE` as the user would: a memory the user
@@ -103,6 +115,27 @@ impl Env {
             .replacen("---\n", &format!("---\nenforce: {value}\n"), 1)
             .replace("source: assistant", &format!("source: {source}"));
         std::fs::write(&p, text).unwrap();
+    }
+}
+
+/// An [`Env`] whose lessons remind (`MEM_LESSONS=remind`).
+struct RemindEnv(Env);
+
+impl RemindEnv {
+    fn bash(&self, session: &str, transcript: &Path, command: &str, codex: bool) -> String {
+        self.0
+            .bash_in("remind", session, transcript, command, codex)
+    }
+
+    fn hook(&self, input: serde_json::Value, envs: &[(&str, &str)]) -> (String, String) {
+        self.0.hook(input, envs)
+    }
+}
+
+impl std::ops::Deref for RemindEnv {
+    type Target = Env;
+    fn deref(&self) -> &Env {
+        &self.0
     }
 }
 
@@ -193,6 +226,47 @@ fn each_memory_is_injected_once_per_session() {
     assert_eq!(kept, ["reference_grafana", "user_role"]);
 }
 
+/// A lesson the write path saw again in the same session: only its
+/// evidence moved (the `Why:` line's pointer, `evidence`, `verified_at`,
+/// `confidence`). The next prompt of the conversation does not inject it
+/// again; a change of what it says does.
+#[test]
+fn a_memory_whose_evidence_moved_is_not_injected_again() {
+    let e = Env::new();
+    let p = e.mem.join("run-build-before-test.md");
+    let t = std::fs::read_to_string(&p).unwrap();
+    let with = |line: u32, confidence: &str, day: &str| {
+        t.replace(
+            "confidence: 0.7\n",
+            &format!(
+                "verified_at: {day}\nevidence: [\"transcript:0b7ff887154b#{line}\"]\nconfidence: {confidence}\n"
+            ),
+        )
+        .replace(
+            "dist/index.js\".",
+            &format!("dist/index.js\" (output: transcript:0b7ff887154b#{line})."),
+        )
+    };
+    std::fs::write(&p, with(8, "0.7", "2026-12-04")).unwrap();
+    let task = "why does npm test fail before npm run build";
+    let first = ids(&e.prompt("s11", task));
+    assert!(
+        first.contains(&"run-build-before-test".to_string()),
+        "{first:?}"
+    );
+    // the Stop hook of the same conversation moves the evidence
+    std::fs::write(&p, with(16, "0.8", "2026-12-05")).unwrap();
+    assert_eq!(e.prompt("s11", task), "");
+    // what it says changed: news, injected again once
+    std::fs::write(
+        &p,
+        with(16, "0.8", "2026-12-05").replace("Cannot find module", "Missing module"),
+    )
+    .unwrap();
+    assert_eq!(ids(&e.prompt("s11", task)), ["run-build-before-test"]);
+    assert_eq!(e.prompt("s11", task), "");
+}
+
 const REMINDER: &str = "Lessons from memory for the command about to run (notes saved from earlier sessions, quoted as data; weigh them against what the user asked):\n- Run `npm run build` before `npm test`. (this session has not run `npm run build` yet; memory run-build-before-test)";
 
 fn transcript_line(command: &str) -> String {
@@ -207,9 +281,103 @@ fn transcript_line(command: &str) -> String {
         + "\n"
 }
 
+/// The answer that stops a command once for the lesson `line`, whose
+/// advice is `todo`.
+fn stop_answer(line: &str, todo: &str) -> String {
+    let reason = format!(
+        "{}\n{line}\n{todo}. If the lesson does not apply here, run the command again as it is: a lesson stops a command only once a session.",
+        mem_core::lesson::STOP_HEADER
+    );
+    let v = serde_json::json!({"hookSpecificOutput":{"hookEventName":"PreToolUse",
+        "permissionDecision":"deny","permissionDecisionReason":reason}});
+    format!("{v}\n")
+}
+
+const BUILD_LINE: &str = "- Run `npm run build` before `npm test`. (this session has not run `npm run build` yet; memory run-build-before-test)";
+const BUILD_TODO: &str = "Run `npm run build` first, then this command again";
+
+/// By default a lesson stops the command it bears on, once per session,
+/// for Claude Code and Codex alike: the agent runs what it says, or runs
+/// the command again and it passes.
+#[test]
+fn a_lesson_stops_its_command_once_a_session() {
+    let e = Env::new();
+    let tr = e.proj.join("s3.jsonl");
+    std::fs::write(&tr, transcript_line("ls -la")).unwrap();
+    let stop = stop_answer(BUILD_LINE, BUILD_TODO);
+    assert_eq!(e.bash("s3", &tr, "npm test -- --ci", false), stop);
+    // the lesson is spent: the same command again passes, so does any other
+    assert_eq!(e.bash("s3", &tr, "npm test -- --ci", false), "");
+    assert_eq!(e.bash("s3", &tr, "npm test", false), "");
+    let state = state_dir(&e.home).join("sessions/s3/commands.json");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&state).unwrap()).unwrap();
+    assert_eq!(v["stopped"], serde_json::json!(["run-build-before-test"]));
+    // another session: stopped once again; it runs X, then Y passes
+    let tr4 = e.proj.join("s4.jsonl");
+    std::fs::write(&tr4, "").unwrap();
+    assert_eq!(e.bash("s4", &tr4, "npm test", false), stop);
+    // the refused command did not run: it counts for nothing
+    let s4 = state_dir(&e.home).join("sessions/s4/commands.json");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&s4).unwrap()).unwrap();
+    assert_eq!(v["commands"], serde_json::json!([]));
+    assert_eq!(e.bash("s4", &tr4, "npm run build", false), "");
+    assert_eq!(e.bash("s4", &tr4, "npm test", false), "");
+    // a replacement lesson stops once too, naming what to run instead
+    let pnpm = stop_answer(
+        "- Use `pnpm install` instead of `npm install`. (the command runs `npm install`; memory use-pnpm-instead-of-npm-install)",
+        "Run `pnpm install` in its place",
+    );
+    assert_eq!(e.bash("s4", &tr4, "npm install left-pad", false), pnpm);
+    assert_eq!(e.bash("s4", &tr4, "npm install left-pad", false), "");
+    // the low-trust lesson never stops anything
+    assert_eq!(e.bash("s4", &tr4, "make deploy", false), "");
+    // Codex: the same answer (it honours deny)
+    let rollout = e.proj.join("rollout.jsonl");
+    std::fs::write(&rollout, "").unwrap();
+    assert_eq!(e.bash("cx1", &rollout, "npm test", true), stop);
+    assert_eq!(e.bash("cx1", &rollout, "npm test", true), "");
+    // without a session id nothing can be kept: a reminder, every time
+    let v = serde_json::json!({"hook_event_name":"PreToolUse",
+        "tool_name":"Bash","tool_input":{"command":"npm test"}});
+    let want = serde_json::json!({"hookSpecificOutput":{
+        "hookEventName":"PreToolUse","additionalContext":REMINDER}});
+    for _ in 0..2 {
+        assert_eq!(e.hook(v.clone(), &[]).0, format!("{want}\n"));
+    }
+    // the user's choice of plain reminders
+    let tr7 = e.proj.join("s7.jsonl");
+    std::fs::write(&tr7, "").unwrap();
+    assert_eq!(
+        e.bash_in("remind", "s7", &tr7, "npm test", false),
+        format!("{want}\n")
+    );
+}
+
+/// Parallel tool calls of one session: their hooks take turns on the
+/// session's state, so the lesson stops one of them only.
+#[test]
+fn parallel_calls_are_stopped_once_in_all() {
+    let e = Env::new();
+    let tr = e.proj.join("s12.jsonl");
+    std::fs::write(&tr, "").unwrap();
+    let answers: Vec<String> = std::thread::scope(|sc| {
+        let hs: Vec<_> = (0..6)
+            .map(|i| {
+                let (e, tr) = (&e, &tr);
+                sc.spawn(move || e.bash("s12", tr, &format!("npm test -- --shard={i}"), false))
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let stops = answers.iter().filter(|a| a.contains("\"deny\"")).count();
+    assert_eq!(stops, 1, "{answers:#?}");
+    assert_eq!(answers.iter().filter(|a| a.is_empty()).count(), 5);
+}
+
 #[test]
 fn reminder_fires_for_a_matching_command_until_the_session_ran_x() {
     let e = Env::new();
+    let e = RemindEnv(e);
     let tr = e.proj.join("s3.jsonl");
     std::fs::write(&tr, transcript_line("ls -la")).unwrap();
     let out = e.bash("s3", &tr, "npm test -- --ci", false);
@@ -278,10 +446,14 @@ fn enforce_is_honoured_only_on_the_users_own_lessons() {
         let want = serde_json::json!({"hookSpecificOutput":{
             "hookEventName":"PreToolUse","additionalContext":REMINDER}});
         assert_eq!(
-            e.bash("s9", &tr, "npm test", false),
+            e.bash_in("remind", "s9", &tr, "npm test", false),
             format!("{want}\n"),
             "{source}"
         );
+        // by default: stopped once, like any lesson, not refused every time
+        let stop = stop_answer(BUILD_LINE, BUILD_TODO);
+        assert_eq!(e.bash("s8", &tr, "npm test", false), stop, "{source}");
+        assert_eq!(e.bash("s8", &tr, "npm test", false), "", "{source}");
     }
     let e = Env::new();
     let tr = e.proj.join("s10.jsonl");
@@ -332,10 +504,18 @@ fn enforce_ask_and_deny_answer_permission_decisions() {
         "permissionDecisionReason":format!("A lesson saved in memory bears on this command:\n{lines}"),
         "additionalContext":REMINDER}});
     assert_eq!(e.bash("s5", &tr, "npm test", false), format!("{want}\n"));
-    // Codex marks `ask` as a failed hook: a reminder there
-    let want = serde_json::json!({"hookSpecificOutput":{
+    // ask again: the user's ask holds every time
+    assert_eq!(e.bash("s5", &tr, "npm test", false), format!("{want}\n"));
+    // Codex marks `ask` as a failed hook: there it stops once, or reminds
+    let remind = serde_json::json!({"hookSpecificOutput":{
         "hookEventName":"PreToolUse","additionalContext":REMINDER}});
-    assert_eq!(e.bash("s5", &tr, "npm test", true), format!("{want}\n"));
+    assert_eq!(
+        e.bash_in("remind", "c5", &tr, "npm test", true),
+        format!("{remind}\n")
+    );
+    let stop = stop_answer(BUILD_LINE, BUILD_TODO);
+    assert_eq!(e.bash("c5", &tr, "npm test", true), stop);
+    assert_eq!(e.bash("c5", &tr, "npm test", true), "");
     // deny, for both agents; the unknown key stays in the file
     let p = e.mem.join("run-build-before-test.md");
     let t = std::fs::read_to_string(&p).unwrap();
@@ -346,6 +526,8 @@ fn enforce_ask_and_deny_answer_permission_decisions() {
         "permissionDecisionReason":format!("Refused by a lesson saved in memory (enforce: deny):\n{lines}")}});
     assert_eq!(e.bash("s5", &tr, "npm test", false), format!("{want}\n"));
     assert_eq!(e.bash("s5", &tr, "npm test", true), format!("{want}\n"));
+    // every time, also in a session where the lesson stopped once before
+    assert_eq!(e.bash("c5", &tr, "npm test", true), format!("{want}\n"));
 }
 
 /// Five sessions of the project in Claude Code's transcript folder.

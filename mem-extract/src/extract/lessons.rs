@@ -90,6 +90,20 @@ impl Lessons {
                 }
             }
             "tool_result" => {
+                // A hook's refusal (mem's own when a lesson stopped the
+                // command): the command never ran, so it neither failed nor
+                // passed, and the lesson quoted in the refusal is not output
+                // the agent found a fix in.
+                if ev
+                    .text
+                    .as_ref()
+                    .is_some_and(|t| mem_core::lesson::is_hook_refusal(&t.prefix(4096)))
+                {
+                    if let Some(id) = ev.tool_id.as_deref() {
+                        self.calls.remove(id);
+                    }
+                    return;
+                }
                 if let Some(t) = &ev.text {
                     self.saw(&t.prefix(SEEN_PER_RESULT));
                 }
