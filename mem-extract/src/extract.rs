@@ -42,7 +42,9 @@ use chrono::NaiveDate;
 use mem_core::records::{Event, Memory};
 use mem_core::time::{local_day, parse_ts};
 
-pub use crate::command::{command_in, command_keywords, command_of, general_cmd, retry_of};
+pub use crate::command::{
+    command_in, command_keywords, command_of, general_cmd, retry_of, specific_cmd,
+};
 pub use crate::note::{Bucket, Note};
 use crate::rules::Rules;
 pub use crate::text::EventText;

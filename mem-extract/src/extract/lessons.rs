@@ -13,7 +13,9 @@ use super::notes::{Notes, note};
 use super::origin::{At, base_memory};
 use super::sentence::{cut, lower, title_of};
 use super::view::{EventView, min_text_window};
-use super::{Bucket, ExtractOptions, FastMap, command_keywords, general_cmd, retry_of};
+use super::{
+    Bucket, ExtractOptions, FastMap, command_keywords, general_cmd, retry_of, specific_cmd,
+};
 use crate::command::{
     MAX_RETRY_GAP, core_of, error_line, head_of, is_inspection, is_script, lesson_form,
     looks_failed, named_in_output, named_loosely, norm_cmd, segments, short_cmd,
@@ -40,6 +42,24 @@ pub(super) struct Lessons {
     /// (lowercased, the first [`SEEN_PER_RESULT`] bytes of each): a fix
     /// found there came from a file, page or output the agent read.
     pub(super) seen: String,
+    /// Per lesson key (written with placeholders): the commands as the
+    /// first evidence showed them, and whether a later one showed other
+    /// values (the lesson is then written for the general case).
+    pub(super) forms: FastMap<String, Forms>,
+    /// The session of the events so far: calls, failures and edits are
+    /// one session's (a stream may hold several, oldest first).
+    pub(super) session: String,
+}
+
+/// The commands of a lesson as its evidence showed them (see
+/// [`Lessons::forms`]).
+pub(super) struct Forms {
+    /// The specific forms (failing command, fix or retry).
+    spec: [String; 2],
+    /// The lesson's name before it was cut to length.
+    name: String,
+    /// A repeat showed other values: the lesson names the general forms.
+    generalised: bool,
 }
 
 /// Bytes of tool results kept in [`Lessons::seen`].
@@ -74,6 +94,13 @@ impl Lessons {
         opts: &ExtractOptions,
         scrubber: &Scrubber,
     ) {
+        if *ev.session != *self.session {
+            // a failure is fixed in its own session only
+            self.session = ev.session.to_string();
+            self.calls.clear();
+            self.failed.clear();
+            self.ok.clear();
+        }
         match &*ev.kind {
             "tool_use" => {
                 if let (Some(id), Some(cmd)) = (ev.tool_id.as_deref(), ev.command.as_deref()) {
@@ -228,7 +255,8 @@ impl Lessons {
             );
             return;
         };
-        let (sa, sb) = (general_cmd(&short_cmd(a)), general_cmd(&short_cmd(b)));
+        let (sa, sb) = (specific_cmd(&short_cmd(a)), specific_cmd(&short_cmd(b)));
+        let (ga, gb) = (general_cmd(&short_cmd(a)), general_cmd(&short_cmd(b)));
         // What the fix does decides its trust (docs/security.md "What a
         // command does"): a risky fix is never a normal-trust lesson; a
         // project-local, harmless one is, whoever named it; another named
@@ -244,7 +272,11 @@ impl Lessons {
         let mut trig = Vec::new();
         let fixes: &[&String] = if hide { &[&sa] } else { &[&sa, &sb] };
         for c in fixes {
-            let words: Vec<&str> = c.split_whitespace().take(2).collect();
+            let words: Vec<&str> = c
+                .split_whitespace()
+                .filter(|w| !w.starts_with(['-', '<']))
+                .take(2)
+                .collect();
             trig.push(words.join(" "));
         }
         // The failing command's own names (`node src/build-token.mjs` →
@@ -273,8 +305,8 @@ impl Lessons {
             &format!("run {sb} before {sa}"),
         );
         let key = format!(
-            "{rule}:{sb}\u{0}{}",
-            sa.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+            "{rule}:{gb}\u{0}{}",
+            ga.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
         );
         let verified_at = newest.map(local_day).or(ev.day());
         let quote = || error_line(&f.output, opts.max_quote_bytes, scrubber);
@@ -303,15 +335,16 @@ impl Lessons {
             }
         };
         let how = || format!("Before running `{sa}`, run `{sb}`.");
-        let name = || {
+        let full_name = || {
             if suggested {
-                title_of(&format!("Fix for {sa} named by its own output"))
+                format!("Fix for {sa} named by its own output")
             } else if hide {
-                title_of(&format!("Risky fix for {sa}"))
+                format!("Risky fix for {sa}")
             } else {
-                title_of(&format!("Run {sb} before {sa}"))
+                format!("Run {sb} before {sa}")
             }
         };
+        let name = || title_of(&full_name());
         // a repeated lesson: its quote is made only when the kept one lacks one
         let parts = Parts::lesson(evidence, trig, verified_at);
         let Some(Parts {
@@ -326,8 +359,10 @@ impl Lessons {
             || (!hide).then(how),
         )
         else {
+            self.seen_form(&key, [sa, sb], [ga, gb], ev.line);
             return;
         };
+        self.first_form(&key, [sa.clone(), sb.clone()], full_name());
         let quoted = if suggested { Ok(None) } else { quote() };
         if let Err(pattern) = quoted {
             note(
@@ -394,10 +429,14 @@ impl Lessons {
         // the lesson names the retried command only (what ran after it on
         // the same line is not part of it), the failing one by its head
         let (sa, sb) = (
+            specific_cmd(&lesson_form(&f.raw)),
+            specific_cmd(&lesson_form(&call.raw)),
+        );
+        let (ga, gb) = (
             general_cmd(&lesson_form(&f.raw)),
             general_cmd(&lesson_form(&call.raw)),
         );
-        if sa == sb || sa.is_empty() || sb.is_empty() {
+        if sa == sb || ga == gb || sa.is_empty() || sb.is_empty() {
             return;
         }
         let ha = head_of(&sa);
@@ -407,13 +446,14 @@ impl Lessons {
         let suggested = risk.class != Class::Local
             && self.suggested(&lower(floor_to_bytes(&f.output, 4096)), &call.raw);
         let hide = suggested || risk.is_risky();
-        let name = if suggested {
-            title_of(&format!("Retry of `{ha}` named by its own output"))
+        let full_name = if suggested {
+            format!("Retry of `{ha}` named by its own output")
         } else if hide {
-            title_of(&format!("Risky retry of `{ha}`"))
+            format!("Risky retry of `{ha}`")
         } else {
-            title_of(&format!("Use `{sb}` instead of `{ha}`"))
+            format!("Use `{sb}` instead of `{sa}`")
         };
+        let name = title_of(&full_name);
         note(
             &mut self.notes,
             true,
@@ -462,7 +502,7 @@ impl Lessons {
         }
         trig.truncate(6);
         let evidence = vec![f.result.evidence(), ev.evidence()];
-        let key = format!("retry:{sb}\u{0}{ha}");
+        let key = format!("retry:{gb}\u{0}{}", head_of(&ga));
         let verified_at = [f.result.ts, call.at.ts, ev.ts]
             .into_iter()
             .flatten()
@@ -478,8 +518,10 @@ impl Lessons {
             .cands
             .repeat_lesson(&key, || name.clone(), parts, || None, || None)
         else {
+            self.seen_form(&key, [sa, sb], [ga, gb], ev.line);
             return;
         };
+        self.first_form(&key, [sa.clone(), sb.clone()], full_name.clone());
         let description = if hide {
             format!("`{sa}` fails here; a retry {how} passed (low trust)")
         } else {
@@ -535,5 +577,73 @@ impl Lessons {
             mem: m,
             tokens: BTreeSet::new(),
         });
+    }
+}
+
+impl Lessons {
+    /// A new lesson under `key`: its commands as this evidence shows them.
+    fn first_form(&mut self, key: &str, spec: [String; 2], name: String) {
+        self.forms.insert(
+            key.to_string(),
+            Forms {
+                spec,
+                name,
+                generalised: false,
+            },
+        );
+    }
+
+    /// The lesson under `key` is seen again with commands `spec`: when they
+    /// hold other values than the first evidence (another branch, file or
+    /// id), the lesson is written for the general case from now on.
+    fn seen_form(&mut self, key: &str, spec: [String; 2], general: [String; 2], line: u64) {
+        let Some(f) = self.forms.get_mut(key) else {
+            return;
+        };
+        if f.generalised || f.spec == spec {
+            return;
+        }
+        f.generalised = true;
+        let mut pairs: Vec<(&String, &String)> = f.spec.iter().zip(general.iter()).collect();
+        // the longer command first: a retry often contains the command it retries
+        pairs.sort_by_key(|(s, _)| std::cmp::Reverse(s.len()));
+        let Some(c) = self
+            .cands
+            .v
+            .iter_mut()
+            .find(|c| c.key.as_deref() == Some(key))
+        else {
+            return;
+        };
+        let m = &mut c.mem;
+        m.name = f.name.clone();
+        let texts = [
+            Some(&mut m.name),
+            Some(&mut m.description),
+            m.fact.as_mut(),
+            m.how.as_mut(),
+            m.why.as_mut(),
+        ];
+        for t in texts.into_iter().flatten() {
+            for (s, g) in &pairs {
+                if s != g {
+                    *t = t.replace(&format!("`{s}`"), &format!("`{g}`"));
+                }
+            }
+            for (s, g) in &pairs {
+                if s != g && !t.contains(&format!("`{g}`")) {
+                    *t = t.replace(s.as_str(), g);
+                }
+            }
+        }
+        m.name = title_of(&m.name);
+        note(
+            &mut self.notes,
+            true,
+            Bucket::AutomaticMemory,
+            "lesson/generalised",
+            line,
+            &m.name,
+        );
     }
 }
