@@ -30,6 +30,7 @@ mod merge;
 mod message;
 mod notes;
 mod origin;
+mod repeats;
 mod secrets;
 mod sentence;
 mod summary;

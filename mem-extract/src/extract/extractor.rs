@@ -185,6 +185,13 @@ impl Extractor {
         notes.v.extend(lessons.cands.notes.v);
         let mut merged = cands.v;
         merged.extend(lessons.cands.v);
+        // what the project repeats across its sessions
+        let mut repeat_notes = Notes {
+            off: notes.off,
+            ..Notes::default()
+        };
+        merged.extend(lessons.repeats.memories(&opts, &mut repeat_notes));
+        notes.v.extend(repeat_notes.v);
         for c in &mut merged {
             secrets.clear(&mut c.mem);
             // Text the person pasted (a log, a page) that poses as an

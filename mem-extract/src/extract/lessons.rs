@@ -49,6 +49,8 @@ pub(super) struct Lessons {
     /// The session of the events so far: calls, failures and edits are
     /// one session's (a stream may hold several, oldest first).
     pub(super) session: String,
+    /// The checks the project runs, session by session.
+    pub(super) repeats: super::repeats::Repeats,
 }
 
 /// The commands of a lesson as its evidence showed them (see
@@ -152,6 +154,8 @@ impl Lessons {
                     }
                     return;
                 }
+                self.repeats
+                    .ran(&call.raw, &call.at, opts.project_root.as_deref());
                 if let Some(pos) = self.failed.iter().position(|(c, _)| *c == call.cmd) {
                     let (a, f) = self.failed.remove(pos);
                     self.fixed(&a, f, &call, &at(), opts, scrubber);
