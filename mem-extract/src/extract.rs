@@ -30,6 +30,7 @@ mod merge;
 mod message;
 mod notes;
 mod origin;
+mod regen;
 mod repeats;
 mod secrets;
 mod sentence;

@@ -51,6 +51,9 @@ pub(super) struct Lessons {
     pub(super) session: String,
     /// The checks the project runs, session by session.
     pub(super) repeats: super::repeats::Repeats,
+    /// Generated code: the inputs edited and the generators run (see
+    /// [`super::regen`]).
+    pub(super) regen: super::regen::Regen,
 }
 
 /// The commands of a lesson as its evidence showed them (see
@@ -114,8 +117,11 @@ impl Lessons {
                             at: at(),
                         },
                     );
-                } else if ev.path.is_some() && !self.failed.is_empty() {
-                    self.edits += 1;
+                } else if let Some(path) = ev.path.as_deref() {
+                    self.regen.edited(path);
+                    if !self.failed.is_empty() {
+                        self.edits += 1;
+                    }
                 }
             }
             "tool_result" => {
@@ -156,6 +162,7 @@ impl Lessons {
                 }
                 self.repeats
                     .ran(&call.raw, &call.at, opts.project_root.as_deref());
+                self.regen.ran(&call.cmd);
                 if let Some(pos) = self.failed.iter().position(|(c, _)| *c == call.cmd) {
                     let (a, f) = self.failed.remove(pos);
                     self.fixed(&a, f, &call, &at(), opts, scrubber);
@@ -166,6 +173,23 @@ impl Lessons {
                 }) {
                     let (_, f) = self.failed.remove(pos);
                     self.retried(f, &call, &at(), opts);
+                } else if let Some((pos, step)) =
+                    self.failed
+                        .iter()
+                        .enumerate()
+                        .rev()
+                        .find_map(|(i, (c, f))| {
+                            // a step and the failed command again on one line:
+                            // `pip install requests && pytest`
+                            (self.ok.len() - f.since <= MAX_RETRY_GAP)
+                                .then(|| step_then_rerun(c, &call.cmd))
+                                .flatten()
+                                .map(|s| (i, s))
+                        })
+                {
+                    let (a, f) = self.failed.remove(pos);
+                    self.ok.push((step, call.at.clone()));
+                    self.fixed(&a, f, &call, &at(), opts, scrubber);
                 }
                 if self.failed.is_empty() {
                     // no open failure looks back at these
@@ -235,8 +259,24 @@ impl Lessons {
             // else the last command between that changes something (reads
             // and listings were left out above), when no file was edited:
             // an edit after the failure is the likelier fix
+            // else a generator run after its input was edited
+            .or_else(|| {
+                between
+                    .iter()
+                    .rev()
+                    .find(|(c, _)| self.regen.input_of(c).is_some())
+            })
             .or_else(|| between.last().filter(|_| self.edits == f.edits))
             .copied();
+        if let Some((b, b_at)) = fix
+            && let Some(input) = self.regen.input_of(b)
+        {
+            // "after editing `schema.graphql`, run `npm run codegen`": the
+            // edit is what made the generator needed, not a fix of its own
+            let (b, b_at, input) = (b.clone(), b_at.clone(), input.to_string());
+            self.regenerated(a, &f, &input, &b, &b_at, call, ev, opts);
+            return;
+        }
         if fix.is_some() && self.edits != f.edits {
             note(
                 &mut self.notes,
@@ -297,6 +337,8 @@ impl Lessons {
         evidence.dedup();
         let rule = if suggested {
             "lesson/fix-named-by-output"
+        } else if is_install_or_env_step(b) {
+            "lesson/install-or-env-step"
         } else {
             "lesson/fail-fix-succeed"
         };
@@ -650,4 +692,75 @@ impl Lessons {
             &m.name,
         );
     }
+}
+
+/// The steps before the failed command `tried` when `line` runs them and
+/// then `tried` again (`pip install requests && pytest` after `pytest`
+/// failed → `pip install requests`); `None` when `line` does not end with
+/// `tried`, or when its steps only set up (`cd`, `source`, `export`: a
+/// modified retry, see [`retry_of`]).
+fn step_then_rerun(tried: &str, line: &str) -> Option<String> {
+    use mem_core::shell::Op;
+    let t = segments(tried);
+    let l = crate::command::segments_ops(line);
+    if t.is_empty() || l.len() <= t.len() {
+        return None;
+    }
+    let (steps, tail) = l.split_at(l.len() - t.len());
+    if tail.iter().map(|(w, _)| w).ne(t.iter()) {
+        return None;
+    }
+    // the steps ran to completion before the rerun (`&&` or `;`)
+    if steps.iter().any(|(_, op)| !matches!(op, Op::And | Op::Seq)) {
+        return None;
+    }
+    let setup = |w: &[&str]| {
+        let i = w
+            .iter()
+            .position(|x| !x.contains('=') || x.starts_with('-'));
+        i.is_none_or(|i| matches!(w[i], "cd" | "pushd" | "source" | "." | "export" | "set"))
+    };
+    if steps.iter().all(|(w, _)| setup(w)) {
+        return None;
+    }
+    Some(
+        steps
+            .iter()
+            .map(|(w, _)| w.join(" "))
+            .collect::<Vec<_>>()
+            .join(" && "),
+    )
+}
+
+/// True when `c` installs a package or sets up the environment: `pip
+/// install requests`, `uv add requests`, `npm install zod`, `export
+/// PYTHONPATH=src`, `source .venv/bin/activate` (every step of the line).
+fn is_install_or_env_step(c: &str) -> bool {
+    let segs = segments(c);
+    !segs.is_empty()
+        && segs.iter().all(|s| {
+            let i = s.iter().position(|w| {
+                (!w.contains('=') || w.starts_with('-')) && !matches!(*w, "sudo" | "doas")
+            });
+            let Some(i) = i else {
+                return true; // `PYTHONPATH=src`
+            };
+            let prog = s[i].rsplit('/').next().unwrap_or(s[i]);
+            let sub = s[i + 1..].iter().find(|w| !w.starts_with('-')).copied();
+            match prog {
+                "export" | "source" | "." | "set" | "cd" | "pushd" => true,
+                "pip" | "pip3" | "npm" | "pnpm" | "yarn" | "bun" | "bundle" | "gem"
+                | "composer" | "poetry" | "pdm" | "pipenv" | "uv" | "cargo" | "go" | "mix"
+                | "brew" | "apt" | "apt-get" | "dnf" | "yum" | "apk" | "conda" | "mamba" => {
+                    matches!(
+                        sub,
+                        Some("install" | "i" | "add" | "sync" | "get" | "deps.get" | "ci")
+                    )
+                }
+                p if p.starts_with("python") => {
+                    s.get(i + 1) == Some(&"-m") && matches!(s.get(i + 2), Some(&"pip" | &"venv"))
+                }
+                _ => false,
+            }
+        })
 }
