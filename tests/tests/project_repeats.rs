@@ -1,7 +1,9 @@
-//! The learn-everything path end to end: three session files through
-//! `mem-transcript replay S1 S2 S3 | mem-extract | mem-index write` give
-//! "This project runs its tests with `X`"; three later sessions running
-//! the tests another way update the same memory.
+//! Lessons as the evidence scopes them, end to end through the binaries:
+//! three session files through `mem-transcript replay S1 S2 S3 |
+//! mem-extract | mem-index write` give "This project runs its tests with
+//! `X`" (three later sessions running the tests another way update the
+//! same memory), and a retry that forced one ignored path is replayed by
+//! the PreToolUse hook before that path only.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +12,13 @@ use mem_tests::{cmd, run, show};
 /// A Claude Code session file: for each command, a Bash call and its
 /// successful result.
 fn session(dir: &Path, n: u32, day: u32, cmds: &[&str]) -> PathBuf {
+    let runs: Vec<(&str, &str, bool)> = cmds.iter().map(|c| (*c, "12 passed", false)).collect();
+    session_of(dir, n, day, &runs)
+}
+
+/// A Claude Code session file: for each `(command, output, failed)`, a
+/// Bash call and its result.
+fn session_of(dir: &Path, n: u32, day: u32, cmds: &[(&str, &str, bool)]) -> PathBuf {
     let sid = format!("00000000-0000-4000-8000-{n:012}");
     let mut lines = Vec::new();
     let mut parent = serde_json::Value::Null;
@@ -27,7 +36,7 @@ fn session(dir: &Path, n: u32, day: u32, cmds: &[&str]) -> PathBuf {
         lines.push(e.to_string());
     };
     entry("user", serde_json::json!("run the tests"), &mut lines);
-    for (i, c) in cmds.iter().enumerate() {
+    for (i, (c, out, bad)) in cmds.iter().enumerate() {
         let id = format!("toolu_{n}_{i}");
         entry(
             "assistant",
@@ -36,7 +45,7 @@ fn session(dir: &Path, n: u32, day: u32, cmds: &[&str]) -> PathBuf {
         );
         entry(
             "user",
-            serde_json::json!([{"type": "tool_result", "tool_use_id": id, "content": "12 passed", "is_error": false}]),
+            serde_json::json!([{"type": "tool_result", "tool_use_id": id, "content": out, "is_error": bad}]),
             &mut lines,
         );
     }
@@ -111,4 +120,61 @@ fn three_sessions_running_the_tests_the_same_way_make_a_project_memory() {
         .filter(|f| f.contains("tests-command") || f.contains("runs-its-tests"))
         .collect();
     assert_eq!(tests, ["project-tests-command.md"]);
+}
+
+/// The PreToolUse hook's answer for Bash `command` with lessons from `mem`.
+fn hook(home: &Path, mem: &Path, command: &str) -> String {
+    let tr = home.join("hook-session.jsonl");
+    std::fs::write(&tr, "").unwrap();
+    let input = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s1",
+        "transcript_path": tr, "cwd": home, "tool_name": "Bash",
+        "tool_input": {"command": command}});
+    let out = run(
+        cmd("mem-recall", home)
+            .args(["--hook", "--memory-dir"])
+            .arg(mem),
+        input.to_string().as_bytes(),
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_retry_that_forced_one_path_is_replayed_before_that_path_only() {
+    let ignored = "The following paths are ignored by one of your .gitignore files:";
+    for (path, other) in [
+        ("dist/bundle.js", "src/main.ts"),
+        ("out/api.d.ts", "README.md"),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("sessions");
+        std::fs::create_dir_all(&dir).unwrap();
+        let memdir = home.path().join("memory");
+        let (add, force) = (format!("git add {path}"), format!("git add -f {path}"));
+        let s = session_of(&dir, 1, 1, &[(&add, ignored, true), (&force, "", false)]);
+        write_path(home.path(), &memdir, &[s]);
+        let said = hook(home.path(), &memdir, &add);
+        assert!(said.contains(&force), "{add}: {said}");
+        // another file: nothing to say
+        let said = hook(home.path(), &memdir, &format!("git add {other}"));
+        assert!(!said.contains("git add -f"), "{other}: {said}");
+
+        // the same retry with another path, in another session: the lesson
+        // is written for any path and fires on both
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("sessions");
+        std::fs::create_dir_all(&dir).unwrap();
+        let memdir = home.path().join("memory");
+        let more = format!("gen/{}", path.rsplit('/').next().unwrap());
+        let (add2, force2) = (format!("git add {more}"), format!("git add -f {more}"));
+        let s1 = session_of(&dir, 1, 1, &[(&add, ignored, true), (&force, "", false)]);
+        let s2 = session_of(&dir, 2, 2, &[(&add2, ignored, true), (&force2, "", false)]);
+        write_path(home.path(), &memdir, &[s1, s2]);
+        let said = hook(home.path(), &memdir, &format!("git add {other}"));
+        // (the hook quotes `<` as `‹`)
+        assert!(
+            said.contains("Use `git add -f ‹files>` instead of `git add ‹files>`"),
+            "{other}: {said}"
+        );
+    }
 }

@@ -105,6 +105,7 @@ impl Lessons {
             self.calls.clear();
             self.failed.clear();
             self.ok.clear();
+            self.regen = super::regen::Regen::default();
         }
         match &*ev.kind {
             "tool_use" => {
