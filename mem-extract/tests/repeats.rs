@@ -177,3 +177,27 @@ fn a_later_family_replaces_an_earlier_one_under_the_same_id() {
         assert_eq!(project(&before)[0].id, p[0].id);
     }
 }
+
+#[test]
+fn a_check_the_user_ran_in_the_agents_shell_counts_as_a_run() {
+    for (cmd, fact) in [
+        (
+            "uv run ty check",
+            "This project type-checks its code with `uv run ty check`.",
+        ),
+        ("make lint", "This project lints its code with `make lint`."),
+    ] {
+        let mut evs = sessions(0, 2, &[cmd]);
+        let mut said = common::event(&sid(7), 0, "user", "text");
+        said.text = Some(format!("<bash-input>{cmd}</bash-input>"));
+        evs.push(said);
+        let ms = extract(&evs, &ExtractOptions::default()).memories;
+        let p = project(&ms);
+        assert_eq!(p.len(), 1, "{cmd}");
+        assert_eq!(p[0].fact.as_deref(), Some(fact));
+        assert_eq!(p[0].evidence.len(), 3);
+        // two sessions without it: not yet
+        let ms = extract(&sessions(0, 2, &[cmd]), &ExtractOptions::default()).memories;
+        assert!(project(&ms).is_empty(), "{cmd}");
+    }
+}

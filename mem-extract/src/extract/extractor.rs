@@ -115,6 +115,12 @@ impl Extractor {
                         self.after_interrupt = true;
                     }
                     let at = self.at(ev);
+                    // a command the user ran themselves (`!uv run ty check`)
+                    // is one the project runs
+                    if let Some(cmd) = super::repeats::user_bash_input(t) {
+                        let root = self.opts.project_root.as_deref();
+                        self.lessons.repeats.ran(cmd, &at, root);
+                    }
                     let before = self.cands.v.len();
                     from_message(
                         &at,

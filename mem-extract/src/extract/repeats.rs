@@ -2,7 +2,8 @@
 //! or build) that the sessions of one stream run successfully the same way
 //! in [`MIN_SESSIONS`] sessions or more becomes a "how this project does
 //! X" memory, with its flags: "This project runs its tests with `uv run
-//! pytest -q`". The learn-everything command (`mem-transcript replay
+//! pytest -q`". A command the user ran in the agent's shell (`!uv run ty
+//! check`) counts as a run too (the user chose it; its output is theirs). The learn-everything command (`mem-transcript replay
 //! --project . | mem-extract`) gives every session of a project in one
 //! stream, oldest first.
 
@@ -141,7 +142,7 @@ impl Topic {
         if matches!(t, "tsc" | "mypy" | "pyright" | "types")
             || starts("typecheck")
             || starts("type-check")
-            || (t == "check" && matches!(prog, "cargo" | "deno"))
+            || (t == "check" && matches!(prog, "cargo" | "deno" | "ty" | "pyrefly"))
         {
             return Some(Topic::Typecheck);
         }
@@ -239,7 +240,9 @@ fn family_of(raw: &str) -> Option<(Topic, String, Vec<String>)> {
             }
         }
         "make" | "gmake" | "just" | "task" | "gradle" | "gradlew" | "mvn" | "rake" | "deno"
-        | "dotnet" | "go" | "cargo" | "mix" | "swift" | "zig" | "ruff" => next_word(i + 1)?,
+        | "dotnet" | "go" | "cargo" | "mix" | "swift" | "zig" | "ruff" | "ty" | "pyrefly" => {
+            next_word(i + 1)?
+        }
         _ => i,
     };
     let task = base(core[task_at]);
@@ -248,6 +251,14 @@ fn family_of(raw: &str) -> Option<(Topic, String, Vec<String>)> {
     head.push(core[..=task_at].join(" "));
     let rest = core[task_at + 1..].iter().map(|w| w.to_string()).collect();
     Some((topic, head.join(" && "), rest))
+}
+
+/// The command of a user message that ran one in the agent's shell
+/// (`<bash-input>uv run ty check</bash-input>`, Claude Code's `!` prefix).
+pub(super) fn user_bash_input(text: &str) -> Option<&str> {
+    let rest = text.trim_start().strip_prefix("<bash-input>")?;
+    let cmd = rest[..rest.find("</bash-input>")?].trim();
+    (!cmd.is_empty() && !cmd.contains('\n')).then_some(cmd)
 }
 
 /// `raw` with a leading `cd` into the project root dropped and one into a
@@ -426,6 +437,8 @@ mod tests {
             ("ruff check src", Topic::Lint, "ruff check"),
             ("cargo fmt --check", Topic::Format, "cargo fmt"),
             ("npm run typecheck", Topic::Typecheck, "npm run typecheck"),
+            ("uv run ty check src", Topic::Typecheck, "uv run ty check"),
+            ("mypy --strict app", Topic::Typecheck, "mypy"),
             ("yarn build:prod", Topic::Build, "yarn build:prod"),
         ] {
             let (t, h, _) = family_of(line).unwrap_or_else(|| panic!("{line}"));
