@@ -119,6 +119,8 @@ fn a_check_run_in_three_sessions_is_how_the_project_does_it() {
         assert_eq!(m.evidence.len(), 3);
         assert!(m.id.as_deref().unwrap().starts_with("project-"));
         assert_eq!(m.trust, Some(mem_core::Trust::Normal));
+        // a fact for recall, not a rule the PreToolUse hook replays
+        assert!(mem_core::lesson::rule_of(m).is_none(), "{:?}", m.how);
     }
 }
 
