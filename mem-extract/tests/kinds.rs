@@ -724,3 +724,34 @@ fn a_lesson_names_the_values_its_evidence_shows() {
 fn general_cmd_of(c: &str) -> String {
     mem_extract::extract::general_cmd(c)
 }
+
+/// The same retry after another form of the failing command (more files
+/// staged with the ignored one): the forced path is still one value, so
+/// the lesson stays about it, named by the shorter failing form.
+#[test]
+fn the_same_retry_after_a_longer_failing_command_stays_specific() {
+    for (path, more) in [
+        ("dist/app.css", "src/a.ts src/b.ts"),
+        ("priv/static/x.js", "lib/y.ex"),
+    ] {
+        let fail = "The following paths are ignored by one of your .gitignore files:";
+        let ms = run(&[
+            bash(0, "a", &format!("git add {path} {more}")),
+            result(1, "a", fail, true),
+            bash(2, "b", &format!("git add -f {path}")),
+            result(3, "b", "", false),
+            bash(4, "c", &format!("git add {path}")),
+            result(5, "c", fail, true),
+            bash(6, "d", &format!("git add -f {path}")),
+            result(7, "d", "", false),
+        ]);
+        assert_eq!(ms.len(), 1, "{:?}", names(&ms));
+        assert_eq!(
+            ms[0].how.as_deref(),
+            Some(
+                format!("Where you would run `git add {path}`, run `git add -f {path}`.").as_str()
+            )
+        );
+        assert_eq!(ms[0].evidence.len(), 4);
+    }
+}

@@ -650,8 +650,32 @@ impl Lessons {
         if f.generalised || f.spec == spec {
             return;
         }
-        f.generalised = true;
-        let mut pairs: Vec<(&String, &String)> = f.spec.iter().zip(general.iter()).collect();
+        let mut general = general;
+        if f.spec[1] == spec[1] {
+            // the same fix or retry after another form of the failing
+            // command: the fix's values are still one, so the lesson stays
+            // specific; it names the shorter form when it is a prefix of the
+            // kept one (the hook matches a prefix)
+            let (old, new) = (&f.spec[0], &spec[0]);
+            let prefix = new.len() < old.len()
+                && old
+                    .split_whitespace()
+                    .zip(new.split_whitespace())
+                    .all(|(a, b)| a == b);
+            if !prefix {
+                return;
+            }
+            general = [new.clone(), f.spec[1].clone()];
+        } else {
+            f.generalised = true;
+        }
+        let rule = if f.generalised {
+            "lesson/generalised"
+        } else {
+            "lesson/shorter-form"
+        };
+        let mut pairs: Vec<(String, String)> =
+            f.spec.iter().cloned().zip(general.clone()).collect();
         // the longer command first: a retry often contains the command it retries
         pairs.sort_by_key(|(s, _)| std::cmp::Reverse(s.len()));
         let Some(c) = self
@@ -663,9 +687,8 @@ impl Lessons {
             return;
         };
         let m = &mut c.mem;
-        m.name = f.name.clone();
         let texts = [
-            Some(&mut m.name),
+            Some(&mut f.name),
             Some(&mut m.description),
             m.fact.as_mut(),
             m.how.as_mut(),
@@ -683,12 +706,15 @@ impl Lessons {
                 }
             }
         }
-        m.name = title_of(&m.name);
+        m.name = title_of(&f.name);
+        if !f.generalised {
+            f.spec = general;
+        }
         note(
             &mut self.notes,
             true,
             Bucket::AutomaticMemory,
-            "lesson/generalised",
+            rule,
             line,
             &m.name,
         );
