@@ -755,3 +755,33 @@ fn the_same_retry_after_a_longer_failing_command_stays_specific() {
         assert_eq!(ms[0].evidence.len(), 4);
     }
 }
+
+/// The same fix after the failing command with another value (another
+/// branch): the lesson is for any value.
+#[test]
+fn the_same_fix_for_two_branches_is_for_any_branch() {
+    for (b1, b2, fix) in [
+        ("feat-a", "feat-b", "git fetch origin"),
+        ("fix/x", "chore/y", "npm run prepush"),
+    ] {
+        let ms = run(&[
+            bash(0, "a", &format!("git push origin {b1}")),
+            result(1, "a", "! [rejected]", true),
+            bash(2, "b", fix),
+            result(3, "b", "ok", false),
+            bash(4, "c", &format!("git push origin {b1}")),
+            result(5, "c", "ok", false),
+            bash(6, "d", &format!("git push origin {b2}")),
+            result(7, "d", "! [rejected]", true),
+            bash(8, "e", fix),
+            result(9, "e", "ok", false),
+            bash(10, "f", &format!("git push origin {b2}")),
+            result(11, "f", "ok", false),
+        ]);
+        assert_eq!(ms.len(), 1, "{:?}", names(&ms));
+        assert_eq!(
+            ms[0].how.as_deref(),
+            Some(format!("Before running `git push origin <branch>`, run `{fix}`.").as_str())
+        );
+    }
+}

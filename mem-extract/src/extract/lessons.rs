@@ -651,18 +651,20 @@ impl Lessons {
             return;
         }
         let mut general = general;
-        if f.spec[1] == spec[1] {
-            // the same fix or retry after another form of the failing
-            // command: the fix's values are still one, so the lesson stays
-            // specific; it names the shorter form when it is a prefix of the
-            // kept one (the hook matches a prefix)
-            let (old, new) = (&f.spec[0], &spec[0]);
-            let prefix = new.len() < old.len()
-                && old
+        let (old, new) = (&f.spec[0], &spec[0]);
+        let extends = |long: &str, short: &str| {
+            short.len() < long.len()
+                && long
                     .split_whitespace()
-                    .zip(new.split_whitespace())
-                    .all(|(a, b)| a == b);
-            if !prefix {
+                    .zip(short.split_whitespace())
+                    .all(|(a, b)| a == b)
+        };
+        if f.spec[1] == spec[1] && (extends(old, new) || extends(new, old)) {
+            // the same fix or retry after a longer form of the failing
+            // command (more files staged with the one that failed): its
+            // values are still one, so the lesson stays specific, named by
+            // the shorter form (the hook matches a prefix)
+            if extends(new, old) {
                 return;
             }
             general = [new.clone(), f.spec[1].clone()];
