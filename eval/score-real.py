@@ -32,7 +32,17 @@ import yaml
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def write_path(bindir, sessions, memdir):
+def write_path(bindir, sessions, memdir, stream=False):
+    if stream:
+        # the learn-everything path: every session of the project in one
+        # stream, oldest first as listed
+        files = " ".join(f"'{s}'" for s in sessions)
+        cmd = (f"'{bindir}/mem-transcript' replay {files} 2>/dev/null | '{bindir}/mem-extract' "
+               f"| '{bindir}/mem-index' write --memory-dir '{memdir}' >/dev/null")
+        r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            print(f"warning: write path failed: {r.stderr.strip()[:300]}", file=sys.stderr)
+        return
     for s in sessions:
         cmd = (f"'{bindir}/mem-transcript' replay '{s}' 2>/dev/null | '{bindir}/mem-extract' "
                f"| '{bindir}/mem-index' write --memory-dir '{memdir}' >/dev/null")
@@ -84,6 +94,9 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "target/debug"))
     ap.add_argument("-v", action="store_true", help="list each lesson and memory")
     ap.add_argument("--all", action="store_true", help="write every corpus session, list memories")
+    ap.add_argument("--stream", action="store_true",
+                    help="a project's sessions in one stream (the learn-everything command) "
+                         "instead of one write path per session")
     a = ap.parse_args()
     if not os.path.isdir(a.corpus):
         print(f"score-real: no corpus at {a.corpus}", file=sys.stderr)
@@ -100,7 +113,7 @@ def main():
         total = 0
         for i, (proj, sessions) in enumerate(groups.items()):
             d = os.path.join(tmp, f"p{i}")
-            write_path(a.bin, sessions, d)
+            write_path(a.bin, sessions, d, a.stream)
             ms = memories(d)
             total += len(ms)
             if ms:
@@ -114,7 +127,7 @@ def main():
     found_total, mems_total, mems_good = 0, 0, 0
     for proj, sessions in labels["projects"].items():
         d = os.path.join(tmp, proj)
-        write_path(a.bin, [os.path.join(a.corpus, s) for s in sessions], d)
+        write_path(a.bin, [os.path.join(a.corpus, s) for s in sessions], d, a.stream)
         ms = memories(d)
         lessons = [l for l in labels["lessons"] if l["project"] == proj]
         good = set()

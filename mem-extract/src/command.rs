@@ -534,10 +534,30 @@ pub fn retry_of(tried: &str, retry: &str) -> Option<&'static str> {
     None
 }
 
-/// A command written for the general case: commit messages, branch names,
-/// ticket-like ids and file lists become placeholders; a `cd` into an
-/// absolute directory keeps the directory's last name.
+/// A command written for the general case: commit messages are dropped;
+/// branch names, ticket-like ids and the files of `git add`/`rm`/`restore`
+/// become placeholders (`<branch>`, `<id>`, `<files>`); a `cd` into an
+/// absolute directory keeps the directory's last name. A lesson is written
+/// so only when its evidence holds several values (see [`specific_cmd`]).
 pub fn general_cmd(command: &str) -> String {
+    written_cmd(command, true)
+}
+
+/// A command as the evidence shows it: commit messages dropped (a lesson
+/// never needs one), a `cd` into an absolute directory kept as the
+/// directory's last name; branches, ids and files kept as they were.
+pub fn specific_cmd(command: &str) -> String {
+    written_cmd(command, false)
+}
+
+/// True when `-m` / `-F` of program `prog` gives a message (version
+/// control), not a module or a file (`python -m pytest`).
+fn takes_message(prog: &str) -> bool {
+    matches!(prog, "git" | "hg" | "svn" | "jj" | "bzr" | "fossil")
+}
+
+/// [`general_cmd`] when `general`, else [`specific_cmd`].
+fn written_cmd(command: &str, general: bool) -> String {
     static ID: OnceLock<Regex> = OnceLock::new();
     let id = ID.get_or_init(|| {
         Regex::new(r"^(?:[A-Za-z]+-\d+|[a-z]+-[a-z0-9]{2,4}(?:\.\d+)+)$").expect("id regex")
@@ -556,15 +576,26 @@ pub fn general_cmd(command: &str) -> String {
                 "push" | "pull" | "checkout" | "switch" | "merge" | "rebase" | "branch"
             );
         let fileish = prog == "git" && matches!(sub, "add" | "rm" | "restore" | "stage");
+        let branchy = branchy && general;
+        let fileish = fileish && general;
+        let vcs = takes_message(prog);
+        let is_msg = |w: &str| w == "--message" || (vcs && matches!(w, "-m" | "-F"));
         let mut files = 0;
         let mut prev = "";
         for (i, w) in seg.iter().enumerate() {
-            if matches!(*w, "-m" | "--message" | "-F") {
+            if is_msg(w) {
                 // a lesson never needs the message: the flag and it go
                 prev = w;
                 continue;
             }
-            let word = if matches!(prev, "-m" | "--message" | "-F") {
+            if let Some(m) = w.strip_prefix("--message=") {
+                // `--message="two words"`: the rest of the quote goes too
+                if m.starts_with('"') && (m.len() == 1 || !m.ends_with('"')) {
+                    break;
+                }
+                continue;
+            }
+            let word = if is_msg(prev) {
                 prev = "";
                 if w.starts_with('"') && !w.ends_with('"') {
                     break;
@@ -572,14 +603,15 @@ pub fn general_cmd(command: &str) -> String {
                 continue;
             } else if i == 1 && prog == "cd" && w.starts_with('/') {
                 w.rsplit('/').next().unwrap_or(w).to_string()
-            } else if id.is_match(w.trim_matches(['"', '\''])) {
-                "<id>".to_string()
             } else if branchy && i >= 2 && !w.starts_with('-') && prev != "--set-upstream-to" {
+                // (a branch named like a ticket is a branch here)
                 if matches!(*w, "origin" | "upstream") {
                     w.to_string()
                 } else {
                     "<branch>".to_string()
                 }
+            } else if general && id.is_match(w.trim_matches(['"', '\''])) {
+                "<id>".to_string()
             } else if fileish && i >= 2 && !w.starts_with('-') {
                 files += 1;
                 if files > 1 {
@@ -598,7 +630,7 @@ pub fn general_cmd(command: &str) -> String {
             out.push(word);
             prev = w;
         }
-        if files > 1
+        if files > 0
             && let Some(last) = out.iter().rposition(|w| !w.starts_with('-') && w != "&&")
         {
             out[last] = "<files>".into();

@@ -30,6 +30,8 @@ mod merge;
 mod message;
 mod notes;
 mod origin;
+mod regen;
+mod repeats;
 mod secrets;
 mod sentence;
 mod summary;
@@ -42,7 +44,9 @@ use chrono::NaiveDate;
 use mem_core::records::{Event, Memory};
 use mem_core::time::{local_day, parse_ts};
 
-pub use crate::command::{command_in, command_keywords, command_of, general_cmd, retry_of};
+pub use crate::command::{
+    command_in, command_keywords, command_of, general_cmd, retry_of, specific_cmd,
+};
 pub use crate::note::{Bucket, Note};
 use crate::rules::Rules;
 pub use crate::text::EventText;

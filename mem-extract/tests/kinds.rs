@@ -313,7 +313,9 @@ fn a_modified_retry_is_use_x_prime_instead_of_x() {
         names(&ms),
         [
             "Use `source .venv/bin/activate && pytest` instead of `pytest`",
-            "Use `git push --set-upstream origin <branch>` instead of `git push`",
+            // one branch seen: the lesson names it (see
+            // `a_lesson_names_the_values_its_evidence_shows`)
+            "Use `git push --set-upstream origin feature-x` instead of `git push`",
             "Use `cd assets && node build.js` instead of `node assets/build.js`",
             "Use `python3 gen.py` instead of `python gen.py`",
         ]
@@ -321,7 +323,7 @@ fn a_modified_retry_is_use_x_prime_instead_of_x() {
     let push = &ms[1];
     assert_eq!(
         push.fact.as_deref(),
-        Some("Run `git push --set-upstream origin <branch>`, not `git push`.")
+        Some("Run `git push --set-upstream origin feature-x`, not `git push`.")
     );
     assert_eq!(
         push.why.as_deref(),
@@ -368,7 +370,7 @@ fn a_retry_in_another_session_raises_the_same_lesson() {
     assert_eq!(push[0].evidence.len(), 4);
     assert!(
         ms.iter()
-            .any(|m| m.name == "Use `git push -u origin <branch>` instead of `git push`")
+            .any(|m| m.name == "Use `git push -u origin two` instead of `git push`")
     );
 }
 
@@ -586,4 +588,200 @@ fn a_summary_quoting_a_message_already_read_adds_nothing() {
     assert_eq!(lint.source, Some(mem_core::records::Source::User));
     assert_eq!(lint.confidence, Some(0.8));
     assert_eq!(lint.evidence.len(), 1);
+}
+
+/// A retry or a fix is written as the evidence shows it: one path, branch
+/// or id stays that value (the hook then fires on that command only); the
+/// same lesson seen again with another value names a placeholder. Commit
+/// messages are never part of a lesson, and `-m` of other programs
+/// (`python -m pytest`) is not a message.
+#[test]
+fn a_lesson_names_the_values_its_evidence_shows() {
+    for (path, other, ignored_dir) in [
+        ("dist/bundle.js", "dist/vendor.js", "dist"),
+        ("out/gen/api.ts", "coverage/lcov.info", "out"),
+        ("target/site/index.html", "build/app.css", "target"),
+    ] {
+        let fail = format!(
+            "The following paths are ignored by one of your .gitignore files:\n{ignored_dir}"
+        );
+        let once = run(&[
+            bash(0, "a", &format!("git add {path}")),
+            result(1, "a", &fail, true),
+            bash(2, "b", &format!("git add -f {path}")),
+            result(3, "b", "", false),
+        ]);
+        assert_eq!(once.len(), 1, "{:?}", names(&once));
+        // (a long name is cut at a phrase boundary, never inside a command)
+        let full = format!("Use `git add -f {path}` instead of `git add {path}`");
+        assert!(
+            once[0].name == full || once[0].name == format!("Use `git add -f {path}`"),
+            "{}",
+            once[0].name
+        );
+        assert_eq!(
+            once[0].how.as_deref(),
+            Some(
+                format!("Where you would run `git add {path}`, run `git add -f {path}`.").as_str()
+            )
+        );
+        let rule = mem_core::lesson::rule_of(&once[0]).expect("a hook rule");
+        let (avoid, instead) = match &rule {
+            mem_core::lesson::Rule::Instead { avoid, instead } => (avoid.clone(), instead.clone()),
+            r => panic!("{r:?}"),
+        };
+        assert_eq!(avoid, format!("git add {path}"));
+        assert_eq!(instead, format!("git add -f {path}"));
+
+        // the same retry with another path: the placeholder
+        let twice = run(&[
+            bash(0, "a", &format!("git add {path}")),
+            result(1, "a", &fail, true),
+            bash(2, "b", &format!("git add -f {path}")),
+            result(3, "b", "", false),
+            bash(4, "c", &format!("git add {other}")),
+            result(5, "c", &fail, true),
+            bash(6, "d", &format!("git add -f {other}")),
+            result(7, "d", "", false),
+        ]);
+        assert_eq!(
+            names(&twice),
+            ["Use `git add -f <files>` instead of `git add <files>`"]
+        );
+        assert_eq!(
+            twice[0].fact.as_deref(),
+            Some("Run `git add -f <files>`, not `git add <files>`.")
+        );
+        assert_eq!(twice[0].evidence.len(), 4);
+        let all = serde_json::to_string(&twice).unwrap();
+        assert!(!all.contains(path) && !all.contains(other), "{all}");
+    }
+
+    // a fix: one branch stays; two branches (in two sessions) make `<branch>`
+    for (b1, b2) in [("feat-a", "feat-b"), ("fix/login", "release-2")] {
+        let push = |seq: u64, s: &str, b: &str| {
+            let mut v = vec![
+                bash(seq, &format!("{s}1"), &format!("git push origin {b}")),
+                result(
+                    seq + 1,
+                    &format!("{s}1"),
+                    "! [rejected] (fetch first)",
+                    true,
+                ),
+                bash(
+                    seq + 2,
+                    &format!("{s}2"),
+                    &format!("git pull --rebase origin {b}"),
+                ),
+                result(seq + 3, &format!("{s}2"), "ok", false),
+                bash(seq + 4, &format!("{s}3"), &format!("git push origin {b}")),
+                result(seq + 5, &format!("{s}3"), "ok", false),
+            ];
+            for e in &mut v {
+                e.session = format!("00000000-0000-4000-8000-0000000000{s}");
+            }
+            v
+        };
+        let one = run(&push(0, "a", b1));
+        assert_eq!(
+            names(&one),
+            [format!(
+                "Run git pull --rebase origin {b1} before git push origin {b1}"
+            )]
+        );
+        let mut evs = push(0, "a", b1);
+        evs.extend(push(10, "b", b2));
+        let two = run(&evs);
+        assert_eq!(
+            names(&two),
+            ["Run git pull --rebase origin <branch> before git push origin <branch>"]
+        );
+        assert_eq!(
+            two[0].how.as_deref(),
+            Some(
+                "Before running `git push origin <branch>`, run `git pull --rebase origin <branch>`."
+            )
+        );
+    }
+
+    use mem_extract::extract::specific_cmd;
+    assert_eq!(
+        specific_cmd("git commit -m \"fix: the ABC-12 bug\" --no-edit"),
+        "git commit --no-edit"
+    );
+    assert_eq!(
+        specific_cmd("git commit --message=\"wip two\" -q"),
+        "git commit -q"
+    );
+    assert_eq!(
+        specific_cmd("python -m pytest -q tests"),
+        "python -m pytest -q tests"
+    );
+    assert_eq!(specific_cmd("git add src/a.rs"), "git add src/a.rs");
+    assert_eq!(general_cmd_of("git add src/a.rs"), "git add <files>");
+}
+
+fn general_cmd_of(c: &str) -> String {
+    mem_extract::extract::general_cmd(c)
+}
+
+/// The same retry after another form of the failing command (more files
+/// staged with the ignored one): the forced path is still one value, so
+/// the lesson stays about it, named by the shorter failing form.
+#[test]
+fn the_same_retry_after_a_longer_failing_command_stays_specific() {
+    for (path, more) in [
+        ("dist/app.css", "src/a.ts src/b.ts"),
+        ("priv/static/x.js", "lib/y.ex"),
+    ] {
+        let fail = "The following paths are ignored by one of your .gitignore files:";
+        let ms = run(&[
+            bash(0, "a", &format!("git add {path} {more}")),
+            result(1, "a", fail, true),
+            bash(2, "b", &format!("git add -f {path}")),
+            result(3, "b", "", false),
+            bash(4, "c", &format!("git add {path}")),
+            result(5, "c", fail, true),
+            bash(6, "d", &format!("git add -f {path}")),
+            result(7, "d", "", false),
+        ]);
+        assert_eq!(ms.len(), 1, "{:?}", names(&ms));
+        assert_eq!(
+            ms[0].how.as_deref(),
+            Some(
+                format!("Where you would run `git add {path}`, run `git add -f {path}`.").as_str()
+            )
+        );
+        assert_eq!(ms[0].evidence.len(), 4);
+    }
+}
+
+/// The same fix after the failing command with another value (another
+/// branch): the lesson is for any value.
+#[test]
+fn the_same_fix_for_two_branches_is_for_any_branch() {
+    for (b1, b2, fix) in [
+        ("feat-a", "feat-b", "git fetch origin"),
+        ("fix/x", "chore/y", "npm run prepush"),
+    ] {
+        let ms = run(&[
+            bash(0, "a", &format!("git push origin {b1}")),
+            result(1, "a", "! [rejected]", true),
+            bash(2, "b", fix),
+            result(3, "b", "ok", false),
+            bash(4, "c", &format!("git push origin {b1}")),
+            result(5, "c", "ok", false),
+            bash(6, "d", &format!("git push origin {b2}")),
+            result(7, "d", "! [rejected]", true),
+            bash(8, "e", fix),
+            result(9, "e", "ok", false),
+            bash(10, "f", &format!("git push origin {b2}")),
+            result(11, "f", "ok", false),
+        ]);
+        assert_eq!(ms.len(), 1, "{:?}", names(&ms));
+        assert_eq!(
+            ms[0].how.as_deref(),
+            Some(format!("Before running `git push origin <branch>`, run `{fix}`.").as_str())
+        );
+    }
 }

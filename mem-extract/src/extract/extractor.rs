@@ -115,6 +115,12 @@ impl Extractor {
                         self.after_interrupt = true;
                     }
                     let at = self.at(ev);
+                    // a command the user ran themselves (`!uv run ty check`)
+                    // is one the project runs
+                    if let Some(cmd) = super::repeats::user_bash_input(t) {
+                        let root = self.opts.project_root.as_deref();
+                        self.lessons.repeats.ran(cmd, &at, root);
+                    }
                     let before = self.cands.v.len();
                     from_message(
                         &at,
@@ -185,6 +191,13 @@ impl Extractor {
         notes.v.extend(lessons.cands.notes.v);
         let mut merged = cands.v;
         merged.extend(lessons.cands.v);
+        // what the project repeats across its sessions
+        let mut repeat_notes = Notes {
+            off: notes.off,
+            ..Notes::default()
+        };
+        merged.extend(lessons.repeats.memories(&opts, &mut repeat_notes));
+        notes.v.extend(repeat_notes.v);
         for c in &mut merged {
             secrets.clear(&mut c.mem);
             // Text the person pasted (a log, a page) that poses as an

@@ -13,7 +13,9 @@ use super::notes::{Notes, note};
 use super::origin::{At, base_memory};
 use super::sentence::{cut, lower, title_of};
 use super::view::{EventView, min_text_window};
-use super::{Bucket, ExtractOptions, FastMap, command_keywords, general_cmd, retry_of};
+use super::{
+    Bucket, ExtractOptions, FastMap, command_keywords, general_cmd, retry_of, specific_cmd,
+};
 use crate::command::{
     MAX_RETRY_GAP, core_of, error_line, head_of, is_inspection, is_script, lesson_form,
     looks_failed, named_in_output, named_loosely, norm_cmd, segments, short_cmd,
@@ -40,6 +42,29 @@ pub(super) struct Lessons {
     /// (lowercased, the first [`SEEN_PER_RESULT`] bytes of each): a fix
     /// found there came from a file, page or output the agent read.
     pub(super) seen: String,
+    /// Per lesson key (written with placeholders): the commands as the
+    /// first evidence showed them, and whether a later one showed other
+    /// values (the lesson is then written for the general case).
+    pub(super) forms: FastMap<String, Forms>,
+    /// The session of the events so far: calls, failures and edits are
+    /// one session's (a stream may hold several, oldest first).
+    pub(super) session: String,
+    /// The checks the project runs, session by session.
+    pub(super) repeats: super::repeats::Repeats,
+    /// Generated code: the inputs edited and the generators run (see
+    /// [`super::regen`]).
+    pub(super) regen: super::regen::Regen,
+}
+
+/// The commands of a lesson as its evidence showed them (see
+/// [`Lessons::forms`]).
+pub(super) struct Forms {
+    /// The specific forms (failing command, fix or retry).
+    spec: [String; 2],
+    /// The lesson's name before it was cut to length.
+    name: String,
+    /// A repeat showed other values: the lesson names the general forms.
+    generalised: bool,
 }
 
 /// Bytes of tool results kept in [`Lessons::seen`].
@@ -74,6 +99,14 @@ impl Lessons {
         opts: &ExtractOptions,
         scrubber: &Scrubber,
     ) {
+        if *ev.session != *self.session {
+            // a failure is fixed in its own session only
+            self.session = ev.session.to_string();
+            self.calls.clear();
+            self.failed.clear();
+            self.ok.clear();
+            self.regen = super::regen::Regen::default();
+        }
         match &*ev.kind {
             "tool_use" => {
                 if let (Some(id), Some(cmd)) = (ev.tool_id.as_deref(), ev.command.as_deref()) {
@@ -85,8 +118,11 @@ impl Lessons {
                             at: at(),
                         },
                     );
-                } else if ev.path.is_some() && !self.failed.is_empty() {
-                    self.edits += 1;
+                } else if let Some(path) = ev.path.as_deref() {
+                    self.regen.edited(path);
+                    if !self.failed.is_empty() {
+                        self.edits += 1;
+                    }
                 }
             }
             "tool_result" => {
@@ -139,6 +175,9 @@ impl Lessons {
                     }
                     return;
                 }
+                self.repeats
+                    .ran(&call.raw, &call.at, opts.project_root.as_deref());
+                self.regen.ran(&call.cmd);
                 if let Some(pos) = self.failed.iter().position(|(c, _)| *c == call.cmd) {
                     let (a, f) = self.failed.remove(pos);
                     self.fixed(&a, f, &call, &at(), opts, scrubber);
@@ -149,6 +188,23 @@ impl Lessons {
                 }) {
                     let (_, f) = self.failed.remove(pos);
                     self.retried(f, &call, &at(), opts);
+                } else if let Some((pos, step)) =
+                    self.failed
+                        .iter()
+                        .enumerate()
+                        .rev()
+                        .find_map(|(i, (c, f))| {
+                            // a step and the failed command again on one line:
+                            // `pip install requests && pytest`
+                            (self.ok.len() - f.since <= MAX_RETRY_GAP)
+                                .then(|| step_then_rerun(c, &call.cmd))
+                                .flatten()
+                                .map(|s| (i, s))
+                        })
+                {
+                    let (a, f) = self.failed.remove(pos);
+                    self.ok.push((step, call.at.clone()));
+                    self.fixed(&a, f, &call, &at(), opts, scrubber);
                 }
                 if self.failed.is_empty() {
                     // no open failure looks back at these
@@ -221,8 +277,24 @@ impl Lessons {
             // else the last command between that changes something (reads
             // and listings were left out above), when no file was edited:
             // an edit after the failure is the likelier fix
+            // else a generator run after its input was edited
+            .or_else(|| {
+                between
+                    .iter()
+                    .rev()
+                    .find(|(c, _)| self.regen.input_of(c).is_some())
+            })
             .or_else(|| between.last().filter(|_| self.edits == f.edits))
             .copied();
+        if let Some((b, b_at)) = fix
+            && let Some(input) = self.regen.input_of(b)
+        {
+            // "after editing `schema.graphql`, run `npm run codegen`": the
+            // edit is what made the generator needed, not a fix of its own
+            let (b, b_at, input) = (b.clone(), b_at.clone(), input.to_string());
+            self.regenerated(a, &f, &input, &b, &b_at, call, ev, opts);
+            return;
+        }
         if fix.is_some() && self.edits != f.edits {
             note(
                 &mut self.notes,
@@ -245,7 +317,8 @@ impl Lessons {
             );
             return;
         };
-        let (sa, sb) = (general_cmd(&short_cmd(a)), general_cmd(&short_cmd(b)));
+        let (sa, sb) = (specific_cmd(&short_cmd(a)), specific_cmd(&short_cmd(b)));
+        let (ga, gb) = (general_cmd(&short_cmd(a)), general_cmd(&short_cmd(b)));
         // What the fix does decides its trust (docs/security.md "What a
         // command does"): a risky fix is never a normal-trust lesson; a
         // project-local, harmless one is, whoever named it; another named
@@ -261,7 +334,11 @@ impl Lessons {
         let mut trig = Vec::new();
         let fixes: &[&String] = if hide { &[&sa] } else { &[&sa, &sb] };
         for c in fixes {
-            let words: Vec<&str> = c.split_whitespace().take(2).collect();
+            let words: Vec<&str> = c
+                .split_whitespace()
+                .filter(|w| !w.starts_with(['-', '<']))
+                .take(2)
+                .collect();
             trig.push(words.join(" "));
         }
         // The failing command's own names (`node src/build-token.mjs` →
@@ -278,6 +355,8 @@ impl Lessons {
         evidence.dedup();
         let rule = if suggested {
             "lesson/fix-named-by-output"
+        } else if is_install_or_env_step(b) {
+            "lesson/install-or-env-step"
         } else {
             "lesson/fail-fix-succeed"
         };
@@ -290,8 +369,8 @@ impl Lessons {
             &format!("run {sb} before {sa}"),
         );
         let key = format!(
-            "{rule}:{sb}\u{0}{}",
-            sa.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+            "{rule}:{gb}\u{0}{}",
+            ga.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
         );
         let verified_at = newest.map(local_day).or(ev.day());
         let quote = || error_line(&f.output, opts.max_quote_bytes, scrubber);
@@ -320,15 +399,16 @@ impl Lessons {
             }
         };
         let how = || format!("Before running `{sa}`, run `{sb}`.");
-        let name = || {
+        let full_name = || {
             if suggested {
-                title_of(&format!("Fix for {sa} named by its own output"))
+                format!("Fix for {sa} named by its own output")
             } else if hide {
-                title_of(&format!("Risky fix for {sa}"))
+                format!("Risky fix for {sa}")
             } else {
-                title_of(&format!("Run {sb} before {sa}"))
+                format!("Run {sb} before {sa}")
             }
         };
+        let name = || title_of(&full_name());
         // a repeated lesson: its quote is made only when the kept one lacks one
         let parts = Parts::lesson(evidence, trig, verified_at);
         let Some(Parts {
@@ -343,8 +423,10 @@ impl Lessons {
             || (!hide).then(how),
         )
         else {
+            self.seen_form(&key, [sa, sb], [ga, gb], ev.line);
             return;
         };
+        self.first_form(&key, [sa.clone(), sb.clone()], full_name());
         let quoted = if suggested { Ok(None) } else { quote() };
         if let Err(pattern) = quoted {
             note(
@@ -411,10 +493,14 @@ impl Lessons {
         // the lesson names the retried command only (what ran after it on
         // the same line is not part of it), the failing one by its head
         let (sa, sb) = (
+            specific_cmd(&lesson_form(&f.raw)),
+            specific_cmd(&lesson_form(&call.raw)),
+        );
+        let (ga, gb) = (
             general_cmd(&lesson_form(&f.raw)),
             general_cmd(&lesson_form(&call.raw)),
         );
-        if sa == sb || sa.is_empty() || sb.is_empty() {
+        if sa == sb || ga == gb || sa.is_empty() || sb.is_empty() {
             return;
         }
         let ha = head_of(&sa);
@@ -424,13 +510,14 @@ impl Lessons {
         let suggested = risk.class != Class::Local
             && self.suggested(&lower(floor_to_bytes(&f.output, 4096)), &call.raw, &f.raw);
         let hide = suggested || risk.is_risky();
-        let name = if suggested {
-            title_of(&format!("Retry of `{ha}` named by its own output"))
+        let full_name = if suggested {
+            format!("Retry of `{ha}` named by its own output")
         } else if hide {
-            title_of(&format!("Risky retry of `{ha}`"))
+            format!("Risky retry of `{ha}`")
         } else {
-            title_of(&format!("Use `{sb}` instead of `{ha}`"))
+            format!("Use `{sb}` instead of `{sa}`")
         };
+        let name = title_of(&full_name);
         note(
             &mut self.notes,
             true,
@@ -479,7 +566,7 @@ impl Lessons {
         }
         trig.truncate(6);
         let evidence = vec![f.result.evidence(), ev.evidence()];
-        let key = format!("retry:{sb}\u{0}{ha}");
+        let key = format!("retry:{gb}\u{0}{}", head_of(&ga));
         let verified_at = [f.result.ts, call.at.ts, ev.ts]
             .into_iter()
             .flatten()
@@ -495,8 +582,10 @@ impl Lessons {
             .cands
             .repeat_lesson(&key, || name.clone(), parts, || None, || None)
         else {
+            self.seen_form(&key, [sa, sb], [ga, gb], ev.line);
             return;
         };
+        self.first_form(&key, [sa.clone(), sb.clone()], full_name.clone());
         let description = if hide {
             format!("`{sa}` fails here; a retry {how} passed (low trust)")
         } else {
@@ -553,4 +642,171 @@ impl Lessons {
             tokens: BTreeSet::new(),
         });
     }
+}
+
+impl Lessons {
+    /// A new lesson under `key`: its commands as this evidence shows them.
+    fn first_form(&mut self, key: &str, spec: [String; 2], name: String) {
+        self.forms.insert(
+            key.to_string(),
+            Forms {
+                spec,
+                name,
+                generalised: false,
+            },
+        );
+    }
+
+    /// The lesson under `key` is seen again with commands `spec`: when they
+    /// hold other values than the first evidence (another branch, file or
+    /// id), the lesson is written for the general case from now on.
+    fn seen_form(&mut self, key: &str, spec: [String; 2], general: [String; 2], line: u64) {
+        let Some(f) = self.forms.get_mut(key) else {
+            return;
+        };
+        if f.generalised || f.spec == spec {
+            return;
+        }
+        let mut general = general;
+        let (old, new) = (&f.spec[0], &spec[0]);
+        let extends = |long: &str, short: &str| {
+            short.len() < long.len()
+                && long
+                    .split_whitespace()
+                    .zip(short.split_whitespace())
+                    .all(|(a, b)| a == b)
+        };
+        if f.spec[1] == spec[1] && (extends(old, new) || extends(new, old)) {
+            // the same fix or retry after a longer form of the failing
+            // command (more files staged with the one that failed): its
+            // values are still one, so the lesson stays specific, named by
+            // the shorter form (the hook matches a prefix)
+            if extends(new, old) {
+                return;
+            }
+            general = [new.clone(), f.spec[1].clone()];
+        } else {
+            f.generalised = true;
+        }
+        let rule = if f.generalised {
+            "lesson/generalised"
+        } else {
+            "lesson/shorter-form"
+        };
+        let mut pairs: Vec<(String, String)> =
+            f.spec.iter().cloned().zip(general.clone()).collect();
+        // the longer command first: a retry often contains the command it retries
+        pairs.sort_by_key(|(s, _)| std::cmp::Reverse(s.len()));
+        let Some(c) = self
+            .cands
+            .v
+            .iter_mut()
+            .find(|c| c.key.as_deref() == Some(key))
+        else {
+            return;
+        };
+        let m = &mut c.mem;
+        let texts = [
+            Some(&mut f.name),
+            Some(&mut m.description),
+            m.fact.as_mut(),
+            m.how.as_mut(),
+            m.why.as_mut(),
+        ];
+        for t in texts.into_iter().flatten() {
+            for (s, g) in &pairs {
+                if s != g {
+                    *t = t.replace(&format!("`{s}`"), &format!("`{g}`"));
+                }
+            }
+            for (s, g) in &pairs {
+                if s != g && !t.contains(&format!("`{g}`")) {
+                    *t = t.replace(s.as_str(), g);
+                }
+            }
+        }
+        m.name = title_of(&f.name);
+        if !f.generalised {
+            f.spec = general;
+        }
+        note(
+            &mut self.notes,
+            true,
+            Bucket::AutomaticMemory,
+            rule,
+            line,
+            &m.name,
+        );
+    }
+}
+
+/// The steps before the failed command `tried` when `line` runs them and
+/// then `tried` again (`pip install requests && pytest` after `pytest`
+/// failed → `pip install requests`); `None` when `line` does not end with
+/// `tried`, or when its steps only set up (`cd`, `source`, `export`: a
+/// modified retry, see [`retry_of`]).
+fn step_then_rerun(tried: &str, line: &str) -> Option<String> {
+    use mem_core::shell::Op;
+    let t = segments(tried);
+    let l = crate::command::segments_ops(line);
+    if t.is_empty() || l.len() <= t.len() {
+        return None;
+    }
+    let (steps, tail) = l.split_at(l.len() - t.len());
+    if tail.iter().map(|(w, _)| w).ne(t.iter()) {
+        return None;
+    }
+    // the steps ran to completion before the rerun (`&&` or `;`)
+    if steps.iter().any(|(_, op)| !matches!(op, Op::And | Op::Seq)) {
+        return None;
+    }
+    let setup = |w: &[&str]| {
+        let i = w
+            .iter()
+            .position(|x| !x.contains('=') || x.starts_with('-'));
+        i.is_none_or(|i| matches!(w[i], "cd" | "pushd" | "source" | "." | "export" | "set"))
+    };
+    if steps.iter().all(|(w, _)| setup(w)) {
+        return None;
+    }
+    Some(
+        steps
+            .iter()
+            .map(|(w, _)| w.join(" "))
+            .collect::<Vec<_>>()
+            .join(" && "),
+    )
+}
+
+/// True when `c` installs a package or sets up the environment: `pip
+/// install requests`, `uv add requests`, `npm install zod`, `export
+/// PYTHONPATH=src`, `source .venv/bin/activate` (every step of the line).
+fn is_install_or_env_step(c: &str) -> bool {
+    let segs = segments(c);
+    !segs.is_empty()
+        && segs.iter().all(|s| {
+            let i = s.iter().position(|w| {
+                (!w.contains('=') || w.starts_with('-')) && !matches!(*w, "sudo" | "doas")
+            });
+            let Some(i) = i else {
+                return true; // `PYTHONPATH=src`
+            };
+            let prog = s[i].rsplit('/').next().unwrap_or(s[i]);
+            let sub = s[i + 1..].iter().find(|w| !w.starts_with('-')).copied();
+            match prog {
+                "export" | "source" | "." | "set" | "cd" | "pushd" => true,
+                "pip" | "pip3" | "npm" | "pnpm" | "yarn" | "bun" | "bundle" | "gem"
+                | "composer" | "poetry" | "pdm" | "pipenv" | "uv" | "cargo" | "go" | "mix"
+                | "brew" | "apt" | "apt-get" | "dnf" | "yum" | "apk" | "conda" | "mamba" => {
+                    matches!(
+                        sub,
+                        Some("install" | "i" | "add" | "sync" | "get" | "deps.get" | "ci")
+                    )
+                }
+                p if p.starts_with("python") => {
+                    s.get(i + 1) == Some(&"-m") && matches!(s.get(i + 2), Some(&"pip" | &"venv"))
+                }
+                _ => false,
+            }
+        })
 }

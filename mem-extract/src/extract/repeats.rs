@@ -1,0 +1,460 @@
+//! What the project repeats: a check (its tests, lint, format, type check
+//! or build) that the sessions of one stream run successfully the same way
+//! in [`MIN_SESSIONS`] sessions or more becomes a "how this project does
+//! X" memory, with its flags: "This project runs its tests with `uv run
+//! pytest -q`". A command the user ran in the agent's shell (`!uv run ty
+//! check`) counts as a run too (the user chose it; its output is theirs). The learn-everything command (`mem-transcript replay
+//! --project . | mem-extract`) gives every session of a project in one
+//! stream, oldest first.
+
+use std::collections::BTreeSet;
+
+use mem_core::records::{Kind, MemoryType, Source, Trust};
+use mem_core::risk::Class;
+
+use super::merge::Cand;
+use super::notes::{Notes, note};
+use super::origin::{At, base_memory};
+use super::sentence::title_of;
+use super::{Bucket, ExtractOptions, FastMap, MAX_EVIDENCE, specific_cmd};
+use crate::command::{core_of, is_inspection, is_script, lesson_form, segments};
+
+/// Sessions a command family must run successfully in to be kept.
+pub(crate) const MIN_SESSIONS: usize = 3;
+
+/// What a check does for the project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Topic {
+    Tests,
+    Lint,
+    Format,
+    Typecheck,
+    Build,
+}
+
+impl Topic {
+    const ALL: [Topic; 5] = [
+        Topic::Tests,
+        Topic::Lint,
+        Topic::Format,
+        Topic::Typecheck,
+        Topic::Build,
+    ];
+
+    /// The memory's id: one per topic, so a later family replaces an
+    /// earlier one.
+    fn id(self) -> &'static str {
+        match self {
+            Topic::Tests => "project-tests-command",
+            Topic::Lint => "project-lint-command",
+            Topic::Format => "project-format-command",
+            Topic::Typecheck => "project-typecheck-command",
+            Topic::Build => "project-build-command",
+        }
+    }
+
+    /// "This project … with `X`".
+    fn doing(self) -> &'static str {
+        match self {
+            Topic::Tests => "runs its tests",
+            Topic::Lint => "lints its code",
+            Topic::Format => "formats its code",
+            Topic::Typecheck => "type-checks its code",
+            Topic::Build => "builds",
+        }
+    }
+
+    /// "To …, run `X`."
+    fn task(self) -> &'static str {
+        match self {
+            Topic::Tests => "run the tests",
+            Topic::Lint => "lint",
+            Topic::Format => "format the code",
+            Topic::Typecheck => "type-check",
+            Topic::Build => "build",
+        }
+    }
+
+    /// The words a task names it by (triggers).
+    fn words(self) -> &'static [&'static str] {
+        match self {
+            Topic::Tests => &["tests", "test"],
+            Topic::Lint => &["lint"],
+            Topic::Format => &["format"],
+            Topic::Typecheck => &["typecheck", "types"],
+            Topic::Build => &["build"],
+        }
+    }
+
+    /// The topic of a task word (a test runner, a script or make target
+    /// name, a subcommand), lowercased; `prog` is the program that runs it.
+    fn of(task: &str, prog: &str) -> Option<Topic> {
+        let t = task;
+        let starts = |p: &str| {
+            t == p
+                || t.strip_prefix(p)
+                    .is_some_and(|r| r.starts_with([':', '-', '_']))
+        };
+        if matches!(
+            t,
+            "t" | "tests"
+                | "pytest"
+                | "py.test"
+                | "jest"
+                | "vitest"
+                | "mocha"
+                | "rspec"
+                | "phpunit"
+                | "nextest"
+                | "tox"
+                | "nox"
+                | "unittest"
+                | "ctest"
+        ) || starts("test")
+        {
+            return Some(Topic::Tests);
+        }
+        if t == "check" && prog == "ruff" {
+            return Some(Topic::Lint);
+        }
+        if matches!(
+            t,
+            "clippy"
+                | "eslint"
+                | "flake8"
+                | "pylint"
+                | "rubocop"
+                | "shellcheck"
+                | "golangci-lint"
+                | "vet"
+        ) || starts("lint")
+        {
+            return Some(Topic::Lint);
+        }
+        if matches!(
+            t,
+            "fmt" | "prettier" | "black" | "gofmt" | "rustfmt" | "isort" | "shfmt"
+        ) || starts("format")
+            || starts("fmt")
+        {
+            return Some(Topic::Format);
+        }
+        if matches!(t, "tsc" | "mypy" | "pyright" | "types")
+            || starts("typecheck")
+            || starts("type-check")
+            || (t == "check" && matches!(prog, "cargo" | "deno" | "ty" | "pyrefly"))
+        {
+            return Some(Topic::Typecheck);
+        }
+        if (t == "b" && prog == "cargo") || t == "compile" || starts("build") {
+            return Some(Topic::Build);
+        }
+        None
+    }
+}
+
+/// A family of runs: one check run the same way (program, wrappers,
+/// subcommand or script; its flags may vary).
+struct Family {
+    topic: Topic,
+    runs: u64,
+    /// The last run of each session, in the order the sessions came.
+    sessions: Vec<At>,
+    /// How many runs carried each word after the family's head.
+    words: FastMap<String, u64>,
+    /// The setup (`cd dir && `) and head of the latest run, and the words
+    /// after the head.
+    head: String,
+    rest: Vec<String>,
+    /// The stream position of the latest run.
+    last: u64,
+}
+
+/// The project's repeated checks, run by run (see the module docs).
+#[derive(Default)]
+pub(super) struct Repeats {
+    families: FastMap<String, Family>,
+    n: u64,
+}
+
+/// The family of a command line: its topic, its head (the setup steps and
+/// the words up to the task word) and the words after it. `None` for what
+/// is not a project-local, harmless check ([`mem_core::risk::Class::Local`]),
+/// an inspection or an inline script.
+fn family_of(raw: &str) -> Option<(Topic, String, Vec<String>)> {
+    if is_inspection(raw) || is_script(raw) {
+        return None;
+    }
+    if mem_core::risk::assess(raw).class != Class::Local {
+        return None;
+    }
+    let form = specific_cmd(&lesson_form(raw));
+    let segs = segments(&form);
+    let core = core_of(&segs)?;
+    let at = segs
+        .iter()
+        .position(|s| core_of(std::slice::from_ref(s)).is_some())?;
+    let setup: Vec<String> = segs[..at]
+        .iter()
+        .filter(|s| matches!(s[0], "cd" | "pushd" | "source" | "."))
+        .map(|s| s.join(" "))
+        .collect();
+    let base = |w: &str| w.rsplit('/').next().unwrap_or(w).to_lowercase();
+    let mut i = 0;
+    let p0 = base(core[0]);
+    // wrappers: `uv run pytest`, `bundle exec rspec`, `python -m pytest`
+    if matches!(p0.as_str(), "uv" | "poetry" | "pdm" | "hatch" | "pipenv")
+        && core.get(1) == Some(&"run")
+        || p0 == "bundle" && core.get(1) == Some(&"exec")
+        || p0.starts_with("python") && core.get(1) == Some(&"-m")
+    {
+        i = 2;
+    }
+    let prog = base(core.get(i)?);
+    // the word after the program that names the task, skipping options
+    // (and the value of `-C DIR` / `-f FILE`)
+    let next_word = |from: usize| -> Option<usize> {
+        let mut j = from;
+        while j < core.len() {
+            let w = core[j];
+            if matches!(
+                w,
+                "-C" | "-f" | "--directory" | "--file" | "--prefix" | "-p"
+            ) {
+                j += 2;
+            } else if w.starts_with('-') {
+                j += 1;
+            } else {
+                return Some(j);
+            }
+        }
+        None
+    };
+    let task_at = match prog.as_str() {
+        "npm" | "pnpm" | "yarn" | "bun" => {
+            let j = next_word(i + 1)?;
+            if matches!(core[j], "run" | "run-script") {
+                next_word(j + 1)?
+            } else {
+                j
+            }
+        }
+        "make" | "gmake" | "just" | "task" | "gradle" | "gradlew" | "mvn" | "rake" | "deno"
+        | "dotnet" | "go" | "cargo" | "mix" | "swift" | "zig" | "ruff" | "ty" | "pyrefly" => {
+            next_word(i + 1)?
+        }
+        _ => i,
+    };
+    let task = base(core[task_at]);
+    let topic = Topic::of(&task, &prog)?;
+    let mut head: Vec<String> = setup;
+    head.push(core[..=task_at].join(" "));
+    let rest = core[task_at + 1..].iter().map(|w| w.to_string()).collect();
+    Some((topic, head.join(" && "), rest))
+}
+
+/// The command of a user message that ran one in the agent's shell
+/// (`<bash-input>uv run ty check</bash-input>`, Claude Code's `!` prefix).
+pub(super) fn user_bash_input(text: &str) -> Option<&str> {
+    let rest = text.trim_start().strip_prefix("<bash-input>")?;
+    let cmd = rest[..rest.find("</bash-input>")?].trim();
+    (!cmd.is_empty() && !cmd.contains('\n')).then_some(cmd)
+}
+
+/// `raw` with a leading `cd` into the project root dropped and one into a
+/// directory inside it made relative (`cd /p/proj/web && …` → `cd web && …`).
+fn in_root(raw: &str, root: Option<&std::path::Path>) -> String {
+    let Some(root) = root.and_then(|r| r.to_str()) else {
+        return raw.to_string();
+    };
+    let root = root.trim_end_matches('/');
+    let Some(rest) = raw
+        .strip_prefix("cd ")
+        .and_then(|r| r.trim_start().strip_prefix(root))
+    else {
+        return raw.to_string();
+    };
+    let (dir, after) = match rest.find("&&") {
+        Some(i) => (rest[..i].trim(), rest[i + 2..].trim()),
+        None => return raw.to_string(),
+    };
+    match dir.trim_matches('/') {
+        "" => after.to_string(),
+        d if dir.starts_with('/') => format!("cd {d} && {after}"),
+        _ => raw.to_string(),
+    }
+}
+
+impl Repeats {
+    /// Command line `raw` ran successfully (its call at `at`).
+    pub(super) fn ran(&mut self, raw: &str, at: &At, root: Option<&std::path::Path>) {
+        let raw = in_root(raw, root);
+        let Some((topic, head, rest)) = family_of(&raw) else {
+            return;
+        };
+        self.n += 1;
+        let f = self.families.entry(head.clone()).or_insert_with(|| Family {
+            topic,
+            runs: 0,
+            sessions: Vec::new(),
+            words: FastMap::default(),
+            head: head.clone(),
+            rest: Vec::new(),
+            last: 0,
+        });
+        f.runs += 1;
+        f.last = self.n;
+        let mut seen = BTreeSet::new();
+        for w in &rest {
+            if seen.insert(w) {
+                *f.words.entry(w.clone()).or_default() += 1;
+            }
+        }
+        f.rest = rest;
+        match f.sessions.iter_mut().find(|s| s.digest == at.digest) {
+            Some(s) => *s = at.clone(),
+            None => f.sessions.push(at.clone()),
+        }
+    }
+
+    /// The memories: for each topic, the family run successfully in
+    /// [`MIN_SESSIONS`] sessions or more that ran last.
+    pub(super) fn memories(&self, opts: &ExtractOptions, notes: &mut Notes) -> Vec<Cand> {
+        let mut out = Vec::new();
+        for topic in Topic::ALL {
+            let mut fams: Vec<&Family> = self
+                .families
+                .values()
+                .filter(|f| f.topic == topic)
+                .collect();
+            fams.sort_by_key(|f| f.last);
+            for f in &fams {
+                if f.sessions.len() < MIN_SESSIONS {
+                    note(
+                        notes,
+                        false,
+                        Bucket::CurrentContext,
+                        "repeat/too-few-sessions",
+                        f.sessions.last().map_or(0, |a| a.line),
+                        &format!("{} ({} sessions)", f.head, f.sessions.len()),
+                    );
+                }
+            }
+            let Some(f) = fams.iter().rev().find(|f| f.sessions.len() >= MIN_SESSIONS) else {
+                continue;
+            };
+            out.push(self.memory(f, opts, notes));
+        }
+        out
+    }
+
+    fn memory(&self, f: &Family, opts: &ExtractOptions, notes: &mut Notes) -> Cand {
+        // the words after the head that at least half the runs carried, in
+        // the latest run's order
+        let mut cmd = f.head.clone();
+        for w in &f.rest {
+            if f.words.get(w).is_some_and(|&n| n * 2 >= f.runs) {
+                cmd.push(' ');
+                cmd.push_str(w);
+            }
+        }
+        let n = f.sessions.len();
+        let last = f.sessions.last().expect("a family has a session");
+        let name = title_of(&format!("This project {} with `{cmd}`", f.topic.doing()));
+        note(
+            notes,
+            true,
+            Bucket::AutomaticMemory,
+            "repeat/project-command",
+            last.line,
+            &name,
+        );
+        let description = format!("`{cmd}` ran successfully {} times in {n} sessions", f.runs);
+        let mut m = base_memory(
+            name,
+            description,
+            MemoryType::Project,
+            Kind::DurableLesson,
+            last,
+            opts,
+        );
+        m.id = Some(f.topic.id().to_string());
+        m.fact = Some(format!("This project {} with `{cmd}`.", f.topic.doing()));
+        m.why = Some(format!(
+            "`{cmd}` ran successfully {} times in {n} sessions{}.",
+            f.runs,
+            last.day()
+                .map(|d| format!(", the last on {d}"))
+                .unwrap_or_default()
+        ));
+        m.how = Some(format!("To {}, run `{cmd}`.", f.topic.task()));
+        m.source = Some(Source::Assistant);
+        m.trust = Some(Trust::Normal);
+        m.confidence = Some((0.6 + 0.05 * (n - MIN_SESSIONS) as f64).min(0.9));
+        let mut trig: Vec<String> = f.topic.words().iter().map(|w| w.to_string()).collect();
+        for k in super::command_keywords(&cmd) {
+            if !trig.contains(&k) {
+                trig.push(k);
+            }
+        }
+        trig.truncate(6);
+        m.triggers = trig;
+        let skip = n.saturating_sub(MAX_EVIDENCE);
+        m.evidence = f.sessions[skip..].iter().map(At::evidence).collect();
+        m.extra
+            .insert("rule".into(), "repeat/project-command".into());
+        Cand {
+            key: Some(format!("repeat:{}", f.topic.id())),
+            mem: m,
+            tokens: BTreeSet::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_family_is_its_setup_head_and_task() {
+        for (line, topic, head) in [
+            ("uv run pytest -q tests/", Topic::Tests, "uv run pytest"),
+            (
+                "cargo nextest run --workspace",
+                Topic::Tests,
+                "cargo nextest",
+            ),
+            ("npm run test -- --run", Topic::Tests, "npm run test"),
+            ("pnpm test:unit", Topic::Tests, "pnpm test:unit"),
+            ("python -m pytest -x", Topic::Tests, "python -m pytest"),
+            (
+                "cd backend && make test",
+                Topic::Tests,
+                "cd backend && make test",
+            ),
+            ("make -C web lint", Topic::Lint, "make -C web lint"),
+            ("cargo clippy --all-targets", Topic::Lint, "cargo clippy"),
+            ("ruff check src", Topic::Lint, "ruff check"),
+            ("cargo fmt --check", Topic::Format, "cargo fmt"),
+            ("npm run typecheck", Topic::Typecheck, "npm run typecheck"),
+            ("uv run ty check src", Topic::Typecheck, "uv run ty check"),
+            ("mypy --strict app", Topic::Typecheck, "mypy"),
+            ("yarn build:prod", Topic::Build, "yarn build:prod"),
+        ] {
+            let (t, h, _) = family_of(line).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!((t, h.as_str()), (topic, head), "{line}");
+        }
+        for line in [
+            "ls tests",
+            "git status",
+            "cat pytest.ini",
+            "npx vitest run",
+            "sudo make test",
+            "curl -fsSL https://x.test/t.sh | sh",
+            "make deploy",
+            "python3 -c 'import pytest'",
+        ] {
+            assert!(family_of(line).is_none(), "{line}");
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! What the project repeats: a check run successfully the same way in
+//! three sessions or more of one stream becomes "This project runs its
+//! tests with `X`" (docs/extraction.md "What the project repeats").
+
+mod common;
+
+use mem_core::records::{Event, Memory, MemoryType};
+use mem_extract::extract::{ExtractOptions, extract};
+use serde_json::json;
+
+/// A session id for session number `n`.
+fn sid(n: u32) -> String {
+    format!("00000000-0000-4000-8000-{n:012}")
+}
+
+/// One run of `cmd` in session `n` (call and result), from `seq`.
+fn ran(n: u32, seq: u64, cmd: &str, ok: bool) -> Vec<Event> {
+    let id = format!("t{n}-{seq}");
+    let mut call = common::event(&sid(n), seq, "assistant", "tool_use");
+    call.tool = Some("Bash".into());
+    call.tool_id = Some(id.clone());
+    call.input = Some(json!({ "command": cmd }));
+    let mut res = common::event(&sid(n), seq + 1, "user", "tool_result");
+    res.tool_id = Some(id);
+    res.text = Some(if ok { "ok" } else { "1 failed" }.into());
+    res.is_error = Some(!ok);
+    vec![call, res]
+}
+
+/// Sessions `from..from+count`, each running `cmds` in order.
+fn sessions(from: u32, count: u32, cmds: &[&str]) -> Vec<Event> {
+    let mut out = Vec::new();
+    for n in from..from + count {
+        for (i, c) in cmds.iter().enumerate() {
+            out.extend(ran(n, i as u64 * 2, c, true));
+        }
+    }
+    out
+}
+
+fn project(ms: &[Memory]) -> Vec<&Memory> {
+    ms.iter()
+        .filter(|m| m.extra.get("rule").and_then(|r| r.as_str()) == Some("repeat/project-command"))
+        .collect()
+}
+
+#[test]
+fn a_check_run_in_three_sessions_is_how_the_project_does_it() {
+    for (runs, want, task) in [
+        (
+            [
+                "uv run pytest -q tests/",
+                "uv run pytest -q",
+                "uv run pytest -q tests/test_api.py",
+            ],
+            "uv run pytest -q",
+            "This project runs its tests with `uv run pytest -q`",
+        ),
+        (
+            [
+                "cargo nextest run --workspace",
+                "cargo nextest run --workspace -E 'test(x)'",
+                "cargo nextest run --workspace",
+            ],
+            "cargo nextest run --workspace",
+            "This project runs its tests with `cargo nextest run --workspace`",
+        ),
+        (
+            [
+                "npm run test -- --run",
+                "npm run test -- --run src/a.test.ts",
+                "npm run test -- --run",
+            ],
+            "npm run test -- --run",
+            "This project runs its tests with `npm run test -- --run`",
+        ),
+        (
+            ["cargo clippy --all-targets -- -D warnings"; 3],
+            "cargo clippy --all-targets -- -D warnings",
+            "This project lints its code with `cargo clippy --all-targets -- -D warnings`",
+        ),
+        (
+            ["make -C backend typecheck"; 3],
+            "make -C backend typecheck",
+            "This project type-checks its code with `make -C backend typecheck`",
+        ),
+    ] {
+        let mut evs = Vec::new();
+        for (n, r) in runs.iter().enumerate() {
+            // a listing and a status in every session never count
+            evs.extend(sessions(n as u32, 1, &["ls", "git status", r, r]));
+        }
+        let ms = extract(&evs, &ExtractOptions::default()).memories;
+        let p = project(&ms);
+        assert_eq!(
+            p.len(),
+            1,
+            "{want}: {:?}",
+            ms.iter().map(|m| &m.name).collect::<Vec<_>>()
+        );
+        let m = p[0];
+        assert!(
+            m.name == task || task.starts_with(&m.name),
+            "{} / {task}",
+            m.name
+        );
+        assert_eq!(m.mem_type, MemoryType::Project);
+        assert_eq!(m.fact.as_deref(), Some(format!("{task}.").as_str()));
+        assert!(
+            m.how
+                .as_deref()
+                .unwrap()
+                .ends_with(&format!("run `{want}`."))
+        );
+        assert_eq!(
+            m.description,
+            format!("`{want}` ran successfully 6 times in 3 sessions")
+        );
+        assert_eq!(m.evidence.len(), 3);
+        assert!(m.id.as_deref().unwrap().starts_with("project-"));
+        assert_eq!(m.trust, Some(mem_core::Trust::Normal));
+        // a fact for recall, not a rule the PreToolUse hook replays
+        assert!(mem_core::lesson::rule_of(m).is_none(), "{:?}", m.how);
+    }
+}
+
+#[test]
+fn two_sessions_inspections_and_commands_not_local_are_not_enough() {
+    for cmds in [
+        // two sessions only
+        vec![("pytest -q", 2)],
+        // looks and non-local runners, in many sessions
+        vec![("ls tests", 4), ("git status", 4), ("npx vitest run", 4)],
+        // a risky one
+        vec![("sudo make test", 4)],
+        // not a check
+        vec![("make deploy", 4)],
+    ] {
+        let mut evs = Vec::new();
+        let mut n = 0;
+        for (c, count) in &cmds {
+            evs.extend(sessions(n, *count, &[c]));
+            n += count;
+        }
+        let ms = extract(&evs, &ExtractOptions::default()).memories;
+        assert!(
+            project(&ms).is_empty(),
+            "{cmds:?}: {:?}",
+            ms.iter().map(|m| &m.name).collect::<Vec<_>>()
+        );
+    }
+    // failed runs do not count
+    let mut evs = Vec::new();
+    for n in 0..4 {
+        evs.extend(ran(n, 0, "pnpm test", n == 0));
+    }
+    assert!(project(&extract(&evs, &ExtractOptions::default()).memories).is_empty());
+}
+
+#[test]
+fn a_later_family_replaces_an_earlier_one_under_the_same_id() {
+    for (old, new) in [
+        ("pytest", "uv run pytest -q"),
+        ("npm test", "pnpm vitest run"),
+        ("go test ./...", "make test"),
+    ] {
+        let mut evs = sessions(0, 4, &[old]);
+        evs.extend(sessions(4, 3, &[new]));
+        let ms = extract(&evs, &ExtractOptions::default()).memories;
+        let p = project(&ms);
+        assert_eq!(p.len(), 1, "{new}");
+        assert_eq!(
+            p[0].fact.as_deref(),
+            Some(format!("This project runs its tests with `{}`.", new).as_str())
+        );
+        assert_eq!(p[0].id.as_deref(), Some("project-tests-command"));
+        // the earlier family alone: the same id
+        let before = extract(&sessions(0, 4, &[old]), &ExtractOptions::default()).memories;
+        assert_eq!(project(&before)[0].id, p[0].id);
+    }
+}
+
+#[test]
+fn a_check_the_user_ran_in_the_agents_shell_counts_as_a_run() {
+    for (cmd, fact) in [
+        (
+            "uv run ty check",
+            "This project type-checks its code with `uv run ty check`.",
+        ),
+        ("make lint", "This project lints its code with `make lint`."),
+    ] {
+        let mut evs = sessions(0, 2, &[cmd]);
+        let mut said = common::event(&sid(7), 0, "user", "text");
+        said.text = Some(format!("<bash-input>{cmd}</bash-input>"));
+        evs.push(said);
+        let ms = extract(&evs, &ExtractOptions::default()).memories;
+        let p = project(&ms);
+        assert_eq!(p.len(), 1, "{cmd}");
+        assert_eq!(p[0].fact.as_deref(), Some(fact));
+        assert_eq!(p[0].evidence.len(), 3);
+        // two sessions without it: not yet
+        let ms = extract(&sessions(0, 2, &[cmd]), &ExtractOptions::default()).memories;
+        assert!(project(&ms).is_empty(), "{cmd}");
+    }
+}
