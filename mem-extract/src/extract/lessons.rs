@@ -238,7 +238,7 @@ impl Lessons {
     /// failing output `out_l` (exactly, or with other flags, or run another
     /// way), or found in what a tool showed it earlier (a README, a page).
     /// `failed` is the command that failed.
-    fn suggested(&self, out_l: &str, cmd: &str, failed: &str) -> bool {
+    pub(super) fn suggested(&self, out_l: &str, cmd: &str, failed: &str) -> bool {
         named_in_output(out_l, cmd)
             || named_loosely(out_l, cmd, failed)
             || named_loosely(&self.seen, cmd, failed)

@@ -147,9 +147,7 @@ impl Lessons {
         // command does"); a suspect one stays out of every field but `why`
         let risk = mem_core::risk::assess(b);
         let out_l = super::lower(mem_core::truncate::floor_to_bytes(&f.output, 4096));
-        let suggested = risk.class != Class::Local
-            && (crate::command::named_in_output(&out_l, b)
-                || crate::command::named_loosely(&out_l, b));
+        let suggested = risk.class != Class::Local && self.suggested(&out_l, b, a);
         let hide = suggested || risk.is_risky();
         let name = if hide {
             title_of(&format!(
