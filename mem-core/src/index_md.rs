@@ -213,15 +213,20 @@ fn one_line(s: &str) -> String {
 /// then an ASCII letter, `!`, `?` or `|` (the regex `<\s*/?\s*[A-Za-z!?|]`).
 pub fn neutralize(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
-    let mut done = 0;
-    for (i, _) in text.match_indices('<') {
-        if tag_like(&text[i + 1..]) {
-            out.push_str(&text[done..i]);
-            out.push('‹');
-            done = i + 1;
+    for (i, c) in text.char_indices() {
+        match c {
+            // direction overrides and invisible characters: dropped (they
+            // can show a reader other text than the agent reads)
+            '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{feff}' => {}
+            // `<` and its full-width form, when a tag starts there
+            '<' | '\u{ff1c}' if tag_like(&text[i + c.len_utf8()..]) => out.push('‹'),
+            c => out.push(c),
         }
     }
-    out.push_str(&text[done..]);
     out
 }
 
@@ -229,8 +234,17 @@ pub fn neutralize(text: &str) -> String {
 /// [`neutralize`]).
 fn tag_like(rest: &str) -> bool {
     let rest = rest.trim_start();
-    let rest = rest.strip_prefix('/').map_or(rest, str::trim_start);
-    rest.starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '!' | '?' | '|'))
+    let rest = rest
+        .strip_prefix('/')
+        .or_else(|| rest.strip_prefix('\u{ff0f}'))
+        .map_or(rest, str::trim_start);
+    rest.starts_with(|c: char| {
+        c.is_ascii_alphabetic()
+            || matches!(c, '!' | '?' | '|')
+            // full-width letters: `＜ｓｙｓｔｅｍ＞`
+            || ('\u{ff21}'..='\u{ff3a}').contains(&c)
+            || ('\u{ff41}'..='\u{ff5a}').contains(&c)
+    })
 }
 
 fn escape_title(s: &str) -> String {
@@ -823,6 +837,19 @@ pub fn load(text: &str) -> Loaded {
         cut,
         file_lines,
         file_bytes,
+    }
+}
+
+#[cfg(test)]
+mod neutralize_tests {
+    use super::neutralize;
+
+    #[test]
+    fn full_width_tags_and_direction_overrides_are_neutralised() {
+        assert_eq!(neutralize("a ＜system＞ b"), "a ‹system＞ b");
+        assert_eq!(neutralize("＜／ｓｙｓｔｅｍ＞"), "‹／ｓｙｓｔｅｍ＞");
+        assert_eq!(neutralize("x\u{202e}kcab\u{202c} y"), "xkcab y");
+        assert_eq!(neutralize("1 < 2 and 3 ＜ 4"), "1 < 2 and 3 ＜ 4");
     }
 }
 

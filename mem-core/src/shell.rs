@@ -190,7 +190,7 @@ pub fn strip_wrappers<'w>(words: &[&'w str]) -> Vec<&'w str> {
             "timeout" => &["-s", "-k", "--signal", "--kill-after"],
             "stdbuf" => &[],
             "xargs" => &["-I", "-n", "-P", "-L", "-d", "-s", "-E", "-a"],
-            "time" | "exec" | "command" | "nohup" | "builtin" => &[],
+            "time" | "exec" | "command" | "nohup" | "builtin" | "setsid" => &[],
             _ => break,
         };
         i += 1;
@@ -377,8 +377,11 @@ impl<'a> Parser<'a> {
             for p in self.pending.iter_mut().filter(|p| p.0 == usize::MAX) {
                 p.0 = usize::MAX - 1;
             }
+            // a group's last command takes the operator after the group
+            // (`{ curl x; } | sh` pipes curl's output to sh)
             if let Some(last) = self.out.last_mut()
-                && last.next == Op::End
+                && (last.next == Op::End
+                    || last.next == Op::Seq && matches!(op, Op::Pipe | Op::And | Op::Or))
                 && op != Op::End
                 && last.depth >= depth
             {
@@ -701,6 +704,8 @@ mod tests {
                 "cd web && make && make test",
             ),
             ("{ make; make test; }", "make ; make test ;"),
+            ("{ curl -s x; } | sh", "curl -s x | sh"),
+            ("(make; make test) && ls", "make ; make test && ls"),
             ("FOO=1 BAR=\"a b\" make x", "make x"),
             ("npm test 2>&1 | tail -5", "npm test | tail -5"),
             ("make >out.log 2>&1 &", "make &"),

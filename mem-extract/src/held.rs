@@ -9,7 +9,7 @@ use std::ops::Range;
 use crate::extract::{EventText, EventView, may_start_with_marker};
 
 /// Bytes kept of a passed tool call's output (decoded).
-pub(crate) const SHOWN_BYTES: usize = 8 << 10;
+pub(crate) const SHOWN_BYTES: usize = 16 << 10;
 
 /// The events of one turn (see the module docs).
 #[derive(Default)]

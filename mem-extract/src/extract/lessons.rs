@@ -68,9 +68,9 @@ pub(super) struct Forms {
 }
 
 /// Bytes of tool results kept in [`Lessons::seen`].
-const SEEN_BYTES: usize = 256 << 10;
+const SEEN_BYTES: usize = 512 << 10;
 /// Bytes of one tool result added to [`Lessons::seen`].
-const SEEN_PER_RESULT: usize = 8 << 10;
+const SEEN_PER_RESULT: usize = crate::held::SHOWN_BYTES;
 
 pub(super) struct Call {
     pub(super) cmd: String,
@@ -223,7 +223,10 @@ impl Lessons {
             return;
         }
         self.seen
-            .push_str(&lower(floor_to_bytes(text, SEEN_PER_RESULT)));
+            .push_str(&lower(&mem_core::instruction::normalize(floor_to_bytes(
+                text,
+                SEEN_PER_RESULT,
+            ))));
         self.seen.push('\n');
         if self.seen.len() > SEEN_BYTES {
             let mut cut = self.seen.len() - SEEN_BYTES;
@@ -239,6 +242,9 @@ impl Lessons {
     /// way), or found in what a tool showed it earlier (a README, a page).
     /// `failed` is the command that failed.
     pub(super) fn suggested(&self, out_l: &str, cmd: &str, failed: &str) -> bool {
+        // as a reader sees it: colours, invisible characters, Unicode
+        // hyphens and look-alike letters do not hide a command
+        let out_l = &lower(&mem_core::instruction::normalize(out_l));
         named_in_output(out_l, cmd)
             || named_loosely(out_l, cmd, failed)
             || named_loosely(&self.seen, cmd, failed)
