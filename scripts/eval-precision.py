@@ -14,7 +14,8 @@ rollouts under ~/.codex/sessions/. Then, in the checkout, the README's first run
 Each memory written is scored against the labels (a memory is a label when every `match` group
 has one of its alternatives in its name, description, body or triggers, case-insensitive; an
 alternative `re:RE` is a regex; `in: name` looks at the name only): `keep` → good, `marginal` → marginal, `harmful` → harmful (a
-kind that must not appear; harmful wins over keep), anything else → noise. Then each task runs
+kind that must not appear as a durable memory; harmful wins over keep; one that expires within 30
+days of its session is an expiring one-off instead), anything else → noise. Then each task runs
 `mem-recall --task`: a recalled memory that is one of the task's `expect` labels is a hit, any
 other recalled memory a false recall.
 
@@ -27,6 +28,7 @@ Defaults: binaries target/debug, corpus $MEM_SHARED_DIR/corpus (else ../shared/c
 when scored, 2 when the corpus is missing.
 """
 import argparse
+import datetime
 import glob
 import json
 import os
@@ -171,7 +173,8 @@ def memories(memdir):
         hay = " ".join([str(fm.get("name", "")), str(fm.get("description", "")), body,
                         " ".join(map(str, trig))]).lower()
         out.append({"file": str(fm.get("id") or name[:-3]), "name": str(fm.get("name", name)), "hay": hay,
-                    "triggers": trig, "type": fm.get("type"), "expires": fm.get("expires")})
+                    "triggers": trig, "type": fm.get("type"), "expires": fm.get("expires"),
+                    "verified": fm.get("verified_at")})
     return out
 
 
@@ -186,11 +189,28 @@ def is_label(mem, label):
     return all(any(alt_in(a, hay) for a in group) for group in label["match"])
 
 
+def expiring(mem):
+    """A memory kept as current context: it expires within 30 days of the
+    session it came from (a one-off decision), so it is never injected for
+    long."""
+    e, v = mem.get("expires"), mem.get("verified")
+    if not e or str(e) == "never" or not v:
+        return False
+    try:
+        return (datetime.date.fromisoformat(str(e)) - datetime.date.fromisoformat(str(v))).days <= 30
+    except ValueError:
+        return False
+
+
 def verdict(mem, labels):
     for kind in ("harmful", "keep", "marginal"):
         for lab in labels.get(kind, []):
             if is_label(mem, lab):
+                if kind == "harmful" and expiring(mem):
+                    return "expiring", lab["id"]
                 return kind, lab["id"]
+    if expiring(mem):
+        return "expiring", None
     return "noise", None
 
 
@@ -214,7 +234,7 @@ def score(path, bindir, corpus, verbose):
         checkout = build(home, labels, corpus)
         env, memdir, stderr = first_run(bindir, home, checkout)
         mems = memories(memdir)
-        counts = {"keep": 0, "marginal": 0, "noise": 0, "harmful": 0}
+        counts = {"keep": 0, "marginal": 0, "noise": 0, "harmful": 0, "expiring": 0}
         by_file = {}
         print(f"## {labels['project']}: {len(mems)} memories")
         if verbose:
@@ -224,7 +244,8 @@ def score(path, bindir, corpus, verbose):
             counts[kind] += 1
             by_file[m["file"]] = (kind, lid)
             if verbose:
-                print(f"  {kind:8} {lid or '-':24} {m['name'][:70]}  [{', '.join(map(str, m['triggers']))}]")
+                exp = f" (expires {m['expires']})" if m.get("expires") and str(m["expires"]) != "never" else ""
+                print(f"  {kind:8} {lid or '-':24} {m['name'][:70]}{exp}  [{', '.join(map(str, m['triggers']))}]")
         kept = {lid for k, lid in by_file.values() if k == "keep"}
         hits = expected = false = 0
         for t in labels.get("tasks", []):
@@ -245,7 +266,7 @@ def score(path, bindir, corpus, verbose):
                 print(f"  task {t['task']!r}: hits {sorted(found)} of {sorted(want)}; false {bad}")
         missing = [k["id"] for k in labels.get("keep", []) if k["id"] not in kept]
         print(f"good {counts['keep']}, marginal {counts['marginal']}, noise {counts['noise']}, "
-              f"harmful {counts['harmful']}; recall hits {hits}/{expected}, false recalls {false}"
+              f"harmful {counts['harmful']}, expiring one-offs {counts['expiring']}; recall hits {hits}/{expected}, false recalls {false}"
               f" ({len(labels.get('tasks', []))} tasks); keep labels not written: {len(missing)}"
               + (f" ({', '.join(missing)})" if missing else ""))
         return counts, hits, expected, false

@@ -35,11 +35,16 @@ struct Held {
     cwd: Option<Range<usize>>,
 }
 
+/// Bytes of an agent message held for the next user message's context.
+pub(crate) const AGENT_TEXT_BYTES: usize = 2048;
+
 impl HeldTurn {
     /// Hold `ev`. Its text is left out when extraction never reads it: a
-    /// side-chain event's, the text of anyone but the user, and the output
-    /// of a tool call that succeeded (`is_error: false`: no lesson reads
-    /// it) unless it may start with an answer or a rejection.
+    /// side-chain event's, the text of anyone but the user and the agent,
+    /// and the output of a tool call that succeeded (`is_error: false`: no
+    /// lesson reads it) unless it may start with an answer or a rejection.
+    /// Of the agent's words only the first [`AGENT_TEXT_BYTES`] are held:
+    /// they are read for what the next user message's "it" names.
     pub(crate) fn push(&mut self, ev: EventView<'_>) {
         let buf = &mut self.buf;
         let mut put = |s: &str| {
@@ -50,8 +55,14 @@ impl HeldTurn {
         let passed = ev.kind == "tool_result"
             && ev.is_error == Some(false)
             && ev.text.as_ref().is_some_and(|t| !may_start_with_marker(t));
+        let agent = !ev.sidechain && ev.kind == "text" && ev.role == "assistant";
         let read = !ev.sidechain && (ev.kind != "text" || ev.role == "user") && !passed;
-        let text = match ev.text.as_ref().filter(|_| read) {
+        let text = match ev.text.as_ref().filter(|_| read || agent) {
+            Some(t) if agent => {
+                let head = t.prefix(AGENT_TEXT_BYTES);
+                let head = mem_core::truncate::floor_to_chars(&head, AGENT_TEXT_BYTES);
+                Some((put(head), false))
+            }
             Some(EventText::Plain(t)) => Some((put(t), false)),
             Some(EventText::Escaped(t)) => Some((put(t), true)),
             None => None,
@@ -161,7 +172,7 @@ mod tests {
                 Some("output line\n".to_string()),
                 Some("User has answered your questions:".to_string()),
                 Some("\nThe user doesn't want".to_string()),
-                None,
+                Some("Done.".to_string()),
             ]
         );
     }

@@ -63,9 +63,17 @@ fn one_with<'a>(ms: &'a [Memory], needle: &str) -> &'a Memory {
     hits[0]
 }
 
+fn said(seq: u64, text: &str) -> Event {
+    Event {
+        text: Some(text.into()),
+        ..ev(seq, "assistant", "text")
+    }
+}
+
 #[test]
 fn corrections_asked_as_questions_become_the_rule_they_ask_for() {
     let ms = run(&[
+        said(90, "I added the helper `format_day` to format the dates."),
         user(0, "Shouldn't this live in utils?"),
         user(1, "why not reuse the existing client?"),
         user(2, "did you run the linter?"),
@@ -81,7 +89,7 @@ fn corrections_asked_as_questions_become_the_rule_they_ask_for() {
     assert_eq!(
         names(&ms),
         [
-            "This should live in utils",
+            "`format_day` should live in utils",
             "Reuse the existing client",
             "Run the linter before finishing",
             "Don't loop through all items, the group names should match the filters",
@@ -90,7 +98,7 @@ fn corrections_asked_as_questions_become_the_rule_they_ask_for() {
     );
     assert!(ms.iter().all(|m| m.mem_type == MemoryType::Feedback));
     assert_eq!(one_with(&ms, "linter").triggers, ["linter"]);
-    assert_eq!(one_with(&ms, "utils").triggers, ["utils"]);
+    assert_eq!(one_with(&ms, "utils").triggers, ["format_day", "utils"]);
 }
 
 #[test]
@@ -117,6 +125,13 @@ fn plain_questions_and_requests_stay_out() {
 #[test]
 fn wishes_todo_rules_and_user_facts_without_im_a() {
     let ms = run(&[
+        call(
+            90,
+            "w1",
+            "Write",
+            json!({"file_path": "/home/user/proj/scripts/check_links.py", "content": "x"}),
+        ),
+        user(91, "[Request interrupted by user for tool use]"),
         user(0, "I'd like that check kept as a real test."),
         user(1, "FIXME comments are not acceptable, finish it."),
         user(2, "TODO comments are not acceptable."),
@@ -130,13 +145,23 @@ fn wishes_todo_rules_and_user_facts_without_im_a() {
     assert_eq!(
         names(&ms),
         [
-            "I'd like that check kept as a real test",
+            "I'd like the check `check_links.py` kept as a real test",
             "FIXME comments are not acceptable, finish it",
             "TODO comments are not acceptable",
             "As someone who mostly writes Go, I find these TS generics hard",
         ]
     );
     assert_eq!(ms[3].mem_type, MemoryType::User);
+    // said about the call the user stopped: it expires with that work
+    assert!(
+        matches!(ms[0].expires, Some(mem_core::records::Expires::On(_))),
+        "{:?}",
+        ms[0].expires
+    );
+    assert!(!matches!(
+        ms[1].expires,
+        Some(mem_core::records::Expires::On(_))
+    ));
     assert_eq!(
         one_with(&ms, "FIXME").triggers,
         ["fixme", "comments", "acceptable", "finish"]

@@ -7,6 +7,7 @@ use mem_core::scrub::Scrubber;
 
 use super::decisions::{INTERRUPTED, Pending};
 use super::finish::finish_candidates;
+use super::judge::Context;
 use super::lessons::Lessons;
 use super::merge::Merged;
 use super::message::from_message;
@@ -46,6 +47,8 @@ pub struct Extractor {
     /// The user's messages read so far (as [`quote_key`]s): a compaction
     /// summary's quote of one of them adds nothing.
     pub(super) said: FastSet<u64>,
+    /// What the turns before the next user message name (its "it").
+    pub(super) ctx: Context,
 }
 
 impl Extractor {
@@ -64,6 +67,7 @@ impl Extractor {
             after_interrupt: false,
             secrets: SecretValues::default(),
             said: FastSet::default(),
+            ctx: Context::default(),
         }
     }
 
@@ -116,10 +120,12 @@ impl Extractor {
                     }
                     let at = self.at(ev);
                     let before = self.cands.v.len();
+                    self.ctx.stopped = self.after_interrupt;
                     from_message(
                         &at,
                         &text,
                         text.len(),
+                        &self.ctx,
                         &self.opts,
                         &self.scrubber,
                         &mut self.cands,
@@ -135,12 +141,22 @@ impl Extractor {
                     }
                 }
             }
+            "text" if ev.role == "assistant" => {
+                if let Some(text) = ev.text.as_ref() {
+                    self.ctx.assistant(&text.prefix(4096));
+                }
+            }
             "summary" => self.read_summary(ev),
             "tool_use" | "tool_result" => {
                 if ev.kind == "tool_use"
                     && let Some(cmd) = ev.command.as_deref()
                 {
                     self.secrets.learn(&self.scrubber, cmd);
+                }
+                if ev.kind == "tool_use"
+                    && let Some(p) = ev.path.as_deref()
+                {
+                    self.ctx.wrote(p);
                 }
                 self.decision_in(ev);
                 // the origin is made only when a call or a failure is kept
