@@ -612,3 +612,39 @@ fn a_summary_quoting_a_message_already_read_adds_nothing() {
     assert_eq!(lint.confidence, Some(0.8));
     assert_eq!(lint.evidence.len(), 1);
 }
+
+/// Facts about the person in any phrasing: what they mostly write, what
+/// they barely know, where they come from — with the wish that follows.
+#[test]
+fn user_facts_in_any_phrasing() {
+    let facts = [
+        "I mostly write Go and barely know CSS, keep explanations simple.",
+        "Coming from Java, go slow on lifetimes.",
+        "I barely know Kubernetes, so spell out the kubectl steps.",
+        "I'm rusty with SQL window functions.",
+        "I'm more of a backend person; frontend is new to me.",
+        "I've only used unittest, never pytest.",
+        "My main language is Python.",
+        "I come from a data science background and rarely touch Docker.",
+        "I usually code in Kotlin.",
+    ];
+    for (i, f) in facts.iter().enumerate() {
+        let ms = run(&[user(i as u64, f)]);
+        assert_eq!(ms.len(), 1, "{f}: {:?}", names(&ms));
+        assert_eq!(ms[0].mem_type, MemoryType::User, "{f}");
+    }
+    // the same words about the code are not facts about the person
+    for f in [
+        "The error is coming from the parser.",
+        "I don't know why the build fails.",
+        "I've never seen this error before.",
+        "It mostly works now.",
+    ] {
+        let ms = run(&[user(0, f)]);
+        assert!(
+            ms.iter().all(|m| m.mem_type != MemoryType::User),
+            "{f}: {:?}",
+            names(&ms)
+        );
+    }
+}
