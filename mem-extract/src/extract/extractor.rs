@@ -17,6 +17,7 @@ use super::secrets::SecretValues;
 use super::summary::quote_key;
 use super::view::{EventView, MAX_MESSAGE_BYTES};
 use super::{Bucket, ExtractOptions, Extraction, FastMap, FastSet};
+use crate::triggers::content_words;
 
 /// Streaming extraction: feed events one at a time with [`Extractor::push`],
 /// then [`Extractor::finish`]. Holds only what the rules need (candidates so
@@ -49,6 +50,10 @@ pub struct Extractor {
     pub(super) said: FastSet<u64>,
     /// What the turns before the next user message name (its "it").
     pub(super) ctx: Context,
+    /// In how many of the run's user messages each content word occurs,
+    /// and how many messages: a word most of them contain is no trigger.
+    pub(super) df: FastMap<String, u32>,
+    pub(super) messages: u32,
 }
 
 impl Extractor {
@@ -68,6 +73,8 @@ impl Extractor {
             secrets: SecretValues::default(),
             said: FastSet::default(),
             ctx: Context::default(),
+            df: FastMap::default(),
+            messages: 0,
         }
     }
 
@@ -115,6 +122,13 @@ impl Extractor {
                         self.said.insert(quote_key(&text));
                     }
                     let t = text.trim_start();
+                    if !t.starts_with(['<', '[']) && t.len() <= MAX_MESSAGE_BYTES {
+                        self.messages += 1;
+                        let words: FastSet<String> = content_words(t).into_iter().collect();
+                        for w in words {
+                            *self.df.entry(w).or_insert(0) += 1;
+                        }
+                    }
                     if t.starts_with(INTERRUPTED) {
                         self.after_interrupt = true;
                     }
@@ -178,6 +192,8 @@ impl Extractor {
             skipped,
             lessons,
             secrets,
+            df,
+            messages,
             ..
         } = self;
         let mut notes = Notes {
@@ -201,6 +217,9 @@ impl Extractor {
         notes.v.extend(lessons.cands.notes.v);
         let mut merged = cands.v;
         merged.extend(lessons.cands.v);
+        for c in &mut merged {
+            generic_triggers(&mut c.mem, &df, messages, &mut notes);
+        }
         for c in &mut merged {
             secrets.clear(&mut c.mem);
             // Text the person pasted (a log, a page) that poses as an
@@ -231,5 +250,91 @@ impl Extractor {
             }
         }
         finish_candidates(merged, notes, &opts, &scrubber)
+    }
+}
+
+/// Fewest user messages in a run before their words are counted: in fewer,
+/// every word is in a large share by chance.
+const DF_MIN_MESSAGES: u32 = 8;
+
+/// Leave out the one-word triggers that most development tasks contain
+/// ([`crate::triggers::WEAK`]: "test", "build", "file") or that a third or
+/// more of the run's user messages contain (`drop/generic-trigger`): such a
+/// word is in most tasks of the project, so the memory would be recalled
+/// for all of them. Names (a dot, dash, underscore, slash or digit) and
+/// phrases stay.
+pub(super) fn generic_triggers(
+    m: &mut mem_core::records::Memory,
+    df: &FastMap<String, u32>,
+    messages: u32,
+    notes: &mut Notes,
+) {
+    let common = |t: &str| {
+        !t.contains([' ', '.', '-', '_', '/'])
+            && !t.bytes().any(|b| b.is_ascii_digit())
+            && (crate::triggers::is_weak(t)
+                || messages >= DF_MIN_MESSAGES
+                    && df.get(t).is_some_and(|&n| n.saturating_mul(3) >= messages))
+    };
+    let name = m.name.clone();
+    m.triggers.retain(|t| {
+        if common(t) {
+            note(
+                notes,
+                false,
+                Bucket::CurrentContext,
+                "drop/generic-trigger",
+                0,
+                &format!("{t} ({name})"),
+            );
+            false
+        } else {
+            true
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A word in a third of the run's messages is no trigger; a rarer word,
+    /// a name and a phrase are; a short run counts nothing.
+    #[test]
+    fn words_in_most_messages_are_no_triggers() {
+        let mut df = FastMap::default();
+        df.insert("timeline".to_string(), 5);
+        df.insert("vis".to_string(), 1);
+        df.insert("tests".to_string(), 1);
+        df.insert("group.visible".to_string(), 9);
+        let mut m = mem_core::records::Memory::new(
+            "Hide groups with group.visible",
+            "",
+            mem_core::records::MemoryType::Feedback,
+        );
+        let triggers = [
+            "group.visible",
+            "timeline",
+            "vis",
+            "timeline groups",
+            "tests",
+        ];
+        m.triggers = triggers.iter().map(|s| s.to_string()).collect();
+        let mut notes = Notes::default();
+        generic_triggers(&mut m, &df, 15, &mut notes);
+        assert_eq!(m.triggers, ["group.visible", "vis", "timeline groups"]);
+        assert_eq!(notes.v.len(), 2);
+        assert_eq!(notes.v[0].rule, "drop/generic-trigger");
+        m.triggers = triggers.iter().map(|s| s.to_string()).collect();
+        generic_triggers(&mut m, &df, 16, &mut notes);
+        assert_eq!(
+            m.triggers.len(),
+            4,
+            "5 of 16 is under a third: {:?}",
+            m.triggers
+        );
+        m.triggers.push("timeline".into());
+        generic_triggers(&mut m, &df, 7, &mut notes);
+        assert_eq!(m.triggers.len(), 5, "too few messages to count");
     }
 }
