@@ -648,3 +648,42 @@ fn user_facts_in_any_phrasing() {
         );
     }
 }
+
+/// A remark right after the user stopped a call is about that call and
+/// expires; the same remark once the agent went on is not.
+#[test]
+fn a_remark_about_the_stopped_call_expires_only_right_after_the_stop() {
+    let remark = "I don't think we need to loop through all items, the group names should match the filters?";
+    let expires = |ms: &[Memory]| {
+        let m = one_with(ms, "loop through");
+        matches!(m.expires, Some(mem_core::records::Expires::On(_)))
+    };
+    let stopped = run(&[
+        bash(0, "b1", "grep -rn items src"),
+        user(1, "[Request interrupted by user for tool use]"),
+        user(2, remark),
+    ]);
+    assert!(expires(&stopped));
+    let later = run(&[
+        user(0, "[Request interrupted by user for tool use]"),
+        said(1, "Understood, going on with the filter."),
+        bash(2, "b1", "grep -rn items src"),
+        user(3, remark),
+    ]);
+    assert!(!expires(&later));
+    // naming something lasting keeps it, stop or not
+    let lasting = run(&[
+        user(0, "[Request interrupted by user for tool use]"),
+        user(
+            1,
+            "Always hide the group with `group.visible`, never loop over items.",
+        ),
+    ]);
+    assert!(
+        lasting
+            .iter()
+            .all(|m| !matches!(m.expires, Some(mem_core::records::Expires::On(_)))),
+        "{:?}",
+        names(&lasting)
+    );
+}

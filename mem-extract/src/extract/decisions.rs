@@ -127,6 +127,9 @@ impl Extractor {
             ]
             .iter()
             .any(|w| l.starts_with(w))
+                // a list of names ("Credo + Dialyxir + mix_audit") says
+                // what was chosen, not for what
+                || is_list_of_names(&a)
         };
         let name = if a.split_whitespace().count() >= 4 && !bare {
             title_of(&clean_sentence(&a))
@@ -352,6 +355,18 @@ impl Extractor {
     }
 }
 
+/// A list of short items joined by `+`, `,`, `/` or "and": names chosen,
+/// without the question that says what they are for.
+fn is_list_of_names(a: &str) -> bool {
+    let items: Vec<&str> = a
+        .split([',', '+', '/'])
+        .flat_map(|p| p.split(" and "))
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    items.len() >= 2 && items.iter().all(|p| p.split_whitespace().count() <= 2)
+}
+
 /// The `"question"="answer"` pairs of the question tool's result (the text
 /// after [`ANSWERED`]); a quote inside is written `\"`.
 pub(super) fn answers(rest: &str) -> Vec<(String, String)> {
@@ -428,5 +443,16 @@ mod tests {
         assert!(!ruled_out(" The user"));
         assert!(!ruled_out("The user"));
         assert!(!ruled_out(""));
+    }
+
+    /// An answer that lists names is named with its question.
+    #[test]
+    fn lists_of_names_need_their_question() {
+        assert!(is_list_of_names("Credo + Dialyxir + mix_audit"));
+        assert!(is_list_of_names("pnpm, vitest and biome"));
+        assert!(!is_list_of_names("main was clean; fix the issues"));
+        assert!(!is_list_of_names(
+            "Use the staging database for integration tests"
+        ));
     }
 }

@@ -156,6 +156,9 @@ impl Extractor {
                 }
             }
             "text" if ev.role == "assistant" => {
+                // the agent spoke again: the stop is behind, no longer what
+                // the next message answers
+                self.after_interrupt = false;
                 if let Some(text) = ev.text.as_ref() {
                     self.ctx.assistant(&text.prefix(4096));
                 }
@@ -167,10 +170,11 @@ impl Extractor {
                 {
                     self.secrets.learn(&self.scrubber, cmd);
                 }
-                if ev.kind == "tool_use"
-                    && let Some(p) = ev.path.as_deref()
-                {
-                    self.ctx.wrote(p);
+                if ev.kind == "tool_use" {
+                    self.after_interrupt = false;
+                    if let Some(p) = ev.path.as_deref() {
+                        self.ctx.wrote(p);
+                    }
                 }
                 self.decision_in(ev);
                 // the origin is made only when a call or a failure is kept
