@@ -115,6 +115,7 @@ pub(crate) const GENERIC: &[&str] = &[
     "really",
     "remember",
     "reporting",
+    "reuse",
     "right",
     "run",
     "said",
@@ -317,7 +318,26 @@ pub(crate) fn triggers_with(text: &str, words: Vec<String>, n: usize) -> Vec<Str
     // words in order: a trigger says what the memory is about
     let named = |w: &String| w.contains(['.', '_', '-']) || w.bytes().any(|b| b.is_ascii_digit());
     let (names, plain): (Vec<String>, Vec<String>) = words.into_iter().partition(named);
+    // the directories of a path the text names (`templates`, `components` of
+    // `app/templates/components/nav.html`) are where it lives, not what it is
+    let dirs: Vec<String> = text
+        .split(|c: char| c.is_whitespace() || c == '`')
+        .filter(|t| t.contains('/') && !t.contains("://"))
+        .flat_map(|t| {
+            let mut parts: Vec<&str> = t.split('/').collect();
+            parts.pop();
+            parts
+        })
+        .map(|d| {
+            d.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|d| !d.is_empty())
+        .collect();
     for w in names.into_iter().chain(plain) {
+        if dirs.contains(&w) {
+            continue;
+        }
         if out.len() >= n {
             break;
         }
@@ -384,6 +404,22 @@ mod tests {
             );
         }
         assert!(triggers_of("Fix the test file", 5).is_empty());
+    }
+
+    /// A path's directories are not triggers; its file is.
+    #[test]
+    fn a_paths_directories_are_no_triggers() {
+        assert_eq!(
+            triggers_of(
+                "Reuse @claude_code_log/templates/components/session_nav.html for the navigation",
+                5
+            ),
+            ["session_nav.html", "navigation"]
+        );
+        assert_eq!(
+            triggers_of("Keep fixtures in tests/data, never in src", 5),
+            ["fixtures", "src"]
+        );
     }
 
     /// Triggers leave out the shared stop words (`down`, `their`) as well as
