@@ -25,6 +25,7 @@ mod classify;
 mod decisions;
 mod extractor;
 mod finish;
+mod judge;
 mod lessons;
 mod merge;
 mod message;

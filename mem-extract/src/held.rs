@@ -38,13 +38,18 @@ struct Held {
     cwd: Option<Range<usize>>,
 }
 
+/// Bytes of an agent message held for the next user message's context.
+pub(crate) const AGENT_TEXT_BYTES: usize = 2048;
+
 impl HeldTurn {
     /// Hold `ev`. Its text is left out when extraction never reads it: a
-    /// side-chain event's and the text of anyone but the user; of the
-    /// output of a tool call that succeeded (`is_error: false`) only the
-    /// first [`SHOWN_BYTES`] are kept (what the agent was shown: a fix found
-    /// there came from that text), unless it may start with an answer or a
-    /// rejection.
+    /// side-chain event's and the text of anyone but the user and the
+    /// agent. Of the output of a tool call that succeeded (`is_error:
+    /// false`) only the first [`SHOWN_BYTES`] are kept (what the agent was
+    /// shown: a fix found there came from that text), unless it may start
+    /// with an answer or a rejection (then all of it). Of the agent's words
+    /// only the first [`AGENT_TEXT_BYTES`] are held: they are read for what
+    /// the next user message's "it" names.
     pub(crate) fn push(&mut self, ev: EventView<'_>) {
         let buf = &mut self.buf;
         let mut put = |s: &str| {
@@ -55,8 +60,14 @@ impl HeldTurn {
         let passed = ev.kind == "tool_result"
             && ev.is_error == Some(false)
             && ev.text.as_ref().is_some_and(|t| !may_start_with_marker(t));
+        let agent = !ev.sidechain && ev.kind == "text" && ev.role == "assistant";
         let read = !ev.sidechain && (ev.kind != "text" || ev.role == "user") && !passed;
         let text = match ev.text.as_ref() {
+            Some(t) if agent => {
+                let head = t.prefix(AGENT_TEXT_BYTES);
+                let head = mem_core::truncate::floor_to_chars(&head, AGENT_TEXT_BYTES);
+                Some((put(head), false))
+            }
             Some(EventText::Plain(t)) if read => Some((put(t), false)),
             Some(EventText::Escaped(t)) if read => Some((put(t), true)),
             // what a passed call showed the agent: only its first bytes are
@@ -182,7 +193,7 @@ mod tests {
                 Some("output line\n".to_string()),
                 Some("User has answered your questions:".to_string()),
                 Some("\nThe user doesn't want".to_string()),
-                None,
+                Some("Done.".to_string()),
             ]
         );
     }

@@ -115,6 +115,7 @@ pub(crate) const GENERIC: &[&str] = &[
     "really",
     "remember",
     "reporting",
+    "reuse",
     "right",
     "run",
     "said",
@@ -171,6 +172,100 @@ pub(crate) const GENERIC: &[&str] = &[
     "you're",
 ];
 
+/// Words most development tasks contain ("run the tests", "fix the build",
+/// "this file"): a memory triggered by one alone is recalled for nearly
+/// every task. Never a trigger alone; next to a word that names the subject
+/// they make a phrase ("unit test", "browser tests"). Sorted.
+pub(crate) const WEAK: &[&str] = &[
+    "app",
+    "bug",
+    "bugs",
+    "build",
+    "builds",
+    "case",
+    "cases",
+    "check",
+    "checks",
+    "class",
+    "clean",
+    "code",
+    "command",
+    "commands",
+    "data",
+    "error",
+    "errors",
+    "feature",
+    "features",
+    "file",
+    "files",
+    "fixes",
+    "function",
+    "functions",
+    "issue",
+    "issues",
+    "item",
+    "items",
+    "less",
+    "line",
+    "lines",
+    "list",
+    "match",
+    "method",
+    "module",
+    "name",
+    "names",
+    "output",
+    "page",
+    "problem",
+    "project",
+    "repo",
+    "result",
+    "results",
+    "running",
+    "runs",
+    "script",
+    "scripts",
+    "step",
+    "steps",
+    "test",
+    "testing",
+    "tests",
+    "type",
+    "types",
+    "value",
+    "values",
+    "version",
+];
+
+/// True for a [`WEAK`] word.
+pub(crate) fn is_weak(w: &str) -> bool {
+    WEAK.binary_search(&w).is_ok()
+}
+
+/// The phrase a weak word makes in `text` with the word before it (else
+/// after it) when that word names something: "unit test", "type issues".
+fn phrase_of(text: &str, weak: &str) -> Option<String> {
+    let toks: Vec<String> = text
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '\'')))
+        .map(|t| t.trim_matches('.').to_lowercase())
+        .filter(|t| !t.is_empty())
+        .collect();
+    let good = |t: &str| {
+        t.chars().nth(2).is_some()
+            && !is_stop(t)
+            && !is_weak(t)
+            && !t.bytes().all(|b| b.is_ascii_digit())
+            && !t.contains('.')
+    };
+    let i = toks.iter().position(|t| t == weak)?;
+    if i > 0 && good(&toks[i - 1]) {
+        return Some(format!("{} {weak}", toks[i - 1]));
+    }
+    toks.get(i + 1)
+        .filter(|t| good(t))
+        .map(|t| format!("{weak} {t}"))
+}
+
 /// True for a stop word ([`mem_core::text::is_stop_word`]) or a
 /// [`GENERIC`] word.
 pub(crate) fn is_stop(w: &str) -> bool {
@@ -223,14 +318,46 @@ pub(crate) fn triggers_with(text: &str, words: Vec<String>, n: usize) -> Vec<Str
     // words in order: a trigger says what the memory is about
     let named = |w: &String| w.contains(['.', '_', '-']) || w.bytes().any(|b| b.is_ascii_digit());
     let (names, plain): (Vec<String>, Vec<String>) = words.into_iter().partition(named);
+    // the directories of a path the text names (`templates`, `components` of
+    // `app/templates/components/nav.html`) are where it lives, not what it is
+    let dirs: Vec<String> = text
+        .split(|c: char| c.is_whitespace() || c == '`')
+        .filter(|t| t.contains('/') && !t.contains("://"))
+        .flat_map(|t| {
+            let mut parts: Vec<&str> = t.split('/').collect();
+            parts.pop();
+            parts
+        })
+        .map(|d| {
+            d.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|d| !d.is_empty())
+        .collect();
     for w in names.into_iter().chain(plain) {
+        if dirs.contains(&w) {
+            continue;
+        }
         if out.len() >= n {
             break;
         }
         if w.contains('/') || w.ends_with('.') || !seen.insert(w.clone()) {
             continue;
         }
+        if is_weak(&w) {
+            if let Some(p) = phrase_of(text, &w)
+                && seen.insert(p.clone())
+            {
+                out.push(p);
+            }
+            continue;
+        }
         out.push(w);
+    }
+    // a word a phrase already holds adds nothing
+    let phrases: Vec<String> = out.iter().filter(|t| t.contains(' ')).cloned().collect();
+    if !phrases.is_empty() {
+        out.retain(|t| t.contains(' ') || !phrases.iter().any(|p| p.split(' ').any(|w| w == t)));
     }
     out.truncate(n);
     out
@@ -251,6 +378,48 @@ mod tests {
             assert_eq!(is_stop(w), want, "{w}");
             assert!(!want, "{w}");
         }
+    }
+
+    /// A word most tasks contain is never a trigger alone: it makes a
+    /// phrase with the word that names the subject, or it is left out.
+    #[test]
+    fn weak_words_make_phrases_or_nothing() {
+        assert!(WEAK.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(
+            triggers_of("I'd love that saved as a permanent unit test", 5),
+            ["permanent", "unit test"]
+        );
+        assert_eq!(
+            triggers_of("Run the browser tests with xvfb", 5),
+            ["browser tests", "xvfb"]
+        );
+        for text in [
+            "Always run the tests before you fix the file",
+            "Check the output of the build",
+        ] {
+            let t = triggers_of(text, 5);
+            assert!(
+                t.iter().all(|w| w.contains(' ') || !is_weak(w)),
+                "{text}: {t:?}"
+            );
+        }
+        assert!(triggers_of("Fix the test file", 5).is_empty());
+    }
+
+    /// A path's directories are not triggers; its file is.
+    #[test]
+    fn a_paths_directories_are_no_triggers() {
+        assert_eq!(
+            triggers_of(
+                "Reuse @claude_code_log/templates/components/session_nav.html for the navigation",
+                5
+            ),
+            ["session_nav.html", "navigation"]
+        );
+        assert_eq!(
+            triggers_of("Keep fixtures in tests/data, never in src", 5),
+            ["fixtures", "src"]
+        );
     }
 
     /// Triggers leave out the shared stop words (`down`, `their`) as well as

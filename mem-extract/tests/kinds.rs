@@ -63,9 +63,17 @@ fn one_with<'a>(ms: &'a [Memory], needle: &str) -> &'a Memory {
     hits[0]
 }
 
+fn said(seq: u64, text: &str) -> Event {
+    Event {
+        text: Some(text.into()),
+        ..ev(seq, "assistant", "text")
+    }
+}
+
 #[test]
 fn corrections_asked_as_questions_become_the_rule_they_ask_for() {
     let ms = run(&[
+        said(90, "I added the helper `format_day` to format the dates."),
         user(0, "Shouldn't this live in utils?"),
         user(1, "why not reuse the existing client?"),
         user(2, "did you run the linter?"),
@@ -81,7 +89,7 @@ fn corrections_asked_as_questions_become_the_rule_they_ask_for() {
     assert_eq!(
         names(&ms),
         [
-            "This should live in utils",
+            "`format_day` should live in utils",
             "Reuse the existing client",
             "Run the linter before finishing",
             "Don't loop through all items, the group names should match the filters",
@@ -90,7 +98,7 @@ fn corrections_asked_as_questions_become_the_rule_they_ask_for() {
     );
     assert!(ms.iter().all(|m| m.mem_type == MemoryType::Feedback));
     assert_eq!(one_with(&ms, "linter").triggers, ["linter"]);
-    assert_eq!(one_with(&ms, "utils").triggers, ["utils"]);
+    assert_eq!(one_with(&ms, "utils").triggers, ["format_day", "utils"]);
 }
 
 #[test]
@@ -117,6 +125,13 @@ fn plain_questions_and_requests_stay_out() {
 #[test]
 fn wishes_todo_rules_and_user_facts_without_im_a() {
     let ms = run(&[
+        call(
+            90,
+            "w1",
+            "Write",
+            json!({"file_path": "/home/user/proj/scripts/check_links.py", "content": "x"}),
+        ),
+        user(91, "[Request interrupted by user for tool use]"),
         user(0, "I'd like that check kept as a real test."),
         user(1, "FIXME comments are not acceptable, finish it."),
         user(2, "TODO comments are not acceptable."),
@@ -130,13 +145,23 @@ fn wishes_todo_rules_and_user_facts_without_im_a() {
     assert_eq!(
         names(&ms),
         [
-            "I'd like that check kept as a real test",
+            "I'd like the check `check_links.py` kept as a real test",
             "FIXME comments are not acceptable, finish it",
             "TODO comments are not acceptable",
             "As someone who mostly writes Go, I find these TS generics hard",
         ]
     );
     assert_eq!(ms[3].mem_type, MemoryType::User);
+    // said about the call the user stopped: it expires with that work
+    assert!(
+        matches!(ms[0].expires, Some(mem_core::records::Expires::On(_))),
+        "{:?}",
+        ms[0].expires
+    );
+    assert!(!matches!(
+        ms[1].expires,
+        Some(mem_core::records::Expires::On(_))
+    ));
     assert_eq!(
         one_with(&ms, "FIXME").triggers,
         ["fixme", "comments", "acceptable", "finish"]
@@ -274,7 +299,7 @@ fn the_message_after_an_interrupt_is_a_correction() {
         names(&ms),
         ["You can set group.visible using the vis library which is less work"]
     );
-    assert_eq!(ms[0].triggers, ["group.visible", "vis", "library", "less"]);
+    assert_eq!(ms[0].triggers, ["group.visible", "vis", "library"]);
 }
 
 #[test]
@@ -784,4 +809,79 @@ fn the_same_fix_for_two_branches_is_for_any_branch() {
             Some(format!("Before running `git push origin <branch>`, run `{fix}`.").as_str())
         );
     }
+}
+
+/// Facts about the person in any phrasing: what they mostly write, what
+/// they barely know, where they come from — with the wish that follows.
+#[test]
+fn user_facts_in_any_phrasing() {
+    let facts = [
+        "I mostly write Go and barely know CSS, keep explanations simple.",
+        "Coming from Java, go slow on lifetimes.",
+        "I barely know Kubernetes, so spell out the kubectl steps.",
+        "I'm rusty with SQL window functions.",
+        "I'm more of a backend person; frontend is new to me.",
+        "I've only used unittest, never pytest.",
+        "My main language is Python.",
+        "I come from a data science background and rarely touch Docker.",
+        "I usually code in Kotlin.",
+    ];
+    for (i, f) in facts.iter().enumerate() {
+        let ms = run(&[user(i as u64, f)]);
+        assert_eq!(ms.len(), 1, "{f}: {:?}", names(&ms));
+        assert_eq!(ms[0].mem_type, MemoryType::User, "{f}");
+    }
+    // the same words about the code are not facts about the person
+    for f in [
+        "The error is coming from the parser.",
+        "I don't know why the build fails.",
+        "I've never seen this error before.",
+        "It mostly works now.",
+    ] {
+        let ms = run(&[user(0, f)]);
+        assert!(
+            ms.iter().all(|m| m.mem_type != MemoryType::User),
+            "{f}: {:?}",
+            names(&ms)
+        );
+    }
+}
+
+/// A remark right after the user stopped a call is about that call and
+/// expires; the same remark once the agent went on is not.
+#[test]
+fn a_remark_about_the_stopped_call_expires_only_right_after_the_stop() {
+    let remark = "I don't think we need to loop through all items, the group names should match the filters?";
+    let expires = |ms: &[Memory]| {
+        let m = one_with(ms, "loop through");
+        matches!(m.expires, Some(mem_core::records::Expires::On(_)))
+    };
+    let stopped = run(&[
+        bash(0, "b1", "grep -rn items src"),
+        user(1, "[Request interrupted by user for tool use]"),
+        user(2, remark),
+    ]);
+    assert!(expires(&stopped));
+    let later = run(&[
+        user(0, "[Request interrupted by user for tool use]"),
+        said(1, "Understood, going on with the filter."),
+        bash(2, "b1", "grep -rn items src"),
+        user(3, remark),
+    ]);
+    assert!(!expires(&later));
+    // naming something lasting keeps it, stop or not
+    let lasting = run(&[
+        user(0, "[Request interrupted by user for tool use]"),
+        user(
+            1,
+            "Always hide the group with `group.visible`, never loop over items.",
+        ),
+    ]);
+    assert!(
+        lasting
+            .iter()
+            .all(|m| !matches!(m.expires, Some(mem_core::records::Expires::On(_)))),
+        "{:?}",
+        names(&lasting)
+    );
 }

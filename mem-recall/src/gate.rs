@@ -732,6 +732,44 @@ impl Prepared {
             .any(|w| w.iter().map(|s| &**s).eq(trigger_stems.split(' ')))
     }
 
+    /// The phrase of a memory's name that the task holds, for a memory
+    /// without triggers: two adjacent content words of `id` (the name as
+    /// its file stem, `webhook-tests-need-the-stub-server`) in a row in the
+    /// task ("add webhook tests for billing"), or the task's only content
+    /// word when the name has it ("webhooks"). Stems compared.
+    fn name_phrase(&self, id: &str, stems: &Stems) -> Option<String> {
+        let ws: Vec<String> = id
+            .split(['-', '_', ' '])
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        let content = |w: &str| {
+            w.chars().nth(2).is_some()
+                && !w.bytes().all(|b| b.is_ascii_digit())
+                && !mem_core::text::is_stop_word(w)
+        };
+        let stem = |w: &str| crate::vocab::stem(stems, w);
+        for pair in ws.windows(2) {
+            if !(content(&pair[0]) && content(&pair[1])) {
+                continue;
+            }
+            let (a, b) = (stem(&pair[0]), stem(&pair[1]));
+            if self
+                .content_stems
+                .windows(2)
+                .any(|w| w[0] == a && w[1] == b)
+            {
+                return Some(format!("{} {}", pair[0], pair[1]));
+            }
+        }
+        if let [only] = self.content_stems.as_slice()
+            && let Some(w) = ws.iter().find(|w| content(w) && stem(w) == *only)
+        {
+            return Some(w.clone());
+        }
+        None
+    }
+
     /// The first task path `glob` matches, if any.
     fn glob_match(&mut self, glob: &str) -> Option<String> {
         let g = glob.trim().trim_start_matches("./");
@@ -1030,6 +1068,13 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
                 dec.why.push(Why::Trigger(t.to_string()));
             }
         }
+        // a memory without triggers is about what its name says: the task
+        // that names it is about it, however many memories there are
+        if d.triggers.is_empty()
+            && let Some(phrase) = p.name_phrase(&d.id, stems)
+        {
+            dec.why.push(Why::Trigger(phrase));
+        }
         for g in d.paths.iter() {
             if let Some(path) = p.glob_match(g) {
                 dec.why.push(Why::Path {
@@ -1288,5 +1333,61 @@ mod tests {
         assert!(literal_match("add a log line", "log"));
         assert!(literal_match("tag #ship now", "#ship"));
         assert!(!literal_match("prebuild-token", "build-token"));
+    }
+
+    /// In a directory of memories without triggers, a task that names a
+    /// memory's subject phrase, or a one-word task naming a word of its
+    /// name, recalls it; tasks that share one loose word with the names do
+    /// not.
+    #[test]
+    fn a_task_naming_a_memorys_subject_recalls_it() {
+        let stems = Stems::default();
+        let names = [
+            (
+                "webhook-tests-need-the-stub-server",
+                "Webhook tests need the stub server",
+            ),
+            (
+                "deploys-go-through-the-release-train",
+                "Deploys go through the release train",
+            ),
+            (
+                "invoice-pdfs-are-rendered-server-side",
+                "Invoice PDFs are rendered server side",
+            ),
+        ];
+        let docs: Vec<Doc> = names
+            .iter()
+            .map(|(id, name)| {
+                let m = Memory::new(*name, "", MemoryType::Feedback);
+                Doc::from_memory(id, &m, &stems)
+            })
+            .collect();
+        let refs: Vec<&Doc> = docs.iter().collect();
+        let today = NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
+        let recalled = |task: &str| -> Vec<String> {
+            let q = Query::with_defaults(task.to_string(), today, None);
+            decide(&refs, &q, &stems)
+                .into_iter()
+                .filter(|d| d.action == Action::Recall)
+                .map(|d| docs[d.doc].id.to_string())
+                .collect()
+        };
+        assert_eq!(
+            recalled("add webhook tests for billing"),
+            ["webhook-tests-need-the-stub-server"]
+        );
+        assert_eq!(recalled("webhooks"), ["webhook-tests-need-the-stub-server"]);
+        assert_eq!(
+            recalled("why is the release train late"),
+            ["deploys-go-through-the-release-train"]
+        );
+        for task in [
+            "restart the server",
+            "fix the billing page",
+            "rename the invoice model",
+        ] {
+            assert!(recalled(task).is_empty(), "{task}: {:?}", recalled(task));
+        }
     }
 }

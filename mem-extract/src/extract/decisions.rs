@@ -4,9 +4,10 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use mem_core::records::{Kind, Memory, MemoryType, Source, Trust};
+use mem_core::records::{Expires, Kind, Memory, MemoryType, Source, Trust};
 use mem_core::truncate::floor_to_chars;
 
+use super::judge::{Context, names_lasting, one_off_expiry, one_off_question};
 use super::merge::Cand;
 use super::message::from_message;
 use super::notes::note;
@@ -126,6 +127,9 @@ impl Extractor {
             ]
             .iter()
             .any(|w| l.starts_with(w))
+                // a list of names ("Credo + Dialyxir + mix_audit") says
+                // what was chosen, not for what
+                || is_list_of_names(&a)
         };
         let name = if a.split_whitespace().count() >= 4 && !bare {
             title_of(&clean_sentence(&a))
@@ -148,6 +152,22 @@ impl Extractor {
             at,
             &self.opts,
         );
+        // a question about one moment (how to go on now, these beads, one
+        // file) is answered for that moment: the decision expires soon
+        if one_off_question(&q)
+            && let Some(day) = at.day()
+        {
+            m.expires = Some(Expires::On(one_off_expiry(day)));
+            m.kind = Some(Kind::OneTimeState);
+            note(
+                &mut self.notes,
+                true,
+                Bucket::CurrentContext,
+                "one-off/expires",
+                at.line,
+                &q,
+            );
+        }
         m.triggers = triggers_with(&a, content_words(&a), 5);
         if m.triggers.len() < 3 {
             let more = triggers_with(q.as_str(), content_words(&q), 5 - m.triggers.len());
@@ -165,10 +185,16 @@ impl Extractor {
     /// rejected command".
     pub(super) fn rejection(&mut self, at: &At, reason: &str, cmd: Option<&str>) {
         let before = self.cands.v.len();
+        // the reason is about the rejected call, and names what to do instead
+        let ctx = Context {
+            stopped: false,
+            ..self.ctx.clone()
+        };
         from_message(
             at,
             reason,
             reason.len(),
+            &ctx,
             &self.opts,
             &self.scrubber,
             &mut self.cands,
@@ -274,8 +300,37 @@ impl Extractor {
         };
         let fact = self.scrubber.scrub(&clean_sentence(s)).text;
         let fact = fact.trim_end_matches(['.', '!']).to_string();
+        let lasting = names_lasting(&fact);
+        let fact = match super::judge::stand_alone(&fact, &self.ctx) {
+            super::judge::Standing::Keep(f) => f,
+            super::judge::Standing::ContextFree => {
+                note(
+                    &mut self.notes,
+                    false,
+                    Bucket::CurrentContext,
+                    "drop/context-free",
+                    at.line,
+                    s,
+                );
+                return;
+            }
+        };
         let words = content_words(&fact);
         let mut m = preference(&fact, at, &self.opts);
+        // said about the call just stopped: it outlives the call only when
+        // it names something lasting
+        if !lasting && let Some(day) = at.day() {
+            m.expires = Some(Expires::On(one_off_expiry(day)));
+            m.kind = Some(Kind::OneTimeState);
+            note(
+                &mut self.notes,
+                true,
+                Bucket::CurrentContext,
+                "one-off/expires",
+                at.line,
+                s,
+            );
+        }
         m.triggers = triggers_with(&fact, words.clone(), 5);
         m.why = Some("The user interrupted the agent to say so.".into());
         m.fact = Some(fact);
@@ -298,6 +353,18 @@ impl Extractor {
             key: None,
         });
     }
+}
+
+/// A list of short items joined by `+`, `,`, `/` or "and": names chosen,
+/// without the question that says what they are for.
+fn is_list_of_names(a: &str) -> bool {
+    let items: Vec<&str> = a
+        .split([',', '+', '/'])
+        .flat_map(|p| p.split(" and "))
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    items.len() >= 2 && items.iter().all(|p| p.split_whitespace().count() <= 2)
 }
 
 /// The `"question"="answer"` pairs of the question tool's result (the text
@@ -376,5 +443,16 @@ mod tests {
         assert!(!ruled_out(" The user"));
         assert!(!ruled_out("The user"));
         assert!(!ruled_out(""));
+    }
+
+    /// An answer that lists names is named with its question.
+    #[test]
+    fn lists_of_names_need_their_question() {
+        assert!(is_list_of_names("Credo + Dialyxir + mix_audit"));
+        assert!(is_list_of_names("pnpm, vitest and biome"));
+        assert!(!is_list_of_names("main was clean; fix the issues"));
+        assert!(!is_list_of_names(
+            "Use the staging database for integration tests"
+        ));
     }
 }

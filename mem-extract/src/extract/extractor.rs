@@ -7,6 +7,7 @@ use mem_core::scrub::Scrubber;
 
 use super::decisions::{INTERRUPTED, Pending};
 use super::finish::finish_candidates;
+use super::judge::Context;
 use super::lessons::Lessons;
 use super::merge::Merged;
 use super::message::from_message;
@@ -16,6 +17,7 @@ use super::secrets::SecretValues;
 use super::summary::quote_key;
 use super::view::{EventView, MAX_MESSAGE_BYTES};
 use super::{Bucket, ExtractOptions, Extraction, FastMap, FastSet};
+use crate::triggers::content_words;
 
 /// Streaming extraction: feed events one at a time with [`Extractor::push`],
 /// then [`Extractor::finish`]. Holds only what the rules need (candidates so
@@ -46,6 +48,12 @@ pub struct Extractor {
     /// The user's messages read so far (as [`quote_key`]s): a compaction
     /// summary's quote of one of them adds nothing.
     pub(super) said: FastSet<u64>,
+    /// What the turns before the next user message name (its "it").
+    pub(super) ctx: Context,
+    /// In how many of the run's user messages each content word occurs,
+    /// and how many messages: a word most of them contain is no trigger.
+    pub(super) df: FastMap<String, u32>,
+    pub(super) messages: u32,
 }
 
 impl Extractor {
@@ -64,6 +72,9 @@ impl Extractor {
             after_interrupt: false,
             secrets: SecretValues::default(),
             said: FastSet::default(),
+            ctx: Context::default(),
+            df: FastMap::default(),
+            messages: 0,
         }
     }
 
@@ -111,6 +122,13 @@ impl Extractor {
                         self.said.insert(quote_key(&text));
                     }
                     let t = text.trim_start();
+                    if !t.starts_with(['<', '[']) && t.len() <= MAX_MESSAGE_BYTES {
+                        self.messages += 1;
+                        let words: FastSet<String> = content_words(t).into_iter().collect();
+                        for w in words {
+                            *self.df.entry(w).or_insert(0) += 1;
+                        }
+                    }
                     if t.starts_with(INTERRUPTED) {
                         self.after_interrupt = true;
                     }
@@ -122,10 +140,12 @@ impl Extractor {
                         self.lessons.repeats.ran(cmd, &at, root);
                     }
                     let before = self.cands.v.len();
+                    self.ctx.stopped = self.after_interrupt;
                     from_message(
                         &at,
                         &text,
                         text.len(),
+                        &self.ctx,
                         &self.opts,
                         &self.scrubber,
                         &mut self.cands,
@@ -141,12 +161,26 @@ impl Extractor {
                     }
                 }
             }
+            "text" if ev.role == "assistant" => {
+                // the agent spoke again: the stop is behind, no longer what
+                // the next message answers
+                self.after_interrupt = false;
+                if let Some(text) = ev.text.as_ref() {
+                    self.ctx.assistant(&text.prefix(4096));
+                }
+            }
             "summary" => self.read_summary(ev),
             "tool_use" | "tool_result" => {
                 if ev.kind == "tool_use"
                     && let Some(cmd) = ev.command.as_deref()
                 {
                     self.secrets.learn(&self.scrubber, cmd);
+                }
+                if ev.kind == "tool_use" {
+                    self.after_interrupt = false;
+                    if let Some(p) = ev.path.as_deref() {
+                        self.ctx.wrote(p);
+                    }
                 }
                 self.decision_in(ev);
                 // the origin is made only when a call or a failure is kept
@@ -168,6 +202,8 @@ impl Extractor {
             skipped,
             lessons,
             secrets,
+            df,
+            messages,
             ..
         } = self;
         let mut notes = Notes {
@@ -199,6 +235,9 @@ impl Extractor {
         merged.extend(lessons.repeats.memories(&opts, &mut repeat_notes));
         notes.v.extend(repeat_notes.v);
         for c in &mut merged {
+            generic_triggers(&mut c.mem, &df, messages, &mut notes);
+        }
+        for c in &mut merged {
             secrets.clear(&mut c.mem);
             // Text the person pasted (a log, a page) that poses as an
             // instruction to an AI is not theirs to vouch for.
@@ -228,5 +267,91 @@ impl Extractor {
             }
         }
         finish_candidates(merged, notes, &opts, &scrubber)
+    }
+}
+
+/// Fewest user messages in a run before their words are counted: in fewer,
+/// every word is in a large share by chance.
+const DF_MIN_MESSAGES: u32 = 8;
+
+/// Leave out the one-word triggers that most development tasks contain
+/// ([`crate::triggers::WEAK`]: "test", "build", "file") or that a third or
+/// more of the run's user messages contain (`drop/generic-trigger`): such a
+/// word is in most tasks of the project, so the memory would be recalled
+/// for all of them. Names (a dot, dash, underscore, slash or digit) and
+/// phrases stay.
+pub(super) fn generic_triggers(
+    m: &mut mem_core::records::Memory,
+    df: &FastMap<String, u32>,
+    messages: u32,
+    notes: &mut Notes,
+) {
+    let common = |t: &str| {
+        !t.contains([' ', '.', '-', '_', '/'])
+            && !t.bytes().any(|b| b.is_ascii_digit())
+            && (crate::triggers::is_weak(t)
+                || messages >= DF_MIN_MESSAGES
+                    && df.get(t).is_some_and(|&n| n.saturating_mul(3) >= messages))
+    };
+    let name = m.name.clone();
+    m.triggers.retain(|t| {
+        if common(t) {
+            note(
+                notes,
+                false,
+                Bucket::CurrentContext,
+                "drop/generic-trigger",
+                0,
+                &format!("{t} ({name})"),
+            );
+            false
+        } else {
+            true
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A word in a third of the run's messages is no trigger; a rarer word,
+    /// a name and a phrase are; a short run counts nothing.
+    #[test]
+    fn words_in_most_messages_are_no_triggers() {
+        let mut df = FastMap::default();
+        df.insert("timeline".to_string(), 5);
+        df.insert("vis".to_string(), 1);
+        df.insert("tests".to_string(), 1);
+        df.insert("group.visible".to_string(), 9);
+        let mut m = mem_core::records::Memory::new(
+            "Hide groups with group.visible",
+            "",
+            mem_core::records::MemoryType::Feedback,
+        );
+        let triggers = [
+            "group.visible",
+            "timeline",
+            "vis",
+            "timeline groups",
+            "tests",
+        ];
+        m.triggers = triggers.iter().map(|s| s.to_string()).collect();
+        let mut notes = Notes::default();
+        generic_triggers(&mut m, &df, 15, &mut notes);
+        assert_eq!(m.triggers, ["group.visible", "vis", "timeline groups"]);
+        assert_eq!(notes.v.len(), 2);
+        assert_eq!(notes.v[0].rule, "drop/generic-trigger");
+        m.triggers = triggers.iter().map(|s| s.to_string()).collect();
+        generic_triggers(&mut m, &df, 16, &mut notes);
+        assert_eq!(
+            m.triggers.len(),
+            4,
+            "5 of 16 is under a third: {:?}",
+            m.triggers
+        );
+        m.triggers.push("timeline".into());
+        generic_triggers(&mut m, &df, 7, &mut notes);
+        assert_eq!(m.triggers.len(), 5, "too few messages to count");
     }
 }

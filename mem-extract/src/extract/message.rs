@@ -13,6 +13,7 @@ use mem_core::truncate::floor_to_chars;
 use super::classify::{
     Cat, Class, classify, colon_why, instruction_clause, rule_of_question, why_of,
 };
+use super::judge::{Context, Standing, is_reason, names_lasting, one_off_expiry, stand_alone};
 use super::merge::{Cand, Merged, Parts, merge_parts};
 use super::notes::{Notes, note};
 use super::origin::{At, base_memory};
@@ -123,6 +124,7 @@ pub(super) fn clause_around(sentence: &str, s: usize, e: usize) -> &str {
 /// (its why and how then made only when the kept one lacks them), else kept.
 pub(super) fn draft_into(
     d: Draft,
+    one_off: bool,
     at: &At,
     base: Option<NaiveDate>,
     opts: &ExtractOptions,
@@ -173,6 +175,9 @@ pub(super) fn draft_into(
     let mut m = base_memory(title_of(&fact), cut(&fact, 150), t, kind, at, opts);
     if let (Cat::Dated, Some(dm)) = (d.cat, &d.date) {
         m.expires = Some(Expires::On(dm.date));
+    } else if one_off && let Some(day) = at.day() {
+        m.expires = Some(Expires::On(one_off_expiry(day)));
+        m.kind = Some(Kind::OneTimeState);
     }
     m.triggers = triggers_with(&fact, words, 5);
     m.why = why();
@@ -189,11 +194,63 @@ pub(super) fn draft_into(
     });
 }
 
-/// Extract from one user message.
+/// A finished draft judged before it becomes a candidate: a fact that
+/// points at what no turn around names is dropped (`drop/context-free`); a
+/// remark about the call the user just stopped that names nothing lasting
+/// expires soon (`one-off/expires`).
+#[allow(clippy::too_many_arguments)]
+fn settle(
+    d: Option<Draft>,
+    ctx: &Context,
+    at: &At,
+    base: Option<NaiveDate>,
+    opts: &ExtractOptions,
+    scrubber: &Scrubber,
+    out: &mut Merged,
+    notes: &mut Notes,
+) {
+    let Some(mut d) = d else {
+        return;
+    };
+    // what the user said names something lasting, before any referent is added
+    let lasting = names_lasting(&d.fact);
+    if d.cat != Cat::Dated {
+        match stand_alone(&d.fact, ctx) {
+            Standing::Keep(f) => d.fact = f,
+            Standing::ContextFree => {
+                note(
+                    notes,
+                    false,
+                    Bucket::CurrentContext,
+                    "drop/context-free",
+                    at.line,
+                    &d.fact,
+                );
+                return;
+            }
+        }
+    }
+    let one_off = d.cat == Cat::Feedback && ctx.stopped && !lasting;
+    if one_off {
+        note(
+            notes,
+            true,
+            Bucket::CurrentContext,
+            "one-off/expires",
+            at.line,
+            &d.fact,
+        );
+    }
+    draft_into(d, one_off, at, base, opts, scrubber, out);
+}
+
+/// Extract from one user message; `ctx` is what the turns before it name.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn from_message(
     at: &At,
     text: &str,
     text_len: usize,
+    ctx: &Context,
     opts: &ExtractOptions,
     scrubber: &Scrubber,
     out: &mut Merged,
@@ -218,11 +275,6 @@ pub(super) fn from_message(
     }
     let norm = normalize_quotes(cut_pasted_output(text, at.line, notes));
     let mut current: Option<Draft> = None;
-    let finish = |d: Option<Draft>, out: &mut Merged| {
-        if let Some(d) = d {
-            draft_into(d, at, base, opts, scrubber, out);
-        }
-    };
     for s in sentences(&norm) {
         if s.len() > 400 {
             note(
@@ -289,7 +341,7 @@ pub(super) fn from_message(
         match class {
             Class::Drop(b, rule) => note(notes, false, b, rule, at.line, s),
             Class::Other => match current.as_mut() {
-                Some(d) if d.why.is_none() && d.cat != Cat::User => {
+                Some(d) if d.why.is_none() && d.cat != Cat::User && is_reason(s) => {
                     d.why = Some(clean_sentence(s.trim_end_matches(['.', '!'])));
                     note(
                         notes,
@@ -300,6 +352,14 @@ pub(super) fn from_message(
                         s,
                     );
                 }
+                Some(d) if d.why.is_none() && d.cat != Cat::User => note(
+                    notes,
+                    false,
+                    Bucket::CurrentContext,
+                    "drop/unrelated-why",
+                    at.line,
+                    s,
+                ),
                 _ => note(
                     notes,
                     false,
@@ -341,7 +401,7 @@ pub(super) fn from_message(
                     }
                     _ => clean_sentence(s),
                 };
-                finish(current.take(), out);
+                settle(current.take(), ctx, at, base, opts, scrubber, out, notes);
                 current = Some(Draft {
                     cat,
                     rule,
@@ -353,7 +413,7 @@ pub(super) fn from_message(
             }
         }
     }
-    finish(current.take(), out);
+    settle(current.take(), ctx, at, base, opts, scrubber, out, notes);
 }
 
 /// A log-like line: a timestamp, `fatal:`, `error`, a traceback, a prompt.

@@ -129,6 +129,7 @@ impl Extractor {
                 &at,
                 q,
                 q.len(),
+                &super::judge::Context::default(),
                 &self.opts,
                 &self.scrubber,
                 &mut got,

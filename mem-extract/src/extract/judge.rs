@@ -1,0 +1,395 @@
+//! Is a candidate worth injecting in a later session? A memory must stand
+//! alone (its "it" and "that test" named), a decision about one moment
+//! expires soon, and a reason comes from the statement itself.
+
+use std::sync::OnceLock;
+
+use chrono::{Days, NaiveDate};
+use regex::Regex;
+
+/// Days a one-off decision stays: long enough for the work it was about.
+pub(super) const ONE_OFF_DAYS: u64 = 14;
+
+/// What the turns before a user message name: the context its "it" and
+/// "that" point into.
+#[derive(Default, Debug, Clone)]
+pub(super) struct Context {
+    /// The names (files, identifiers) the agent's last message named, in
+    /// order, each once.
+    pub(super) names: Vec<String>,
+    /// The file of the agent's last write or edit, by its file name.
+    pub(super) last_file: Option<String>,
+    /// The user stopped the agent (an interrupt, a rejected tool call) and
+    /// has not written since: the next message is about the stopped call.
+    pub(super) stopped: bool,
+}
+
+impl Context {
+    /// Read an assistant message: its named things become the referents.
+    pub(super) fn assistant(&mut self, text: &str) {
+        self.names = names_in(text);
+    }
+
+    /// A tool call writes `path`.
+    pub(super) fn wrote(&mut self, path: &str) {
+        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        if !name.is_empty() && name.len() <= 80 {
+            self.last_file = Some(name.to_string());
+        }
+    }
+
+    /// What "it", "that test" most likely names: the file of the stopped
+    /// call, else the one thing the agent's last message named. `None` when
+    /// nothing or more than one thing is named.
+    pub(super) fn referent(&self) -> Option<&str> {
+        if self.stopped
+            && let Some(f) = &self.last_file
+        {
+            return Some(f);
+        }
+        match self.names.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+}
+
+/// The named things of a text: backticked spans and bare words that name a
+/// file or identifier (a `.`, `/` or `_` inside), each once, at most 8.
+pub(super) fn names_in(text: &str) -> Vec<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"`([^`\n]{2,60})`|(?:^|[\s(])((?:[A-Za-z0-9_-]+/)*[A-Za-z0-9_-]+[._][A-Za-z0-9_.]*[A-Za-z0-9])(?:[\s,.:;)]|$)")
+            .expect("names regex")
+    });
+    let mut out: Vec<String> = Vec::new();
+    for c in re.captures_iter(text) {
+        let Some(m) = c.get(1).or_else(|| c.get(2)) else {
+            continue;
+        };
+        let s = m.as_str().trim();
+        // a name, not a phrase or a number (`3.12`)
+        let named = s.contains(['.', '/', '_']) && !s.contains(' ');
+        if !named || s.len() < 4 || s.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+            continue;
+        }
+        if !out.iter().any(|o| o == s) {
+            out.push(s.to_string());
+        }
+        if out.len() >= 8 {
+            break;
+        }
+    }
+    out
+}
+
+/// Where `l` (a lowercased fact) points at something it does not name: a
+/// bare "it"/"that" as the object or the subject of the instruction, "that
+/// test", "this one". The byte range of the pointing words.
+pub(super) fn deictic(l: &str) -> Option<(usize, usize)> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(concat!(
+            // that test, this one, the same file
+            r"(?:^|[^a-z'])((?:that|this|these|those|the same) (?:one|ones|test|tests|file|files|function|functions|thing|things|change|changes|check|checks|script|scripts|command|commands|approach|method|fix|bit|version|option|part|step|case|way|stuff|code|logic|pattern)s?)(?:[^a-z]|$)",
+            // the object of the instruction's verb: run it on…, keep that.
+            r"|(?:^|[^a-z'])(?:run|use|keep|fix|reuse|re-use|do|try|move|add|remove|change|test|save|put|call|push|commit|delete|drop|revert|rename|apply|merge|ship|store|leave|skip|mock|update|wrap|split|replace|copy|check|ignore|disable|enable|undo|follow|want|love|like|need|prefer)(?: (?:it|them)()|(?: (?:that|this|these|those))((?: (?:one|ones))?)(?:\s*[.,;:!?]|\s*$|\s+(?:on|for|in|to|with|again|now|too|instead|as|at|by|from|into|only|always|everywhere|here|there|all|every|before|after|when|if|so|and|but|or|a|an|the|up|out|back|away|saved|kept|removed)(?:[^a-z]|$)))",
+            // the subject: "it should…", "this must…"
+            r"|^(it|this|that|these|those|they) (?:should|must|needs?|has to|have to|is|are|was|can|could|would|will|doesn't|don't|does not|do not|isn't|aren't|shouldn't|can't|won't|breaks|fails|works)(?:[^a-z]|$)",
+        ))
+        .expect("deictic regex")
+    });
+    let c = re.captures(l)?;
+    if let Some(m) = c.get(1).or_else(|| c.get(4)) {
+        return Some((m.start(), m.end()));
+    }
+    // the object form: the pronoun is the word before group 2 or 3
+    let g = c.get(2).or_else(|| c.get(3))?;
+    let head = &l[..g.start()];
+    let start = head.rfind(' ').map_or(0, |i| i + 1);
+    Some((start, g.end()))
+}
+
+/// A trailing "for that" / "for it": the instruction says everything
+/// before it; the pointing tail goes.
+pub(super) fn without_pointing_tail(s: &str) -> &str {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)\s+(?:for|with|on|in|to|there|here)(?: (?:that|this|it|them|these|those))?(?: too| as well)?\s*[.!?]*\s*$")
+            .expect("tail regex")
+    });
+    match re.find(s) {
+        // only a tail that points (`for that`), not `in the repo`
+        Some(m) if m.as_str().split_whitespace().count() >= 2 || is_place(m.as_str()) => {
+            s[..m.start()].trim_end()
+        }
+        _ => s,
+    }
+}
+
+fn is_place(tail: &str) -> bool {
+    matches!(
+        tail.trim()
+            .trim_end_matches(['.', '!', '?'])
+            .to_ascii_lowercase()
+            .as_str(),
+        "there" | "here"
+    )
+}
+
+/// The outcome of [`stand_alone`].
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Standing {
+    /// Stands alone: the fact as it is, or with its referent named.
+    Keep(String),
+    /// Points at something no turn around names.
+    ContextFree,
+}
+
+/// Make `fact` stand alone: drop a pointing tail ("… for that"), then name
+/// what a remaining "it" / "that test" points at (`` it (`ci.yml`) ``) from
+/// `ctx`, or say it cannot.
+pub(super) fn stand_alone(fact: &str, ctx: &Context) -> Standing {
+    let fact = without_pointing_tail(fact);
+    let l = fact.to_ascii_lowercase();
+    let Some((start, end)) = deictic(&l) else {
+        return Standing::Keep(fact.to_string());
+    };
+    // "we switched CI to nightly; keep that in mind": the statement before
+    // names what "that" points at
+    let before = &l[..start];
+    if let Some(i) = before.rfind([';', ',', ':', '—'])
+        && before[..i].split_whitespace().count() >= 3
+    {
+        return Standing::Keep(fact.to_string());
+    }
+    let Some(r) = ctx.referent() else {
+        return Standing::ContextFree;
+    };
+    // the fact already names it ("reuse `x.html` for this": "this" is x.html)
+    if l.contains(&r.to_ascii_lowercase()) {
+        return Standing::Keep(fact.to_string());
+    }
+    // the pointing words give way to the name: "run it" → "run `ci.yml`",
+    // "that test" → "the test `check.py`"; offsets of the ASCII-lowercased
+    // copy are the fact's
+    let words: Vec<&str> = l[start..end].split_whitespace().collect();
+    let named = match words.as_slice() {
+        [_, noun] if !matches!(*noun, "one" | "ones") && words[0] != "the" => {
+            format!("the {noun} `{r}`")
+        }
+        [_, _, noun] => format!("the {noun} `{r}`"),
+        _ => format!("`{r}`"),
+    };
+    Standing::Keep(format!("{}{named}{}", &fact[..start], &fact[end..]))
+}
+
+/// Does `text` name something lasting: a file, a tool, a rule for every
+/// time? Such a remark outlives the call it was made about.
+pub(super) fn names_lasting(text: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)(?:^|[^a-z])(?:always|never|every ?time|whenever|from now on|going forward|in (?:this|the) (?:repo|project|codebase)|convention|by default|in general|each time|instead of|rather than|prefer|stick (?:to|with)|switch to)(?:[^a-z]|$)|, not [a-z`]")
+            .expect("lasting regex")
+    });
+    re.is_match(text) || !names_in(text).is_empty()
+}
+
+/// A question that asks about one moment: how to go on now, or about
+/// "these" / "this" thing or one named file.
+pub(super) fn one_off_question(q: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)(?:^|[^a-z])(?:how should (?:we|i) (?:proceed|continue|go on|handle (?:this|these|that|it))|what should (?:we|i) do (?:now|here|next|about (?:this|these|that|it))|should (?:we|i) (?:now|still|go ahead|proceed|continue)|(?:this|these|that|those) (?:one|ones|file|files|issue|issues|ticket|tickets|bead|beads|warning|warnings|error|errors|pr|branch|change|changes|test|tests|case|module)|right now|for now|this time)(?:[^a-z]|$)")
+            .expect("one-off regex")
+    });
+    re.is_match(q) || q.split_whitespace().any(is_file_name)
+}
+
+/// A word that names one file (`waiting_summary.ex`, `src/app.ts`).
+fn is_file_name(w: &str) -> bool {
+    let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+    let Some((stem, ext)) = w.rsplit_once('.') else {
+        return false;
+    };
+    const EXTS: &[&str] = &[
+        "c", "cfg", "cpp", "cs", "css", "ex", "exs", "go", "h", "heex", "html", "ini", "java",
+        "js", "json", "jsx", "kt", "lock", "lua", "md", "php", "py", "rb", "rs", "scss", "sh",
+        "sql", "svelte", "swift", "toml", "ts", "tsx", "txt", "vue", "yaml", "yml", "zig",
+    ];
+    stem.len() >= 2
+        && EXTS.contains(&ext)
+        && !stem.bytes().any(|b| b.is_ascii_uppercase())
+        && !stem.contains("..")
+}
+
+/// The day a one-off decision made on `day` expires.
+pub(super) fn one_off_expiry(day: NaiveDate) -> NaiveDate {
+    day.checked_add_days(Days::new(ONE_OFF_DAYS)).unwrap_or(day)
+}
+
+/// Is `s` (the sentence after an instruction) its reason? Only when it
+/// says so: "because …", "otherwise …", "it breaks …", "that way …".
+pub(super) fn is_reason(s: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)^(?:(?:also|and|but|oh|so),?\s+)?(?:because|since|as otherwise|otherwise|else|that way|this way|so that|due to|the reason|last time|we(?:'ve| have) (?:had|been bitten|seen)|(?:it|that|this)(?:'s| is| was)? (?:breaks?|broke|causes?|caused|makes?|made|fails?|failed|keeps?|slows?|leaks?|corrupts?|costs?|wastes?|hides?|takes?|won't|doesn't|can't|will|would|cannot|used to|rewrites?|overwrites?|deletes?|changes?)|(?:it|that|this)(?:'s| is| was) (?:slow|flaky|broken|expensive|dangerous|unsafe|wrong|deprecated|unmaintained|faster|safer|simpler|cheaper|the only|what)|[a-z0-9_`.-]+ (?:breaks|rewrites|overwrites|deletes|corrupts|is deprecated|is slow|is flaky|is broken|doesn't work|does not work|fails|hangs|leaks))(?:[^a-z]|$)")
+            .expect("reason regex")
+    });
+    re.is_match(s.trim())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(names: &[&str], file: Option<&str>, stopped: bool) -> Context {
+        Context {
+            names: names.iter().map(|s| s.to_string()).collect(),
+            last_file: file.map(str::to_string),
+            stopped,
+        }
+    }
+
+    /// A fact that points ("run it", "that test", "it should") is named
+    /// from the context or reported as context-free; one that names its
+    /// subject stays as it is.
+    #[test]
+    fn pointing_facts_are_named_or_context_free() {
+        let none = Context::default();
+        let ci = ctx(&[".github/workflows/ci.yml"], None, false);
+        for (fact, c, want) in [
+            (
+                "Run it on all push",
+                &ci,
+                Some("Run `.github/workflows/ci.yml` on all push"),
+            ),
+            ("Run it on every PR", &none, None),
+            ("Use that one", &ci, Some("Use `.github/workflows/ci.yml`")),
+            ("Keep that test", &none, None),
+            ("Deploy those changes before the release", &none, None),
+            ("This should live in utils", &none, None),
+            ("It breaks the build", &none, None),
+            (
+                "Reuse templates/session_nav.html for that",
+                &none,
+                Some("Reuse templates/session_nav.html"),
+            ),
+            ("Never push to main", &none, Some("Never push to main")),
+            (
+                "Keep this repo free of generated files",
+                &none,
+                Some("Keep this repo free of generated files"),
+            ),
+            (
+                "Use the staging database for integration tests",
+                &none,
+                Some("Use the staging database for integration tests"),
+            ),
+            ("Mock it in unit tests", &none, None),
+            (
+                "We switched CI to the nightly toolchain; keep that in mind",
+                &none,
+                Some("We switched CI to the nightly toolchain; keep that in mind"),
+            ),
+            (
+                "I don't want to make it only work for me",
+                &none,
+                Some("I don't want to make it only work for me"),
+            ),
+        ] {
+            let got = stand_alone(fact, c);
+            match want {
+                Some(w) => assert_eq!(got, Standing::Keep(w.to_string()), "{fact}"),
+                None => assert_eq!(got, Standing::ContextFree, "{fact}"),
+            }
+        }
+        // the stopped call's file names "that test" before the message's names
+        let stopped = ctx(&["a.rs", "b.rs"], Some("check_links.py"), true);
+        assert_eq!(
+            stand_alone("I'd love that test saved as a unit test", &stopped),
+            Standing::Keep("I'd love the test `check_links.py` saved as a unit test".into())
+        );
+        assert_eq!(
+            stand_alone("This should live in utils", &ci),
+            Standing::Keep("`.github/workflows/ci.yml` should live in utils".into())
+        );
+        // two names and no stopped call: nothing to choose
+        let two = ctx(&["a.rs", "b.rs"], Some("c.rs"), false);
+        assert_eq!(stand_alone("Run it twice", &two), Standing::ContextFree);
+    }
+
+    #[test]
+    fn names_are_files_and_identifiers_not_versions() {
+        assert_eq!(
+            names_in(
+                "The CI workflow at `.github/workflows/ci.yml` runs on Python 3.12 and 3.13, see src/app.ts."
+            ),
+            [".github/workflows/ci.yml", "src/app.ts"]
+        );
+        assert_eq!(
+            names_in("Call `group.visible` or `set_visible`, not `go`"),
+            ["group.visible", "set_visible"]
+        );
+        assert!(names_in("I'll add a GitHub Action to run tests.").is_empty());
+    }
+
+    /// Questions about one moment or one file; questions about a lasting choice.
+    #[test]
+    fn one_off_questions() {
+        for q in [
+            "The hook blocks on pre-existing issues in waiting_summary.ex. How should we proceed?",
+            "Which rig do these beads belong to?",
+            "Which label should this ticket get?",
+            "Should we fix the warnings in this module now or later? (for now)",
+            "Do you want me to retry with src/app.ts excluded?",
+        ] {
+            assert!(one_off_question(q), "{q}");
+        }
+        for q in [
+            "Which tools should we set up?",
+            "Which package manager do you want to use?",
+            "Which tar formats should be supported?",
+            "Should commits follow Conventional Commits?",
+        ] {
+            assert!(!one_off_question(q), "{q}");
+        }
+    }
+
+    #[test]
+    fn a_reason_says_it_is_one() {
+        for s in [
+            "Because npm rewrites the lockfile.",
+            "Otherwise the cache goes stale",
+            "It breaks the CI image.",
+            "That way reviews stay small.",
+            "npm rewrites the lockfile.",
+            "We've been bitten by flaky mocks before.",
+        ] {
+            assert!(is_reason(s), "{s}");
+        }
+        for s in [
+            "They don't look that bad.",
+            "Also, would you mind fixing the type issues?",
+            "The page looks fine now.",
+            "Thanks!",
+        ] {
+            assert!(!is_reason(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn lasting_remarks_name_a_thing_or_every_time() {
+        assert!(names_lasting(
+            "You can set group.visible using the vis library"
+        ));
+        assert!(names_lasting("always run the formatter"));
+        assert!(!names_lasting(
+            "I don't think we need to loop through all items"
+        ));
+        assert_eq!(
+            one_off_expiry(NaiveDate::from_ymd_opt(2026, 2, 1).unwrap()),
+            NaiveDate::from_ymd_opt(2026, 2, 15).unwrap()
+        );
+    }
+}
