@@ -67,5 +67,6 @@ pub mod truncate;
 
 pub use error::{Error, Exit, IdError, Result};
 pub use records::{
-    Event, Expires, Kind, Memory, MemoryType, PlanOp, RecallDecision, Scope, Source, Trust,
+    Event, Expires, Kind, Layout, Memory, MemoryType, PlanOp, RecallDecision, Scope, Shape, Source,
+    Trust,
 };
