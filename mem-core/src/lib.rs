@@ -57,6 +57,7 @@ pub mod scan;
 pub mod scrub;
 pub mod session;
 pub mod set;
+pub mod shape;
 pub mod shell;
 pub mod store;
 pub mod team_trust;

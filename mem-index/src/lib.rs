@@ -432,7 +432,10 @@ fn memdir_opts(g: &Global, scope: Option<AgentScope>) -> MemdirOptions {
 ///
 /// Errors: see [`memdir::resolve`].
 pub fn resolve_dir(global: &Global) -> mem_core::Result<PathBuf> {
-    Ok(memdir::resolve(&memdir_opts(global, None))?.dir)
+    let dir = memdir::resolve(&memdir_opts(global, None))?.dir;
+    // the writers never write into Claude Code's own team memory
+    mem_core::shape::refuse_claude_team_dir(&dir)?;
+    Ok(dir)
 }
 
 /// The memory directory for a command that only reads it: one given with

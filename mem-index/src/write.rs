@@ -17,7 +17,7 @@ use mem_core::error::Error;
 
 use crate::error::{IndexError, Result};
 use mem_core::index_md::{self, Rendered};
-use mem_core::records::{IndexOp, Memory, Source, Trust};
+use mem_core::records::{IndexOp, Memory, Shape, Source, Trust};
 use mem_core::scrub::Scrubber;
 use mem_core::store::{self, IndexGuard, Store, Topic};
 use mem_core::{confine, frontmatter, id};
@@ -239,6 +239,39 @@ pub fn keep_links<'a>(m: &mut Memory, from: impl IntoIterator<Item = &'a Memory>
     m.body = Some(body);
 }
 
+/// The id of a record without one: the file an earlier mem named for the
+/// same name when there is one ([`id::legacy_id`]: ids were cut at 64
+/// bytes then), else the short `derived` id ([`id::derive_id`]), with
+/// `-2`, `-3`, … when a memory of another name (its whole slug differs)
+/// already has it in the directory or the batch.
+fn derived_id(st: &Store, planned: &[(String, Memory)], rec: &Memory, derived: String) -> String {
+    if let Ok(legacy) = id::legacy_id(&rec.name)
+        && legacy != derived
+        && st.get(&legacy).is_some()
+    {
+        return legacy;
+    }
+    let Ok(full) = id::full_slug(&rec.name) else {
+        return derived;
+    };
+    let other = |cand: &str, m: &Memory| {
+        // a slug name that is the id (Claude Code's current shape) says
+        // nothing of the lesson's whole name: taken as the same
+        !(m.name == cand || id::full_slug(&m.name).is_ok_and(|f| f == full))
+    };
+    let taken = |cand: &str| {
+        st.get(cand).is_some_and(|t| other(cand, &t.memory))
+            || planned.iter().any(|(pid, m)| pid == cand && other(cand, m))
+    };
+    let mut cand = derived.clone();
+    let mut k = 2;
+    while taken(&cand) {
+        cand = format!("{derived}-{k}");
+        k += 1;
+    }
+    cand
+}
+
 /// Every memory mem writes says who it came from: a record (or merged file)
 /// without `source` is `manual`, without `trust` is `normal`. A memory not
 /// written by the user (`source` other than `manual`) whose lesson runs a
@@ -339,6 +372,7 @@ pub fn write_batch(
     for (line, rec) in batch {
         let rec = clean(rec);
         let id = match validate_record(&rec, scrubber.as_ref()) {
+            Ok(id) if rec.id.is_none() => derived_id(&st, &planned, &rec, id),
             Ok(id) => id,
             Err(reason) => {
                 errors.push(IndexError::input(source, line, reason));
@@ -413,6 +447,7 @@ pub fn write_batch(
     }
     let mut plans = Vec::new();
     let mut creates = 0usize;
+    let (shape, _) = mem_core::shape::detect(&st);
     for (rid, rec) in planned {
         if let Some(t) = st.get(&rid) {
             let mut merged = with_provenance(merge(&t.memory, &rec));
@@ -447,6 +482,8 @@ pub fn write_batch(
         creates += 1;
         let mut m = with_provenance(rec);
         m.id = Some(rid.clone());
+        // a new file in the shape the directory is written in
+        m.layout.shape = Some(shape);
         plans.push(Plan {
             id: rid,
             op: Op::Create,
@@ -531,8 +568,20 @@ pub fn write_batch(
             },
         };
         results.push(rec);
-        let text = frontmatter::render(&p.memory);
-        to_write.push((id, path, p.memory, text));
+        let mut memory = p.memory;
+        if memory.layout.shape == Some(Shape::Current) {
+            // Claude Code orders memories of its current shape by this stamp
+            memory.extra.insert(
+                "modified".into(),
+                serde_json::Value::String(
+                    chrono::Utc::now()
+                        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+                        .to_string(),
+                ),
+            );
+        }
+        let text = frontmatter::render(&memory);
+        to_write.push((id, path, memory, text));
     }
     write_files(dir, &to_write)?;
     let sorted_len = st.topics.len();
