@@ -213,7 +213,10 @@ fn words_of(s: &str) -> String {
 pub fn added_description(title: &str, m: &Memory) -> String {
     let t = words_of(title);
     let d = words_of(&m.description);
-    if t.is_empty() || !(d == t || d.starts_with(&format!("{t} "))) {
+    // a one-word title ("A", "Testing") starting the description is no
+    // repeat of it: only an equal one is
+    let prefix = t.contains(' ') && d.starts_with(&format!("{t} "));
+    if t.is_empty() || !(d == t || prefix) {
         return m.description.clone();
     }
     // what follows the title's words in the description, as written
@@ -971,6 +974,8 @@ mod tests {
         m.description = "Run scripts/setup.sh before the integration testsuite".into();
         assert_eq!(added_description(title, &m), m.description);
         assert_eq!(humanize("run-setup_first"), "Run setup first");
+        let a = Memory::new("A", "a fact", MemoryType::Project);
+        assert_eq!(added_description("A", &a), "a fact");
     }
 
     /// Lines of Claude Code's current shape use ` — `, as it writes them.
