@@ -90,7 +90,12 @@ impl IndexEntry {
     pub fn from_topic(t: &Topic) -> IndexEntry {
         let m = &t.memory;
         let title = if crate::frontmatter::is_slug_name(&m.name) && m.name == t.id {
-            humanize(&m.name)
+            // Claude Code's current shape: the name is the file's slug; the
+            // title is mem's `title:` key when it wrote one
+            match m.extra.get("title").and_then(serde_json::Value::as_str) {
+                Some(x) if !x.trim().is_empty() => x.to_string(),
+                _ => humanize(&m.name),
+            }
         } else {
             m.name.clone()
         };
@@ -367,13 +372,15 @@ pub fn entries_for(store: &Store, old_index: Option<&str>) -> Vec<IndexEntry> {
             continue;
         }
         let mut e = IndexEntry::from_topic(t);
-        // a slug name (Claude Code's current shape) has its title in the
-        // index only: the line's title stays
+        // a slug name (Claude Code's current shape) without mem's `title:`
+        // has its title in the index only: the line's title stays (unless
+        // it was cut)
         if crate::frontmatter::is_slug_name(&t.memory.name)
             && t.memory.name == t.id
+            && !t.memory.extra.contains_key("title")
             && let Some(title) = old_titles
                 .get(e.file.as_str())
-                .filter(|x| !x.trim().is_empty())
+                .filter(|x| !x.trim().is_empty() && !x.ends_with('…'))
         {
             e.title = title.to_string();
             e.description = added_description(&e.title, &t.memory);
@@ -537,9 +544,8 @@ fn in_mem_format(line: &str, e: &IndexEntry) -> bool {
         escape_title(&neutralize(&one_line(&e.title))),
         e.file
     );
-    line.strip_prefix(&head).is_some_and(|rest| {
-        rest.is_empty() || rest.starts_with(" - ") || (e.em_dash && rest.starts_with(" — "))
-    })
+    line.strip_prefix(&head)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(" - "))
 }
 
 /// One line of the index being built.

@@ -472,6 +472,17 @@ pub fn write_summary(results: &[IndexOp], dir: &Path) -> String {
     format!("write: {what} (in {})", dir.display())
 }
 
+/// The field `links` of a record `list` and `show` print: the names the
+/// memory's body links to with `[[name]]` (Claude Code's links between
+/// memories), when it has any and the file has no key of that name.
+/// `write` drops the field again when it is just that.
+pub fn with_links(m: &mut Memory) {
+    let links = mem_core::frontmatter::links(&mem_core::frontmatter::body_text(m));
+    if !links.is_empty() && !m.extra.contains_key("links") {
+        m.extra.insert("links".into(), serde_json::json!(links));
+    }
+}
+
 /// `list` as a table for people: one row per memory under a header, each
 /// column as wide as its widest cell in terminal columns (wide characters
 /// count two), descriptions cut to 60 characters.

@@ -290,6 +290,11 @@ fn clean(mut m: Memory) -> Memory {
     m.hash = None;
     m.extra.remove("hash");
     m.extra.remove("id");
+    // `links` as `list` and `show` print it, not a key of the file
+    let links = frontmatter::links(&frontmatter::body_text(&m));
+    if m.extra.get("links") == Some(&serde_json::json!(links)) {
+        m.extra.remove("links");
+    }
     m
 }
 
@@ -570,11 +575,19 @@ pub fn write_batch(
         results.push(rec);
         let mut memory = p.memory;
         if memory.layout.shape == Some(Shape::Current) {
+            // the name is written as the file's slug: the title is kept
+            if !frontmatter::is_slug_name(&memory.name) {
+                memory.extra.insert(
+                    "title".into(),
+                    serde_json::Value::String(memory.name.clone()),
+                );
+            }
             // Claude Code orders memories of its current shape by this stamp
             memory.extra.insert(
                 "modified".into(),
                 serde_json::Value::String(
-                    chrono::Utc::now()
+                    mem_core::time::Clock::from_args(None, None)
+                        .map_or_else(|_| chrono::Utc::now(), |c| c.now)
                         .format("%Y-%m-%dT%H:%M:%S%.3fZ")
                         .to_string(),
                 ),
