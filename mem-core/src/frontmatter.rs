@@ -389,6 +389,32 @@ pub fn links(body: &str) -> Vec<String> {
     out
 }
 
+/// Keep the `[[name]]` links of every memory folded into `m`: a link its
+/// body lacks is added on one last `Related:` line (Claude Code's links
+/// between memories survive a merge).
+pub fn keep_links<'a>(m: &mut Memory, from: impl IntoIterator<Item = &'a Memory>) {
+    let body = body_text(m).into_owned();
+    let have = links(&body);
+    let mut missing: Vec<String> = Vec::new();
+    for o in from {
+        for l in links(&body_text(o)) {
+            if !have.contains(&l) && !missing.contains(&l) {
+                missing.push(l);
+            }
+        }
+    }
+    if missing.is_empty() {
+        return;
+    }
+    let mut body = body;
+    if !body.is_empty() && !body.ends_with('\n') {
+        body.push('\n');
+    }
+    let list: Vec<String> = missing.iter().map(|l| format!("[[{l}]]")).collect();
+    body.push_str(&format!("Related: {}\n", list.join(", ")));
+    m.body = Some(body);
+}
+
 /// Body labels of the fact, in English and Chinese (full-width or ASCII colon).
 const FACT_LABELS: &[&str] = &["Fact:", "事实：", "事实:"];
 /// Body labels of the reason.

@@ -208,35 +208,9 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
     m.extra = extra;
     // the file's shape and the text of its unknown keys stay
     m.layout = old.layout.clone();
-    keep_links(&mut m, [old, new]);
+    frontmatter::keep_links(&mut m, [old, new]);
     m.hash = None;
     m
-}
-
-/// Keep the `[[name]]` links of every memory folded into `m`: a link its
-/// body lacks is added on one last `Related:` line (Claude Code's links
-/// between memories survive a merge).
-pub fn keep_links<'a>(m: &mut Memory, from: impl IntoIterator<Item = &'a Memory>) {
-    let body = frontmatter::body_text(m).into_owned();
-    let have = frontmatter::links(&body);
-    let mut missing: Vec<String> = Vec::new();
-    for o in from {
-        for l in frontmatter::links(&frontmatter::body_text(o)) {
-            if !have.contains(&l) && !missing.contains(&l) {
-                missing.push(l);
-            }
-        }
-    }
-    if missing.is_empty() {
-        return;
-    }
-    let mut body = body;
-    if !body.is_empty() && !body.ends_with('\n') {
-        body.push('\n');
-    }
-    let list: Vec<String> = missing.iter().map(|l| format!("[[{l}]]")).collect();
-    body.push_str(&format!("Related: {}\n", list.join(", ")));
-    m.body = Some(body);
 }
 
 /// The id of a record without one: the file an earlier mem named for the
