@@ -1303,6 +1303,23 @@ mod tests {
         assert_eq!(links("[[a]] [[ a ]] [[]] [[b\nc]] [[d]]"), ["a", "d"]);
     }
 
+    /// The links of a memory folded in survive on a `Related:` line.
+    #[test]
+    fn keep_links_adds_the_missing_ones_once() {
+        let mut m = Memory::new("a", "d", MemoryType::Feedback);
+        m.body = Some("See [[x]].".into());
+        let mut o = Memory::new("b", "d", MemoryType::Feedback);
+        o.body = Some("See [[x]] and [[y]], [[z]] and [[y]].\n".into());
+        keep_links(&mut m, [&o]);
+        assert_eq!(
+            m.body.as_deref(),
+            Some("See [[x]].\nRelated: [[y]], [[z]]\n")
+        );
+        let before = m.clone();
+        keep_links(&mut m, [&o]);
+        assert_eq!(m.body, before.body);
+    }
+
     /// B16: quotes that break YAML: error names line 3.
     #[test]
     fn b16_bad_quotes_report_line_3() {

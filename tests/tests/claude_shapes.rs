@@ -364,3 +364,42 @@ fn claude_codes_team_memory_directory_is_refused() {
     }
     assert_eq!(std::fs::read_dir(&team).unwrap().count(), 0);
 }
+
+/// A real Claude Code session of the corpus (2.1.39) beside an empty
+/// memory directory: its version is read from its lines, and an older
+/// version means the legacy shape. Skipped without ../shared.
+#[test]
+fn a_real_session_tells_its_version() {
+    let Some(shared) = mem_tests::shared_or_skip("a_real_session_tells_its_version") else {
+        return;
+    };
+    let src = shared.join(
+        "corpus/marot__spotter/test/fixtures/transcripts/4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
+    );
+    if !src.is_file() {
+        println!("SKIPPED: {} is not in the corpus", src.display());
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-home-u-proj");
+    let dir = project.join("memory");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&src, project.join(src.file_name().unwrap())).unwrap();
+    let (file, version) = mem_core::shape::newest_transcript_version(&project).unwrap();
+    assert_eq!(version, "2.1.39", "{}", file.display());
+    let d = dir.to_str().unwrap();
+    ok(
+        &mem(
+            "mem-index",
+            home.path(),
+            &["--memory-dir", d, "write"],
+            LONG_LESSON,
+        ),
+        "write",
+    );
+    let file = read(dir.join("run-scripts-setup-sh-before-the.md"));
+    assert!(
+        file.contains("\ntype: feedback\n") && !file.contains("metadata:"),
+        "{file}"
+    );
+}
