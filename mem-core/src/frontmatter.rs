@@ -668,6 +668,11 @@ pub fn render(m: &Memory) -> String {
     // name and description as the file wrote them while unchanged
     let name = match shape {
         Shape::Legacy => m.name.clone(),
+        // a name the file itself has is kept (Claude Code's own, even one
+        // that is no slug); any other is written as the slug
+        Shape::Current if raw_text(m, "name", &Value::String(m.name.clone())).is_some() => {
+            m.name.clone()
+        }
         Shape::Current => slug_name(m),
     };
     let raw_or = |k: &str, v: &str| {
@@ -1301,6 +1306,40 @@ mod tests {
         assert_eq!(back.mem_type, MemoryType::Feedback);
         assert_eq!(render(&back), out);
         assert_eq!(links("[[a]] [[ a ]] [[]] [[b\nc]] [[d]]"), ["a", "d"]);
+    }
+
+    /// A current-shape file whose name is no slug keeps it on a rewrite.
+    #[test]
+    fn a_current_shape_files_own_name_is_kept() {
+        let text = "---\nname: Testing policy\ndescription: real DBs\nmetadata:\n  type: feedback\n---\nbody\n";
+        let mut m = parse("testing.md", text).unwrap();
+        m.id = Some("testing".into());
+        assert_eq!(render(&m), text);
+        m.name = "Integration tests use a real database".into();
+        assert!(
+            render(&m).starts_with("---\nname: testing\n"),
+            "{}",
+            render(&m)
+        );
+    }
+
+    /// What the frontmatter fuzz target checks, on keys whose text is kept:
+    /// rendering what was read is stable, and reads back the same.
+    #[test]
+    fn kept_key_text_renders_stably() {
+        for text in [
+            "---\nname: n\ndescription: d\ntype: user\nx: |+\n  keep\n\n---\nb\n",
+            "---\nname: n\ndescription: d\ntype: user\na: &r [1, 2]\nb: *r\n# trailing\n---\n",
+            "---\nname: n\ndescription: d\nmetadata:\n  type: user\nz:\n- 1\n- {a: b}\n---\n",
+            "---\nname: >\n  folded\n  name\ndescription: d\ntype: user\n\"q k\": 1\n---\n",
+            "---\nname: n\ndescription: d\nmetadata: {type: project, x: [1]}\n---\n",
+        ] {
+            let m = parse("t.md", text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let once = render(&m);
+            let back = parse("t.md", &once).unwrap_or_else(|e| panic!("{e}\n{once}"));
+            assert_eq!(back, m, "{once}");
+            assert_eq!(render(&back), once);
+        }
     }
 
     /// The links of a memory folded in survive on a `Related:` line.
