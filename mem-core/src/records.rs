@@ -540,6 +540,17 @@ impl Memory {
             || self.verified_at.is_some()
     }
 
+    /// The memory's title for people and agents: its name, or, for a file
+    /// of Claude Code's current shape whose name is its slug, the `title:`
+    /// mem wrote beside it (docs/memory-dir.md "Claude Code's two shapes of
+    /// topic file").
+    pub fn title(&self) -> &str {
+        match self.extra.get("title").and_then(serde_json::Value::as_str) {
+            Some(t) if !t.trim().is_empty() && crate::frontmatter::is_slug_name(&self.name) => t,
+            _ => &self.name,
+        }
+    }
+
     /// A memory with the three required fields and nothing else.
     pub fn new(
         name: impl Into<String>,

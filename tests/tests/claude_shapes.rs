@@ -95,6 +95,17 @@ fn a_directory_of_the_current_shape_gets_files_of_that_shape() {
             "- [Integration tests hit a real database](real-database-tests.md) — a mocked migration passed while prod broke\n- [Staging deploys go through the VPN](staging-vpn.md) — deploy.sh times out off the VPN; see the runbook\n{line}\n"
         )
     );
+    // the hook shows the title, not the slug
+    let mut c = cmd("mem-recall", home.path());
+    c.args(["--hook"]).env("MEM_MEMORY_DIR", d);
+    let hook = stdout(&run(
+        c,
+        br#"{"hook_event_name":"UserPromptSubmit","prompt":"run setup.sh before the integration tests","cwd":"/tmp","session_id":"s1"}"#,
+    ));
+    assert!(
+        hook.contains(&format!("\\n## Run scripts/setup.sh before the integration tests because data/fixture.json is generated ({id})\\n")),
+        "{hook}"
+    );
     // a reindex keeps the title the file's slug name does not hold
     ok(
         &mem(
