@@ -117,6 +117,21 @@ fn a_directory_of_the_current_shape_gets_files_of_that_shape() {
         "reindex",
     );
     assert_eq!(read(dir.join("MEMORY.md")), index);
+    // the same lesson again changes nothing (no new stamp either)
+    let again = ok(
+        &mem(
+            "mem-index",
+            home.path(),
+            &["--memory-dir", d, "write", "--format", "jsonl"],
+            LONG_LESSON,
+        ),
+        "write again",
+    );
+    assert!(
+        again.starts_with(&format!("{{\"op\":\"unchanged\",\"id\":\"{id}\"")),
+        "{again}"
+    );
+    assert_eq!(read(dir.join(format!("{id}.md"))), file);
 
     // list and show expose the links; a link's name recalls the memory
     let list = ok(
