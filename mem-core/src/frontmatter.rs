@@ -16,7 +16,7 @@
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::records::{Expires, Kind, Memory, MemoryType, Scope, Source, Trust};
+use crate::records::{Expires, Kind, Memory, MemoryType, Scope, Shape, Source, Trust};
 
 /// Keys mem writes, in order; unknown keys follow in their original order.
 pub const KEY_ORDER: &[&str] = &[
@@ -214,12 +214,16 @@ pub fn parse(label: &str, text: &str) -> Result<Memory> {
             }
         };
 
-    // `metadata: {type: …}` counts as `type` when there is no top-level type.
+    // `metadata: {type: …}` counts as `type` when there is no top-level
+    // type: Claude Code 2.1.3xx's shape.
     let mut type_str = take_str(&mut fields, "type")?;
+    let mut shape = Shape::Legacy;
     if type_str.is_none()
         && let Some(Value::Object(meta)) = fields.get("metadata")
+        && let Some(t) = meta.get("type").and_then(Value::as_str)
     {
-        type_str = meta.get("type").and_then(Value::as_str).map(str::to_string);
+        type_str = Some(t.to_string());
+        shape = Shape::Current;
     }
     // Read leniently what people and Claude Code write (docs/records.md
     // "Reading hand-written memories"): an unknown kind or scope is kept as
@@ -307,6 +311,15 @@ pub fn parse(label: &str, text: &str) -> Result<Memory> {
     for (k, v) in unknown {
         fields.insert(k.into(), Value::String(v));
     }
+    m.layout.shape = Some(shape);
+    m.layout.raw = raw_segments(parts.yaml)
+        .into_iter()
+        .filter(|(k, v, _)| match k.as_str() {
+            "name" => v.as_str() == Some(m.name.as_str()),
+            "description" => v.as_str() == Some(m.description.as_str()),
+            _ => fields.get(k) == Some(v),
+        })
+        .collect();
     m.extra = fields;
     let (fact, why, how) = parse_body_sections(parts.body);
     m.fact = fact;
@@ -317,6 +330,89 @@ pub fn parse(label: &str, text: &str) -> Result<Memory> {
     }
     m.body = Some(parts.body.to_string());
     Ok(m)
+}
+
+/// The YAML text of each top-level key of `yaml` whose text reads back
+/// alone as that one key with the same value: the key's line and the
+/// indented (or blank, or comment) lines under it. Keys whose text does not
+/// stand alone (an alias, a quoted key) are left out: they are written
+/// from their value.
+fn raw_segments(yaml: &str) -> Vec<(String, Value, String)> {
+    let mut segs: Vec<(String, String)> = Vec::new();
+    for line in yaml.split_inclusive('\n') {
+        let starts_key = line
+            .chars()
+            .next()
+            .is_some_and(|c| !c.is_whitespace() && c != '#' && c != '-' && c != '"' && c != '\'');
+        let key = if starts_key {
+            line.find(':')
+                .filter(|&i| line[i + 1..].starts_with([' ', '\n', '\t']) || line.len() == i + 1)
+                .map(|i| line[..i].trim_end().to_string())
+        } else {
+            None
+        };
+        match (key, segs.last_mut()) {
+            (Some(k), _) => segs.push((k, line.to_string())),
+            (None, Some(last)) => last.1.push_str(line),
+            (None, None) => {}
+        }
+    }
+    segs.into_iter()
+        .filter_map(|(k, text)| {
+            let Ok(serde_norway::Value::Mapping(one)) = serde_norway::from_str(&text) else {
+                return None;
+            };
+            if one.len() != 1 {
+                return None;
+            }
+            let v = one.get(k.as_str())?.clone();
+            Some((k, yaml_to_json(v).ok()?, text))
+        })
+        .collect()
+}
+
+/// The names a body links to with `[[name]]` (Claude Code's links between
+/// memories), in order, each once. A link's name is trimmed; an empty one
+/// or one spanning lines is no link.
+pub fn links(body: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = body;
+    while let Some(i) = rest.find("[[") {
+        let after = &rest[i + 2..];
+        let Some(j) = after.find("]]") else { break };
+        let name = after[..j].trim();
+        if !name.is_empty() && !name.contains(['\n', '[', ']']) && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+        rest = &after[j + 2..];
+    }
+    out
+}
+
+/// Keep the `[[name]]` links of every memory folded into `m`: a link its
+/// body lacks is added on one last `Related:` line (Claude Code's links
+/// between memories survive a merge).
+pub fn keep_links<'a>(m: &mut Memory, from: impl IntoIterator<Item = &'a Memory>) {
+    let body = body_text(m).into_owned();
+    let have = links(&body);
+    let mut missing: Vec<String> = Vec::new();
+    for o in from {
+        for l in links(&body_text(o)) {
+            if !have.contains(&l) && !missing.contains(&l) {
+                missing.push(l);
+            }
+        }
+    }
+    if missing.is_empty() {
+        return;
+    }
+    let mut body = body;
+    if !body.is_empty() && !body.ends_with('\n') {
+        body.push('\n');
+    }
+    let list: Vec<String> = missing.iter().map(|l| format!("[[{l}]]")).collect();
+    body.push_str(&format!("Related: {}\n", list.join(", ")));
+    m.body = Some(body);
 }
 
 /// Body labels of the fact, in English and Chinese (full-width or ASCII colon).
@@ -482,18 +578,129 @@ pub fn body_text(m: &Memory) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Render a memory as a topic file (see module docs).
+/// True when `name` is a slug as Claude Code 2.1.3xx writes `name:`
+/// (no white space; only ASCII letters, digits, `-`, `_`, `.`).
+pub fn is_slug_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// True when `s` is a slug YAML reads back as that string when written
+/// bare: starting with a letter, not a boolean or null word.
+fn plain_slug(s: &str) -> bool {
+    is_slug_name(s)
+        && s.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !matches!(
+            s.to_ascii_lowercase().as_str(),
+            "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n"
+        )
+}
+
+/// The `name:` of a memory written in [`Shape::Current`]: its name when
+/// that is already a slug, else its id, else the id derived from its name.
+pub fn slug_name(m: &Memory) -> String {
+    if is_slug_name(&m.name) {
+        return m.name.clone();
+    }
+    m.id.clone()
+        .or_else(|| crate::id::derive_id(&m.name).ok())
+        .unwrap_or_else(|| m.name.clone())
+}
+
+/// The `metadata:` block of a memory written in [`Shape::Current`]: the
+/// file's own text while its value is unchanged, else `metadata:` with the
+/// type first (or where it was) and the other keys it held.
+fn metadata_block(m: &Memory) -> String {
+    let mut meta = match m.extra.get("metadata") {
+        Some(Value::Object(o)) => o.clone(),
+        _ => serde_json::Map::new(),
+    };
+    let t = Value::String(m.mem_type.as_str().to_string());
+    if meta.contains_key("type") {
+        meta.insert("type".into(), t);
+    } else {
+        meta.shift_insert(0, "type".into(), t);
+    }
+    let meta = Value::Object(meta);
+    if let Some(text) = raw_text(m, "metadata", &meta) {
+        return text;
+    }
+    let mut y = String::from("metadata:\n");
+    if let Value::Object(o) = &meta {
+        for (k, v) in o {
+            let key = if is_plain_key(k) { k.clone() } else { quote(k) };
+            let v = match v {
+                Value::String(s) if plain_slug(s) && k == "type" => s.clone(),
+                v => json_flow(v),
+            };
+            y.push_str(&format!("  {key}: {v}\n"));
+        }
+    }
+    y
+}
+
+/// The YAML text key `k` was read from, while its value is still `v`.
+fn raw_text(m: &Memory, k: &str, v: &Value) -> Option<String> {
+    m.layout
+        .raw
+        .iter()
+        .find(|(rk, rv, _)| rk == k && rv == v)
+        .map(|(_, _, text)| {
+            let mut t = text.clone();
+            if !t.ends_with('\n') {
+                t.push('\n');
+            }
+            t
+        })
+}
+
+/// Render a memory as a topic file (see module docs), in its shape
+/// ([`Memory::layout`]; a memory not read from a file is written in
+/// [`Shape::Legacy`] unless the writer chose otherwise): in
+/// [`Shape::Current`] `name:` is a slug ([`slug_name`]) and the type is
+/// under `metadata:`. Unknown keys are written as the file had them while
+/// their value is unchanged.
 pub fn render(m: &Memory) -> String {
+    let shape = m.layout.shape.unwrap_or_default();
     let mut y = String::from("---\n");
+    // name and description as the file wrote them while unchanged
+    let name = match shape {
+        Shape::Legacy => m.name.clone(),
+        // a name the file itself has is kept (Claude Code's own, even one
+        // that is no slug); any other is written as the slug
+        Shape::Current if raw_text(m, "name", &Value::String(m.name.clone())).is_some() => {
+            m.name.clone()
+        }
+        Shape::Current => slug_name(m),
+    };
+    let raw_or = |k: &str, v: &str| {
+        raw_text(m, k, &Value::String(v.to_string()))
+            .unwrap_or_else(|| format!("{k}: {}\n", quote(v)))
+    };
+    if shape == Shape::Current
+        && plain_slug(&name)
+        && raw_text(m, "name", &Value::String(name.clone())).is_none()
+    {
+        // as Claude Code writes it: a bare slug
+        y.push_str(&format!("name: {name}\n"));
+    } else {
+        y.push_str(&raw_or("name", &name));
+    }
+    y.push_str(&raw_or("description", &m.description));
+    if shape == Shape::Legacy {
+        y.push_str(&format!("type: {}\n", m.mem_type.as_str()));
+    }
+    if shape == Shape::Current {
+        y.push_str(&metadata_block(m));
+    }
     let mut kv = |k: &str, v: String| {
         y.push_str(k);
         y.push_str(": ");
         y.push_str(&v);
         y.push('\n');
     };
-    kv("name", quote(&m.name));
-    kv("description", quote(&m.description));
-    kv("type", m.mem_type.as_str().to_string());
     // an unknown kind or scope read leniently is written back as it was
     let kept = |k: &str| m.extra.get(k).and_then(Value::as_str).map(quote);
     if let Some(k) = m
@@ -557,11 +764,16 @@ pub fn render(m: &Memory) -> String {
             || k == "fact"
             || k == "why"
             || k == "how"
+            || (shape == Shape::Current && k == "metadata")
         {
             continue;
         }
+        if let Some(text) = raw_text(m, k, v) {
+            y.push_str(&text);
+            continue;
+        }
         let key = if is_plain_key(k) { k.clone() } else { quote(k) };
-        kv(&key, json_flow(v));
+        y.push_str(&format!("{key}: {}\n", json_flow(v)));
     }
     y.push_str("---\n");
     y.push_str(&body_text(m));
@@ -1035,6 +1247,118 @@ mod tests {
         assert_eq!(m.extra["metadata"]["type"], "user");
     }
 
+    /// Claude Code 2.1.3xx's shape: a slug name, the type under
+    /// `metadata:`, a `modified` stamp and `[[name]]` links; unknown keys
+    /// (nested maps, block lists, comments) are written back byte for byte.
+    #[test]
+    fn current_shape_and_unknown_keys_round_trip_byte_for_byte() {
+        let text = "---\nname: run-setup-first\ndescription: build-token needs the fixture setup writes\nmetadata:\n  type: feedback\n  origin: {session: abc, turn: 3}\nmodified: 2026-11-30T08:15:02.118Z\nx-owner:\n  team: build\n  people:\n    - ana\n    - bo   # on call\n---\nRun setup before build-token. See [[fixture-layout]] and [[ci-cache]].\n";
+        let m = parse("run-setup-first.md", text).unwrap();
+        assert_eq!(m.mem_type, MemoryType::Feedback);
+        assert_eq!(m.layout.shape, Some(Shape::Current));
+        assert_eq!(m.extra["x-owner"]["people"][1], "bo");
+        assert_eq!(m.extra["metadata"]["origin"]["turn"], 3);
+        assert_eq!(render(&m), text);
+        assert_eq!(
+            links(m.body.as_deref().unwrap()),
+            ["fixture-layout", "ci-cache"]
+        );
+        // a changed type rewrites the block, the other keys stay
+        let mut m2 = m.clone();
+        m2.mem_type = MemoryType::Project;
+        let out = render(&m2);
+        assert!(
+            out.contains("metadata:\n  type: project\n  origin: {\"session\": \"abc\", \"turn\": 3}\nmodified: 2026-11-30T08:15:02.118Z\nx-owner:\n  team: build\n"),
+            "{out}"
+        );
+        assert_eq!(parse("r.md", &out).unwrap().extra, m.extra.clone().into_iter().map(|(k, v)| if k == "metadata" { (k, serde_json::json!({"type": "project", "origin": {"session": "abc", "turn": 3}})) } else { (k, v) }).collect());
+        // a changed unknown value is written from its value
+        let mut m3 = m.clone();
+        m3.extra
+            .insert("x-owner".into(), serde_json::json!({"team": "infra"}));
+        assert!(render(&m3).contains("x-owner: {\"team\": \"infra\"}\n"));
+        // the same unknown keys in the legacy shape are kept as well
+        let legacy = "---\nname: \"Run setup first\"\ndescription: \"d\"\ntype: feedback\ncreated: 2026-01-10\nx-owner:\n  team: build\n---\nbody\n";
+        let m = parse("l.md", legacy).unwrap();
+        assert_eq!(m.layout.shape, Some(Shape::Legacy));
+        assert_eq!(render(&m), legacy);
+    }
+
+    /// A record written into a directory of the current shape gets the
+    /// slug name and the metadata block Claude Code writes.
+    #[test]
+    fn a_record_renders_in_the_current_shape() {
+        let mut m = Memory::new(
+            "Run setup before build-token: the fixture is generated",
+            "data/fixture.json is git-ignored; a fresh clone lacks it",
+            MemoryType::Feedback,
+        );
+        m.id = Some("run-setup-before-build-token".into());
+        m.layout.shape = Some(Shape::Current);
+        m.body = Some("Run setup first.\n".into());
+        let out = render(&m);
+        assert_eq!(
+            out,
+            "---\nname: run-setup-before-build-token\ndescription: \"data/fixture.json is git-ignored; a fresh clone lacks it\"\nmetadata:\n  type: feedback\n---\nRun setup first.\n"
+        );
+        let back = parse("x.md", &out).unwrap();
+        assert_eq!(back.name, "run-setup-before-build-token");
+        assert_eq!(back.mem_type, MemoryType::Feedback);
+        assert_eq!(render(&back), out);
+        assert_eq!(links("[[a]] [[ a ]] [[]] [[b\nc]] [[d]]"), ["a", "d"]);
+    }
+
+    /// A current-shape file whose name is no slug keeps it on a rewrite.
+    #[test]
+    fn a_current_shape_files_own_name_is_kept() {
+        let text = "---\nname: Testing policy\ndescription: real DBs\nmetadata:\n  type: feedback\n---\nbody\n";
+        let mut m = parse("testing.md", text).unwrap();
+        m.id = Some("testing".into());
+        assert_eq!(render(&m), text);
+        m.name = "Integration tests use a real database".into();
+        assert!(
+            render(&m).starts_with("---\nname: testing\n"),
+            "{}",
+            render(&m)
+        );
+    }
+
+    /// What the frontmatter fuzz target checks, on keys whose text is kept:
+    /// rendering what was read is stable, and reads back the same.
+    #[test]
+    fn kept_key_text_renders_stably() {
+        for text in [
+            "---\nname: n\ndescription: d\ntype: user\nx: |+\n  keep\n\n---\nb\n",
+            "---\nname: n\ndescription: d\ntype: user\na: &r [1, 2]\nb: *r\n# trailing\n---\n",
+            "---\nname: n\ndescription: d\nmetadata:\n  type: user\nz:\n- 1\n- {a: b}\n---\n",
+            "---\nname: >\n  folded\n  name\ndescription: d\ntype: user\n\"q k\": 1\n---\n",
+            "---\nname: n\ndescription: d\nmetadata: {type: project, x: [1]}\n---\n",
+        ] {
+            let m = parse("t.md", text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let once = render(&m);
+            let back = parse("t.md", &once).unwrap_or_else(|e| panic!("{e}\n{once}"));
+            assert_eq!(back, m, "{once}");
+            assert_eq!(render(&back), once);
+        }
+    }
+
+    /// The links of a memory folded in survive on a `Related:` line.
+    #[test]
+    fn keep_links_adds_the_missing_ones_once() {
+        let mut m = Memory::new("a", "d", MemoryType::Feedback);
+        m.body = Some("See [[x]].".into());
+        let mut o = Memory::new("b", "d", MemoryType::Feedback);
+        o.body = Some("See [[x]] and [[y]], [[z]] and [[y]].\n".into());
+        keep_links(&mut m, [&o]);
+        assert_eq!(
+            m.body.as_deref(),
+            Some("See [[x]].\nRelated: [[y]], [[z]]\n")
+        );
+        let before = m.clone();
+        keep_links(&mut m, [&o]);
+        assert_eq!(m.body, before.body);
+    }
+
     /// B16: quotes that break YAML: error names line 3.
     #[test]
     fn b16_bad_quotes_report_line_3() {
@@ -1078,7 +1402,7 @@ mod tests {
         assert_eq!(keys, ["zeta", "alpha"]);
         let out = render(&m);
         assert!(
-            out.contains("type: user\nzeta: 1\nalpha: [\"a\", \"b\"]\n---\n"),
+            out.contains("type: user\nzeta: 1\nalpha: [a, b]\n---\n"),
             "{out}"
         );
         assert!(

@@ -17,8 +17,13 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::error::IdError;
 
-/// Longest id mem creates, in bytes.
+/// Longest id mem accepts as its own form ([`is_new_id`]), in bytes: the
+/// cap ids had before [`MAX_DERIVED_ID`], so files named then still are.
 pub const MAX_NEW_ID: usize = 64;
+/// Longest id [`derive_id`] gives a new memory, in bytes: the slug is cut
+/// at the last word boundary within it (a short file name leaves the index
+/// line room for its title and description).
+pub const MAX_DERIVED_ID: usize = 40;
 /// Longest id accepted for an existing file, in bytes.
 pub const MAX_EXISTING_ID: usize = 128;
 
@@ -89,6 +94,55 @@ fn check_rules(name: &str, strict: bool) -> Result<(), IdError> {
 /// Errors: one [`IdError`] variant per refused rule (see module docs and
 /// [`check_name_for_id`]).
 pub fn derive_id(name: &str) -> Result<String, IdError> {
+    let full = full_slug(name)?;
+    let id = cap_at_word(&full, MAX_DERIVED_ID);
+    if is_device_name(&id) || is_index_name(&id) {
+        return Err(IdError::Reserved(name.into()));
+    }
+    Ok(id)
+}
+
+/// The id an earlier mem derived from `name`: the slug cut at
+/// [`MAX_NEW_ID`] bytes wherever that fell. A memory written then keeps
+/// its file: the writer looks this id up before a new one is made.
+pub fn legacy_id(name: &str) -> Result<String, IdError> {
+    let full = full_slug(name)?;
+    let mut out = full;
+    if out.len() > MAX_NEW_ID {
+        out.truncate(MAX_NEW_ID);
+        while out.ends_with('-') {
+            out.pop();
+        }
+    }
+    if is_device_name(&out) || is_index_name(&out) {
+        return Err(IdError::Reserved(name.into()));
+    }
+    Ok(out)
+}
+
+/// `slug` cut to at most `max` bytes at a word (dash) boundary; a first
+/// word longer than `max` is cut at `max`.
+pub fn cap_at_word(slug: &str, max: usize) -> String {
+    if slug.len() <= max {
+        return slug.to_string();
+    }
+    let head = &slug[..max];
+    // the cut falls on a boundary when the next byte is a dash
+    if slug.as_bytes()[max] == b'-' {
+        return head.trim_end_matches('-').to_string();
+    }
+    match head.rfind('-') {
+        Some(i) if i > 0 => head[..i].trim_end_matches('-').to_string(),
+        _ => head.trim_end_matches('-').to_string(),
+    }
+}
+
+/// The whole slug of `name` (not cut): lowercased, each run of characters
+/// outside `[a-z0-9]` one `-`, no dash at either end. Two names with the
+/// same [`derive_id`] are the same memory only when this is the same too.
+///
+/// Errors: as [`derive_id`] (a refused name, nothing left once slugged).
+pub fn full_slug(name: &str) -> Result<String, IdError> {
     check_name_for_id(name)?;
     let mut out = String::with_capacity(name.len());
     let mut dash = false;
@@ -101,12 +155,6 @@ pub fn derive_id(name: &str) -> Result<String, IdError> {
             out.push(c);
         } else {
             dash = true;
-        }
-    }
-    if out.len() > MAX_NEW_ID {
-        out.truncate(MAX_NEW_ID);
-        while out.ends_with('-') {
-            out.pop();
         }
     }
     if out.is_empty() {
@@ -311,9 +359,40 @@ mod tests {
             ("Ünïcode ist schön", "n-code-ist-sch-n"),
         ]);
         let long = "a".repeat(100);
-        assert_eq!(derive_id(&long).unwrap().len(), 64);
+        assert_eq!(derive_id(&long).unwrap().len(), MAX_DERIVED_ID);
+        assert_eq!(legacy_id(&long).unwrap().len(), 64);
         let dashy = format!("{}-b", "a".repeat(64));
-        assert_eq!(derive_id(&dashy).unwrap(), "a".repeat(64));
+        assert_eq!(legacy_id(&dashy).unwrap(), "a".repeat(64));
+        assert_eq!(derive_id(&dashy).unwrap(), "a".repeat(40));
+    }
+
+    /// Long lesson names get short ids cut at a word boundary; the id an
+    /// earlier mem gave the same name is still known.
+    #[test]
+    fn long_lesson_names_get_short_ids_at_a_word_boundary() {
+        let name = "Run scripts/setup.sh before the integration tests, because data/fixture.json is generated and git-ignored";
+        assert_eq!(derive_id(name).unwrap(), "run-scripts-setup-sh-before-the");
+        assert_eq!(
+            legacy_id(name).unwrap(),
+            "run-scripts-setup-sh-before-the-integration-tests-because-data-f"
+        );
+        assert_eq!(
+            full_slug(name).unwrap(),
+            "run-scripts-setup-sh-before-the-integration-tests-because-data-fixture-json-is-generated-and-git-ignored"
+        );
+        let name = "Never mock the database in integration tests: a mocked migration passed while prod broke";
+        assert_eq!(
+            derive_id(name).unwrap(),
+            "never-mock-the-database-in-integration"
+        );
+        // exactly 40 bytes ending on a word: kept whole
+        let forty = "abcd-efgh-ijkl-mnop-qrst-uvwx-yzab-cdefg";
+        assert_eq!(forty.len(), 40);
+        assert_eq!(derive_id(&format!("{forty} more")).unwrap(), forty);
+        assert_eq!(cap_at_word("a-bc", 3), "a");
+        for n in [name, "x y", "Build: release profile"] {
+            assert!(derive_id(n).unwrap().len() <= MAX_DERIVED_ID);
+        }
     }
 
     #[test]

@@ -79,17 +79,32 @@ pub struct IndexEntry {
     /// True for a memory mem did not write (and for an unparsable file):
     /// its existing index line is kept as written.
     pub foreign: bool,
+    /// True when the line separates the description with ` — ` (Claude
+    /// Code 2.1.3xx's index lines, for a topic file of its current shape)
+    /// rather than ` - `.
+    pub em_dash: bool,
 }
 
 impl IndexEntry {
     /// The entry of a parsed topic file (not yet marked superseded).
     pub fn from_topic(t: &Topic) -> IndexEntry {
         let m = &t.memory;
+        let title = if crate::frontmatter::is_slug_name(&m.name) && m.name == t.id {
+            // Claude Code's current shape: the name is the file's slug; the
+            // title is mem's `title:` key when it wrote one
+            match m.extra.get("title").and_then(serde_json::Value::as_str) {
+                Some(x) if !x.trim().is_empty() => x.to_string(),
+                _ => humanize(&m.name),
+            }
+        } else {
+            m.name.clone()
+        };
+        let description = added_description(&title, m);
         IndexEntry {
             id: t.id.clone(),
             file: format!("{}.md", t.id),
-            title: m.name.clone(),
-            description: m.description.clone(),
+            title,
+            description,
             mem_type: Some(m.mem_type),
             verified_at: m.verified_at,
             mtime: t.mtime,
@@ -97,6 +112,7 @@ impl IndexEntry {
             superseded_by: m.superseded_by.clone(),
             broken: None,
             foreign: !m.written_by_mem(),
+            em_dash: m.layout.shape == Some(crate::records::Shape::Current),
         }
     }
 
@@ -120,6 +136,7 @@ impl IndexEntry {
             superseded_by: None,
             broken: Some(flag),
             foreign: true,
+            em_dash: false,
         }
     }
 
@@ -146,6 +163,7 @@ impl IndexEntry {
         // The link is never cut: a long title or description is cut (at a
         // character boundary, ending in `…`) so that the line stays under
         // the limit with its `(file.md)` whole.
+        let sep = if self.em_dash { " — " } else { " - " };
         let fixed = "- []() - ".chars().count() + self.file.chars().count();
         let room = (MAX_LINE_CHARS - 1).saturating_sub(fixed);
         let (tl, dl) = (title.chars().count(), desc.chars().count());
@@ -159,7 +177,7 @@ impl IndexEntry {
             return format!("- [{}]({})", cut_to(&title, room, true), self.file);
         }
         if tl + dl <= room || room < 2 {
-            let line = format!("- [{title}]({}) - {desc}", self.file);
+            let line = format!("- [{title}]({}){sep}{desc}", self.file);
             return cut_line(&line);
         }
         // The title keeps at least half the room, more when the
@@ -167,8 +185,75 @@ impl IndexEntry {
         let t_budget = tl.min(room.saturating_sub(dl.min(room / 2))).max(1);
         let title = cut_to(&title, t_budget, true);
         let desc = cut_to(desc, room - title.chars().count(), false);
-        format!("- [{title}]({}) - {desc}", self.file)
+        format!("- [{title}]({}){sep}{desc}", self.file)
     }
+}
+
+/// A slug name read as a title: dashes and underscores as spaces, the
+/// first letter upper case (`run-setup-first` → `Run setup first`).
+pub fn humanize(slug: &str) -> String {
+    let words = slug.replace(['-', '_'], " ");
+    let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut c = words.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Text compared for sameness: lower case, words only.
+fn words_of(s: &str) -> String {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The text of `m`'s index line after its `title`: a description that adds
+/// to the title. One that says the title again (equal to it, word for word,
+/// or starting with it) gives way to what follows the title in it, else to
+/// the memory's `Why:` or `Fact:` when that says something else, else to
+/// nothing.
+pub fn added_description(title: &str, m: &Memory) -> String {
+    let t = words_of(title);
+    let d = words_of(&m.description);
+    // a one-word title ("A", "Testing") starting the description is no
+    // repeat of it: only an equal one is
+    let prefix = t.contains(' ') && d.starts_with(&format!("{t} "));
+    if t.is_empty() || !(d == t || prefix) {
+        return m.description.clone();
+    }
+    // what follows the title's words in the description, as written
+    let n = t.split(' ').count();
+    let desc = m.description.as_str();
+    let mut seen = 0;
+    let mut end = desc.len();
+    let mut in_word = false;
+    for (i, c) in desc.char_indices() {
+        let w = c.is_alphanumeric();
+        if in_word && !w && seen == n {
+            end = i;
+            break;
+        }
+        if w && !in_word {
+            seen += 1;
+        }
+        in_word = w;
+    }
+    let rest = desc[end..].trim_start_matches(|c: char| {
+        c.is_whitespace() || matches!(c, ':' | ';' | ',' | '.' | '-' | '—' | '–')
+    });
+    if !rest.trim().is_empty() {
+        return rest.trim().to_string();
+    }
+    for alt in [&m.why, &m.fact].into_iter().flatten() {
+        let a = words_of(alt);
+        if !a.is_empty() && a != t && !a.starts_with(&format!("{t} ")) && a != d {
+            return alt.clone();
+        }
+    }
+    String::new()
 }
 
 /// `s` cut to at most `n` characters, ending in `…` when cut; for an
@@ -283,15 +368,16 @@ pub fn entries_for(store: &Store, old_index: Option<&str>) -> Vec<IndexEntry> {
             }
         }
     }
-    let old_lines: HashMap<String, String> = old_index
-        .map(|text| {
-            load(text)
-                .entries
-                .into_iter()
-                .map(|p| (p.file, p.description))
-                .collect()
-        })
-        .unwrap_or_default();
+    let old_parsed: Vec<ParsedLine> = old_index.map(|t| load(t).entries).unwrap_or_default();
+    let old_titles: HashMap<&str, &str> = old_parsed
+        .iter()
+        .rev()
+        .map(|p| (p.file.as_str(), p.title.as_str()))
+        .collect();
+    let old_lines: HashMap<String, String> = old_parsed
+        .iter()
+        .map(|p| (p.file.clone(), p.description.clone()))
+        .collect();
     let mut out = Vec::with_capacity(store.topics.len() + store.broken.len());
     for t in &store.topics {
         if crate::lesson::believed_trust(&t.memory) == crate::records::Trust::Low {
@@ -300,6 +386,19 @@ pub fn entries_for(store: &Store, old_index: Option<&str>) -> Vec<IndexEntry> {
             continue;
         }
         let mut e = IndexEntry::from_topic(t);
+        // a slug name (Claude Code's current shape) without mem's `title:`
+        // has its title in the index only: the line's title stays (unless
+        // it was cut)
+        if crate::frontmatter::is_slug_name(&t.memory.name)
+            && t.memory.name == t.id
+            && !t.memory.extra.contains_key("title")
+            && let Some(title) = old_titles
+                .get(e.file.as_str())
+                .filter(|x| !x.trim().is_empty() && !x.ends_with('…'))
+        {
+            e.title = title.to_string();
+            e.description = added_description(&e.title, &t.memory);
+        }
         if e.superseded_by.is_none() {
             e.superseded_by = by.get(&t.id).cloned();
         }
@@ -875,7 +974,68 @@ mod tests {
             superseded_by: None,
             broken: None,
             foreign: false,
+            em_dash: false,
         }
+    }
+
+    /// A description that says the title again gives way to what it adds:
+    /// the rest after the title, else the why, else nothing.
+    #[test]
+    fn a_description_adds_to_the_title() {
+        let title = "Run scripts/setup.sh before the integration tests";
+        let mut m = Memory::new(title, title, MemoryType::Feedback);
+        m.why = Some("data/fixture.json is generated and git-ignored".into());
+        assert_eq!(
+            added_description(title, &m),
+            "data/fixture.json is generated and git-ignored"
+        );
+        m.description = format!("{title}: the fixture only setup writes");
+        assert_eq!(
+            added_description(title, &m),
+            "the fixture only setup writes"
+        );
+        m.description = "run scripts setup sh before the integration tests.".into();
+        m.why = None;
+        m.fact = Some(title.into());
+        assert_eq!(added_description(title, &m), "");
+        m.description = "Fresh clones lack data/fixture.json".into();
+        assert_eq!(
+            added_description(title, &m),
+            "Fresh clones lack data/fixture.json"
+        );
+        // a title that merely starts the same words is no repeat
+        m.description = "Run scripts/setup.sh before the integration testsuite".into();
+        assert_eq!(added_description(title, &m), m.description);
+        assert_eq!(humanize("run-setup_first"), "Run setup first");
+        let a = Memory::new("A", "a fact", MemoryType::Project);
+        assert_eq!(added_description("A", &a), "a fact");
+    }
+
+    /// Lines of Claude Code's current shape use ` — `, as it writes them.
+    #[test]
+    fn current_shape_lines_use_the_em_dash() {
+        let today = day("2026-08-01");
+        let mut e = entry("run-setup-first", MemoryType::Feedback, "2026-07-01", 1);
+        e.title = "Run setup before build-token".into();
+        e.description = "the fixture is generated".into();
+        assert_eq!(
+            e.line(today),
+            "- [Run setup before build-token](run-setup-first.md) - the fixture is generated"
+        );
+        e.em_dash = true;
+        assert_eq!(
+            e.line(today),
+            "- [Run setup before build-token](run-setup-first.md) — the fixture is generated"
+        );
+        let long = IndexEntry {
+            description: "x".repeat(300),
+            ..e.clone()
+        };
+        let l = long.line(today);
+        assert!(
+            l.chars().count() < MAX_LINE_CHARS && l.contains(" — "),
+            "{l}"
+        );
     }
 
     /// Files one write stamped within the same second go by id, whatever

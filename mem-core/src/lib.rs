@@ -57,6 +57,7 @@ pub mod scan;
 pub mod scrub;
 pub mod session;
 pub mod set;
+pub mod shape;
 pub mod shell;
 pub mod store;
 pub mod team_trust;
@@ -67,5 +68,6 @@ pub mod truncate;
 
 pub use error::{Error, Exit, IdError, Result};
 pub use records::{
-    Event, Expires, Kind, Memory, MemoryType, PlanOp, RecallDecision, Scope, Source, Trust,
+    Event, Expires, Kind, Layout, Memory, MemoryType, PlanOp, RecallDecision, Scope, Shape, Source,
+    Trust,
 };

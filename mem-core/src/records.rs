@@ -467,6 +467,62 @@ pub struct Memory {
     /// Unknown fields (frontmatter keys or JSON fields), in order.
     #[serde(flatten)]
     pub extra: Extra,
+    /// How the topic file it was read from was written (its shape, the YAML
+    /// text of its unknown keys), so a rewrite keeps what mem does not
+    /// change byte for byte. Not part of the record: never serialized, and
+    /// two memories that differ only here are equal.
+    #[serde(skip)]
+    pub layout: Layout,
+}
+
+/// The two shapes of topic file Claude Code has written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Shape {
+    /// The type as a top-level `type:` key, the name a title (Claude Code
+    /// before 2.1.300, and mem's default).
+    #[default]
+    Legacy,
+    /// Claude Code 2.1.3xx: `name:` a short kebab-case slug, the type under
+    /// `metadata:` (`metadata:\n  type: feedback`), index lines with ` — `.
+    Current,
+}
+
+impl Shape {
+    /// `legacy` or `current`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Shape::Legacy => "legacy",
+            Shape::Current => "current",
+        }
+    }
+
+    /// Parse `legacy` / `current`.
+    pub fn parse(s: &str) -> Option<Shape> {
+        match s {
+            "legacy" => Some(Shape::Legacy),
+            "current" => Some(Shape::Current),
+            _ => None,
+        }
+    }
+}
+
+/// How a topic file was written (see [`Memory::layout`]). Compares equal to
+/// any other layout: it is presentation, not content.
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    /// The file's shape; `None` for a record that was not read from a file
+    /// (the writer chooses).
+    pub shape: Option<Shape>,
+    /// For unknown top-level keys: the key, its value as read, and the YAML
+    /// text that wrote it (the key's line and its indented lines). Written
+    /// again as it was while the value is unchanged.
+    pub raw: Vec<(String, serde_json::Value, String)>,
+}
+
+impl PartialEq for Layout {
+    fn eq(&self, _: &Layout) -> bool {
+        true
+    }
 }
 
 impl Memory {
@@ -483,6 +539,17 @@ impl Memory {
             || !self.evidence.is_empty()
             || !self.triggers.is_empty()
             || self.verified_at.is_some()
+    }
+
+    /// The memory's title for people and agents: its name, or, for a file
+    /// of Claude Code's current shape whose name is its slug, the `title:`
+    /// mem wrote beside it (docs/memory-dir.md "Claude Code's two shapes of
+    /// topic file").
+    pub fn title(&self) -> &str {
+        match self.extra.get("title").and_then(serde_json::Value::as_str) {
+            Some(t) if !t.trim().is_empty() && crate::frontmatter::is_slug_name(&self.name) => t,
+            _ => &self.name,
+        }
     }
 
     /// A memory with the three required fields and nothing else.
@@ -517,6 +584,7 @@ impl Memory {
             body: None,
             hash: None,
             extra: Extra::new(),
+            layout: Layout::default(),
         }
     }
 

@@ -497,6 +497,8 @@ fn merge_duplicates(
                     sm.extra.insert(k.clone(), v.clone());
                 }
             }
+            // the [[name]] links of the memory folded in stay
+            frontmatter::keep_links(sm, [&om]);
             let it = &mut items[o];
             it.mem.superseded_by = Some(sid.clone());
             it.retired = Some(format!("merged into {sid}"));

@@ -200,6 +200,8 @@ pub fn run_cli(cli: Cli) -> Result<Exit> {
     // mistyped path would read as "nothing to do"); the project's own may
     // not exist yet.
     memdir::require_given_dir(&resolved)?;
+    // never Claude Code's own team memory directory
+    mem_core::shape::refuse_claude_team_dir(&resolved.dir)?;
     let format = g.output.format();
     let mut out = g.output.stdout();
     let recovered = recover(
@@ -653,6 +655,7 @@ fn phases(
     // again: the same session read twice gives nothing new.
     let recorded = recorded_evidence(&items);
     gathered.retain(|(m, _, _)| !already_recorded(m, &recorded));
+    let (shape, _) = mem_core::shape::detect(&store::load(dir)?);
     for (m, source, basis) in gathered {
         let Ok(base) = m.resolve_id() else { continue };
         let mut id = base.clone();
@@ -665,6 +668,8 @@ fn phases(
         let basis = gather::basis_of(&m, &digests).or(basis);
         let mut m = m;
         m.id = Some(id.clone());
+        // a new file in the shape the directory is written in
+        m.layout.shape = Some(shape);
         items.push(PlannedMemory {
             id,
             mem: m,

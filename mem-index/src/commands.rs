@@ -147,6 +147,7 @@ pub fn list_cmd(global: &Global, args: &ListArgs, today: NaiveDate, fmt: Format)
                 let mut m = m.clone();
                 m.source = Some(m.effective_source());
                 m.trust = Some(m.effective_trust());
+                crate::with_links(&mut m);
                 out.record(&m)?;
             }
         }
@@ -168,7 +169,11 @@ pub fn show_cmd(global: &Global, id: &str, fmt: Format) -> Result<Exit> {
     };
     let mut out = Output::stdout(global.args.output.line_buffered);
     match fmt {
-        Format::Jsonl => out.record(&t.memory)?,
+        Format::Jsonl => {
+            let mut m = t.memory.clone();
+            crate::with_links(&mut m);
+            out.record(&m)?;
+        }
         Format::Text => {
             use std::io::Write;
             let text = mem_core::confine::read_text_capped(

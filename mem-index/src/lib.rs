@@ -440,7 +440,10 @@ fn memdir_opts(g: &Global, scope: Option<AgentScope>) -> MemdirOptions {
 ///
 /// Errors: see [`memdir::resolve`].
 pub fn resolve_dir(global: &Global) -> mem_core::Result<PathBuf> {
-    Ok(memdir::resolve(&memdir_opts(global, None))?.dir)
+    let dir = memdir::resolve(&memdir_opts(global, None))?.dir;
+    // the writers never write into Claude Code's own team memory
+    mem_core::shape::refuse_claude_team_dir(&dir)?;
+    Ok(dir)
 }
 
 /// The memory directory for a command that only reads it: one given with
@@ -475,6 +478,17 @@ pub fn write_summary(results: &[IndexOp], dir: &Path) -> String {
         parts.join(", ")
     };
     format!("write: {what} (in {})", dir.display())
+}
+
+/// The field `links` of a record `list` and `show` print: the names the
+/// memory's body links to with `[[name]]` (Claude Code's links between
+/// memories), when it has any and the file has no key of that name.
+/// `write` drops the field again when it is just that.
+pub fn with_links(m: &mut Memory) {
+    let links = mem_core::frontmatter::links(&mem_core::frontmatter::body_text(m));
+    if !links.is_empty() && !m.extra.contains_key("links") {
+        m.extra.insert("links".into(), serde_json::json!(links));
+    }
 }
 
 /// `list` as a table for people: one row per memory under a header, each

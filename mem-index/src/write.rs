@@ -17,7 +17,7 @@ use mem_core::error::Error;
 
 use crate::error::{IndexError, Result};
 use mem_core::index_md::{self, Rendered};
-use mem_core::records::{IndexOp, Memory, Source, Trust};
+use mem_core::records::{IndexOp, Memory, Shape, Source, Trust};
 use mem_core::scrub::Scrubber;
 use mem_core::store::{self, IndexGuard, Store, Topic};
 use mem_core::{confine, frontmatter, id};
@@ -206,6 +206,9 @@ pub fn merge(old: &Memory, new: &Memory) -> Memory {
         extra.insert(k.clone(), v.clone());
     }
     m.extra = extra;
+    // the file's shape and the text of its unknown keys stay
+    m.layout = old.layout.clone();
+    frontmatter::keep_links(&mut m, [old, new]);
     m.hash = None;
     m
 }
@@ -256,6 +259,46 @@ fn is_hand_edit(rec: &Memory) -> bool {
     rec.id.is_some() && rec.evidence.is_empty() && rec.source.is_none_or(|s| s == Source::Manual)
 }
 
+/// The id of a record without one: the file an earlier mem named for the
+/// same name when there is one ([`id::legacy_id`]: ids were cut at 64
+/// bytes then), else the short `derived` id ([`id::derive_id`]), with
+/// `-2`, `-3`, … when a memory of another name (its whole slug differs)
+/// already has it in the directory or the batch.
+fn derived_id(
+    st: &Store,
+    planned: &[(String, Memory, Option<bool>)],
+    rec: &Memory,
+    derived: String,
+) -> String {
+    if let Ok(legacy) = id::legacy_id(&rec.name)
+        && legacy != derived
+        && st.get(&legacy).is_some()
+    {
+        return legacy;
+    }
+    let Ok(full) = id::full_slug(&rec.name) else {
+        return derived;
+    };
+    let other = |cand: &str, m: &Memory| {
+        // a slug name that is the id (Claude Code's current shape) says
+        // nothing of the lesson's whole name: taken as the same
+        !(m.name == cand || id::full_slug(&m.name).is_ok_and(|f| f == full))
+    };
+    let taken = |cand: &str| {
+        st.get(cand).is_some_and(|t| other(cand, &t.memory))
+            || planned
+                .iter()
+                .any(|(pid, m, _)| pid == cand && other(cand, m))
+    };
+    let mut cand = derived.clone();
+    let mut k = 2;
+    while taken(&cand) {
+        cand = format!("{derived}-{k}");
+        k += 1;
+    }
+    cand
+}
+
 /// Every memory mem writes says who it came from: a record (or merged file)
 /// without `source` is `manual`, without `trust` is `normal`. A memory not
 /// written by the user (`source` other than `manual`) whose lesson runs a
@@ -274,6 +317,11 @@ fn clean(mut m: Memory) -> Memory {
     m.hash = None;
     m.extra.remove("hash");
     m.extra.remove("id");
+    // `links` as `list` and `show` print it, not a key of the file
+    let links = frontmatter::links(&frontmatter::body_text(&m));
+    if m.extra.get("links") == Some(&serde_json::json!(links)) {
+        m.extra.remove("links");
+    }
     m
 }
 
@@ -365,6 +413,7 @@ pub fn write_batch(
         let hand_edit = read_hash.is_none() && is_hand_edit(&rec);
         let rec = clean(rec);
         let id = match validate_record(&rec, scrubber.as_ref()) {
+            Ok(id) if rec.id.is_none() => derived_id(&st, &planned, &rec, id),
             Ok(id) => id,
             Err(reason) => {
                 errors.push(IndexError::input(source, line, reason));
@@ -485,6 +534,7 @@ pub fn write_batch(
     }
     let mut plans = Vec::new();
     let mut creates = 0usize;
+    let (shape, _) = mem_core::shape::detect(&st);
     for (rid, rec, edit) in planned {
         if let Some(t) = st.get(&rid) {
             let next = match edit {
@@ -523,6 +573,8 @@ pub fn write_batch(
         creates += 1;
         let mut m = with_provenance(rec);
         m.id = Some(rid.clone());
+        // a new file in the shape the directory is written in
+        m.layout.shape = Some(shape);
         plans.push(Plan {
             id: rid,
             op: Op::Create,
@@ -607,8 +659,28 @@ pub fn write_batch(
             },
         };
         results.push(rec);
-        let text = frontmatter::render(&p.memory);
-        to_write.push((id, path, p.memory, text));
+        let mut memory = p.memory;
+        if memory.layout.shape == Some(Shape::Current) {
+            // the name is written as the file's slug: the title is kept
+            if !frontmatter::is_slug_name(&memory.name) {
+                memory.extra.insert(
+                    "title".into(),
+                    serde_json::Value::String(memory.name.clone()),
+                );
+            }
+            // Claude Code orders memories of its current shape by this stamp
+            memory.extra.insert(
+                "modified".into(),
+                serde_json::Value::String(
+                    mem_core::time::Clock::from_args(None, None)
+                        .map_or_else(|_| chrono::Utc::now(), |c| c.now)
+                        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+                        .to_string(),
+                ),
+            );
+        }
+        let text = frontmatter::render(&memory);
+        to_write.push((id, path, memory, text));
     }
     write_files(dir, &to_write)?;
     let sorted_len = st.topics.len();

@@ -230,7 +230,7 @@ impl Doc {
         let mut len = 0u32;
         let body = body_text(m);
         for (text, w) in [
-            (m.name.as_str(), NAME_WEIGHT),
+            (m.title(), NAME_WEIGHT),
             (m.description.as_str(), DESCRIPTION_WEIGHT),
             (&*body, BODY_WEIGHT),
         ] {

@@ -66,7 +66,7 @@ impl MdParts {
 
 /// The parts of [`memory_md_in`] that depend on the `memory` only.
 pub fn md_parts(memory: &Memory) -> MdParts {
-    let name = neutralize(&one_line(&memory.name));
+    let name = neutralize(&one_line(memory.title()));
     let mut s = format!(
         "source: {}, trust: {}",
         memory.effective_source().as_str(),

@@ -13,7 +13,7 @@ fn fixtures() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/backtest")
 }
 
-const LESSON: &str = "no-never-use-npm-in-this-repo-always-use-pnpm-npm";
+const LESSON: &str = "no-never-use-npm-in-this-repo-always-use";
 
 #[test]
 fn sessions_replay_in_time_order_and_repeats_are_reported() {

@@ -134,10 +134,7 @@ mod tests {
         let id =
             m.id.clone()
                 .or_else(|| mem_core::id::derive_id(&m.name).ok());
-        assert_eq!(
-            id.as_deref(),
-            Some("never-paste-postgres-db-internal-5432-app-into-the-chat-logs")
-        );
+        assert_eq!(id.as_deref(), Some("never-paste-postgres-db-internal-5432"));
         let mut home = Memory::new(
             "~/.ssh/config holds the deploy key",
             "d",
