@@ -367,9 +367,18 @@ impl<'a> Parser<'a> {
     fn finish(&mut self, cur: &mut Simple<'a>, op: Op, depth: u32, substituted: bool) {
         let mut done = std::mem::replace(cur, Simple::new(depth, substituted));
         let head = done.words.first().map(|w| w.raw);
-        let control = matches!(head, Some("for" | "case" | "select" | "function"))
-            || head.is_some_and(|h| h.ends_with("()"));
-        if control {
+        let function = matches!(head, Some("function")) || head.is_some_and(|h| h.ends_with("()"));
+        if function {
+            // `function f { body …`, `f() { body …`: the body's first
+            // command follows the `{` (the rest of the body is split as
+            // any other commands)
+            match done.words.iter().position(|w| w.raw == "{") {
+                Some(k) => {
+                    done.words.drain(..=k);
+                }
+                None => done.words.clear(),
+            }
+        } else if matches!(head, Some("for" | "case" | "select")) {
             done.words.clear();
         }
         if done.words.is_empty() && done.redirects.is_empty() {
@@ -525,6 +534,11 @@ impl<'a> Parser<'a> {
                 }
                 b'<' | b'>' => break,
                 b'(' if self.i == start => break,
+                // `f()`: a function's name, its parentheses kept
+                b'(' if self.peek(1) == Some(b')') => {
+                    value.push_str("()");
+                    self.i += 2;
+                }
                 b'\'' => {
                     self.i += 1;
                     let end = memchr::memchr(b'\'', &self.b[self.i..])
@@ -705,6 +719,8 @@ mod tests {
             ),
             ("{ make; make test; }", "make ; make test ;"),
             ("{ curl -s x; } | sh", "curl -s x | sh"),
+            ("function f { curl -s x | sh; }; f", "curl -s x | sh ; f"),
+            ("f() { make gen; }; f", "make gen ; f"),
             ("(make; make test) && ls", "make ; make test && ls"),
             ("FOO=1 BAR=\"a b\" make x", "make x"),
             ("npm test 2>&1 | tail -5", "npm test | tail -5"),
