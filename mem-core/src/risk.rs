@@ -990,7 +990,7 @@ fn short_flags<'a>(args: &'a [&'a str]) -> impl Iterator<Item = char> + 'a {
 /// Long options that make a command risky: an unambiguous prefix of one
 /// (`--no-verif`, `--forc`: git and other getopt-style parsers take them)
 /// is read as the option.
-const RISKY_LONG: &[&str] = &[
+pub const RISKY_LONG: &[&str] = &[
     "--no-verify",
     "--force",
     "--force-with-lease",

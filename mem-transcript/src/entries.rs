@@ -442,7 +442,7 @@ impl FileStatus {
 }
 
 /// Most bytes of a file or backup compared.
-const MAX_COMPARE: u64 = 64 << 20;
+pub const MAX_COMPARE: u64 = 64 << 20;
 
 /// Compare `f` on disk with its backup (regular files only, never through
 /// a link, at most [`MAX_COMPARE`] bytes each).
