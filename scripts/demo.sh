@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-echo "== building the release binaries"
+echo "== building the release binaries (2-3 minutes on 2 cores the first time, seconds after)"
 bin=$("$here/scripts/build-release.sh" --bins -q)
 export PATH="$bin:$PATH" MEM_BIN_DIR="$bin"
 
@@ -43,6 +43,7 @@ if [ ${#sessions[@]} -gt 0 ]; then
   extract_cwd=$cwd
 else
   echo "== no Claude Code sessions for $cwd: generating the showcase sessions"
+  echo "   (its scripted runs fail on purpose, FAIL below: a failure, its fix and the pass are what mem learns from)"
   "$here/scripts/showcase.sh" "$scratch/showcase" | sed 's/^/  /'
   for f in "$scratch/showcase/sessions"/*.jsonl; do sessions+=("$f"); done
   [ -n "$task" ] || task="run the build-token verification"
@@ -75,3 +76,4 @@ echo "== retire: what mem-dream would change (dry run)"
 mem-dream --memory-dir "$memdir" --dry-run --force --transcripts "$scratch/none" 2>&1 | sed 's/^/  /' | head -30 || true
 
 echo "memory directory: $memdir"
+echo "on your own project: cd ~/src/your-project && $here/scripts/demo.sh (reads its Claude Code sessions, writes only to a scratch directory)"

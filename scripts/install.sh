@@ -85,6 +85,15 @@ if [ $do_docs = 1 ]; then
   fish_dir=${MEM_FISH_DIR:-${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions}
   n=$("$docs" man "$man_dir" | wc -l)
   echo "man pages: $n in $man_dir (try: man mem-recall)"
+  # man looks only where its path says: say how to add the directory
+  man_root=$(dirname "$man_dir")
+  if command -v manpath >/dev/null 2>&1 \
+    && ! manpath 2>/dev/null | tr ':' '\n' | grep -qxF "$man_root"; then
+    echo "  man does not look in $man_root yet; add to your shell profile:"
+    echo "    export MANPATH=\"$man_root:\$(manpath 2>/dev/null)\""
+  elif ! command -v manpath >/dev/null 2>&1; then
+    echo "  (if man does not find them: export MANPATH=\"$man_root:\$MANPATH\")"
+  fi
   "$docs" completions bash "$bash_dir" >/dev/null && echo "bash completions: $bash_dir"
   "$docs" completions zsh "$zsh_dir" >/dev/null && echo "zsh completions: $zsh_dir (add it to fpath before compinit)"
   "$docs" completions fish "$fish_dir" >/dev/null && echo "fish completions: $fish_dir"

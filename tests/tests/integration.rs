@@ -739,7 +739,16 @@ fn mem_docs_generates_man_pages_and_completions() {
             .is_file()
     );
     assert!(h.join(".config/fish/completions/mem-recall.fish").is_file());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("man pages: "));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("man pages: "), "{said}");
+    // a man directory man does not search is said, with the line to add
+    assert!(
+        said.contains(&format!(
+            "MANPATH=\"{}",
+            h.join(".local/share/man").display()
+        )),
+        "{said}"
+    );
 }
 
 /// `scripts/install.sh --prefix DIR` puts the six tools (already built
