@@ -67,6 +67,46 @@ pub(super) struct Forms {
     generalised: bool,
 }
 
+/// What a lesson's command does and who chose it (docs/security.md "What
+/// a command does"): a risky command is never a normal-trust lesson; a
+/// project-local, harmless one is, whoever named it; another that text the
+/// agent was shown named came from whoever wrote that text.
+pub(super) struct Verdict {
+    /// What the command does.
+    pub(super) risk: mem_core::risk::Assessment,
+    /// Text the agent was shown named it (and it is not project-local).
+    pub(super) suggested: bool,
+}
+
+impl Verdict {
+    /// A suspect command stays out of every field of the lesson but `why`.
+    pub(super) fn hide(&self) -> bool {
+        self.suggested || self.risk.is_risky()
+    }
+
+    /// The lesson's provenance: `source` (the tool's when text named the
+    /// command), `trust` (low when suspect), `confidence`, and `risk:`.
+    pub(super) fn mark(&self, m: &mut mem_core::records::Memory) {
+        m.source = Some(if self.suggested {
+            Source::Tool
+        } else {
+            Source::Assistant
+        });
+        m.trust = Some(if self.hide() {
+            Trust::Low
+        } else {
+            Trust::Normal
+        });
+        m.confidence = Some(if self.hide() { 0.3 } else { 0.7 });
+        if self.risk.is_risky() {
+            m.extra.insert(
+                mem_core::lesson::RISK_KEY.into(),
+                self.risk.summary().into(),
+            );
+        }
+    }
+}
+
 /// Bytes of tool results kept in [`Lessons::seen`].
 const SEEN_BYTES: usize = 512 << 10;
 /// Bytes of one tool result added to [`Lessons::seen`].
@@ -237,6 +277,15 @@ impl Lessons {
         }
     }
 
+    /// The [`Verdict`] on a lesson's command: `cmd` is assessed as it ran,
+    /// `named` (its display form) looked for in the failing output `out_l`
+    /// and in what the agent was shown; `failed` is the failing command.
+    pub(super) fn judge(&self, out_l: &str, cmd: &str, named: &str, failed: &str) -> Verdict {
+        let risk = mem_core::risk::assess(cmd);
+        let suggested = risk.class != Class::Local && self.suggested(out_l, named, failed);
+        Verdict { risk, suggested }
+    }
+
     /// True when `cmd` came from text the agent was shown: named by the
     /// failing output `out_l` (exactly, or with other flags, or run another
     /// way), or found in what a tool showed it earlier (a README, a page).
@@ -329,10 +378,8 @@ impl Lessons {
         // command does"): a risky fix is never a normal-trust lesson; a
         // project-local, harmless one is, whoever named it; another named
         // by text the agent was shown came from whoever wrote that text.
-        let risk = mem_core::risk::assess(b);
-        let suggested = risk.class != Class::Local && self.suggested(&out_l, b, a);
-        // a suspect fix's command stays out of every field but `why`
-        let hide = suggested || risk.is_risky();
+        let v = self.judge(&out_l, b, b, a);
+        let (risk, suggested, hide) = (&v.risk, v.suggested, v.hide());
         let newest = [f.call.ts, f.result.ts, b_at.ts, call.at.ts, ev.ts]
             .into_iter()
             .flatten()
@@ -461,25 +508,13 @@ impl Lessons {
         );
         m.verified_at = verified_at;
         m.why = Some(why(quoted));
-        if suggested {
-            m.source = Some(Source::Tool);
-            m.trust = Some(Trust::Low);
-        } else {
-            m.source = Some(Source::Assistant);
-            m.trust = Some(Trust::Normal);
-            if !hide {
-                m.fact = Some(format!("Run `{sb}` before `{sa}`."));
-                m.how = Some(how());
-            }
+        if !hide {
+            m.fact = Some(format!("Run `{sb}` before `{sa}`."));
+            m.how = Some(how());
         }
-        if risk.is_risky() {
-            m.trust = Some(Trust::Low);
-            m.extra
-                .insert(mem_core::lesson::RISK_KEY.into(), risk.summary().into());
-        }
+        v.mark(&mut m);
         m.triggers = trig;
         m.evidence = evidence;
-        m.confidence = Some(if hide { 0.3 } else { 0.7 });
         m.extra.insert("rule".into(), rule.into());
         self.cands.v.push(Cand {
             key: Some(key),
@@ -512,10 +547,9 @@ impl Lessons {
         let ha = head_of(&sa);
         // What the retry does decides its trust (see `fixed`); a suspect
         // one's command stays out of every field but `why`.
-        let risk = mem_core::risk::assess(&call.cmd);
-        let suggested = risk.class != Class::Local
-            && self.suggested(&lower(floor_to_bytes(&f.output, 4096)), &call.raw, &f.raw);
-        let hide = suggested || risk.is_risky();
+        let out_l = lower(floor_to_bytes(&f.output, 4096));
+        let v = self.judge(&out_l, &call.cmd, &call.raw, &f.raw);
+        let (risk, suggested, hide) = (&v.risk, v.suggested, v.hide());
         let full_name = if suggested {
             format!("Retry of `{ha}` named by its own output")
         } else if hide {
@@ -620,26 +654,9 @@ impl Lessons {
             m.why = Some(format!("`{sa}` failed and passed when run again {how}."));
             m.how = Some(format!("Where you would run `{sa}`, run `{sb}`."));
         }
-        // The failing output told the agent how to run it: whoever wrote
-        // that output chose the command, so the lesson is the tool's, and
-        // suspect (the same rule as a fix named by the output).
-        m.source = Some(if suggested {
-            Source::Tool
-        } else {
-            Source::Assistant
-        });
-        m.trust = Some(if suggested || risk.is_risky() {
-            Trust::Low
-        } else {
-            Trust::Normal
-        });
-        if risk.is_risky() {
-            m.extra
-                .insert(mem_core::lesson::RISK_KEY.into(), risk.summary().into());
-        }
+        v.mark(&mut m);
         m.triggers = trig;
         m.evidence = evidence;
-        m.confidence = Some(if hide { 0.3 } else { 0.7 });
         m.extra
             .insert("rule".into(), "lesson/modified-retry".into());
         self.cands.v.push(Cand {

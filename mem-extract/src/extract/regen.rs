@@ -6,8 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use mem_core::records::{Kind, MemoryType, Source, Trust};
-use mem_core::risk::Class;
+use mem_core::records::{Kind, MemoryType};
 use mem_core::time::local_day;
 
 use super::lessons::{Call, Fail, Lessons};
@@ -145,10 +144,9 @@ impl Lessons {
         let (sa, sb) = (specific_cmd(&short_cmd(a)), specific_cmd(&short_cmd(b)));
         // trusted by what the generator does (docs/security.md "What a
         // command does"); a suspect one stays out of every field but `why`
-        let risk = mem_core::risk::assess(b);
         let out_l = super::lower(mem_core::truncate::floor_to_bytes(&f.output, 4096));
-        let suggested = risk.class != Class::Local && self.suggested(&out_l, b, a);
-        let hide = suggested || risk.is_risky();
+        let v = self.judge(&out_l, b, b, a);
+        let (risk, hide) = (&v.risk, v.hide());
         let name = if hide {
             title_of(&format!(
                 "After editing {input}, a generator must run (low trust)"
@@ -237,19 +235,9 @@ impl Lessons {
                 "After editing `{input}`, run `{sb}` so the generated code follows it."
             ));
         }
-        m.source = Some(if suggested {
-            Source::Tool
-        } else {
-            Source::Assistant
-        });
-        m.trust = Some(if hide { Trust::Low } else { Trust::Normal });
-        if risk.is_risky() {
-            m.extra
-                .insert(mem_core::lesson::RISK_KEY.into(), risk.summary().into());
-        }
+        v.mark(&mut m);
         m.triggers = trig;
         m.evidence = evidence;
-        m.confidence = Some(if hide { 0.3 } else { 0.7 });
         m.extra.insert("rule".into(), rule.into());
         self.cands.v.push(Cand {
             key: Some(key),
