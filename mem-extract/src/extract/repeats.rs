@@ -589,7 +589,7 @@ impl Repeats {
             last.line,
             &name,
         );
-        let description = format!("`{cmd}` ran successfully {} times in {n} sessions", f.runs);
+        let description = format!("`{cmd}`, run successfully {} times", f.runs);
         let mut m = base_memory(
             name,
             description,
