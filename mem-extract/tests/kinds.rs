@@ -985,3 +985,35 @@ fn a_decision_said_as_what_should_be_done_rather_than_another_way() {
         assert_eq!(m.why.as_deref(), why, "{text}");
     }
 }
+
+/// A clause of setting before the instruction ("I have both Node and
+/// Python, but …") is no part of the memory's fact; an instruction that
+/// points at what the setting named keeps the sentence whole.
+#[test]
+fn the_instruction_clause_is_the_fact() {
+    for (text, fact) in [
+        (
+            "I have both Node and Python, but I don't want to make it only work for me or make assumptions about people's env.",
+            "I don't want to make it only work for me or make assumptions about people's env.",
+        ),
+        (
+            "I know the suite is slow, but never skip the integration tests before a release.",
+            "Never skip the integration tests before a release.",
+        ),
+        (
+            "Integration tests hit a real database; don't mock it.",
+            "Integration tests hit a real database; don't mock it.",
+        ),
+        (
+            "Don't mock the database in integration tests.",
+            "Don't mock the database in integration tests.",
+        ),
+    ] {
+        let ms = run(&[user(0, text)]);
+        assert!(
+            ms.iter().any(|m| m.fact.as_deref() == Some(fact)),
+            "{text}: {:?}",
+            ms.iter().map(|m| m.fact.clone()).collect::<Vec<_>>()
+        );
+    }
+}

@@ -406,6 +406,9 @@ pub(super) fn from_message(
                         tool_for_task(s, prev).unwrap_or_else(|| clean_sentence(s))
                     }
                     "feedback/should-rather" => should_rather(s),
+                    _ if cat == Cat::Feedback => {
+                        clean_sentence(rule_clause(rules, rule, s, &l).unwrap_or(s))
+                    }
                     _ => clean_sentence(s),
                 };
                 settle(current.take(), ctx, at, base, opts, scrubber, out, notes);
@@ -487,6 +490,41 @@ pub(super) fn should_rather(s: &str) -> String {
         }
         None => clean_sentence(s),
     }
+}
+
+/// The clause of `s` that holds the instruction when a clause of setting
+/// comes first, joined by "but", a semicolon or a dash: "I have both Node
+/// and Python, but I don't want to make it only work for me" → "I don't
+/// want to make it only work for me". `None` when the instruction starts
+/// the sentence or what comes before it is under three words. `l` is `s`
+/// lowercased (the same byte offsets for ASCII text; otherwise `None`).
+fn rule_clause<'s>(rules: &Rules, label: &str, s: &'s str, l: &str) -> Option<&'s str> {
+    if l.len() != s.len() {
+        return None;
+    }
+    let rule = rules.feedback.iter().find(|r| r.label() == label)?;
+    let at = rule.match_start(l)?;
+    // (a rule's match may begin with the separator itself: ", but never")
+    let mut end = (at + 8).min(l.len());
+    while !l.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &l[..end];
+    let (i, sep) = [", but ", " but ", "; ", " — ", " - "]
+        .iter()
+        .filter_map(|sep| head.rfind(sep).map(|i| (i, *sep)))
+        .max_by_key(|(i, _)| *i)?;
+    if l[..i].split_whitespace().count() < 3 || !s.is_char_boundary(i + sep.len()) {
+        return None;
+    }
+    let rest = s[i + sep.len()..].trim_start();
+    // "tests hit a real database - don't mock it": the clause alone points
+    // at what the setting named; the sentence stays whole
+    let alone = matches!(
+        stand_alone(rest, &Context::default()),
+        Standing::Keep(ref f) if f == rest
+    );
+    (!rest.is_empty() && alone).then_some(rest)
 }
 
 /// A log-like line: a timestamp, `fatal:`, `error`, a traceback, a prompt.
