@@ -656,9 +656,43 @@ fn phases(
     let recorded = recorded_evidence(&items);
     gathered.retain(|(m, _, _)| !already_recorded(m, &recorded));
     let (shape, _) = mem_core::shape::detect(&store::load(dir)?);
+    let mut updates = Vec::new();
     for (m, source, basis) in gathered {
         let Ok(base) = m.resolve_id() else { continue };
-        let mut id = base.clone();
+        // The id `mem-index write` gives the record: a memory of the same
+        // name is updated, never copied to `<id>-2`.
+        let id = if m.id.is_some() {
+            base.clone()
+        } else {
+            mem_index::write::record_id(&m, base.clone(), |c| {
+                items
+                    .iter()
+                    .filter(|i| i.id == c && i.retired.is_none())
+                    .map(|i| &i.mem)
+                    .collect()
+            })
+        };
+        if let Some(it) = items.iter_mut().find(|i| i.id == id) {
+            let mut next = mem_index::write::with_provenance(mem_index::write::merge(&it.mem, &m));
+            next.id = Some(id.clone());
+            next.hash = None;
+            let mut old = it.mem.clone();
+            old.hash = None;
+            if mem_core::frontmatter::render(&next) != mem_core::frontmatter::render(&old) {
+                it.mem = next;
+                it.dirty = true;
+                it.reasons.push(format!(
+                    "update {id} from {source}: the memory `mem-index write` updates with this record"
+                ));
+                updates.push(PlanOp::Update {
+                    id: id.clone(),
+                    source: source.clone(),
+                    extra: Default::default(),
+                });
+            }
+            continue;
+        }
+        let mut id = id;
         let mut k = 2;
         while taken.contains(&id) {
             id = format!("{base}-{k}");
@@ -683,7 +717,7 @@ fn phases(
 
     // Consolidate, prune & index.
     let scrubber = Scrubber::new(Some(&resolved.root));
-    let plan = consolidate::plan(
+    let mut plan = consolidate::plan(
         dir,
         items,
         st.broken,
@@ -691,6 +725,8 @@ fn phases(
         &scrubber,
         &crate::plan_options(a, clock.today, &st.bad_names),
     );
+    // the updates come first: they are made before anything else
+    plan.ops.splice(0..0, updates);
     interrupted()?;
     print_plan(
         out,

@@ -112,3 +112,49 @@ pub fn append_logs(
     }
     Ok(done)
 }
+
+/// The record of `memory` as a daily-log entry carries it, for comparing
+/// two entries (`hash` and `id` left out).
+fn entry_value(memory: &Memory) -> serde_json::Value {
+    let mut m = memory.clone();
+    m.hash = None;
+    m.id = None;
+    serde_json::to_value(&m).unwrap_or_default()
+}
+
+/// Append to their daily logs the `records` that are not there yet: a
+/// record equal to an entry of the log it would go to (the same session
+/// read again by the write path) is left out. Returns the entries
+/// appended (id and log file) and the records left out (id and log file).
+///
+/// Errors: [`Error::Io`] naming the log file; a log that cannot be read is
+/// compared as empty.
+pub fn append_new_logs(
+    lock: &store::IndexGuard,
+    dir: &Path,
+    records: &[Memory],
+    today: NaiveDate,
+) -> Result<(Vec<(String, PathBuf)>, Vec<(String, PathBuf)>)> {
+    let mut seen: std::collections::HashMap<PathBuf, Vec<serde_json::Value>> =
+        std::collections::HashMap::new();
+    let mut new = Vec::new();
+    let mut present = Vec::new();
+    for m in records {
+        let path = log_path(dir, m.verified_at.unwrap_or(today));
+        let entries = seen.entry(path.clone()).or_insert_with(|| {
+            let text =
+                confine::read_text_capped(&path, confine::MAX_LOG_BYTES, false).unwrap_or_default();
+            let label = path.display().to_string();
+            parse_log(&label, &text).0.iter().map(entry_value).collect()
+        });
+        let v = entry_value(m);
+        if entries.contains(&v) {
+            present.push((m.resolve_id().unwrap_or_else(|_| m.name.clone()), path));
+        } else {
+            entries.push(v);
+            new.push(m.clone());
+        }
+    }
+    let done = append_logs(lock, dir, &new, today)?;
+    Ok((done, present))
+}
