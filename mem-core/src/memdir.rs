@@ -432,7 +432,7 @@ pub fn cwd_in_roots(cwd: &str, roots: &[PathBuf]) -> bool {
 }
 
 /// An agent-memory scope (docs/memory-dir.md "Where memory lives").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum AgentScope {
     /// `~/.claude/agent-memory/<agent>/`.
     User,

@@ -51,6 +51,8 @@ Examples:
   mem-dream --explain --dry-run     # show the four gates and the plan; change nothing
   mem-dream --force --diff          # run now, printing a unified diff with a reason per hunk
   mem-dream undo                    # restore the state before the last run
+  mem-dream --agent reviewer --scope user --force   # consolidate an agent's memory now
+  # with autoDreamEnabled: false only the automatic run is off; --force (or /dream) still runs
   mem-dream --tier team --diff > team.diff   # plan the team tier; apply with `git apply`";
 
 /// Gated, locked consolidation of the memory directory: merge duplicates,
@@ -101,6 +103,12 @@ pub struct Global {
     /// session is gathered. The person applies the plan and commits it.
     #[arg(long, global = true, value_enum, default_value_t = DreamTier::Personal, help_heading = "Where")]
     pub tier: DreamTier,
+    /// `--agent NAME --scope user|project|local`: consolidate that agent's
+    /// memory directory (its topic files and daily logs; the project's
+    /// sessions are not the agent's and are read only when named with
+    /// --transcripts).
+    #[command(flatten)]
+    pub agent: mem_core::cli::AgentArgs,
 }
 
 /// Which tier `mem-dream` consolidates (`--tier`).
@@ -195,7 +203,10 @@ pub fn run_cli(cli: Cli) -> Result<Exit> {
         out.flush().map_err(|e| Error::io("<stdout>", e))?;
         return Ok(code);
     }
-    let resolved = memdir::resolve(&g.memdir_options())?;
+    let resolved = memdir::resolve(&memdir::MemdirOptions {
+        agent: cli.global.agent.agent(),
+        ..g.memdir_options()
+    })?;
     // A directory named by --memory-dir or MEM_MEMORY_DIR must exist (a
     // mistyped path would read as "nothing to do"); the project's own may
     // not exist yet.
@@ -460,6 +471,10 @@ fn dream(
     let roots = memdir::project_worktrees(&resolved.root);
     let tdirs = if explicit {
         a.transcripts.clone()
+    } else if cli.global.agent.agent.is_some() {
+        // an agent's memory learns from its own daily logs, not from the
+        // project's sessions
+        Vec::new()
     } else {
         memdir::transcript_dirs_for(&roots).unwrap_or_default()
     };
