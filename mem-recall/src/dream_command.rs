@@ -9,6 +9,9 @@
 //! consolidated) and to report the plan: a consolidation by hand, which
 //! `autoDreamEnabled: false` leaves on.
 //!
+//! Only for Claude Code's own settings files (user or `--project`): a file
+//! named by `--settings` gets no command.
+//!
 //! The file is mem's own when its text is exactly what mem writes for the
 //! bin dir it names ([`is_mems`]): only such a file is updated or removed;
 //! a user's own `dream.md` is never overwritten nor removed.
@@ -227,17 +230,14 @@ pub fn uninstall(settings: &Path, dry_run: bool, project: Option<&Path>) -> mem_
 pub fn status_line(settings: &Path, bin: &Path) -> String {
     let path = command_path(settings);
     match state(&path, bin) {
-        Ok(State::Installed) => format!("installed /dream command: {}", path.display()),
-        Ok(State::Missing) => format!("missing   /dream command: {}", path.display()),
+        Ok(State::Installed) => format!("/dream command: {} (mem's)", path.display()),
+        Ok(State::Missing) => format!("/dream command: {} (none)", path.display()),
         Ok(State::Differs) => format!(
-            "differs   /dream command: {} (mem's, for another bin dir; install updates it)",
+            "/dream command: {} (mem's, for another bin dir; install updates it)",
             path.display()
         ),
-        Ok(State::Foreign) => format!(
-            "other     /dream command: {} (not mem's; left alone)",
-            path.display()
-        ),
-        Err(e) => format!("unreadable /dream command: {e}"),
+        Ok(State::Foreign) => format!("/dream command: {} (not mem's; left alone)", path.display()),
+        Err(e) => format!("/dream command: {e}"),
     }
 }
 

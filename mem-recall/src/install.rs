@@ -46,9 +46,10 @@ pub struct HooksArgs {
 #[derive(Debug, Subcommand)]
 pub enum HooksAction {
     /// Add mem's hooks to the settings file (merged; idempotent) and, for
-    /// Claude Code, the `/dream` command beside it (`commands/dream.md`:
-    /// consolidate now with `mem-dream --force`; a `dream.md` mem did not
-    /// write is left alone).
+    /// Claude Code's user or project settings (not --settings FILE), the
+    /// `/dream` command beside it (`commands/dream.md`: consolidate now
+    /// with `mem-dream --force`; a `dream.md` mem did not write is left
+    /// alone).
     Install(InstallArgs),
     /// Remove exactly mem's hooks from the settings file, and mem's
     /// `/dream` command while it is unchanged.
@@ -757,7 +758,7 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
         a.target.dry_run,
         "mem's hooks are already there",
     )?;
-    if agent == Agent::Claude {
+    if agent == Agent::Claude && a.target.settings.is_none() {
         let project = project_root_of(&a.target)?;
         crate::dream_command::install(&path, &bin, a.target.dry_run, project.as_deref())?;
     }
@@ -776,7 +777,7 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
 fn uninstall(t: &TargetArgs) -> crate::Result<Exit> {
     let (path, agent) = target_file(t)?;
     let loaded = load(&path, project_root_of(t)?.as_deref())?;
-    if agent == Agent::Claude {
+    if agent == Agent::Claude && t.settings.is_none() {
         crate::dream_command::uninstall(&path, t.dry_run, project_root_of(t)?.as_deref())?;
     }
     if loaded.old.is_none() {
@@ -854,7 +855,7 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
             println!("          codex: {}", t.trust.words());
         }
     }
-    if agent == Agent::Claude {
+    if agent == Agent::Claude && a.target.settings.is_none() {
         println!("{}", crate::dream_command::status_line(&path, &bin));
     }
     if !missing.is_empty() {
