@@ -301,7 +301,7 @@ pub fn check(context: &Context<'_>) -> Result<Report> {
         );
         // A daily log newer than the last consolidation is work to do
         // whatever the session count (assistant mode writes only logs).
-        let logs = crate::gather::new_logs(context.dir, last);
+        let logs = mem_index::daily_log::logs_since(context.dir, last);
         if let Some(first) = logs.first() {
             text.push_str(&format!(
                 "; {} daily log(s) newer ({first}{})",

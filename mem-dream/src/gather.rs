@@ -96,30 +96,6 @@ pub fn logs(dir: &Path, since: Option<SystemTime>, warnings: &mut Vec<String>) -
     out
 }
 
-/// The daily logs of `dir` (`logs/**/*.md`) modified after `since` (all
-/// when `None`), as paths relative to `dir`, sorted: the logs a run
-/// distils, and what makes a run due in assistant mode
-/// (docs/consolidation.md "Gates").
-pub fn new_logs(dir: &Path, since: Option<SystemTime>) -> Vec<String> {
-    let mut files = Vec::new();
-    collect_md(&dir.join(store::LOGS_DIR), &mut files);
-    files.sort();
-    files
-        .into_iter()
-        .filter(|f| {
-            std::fs::metadata(f)
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| since.is_none_or(|s| t > s))
-        })
-        .map(|f| {
-            f.strip_prefix(dir)
-                .unwrap_or(&f)
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect()
-}
-
 /// The `*.md` regular files below `d`; links (to folders or files) are
 /// not followed, nor is `d` itself when it is a link.
 fn collect_md(d: &Path, out: &mut Vec<PathBuf>) {

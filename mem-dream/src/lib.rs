@@ -151,7 +151,9 @@ pub struct RunArgs {
         help_heading = "Gates"
     )]
     pub scan_interval: f64,
-    /// Skip the time and session gates (never the master switch or the lock).
+    /// Consolidate now, by hand: skip the time and session gates, and run
+    /// even with `autoDreamEnabled: false` (which turns off the automatic
+    /// run only); never past memory off, remote mode or a held lock.
     #[arg(long, help_heading = "Gates")]
     pub force: bool,
     /// Exit 75 instead of 0 when not due.

@@ -158,3 +158,43 @@ pub fn append_new_logs(
     let done = append_logs(lock, dir, &new, today)?;
     Ok((done, present))
 }
+
+/// The daily logs of `dir` (`logs/**/*.md`, regular files; links are not
+/// followed) modified after `since` (all when `None`), as paths relative to
+/// `dir`, sorted. A log newer than the last consolidation makes one due
+/// (docs/consolidation.md "Gates").
+pub fn logs_since(dir: &Path, since: Option<std::time::SystemTime>) -> Vec<String> {
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(d) else { return };
+        for e in rd.flatten() {
+            let Ok(ft) = e.file_type() else { continue };
+            let p = e.path();
+            if ft.is_dir() {
+                walk(&p, out);
+            } else if ft.is_file() && p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    let root = dir.join(store::LOGS_DIR);
+    if !std::fs::symlink_metadata(&root).is_ok_and(|m| m.is_dir()) {
+        return Vec::new();
+    }
+    let mut files = Vec::new();
+    walk(&root, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .filter(|f| {
+            std::fs::metadata(f)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| since.is_none_or(|s| t > s))
+        })
+        .map(|f| {
+            f.strip_prefix(dir)
+                .unwrap_or(&f)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}
