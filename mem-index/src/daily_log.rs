@@ -122,6 +122,9 @@ fn entry_value(memory: &Memory) -> serde_json::Value {
     serde_json::to_value(&m).unwrap_or_default()
 }
 
+/// Entries of daily logs: each record's id and the log file.
+pub type LogEntries = Vec<(String, PathBuf)>;
+
 /// Append to their daily logs the `records` that are not there yet: a
 /// record equal to an entry of the log it would go to (the same session
 /// read again by the write path) is left out. Returns the entries
@@ -134,7 +137,7 @@ pub fn append_new_logs(
     dir: &Path,
     records: &[Memory],
     today: NaiveDate,
-) -> Result<(Vec<(String, PathBuf)>, Vec<(String, PathBuf)>)> {
+) -> Result<(LogEntries, LogEntries)> {
     let mut seen: std::collections::HashMap<PathBuf, Vec<serde_json::Value>> =
         std::collections::HashMap::new();
     let mut new = Vec::new();
