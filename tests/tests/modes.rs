@@ -676,3 +676,54 @@ fn dream_consolidates_the_agents_memory_in_each_scope() {
         assert!(!w.memory_dir().exists(), "{scope}");
     }
 }
+
+#[test]
+fn session_start_starts_the_dream_for_a_daily_log() {
+    let w = World::new();
+    let memdir = w.memory_dir();
+    std::fs::create_dir_all(&memdir).unwrap();
+    w.session();
+    let start = |sid: &str| {
+        let input = json!({"hook_event_name": "SessionStart", "session_id": sid,
+            "source": "startup", "cwd": w.project});
+        let o = w.tool(
+            "mem-recall",
+            &["--hook"],
+            format!("{input}\n").as_bytes(),
+            &[],
+        );
+        assert!(o.status.success(), "{}", show(&o));
+        stderr(&o)
+    };
+    // one session, no log: not due
+    let err = start("s1");
+    assert!(err.contains("no consolidation: sessions: 1 < 5"), "{err}");
+    // a daily log: due
+    let rec = pnpm(
+        "Use pnpm for installs",
+        "The repository uses pnpm workspaces.",
+        "2026-07-14",
+        "transcript:aaaaaaaaaaaa#3",
+    );
+    write(&w, &memdir, &[rec], true);
+    assert_eq!(logs(&memdir), ["logs/2026/07/2026-07-14.md"]);
+    let err = start("s2");
+    assert!(
+        err.contains("consolidation due; mem-dream started"),
+        "{err}"
+    );
+    let lock = memdir.join(".consolidate-lock");
+    let t0 = std::time::Instant::now();
+    while !std::fs::read_to_string(&lock).is_ok_and(|s| s.trim() == "0") {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(90),
+            "the dream never released the lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(
+        topic_files(&memdir).contains(&"use-pnpm.md".to_string()),
+        "{:?}",
+        topic_files(&memdir)
+    );
+}
