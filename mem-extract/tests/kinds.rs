@@ -680,6 +680,30 @@ fn a_lesson_names_the_values_its_evidence_shows() {
         assert_eq!(twice[0].evidence.len(), 4);
         let all = serde_json::to_string(&twice).unwrap();
         assert!(!all.contains(path) && !all.contains(other), "{all}");
+
+        // the same path forced twice, staged beside other files each time:
+        // the fix holds one value, so the lesson names that path alone
+        let same = run(&[
+            bash(0, "a", &format!("git add src/a.rs README.md {path}")),
+            result(1, "a", &fail, true),
+            bash(2, "b", &format!("git add -f {path}")),
+            result(3, "b", "", false),
+            bash(4, "c", &format!("git add {path} lib/b.rs")),
+            result(5, "c", &fail, true),
+            bash(6, "d", &format!("git add -f {path}")),
+            result(7, "d", "", false),
+        ]);
+        assert_eq!(same.len(), 1, "{:?}", names(&same));
+        assert_eq!(
+            same[0].fact.as_deref(),
+            Some(format!("Run `git add -f {path}`, not `git add {path}`.").as_str())
+        );
+        assert_eq!(same[0].evidence.len(), 4);
+        let all = serde_json::to_string(&same).unwrap();
+        assert!(
+            !all.contains("<files>") && !all.contains("src/a.rs") && !all.contains("lib/b.rs"),
+            "{all}"
+        );
     }
 
     // a fix: one branch stays; two branches (in two sessions) make `<branch>`
@@ -884,4 +908,80 @@ fn a_remark_about_the_stopped_call_expires_only_right_after_the_stop() {
         "{:?}",
         names(&lasting)
     );
+}
+
+/// "You can test it with `act`": how to exercise something here, in the
+/// user's words, the verb first; a pointing object is named by what the
+/// sentence before asked to add or set up, else the fact is context-free.
+#[test]
+fn a_tool_the_user_names_for_a_task_is_kept_with_its_subject() {
+    for (text, want) in [
+        (
+            "Hey Claude, can you please add a Github Action to run tests and linting? You can test it with `act`.",
+            Some("Test the Github Action with `act`"),
+        ),
+        (
+            "Please set up a new Postgres fixture for the billing tests. You could check it using `make db-check`.",
+            Some("Check the Postgres fixture using `make db-check`"),
+        ),
+        (
+            "We can debug flaky specs with `bin/rspec --bisect` when they show up.",
+            Some("Debug flaky specs with `bin/rspec --bisect` when they show up"),
+        ),
+        ("You can test it with `act`.", None),
+    ] {
+        let ms = run(&[user(0, text)]);
+        let got: Vec<_> = ms
+            .iter()
+            .filter(|m| {
+                m.extra.get("rule").and_then(|r| r.as_str()) == Some("feedback/tool-for-task")
+            })
+            .collect();
+        match want {
+            Some(w) => {
+                assert_eq!(got.len(), 1, "{text}: {:?}", names(&ms));
+                assert_eq!(got[0].fact.as_deref(), Some(w), "{text}");
+                let cmd = w.split('`').nth(1).unwrap();
+                assert!(
+                    got[0].triggers.iter().any(|t| t == cmd),
+                    "{:?}",
+                    got[0].triggers
+                );
+            }
+            None => assert!(got.is_empty(), "{text}: {:?}", names(&ms)),
+        }
+    }
+}
+
+/// "…, so we should open the cached page rather than regenerating it": a
+/// design decision from "we should" on, its reason the clause before "so".
+#[test]
+fn a_decision_said_as_what_should_be_done_rather_than_another_way() {
+    for (text, fact, why) in [
+        (
+            "now we have cache so we should change TUI that it launches the session HTML page rather than regenerating it.",
+            "We should change TUI that it launches the session HTML page rather than regenerating it.",
+            Some("We have cache"),
+        ),
+        (
+            "The API is rate limited, so we should batch the webhook calls instead of sending one per event.",
+            "We should batch the webhook calls instead of sending one per event.",
+            Some("The API is rate limited"),
+        ),
+        (
+            "You should read the config once at start-up rather than on every request.",
+            "You should read the config once at start-up rather than on every request.",
+            None,
+        ),
+    ] {
+        let ms = run(&[user(0, text)]);
+        let m = ms
+            .iter()
+            .find(|m| {
+                m.extra.get("rule").and_then(|r| r.as_str()) == Some("feedback/should-rather")
+            })
+            .unwrap_or_else(|| panic!("{text}: {:?}", names(&ms)));
+        assert_eq!(m.fact.as_deref(), Some(fact), "{text}");
+        assert_eq!(m.why.as_deref(), why, "{text}");
+    }
 }

@@ -160,9 +160,9 @@ fn two_sessions_inspections_and_commands_not_local_are_not_enough() {
 #[test]
 fn a_later_family_replaces_an_earlier_one_under_the_same_id() {
     for (old, new) in [
-        ("pytest", "uv run pytest -q"),
-        ("npm test", "pnpm vitest run"),
-        ("go test ./...", "make test"),
+        ("pytest tests/unit", "uv run pytest -q"),
+        ("npm test -- --ci", "pnpm vitest run"),
+        ("go test -race ./...", "make test-unit"),
     ] {
         let mut evs = sessions(0, 4, &[old]);
         evs.extend(sessions(4, 3, &[new]));
@@ -202,4 +202,207 @@ fn a_check_the_user_ran_in_the_agents_shell_counts_as_a_run() {
         let ms = extract(&sessions(0, 2, &[cmd]), &ExtractOptions::default()).memories;
         assert!(project(&ms).is_empty(), "{cmd}");
     }
+}
+
+/// A check the agent runs the tool's default way (`mix test`, `cargo
+/// test`, `ruff check --fix`) in every session is what it does unprompted:
+/// a memory of it adds nothing, and `--explain` says so.
+#[test]
+fn the_default_way_of_running_a_check_is_no_memory() {
+    for cmd in [
+        "mix test",
+        "cargo test",
+        "go test ./...",
+        "ruff format",
+        "ruff check --fix",
+        "npm run build",
+        "pytest -q",
+        "make lint",
+        "cargo build --release",
+    ] {
+        let evs = sessions(0, 4, &[cmd]);
+        let out = extract(&evs, &ExtractOptions::default());
+        assert!(
+            project(&out.memories).is_empty(),
+            "{cmd}: {:?}",
+            out.memories.iter().map(|m| &m.name).collect::<Vec<_>>()
+        );
+        assert!(
+            out.notes
+                .iter()
+                .any(|n| n.rule == "repeat/default-form" && n.text.contains(cmd)),
+            "{cmd}: {:?}",
+            out.notes.iter().map(|n| &n.rule).collect::<Vec<_>>()
+        );
+    }
+    // a wrapper, a project target, options that select what runs: kept
+    for cmd in [
+        "uv run pytest",
+        "bundle exec rspec",
+        "mix credo --strict",
+        "make test-integration",
+        "cd web && npm test",
+        "cargo test --features postgres",
+    ] {
+        let evs = sessions(0, 4, &[cmd]);
+        assert_eq!(
+            project(&extract(&evs, &ExtractOptions::default()).memories).len(),
+            1,
+            "{cmd}"
+        );
+    }
+}
+
+/// The subsets the runs select (`-m browser`, `-p api`) are how the project
+/// splits its checks: listed in the fact, named by phrase triggers ("browser
+/// tests"), never by the bare word.
+#[test]
+fn the_subsets_a_project_selects_are_listed() {
+    let mut evs = sessions(0, 1, &["uv run pytest -m browser -v"]);
+    evs.extend(sessions(
+        1,
+        1,
+        &["uv run pytest -m \"not (tui or browser)\""],
+    ));
+    evs.extend(sessions(
+        2,
+        1,
+        &["uv run pytest -m tui", "uv run pytest -m browser"],
+    ));
+    let ms = extract(&evs, &ExtractOptions::default()).memories;
+    let p = project(&ms);
+    assert_eq!(
+        p.len(),
+        1,
+        "{:?}",
+        ms.iter().map(|m| &m.name).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        p[0].fact.as_deref(),
+        Some(
+            "This project runs its tests with `uv run pytest`. It selects them with `-m`: \
+             `-m browser`, `-m \"not (tui or browser)\"`, `-m tui`."
+        )
+    );
+    for t in ["browser tests", "tui tests"] {
+        assert!(
+            p[0].triggers.iter().any(|x| x == t),
+            "{t}: {:?}",
+            p[0].triggers
+        );
+    }
+    assert!(!p[0].triggers.iter().any(|x| x == "browser" || x == "tui"));
+    // the same runner without the subsets: the tool's default, no memory
+    let plain = sessions(0, 3, &["pytest -m unit"]);
+    assert_eq!(
+        project(&extract(&plain, &ExtractOptions::default()).memories).len(),
+        1
+    );
+}
+
+/// The user running a check themselves is their choice: two sessions are
+/// enough, whatever the form.
+#[test]
+fn a_check_the_user_ran_is_kept_after_two_sessions() {
+    for cmd in ["uv run ty check", "mix test"] {
+        let mut evs = sessions(0, 1, &[cmd]);
+        let mut said = common::event(&sid(5), 0, "user", "text");
+        said.text = Some(format!("<bash-input>{cmd}</bash-input>"));
+        evs.push(said);
+        let p_len = project(&extract(&evs, &ExtractOptions::default()).memories).len();
+        assert_eq!(p_len, 1, "{cmd}");
+        // one session alone is not enough
+        let one = sessions(0, 1, &[cmd]);
+        assert!(project(&extract(&one, &ExtractOptions::default()).memories).is_empty());
+    }
+}
+
+/// One user message of `text` in session `n`.
+fn said(n: u32, text: &str) -> Event {
+    let mut e = common::event(&sid(n), 0, "user", "text");
+    e.text = Some(text.into());
+    e
+}
+
+/// The same message in three sessions, only one word differing (a launcher's
+/// "Work on bead X. Run bd show X …"), is a standing instruction with that
+/// word as `<id>`; two sessions, two differing words, or short chatter are
+/// not.
+#[test]
+fn what_the_user_says_in_every_session_is_a_standing_instruction() {
+    let said_in = |ids: &[&str]| -> Vec<Memory> {
+        let evs: Vec<Event> = ids
+            .iter()
+            .enumerate()
+            .map(|(n, id)| {
+                said(
+                    n as u32,
+                    &format!(
+                        "Work on bead {id}. Run bd show {id} to see the issue details and bd ready to find available subtasks."
+                    ),
+                )
+            })
+            .collect();
+        extract(&evs, &ExtractOptions::default()).memories
+    };
+    let rule =
+        |m: &&Memory| m.extra.get("rule").and_then(|r| r.as_str()) == Some("repeat/user-says");
+    let ms = said_in(&["spotter-fum", "spotter-4te", "spotter-dov"]);
+    let got: Vec<&Memory> = ms.iter().filter(rule).collect();
+    assert_eq!(
+        got.len(),
+        1,
+        "{:?}",
+        ms.iter().map(|m| &m.name).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        got[0].fact.as_deref(),
+        Some(
+            "Work on bead <id>. Run bd show <id> to see the issue details and bd ready to find available subtasks."
+        )
+    );
+    assert_eq!(got[0].evidence.len(), 3);
+    assert_eq!(got[0].source, Some(mem_core::records::Source::User));
+    assert!(
+        got[0].triggers.iter().any(|t| t == "bead"),
+        "{:?}",
+        got[0].triggers
+    );
+    // two sessions are not enough
+    assert!(
+        said_in(&["a-1", "b-2"])
+            .iter()
+            .filter(rule)
+            .next()
+            .is_none()
+    );
+    // the same message in one session, three times: one session
+    let evs: Vec<Event> = (0..3)
+        .map(|i| {
+            let mut e = said(
+                0,
+                "Run the migrations and then seed the staging database please",
+            );
+            e.seq = i;
+            e.line = i + 1;
+            e
+        })
+        .collect();
+    let ms = extract(&evs, &ExtractOptions::default()).memories;
+    assert!(ms.iter().filter(rule).next().is_none());
+    // messages that differ in two words, and short ones, never make one
+    let evs = vec![
+        said(0, "Deploy the api service to staging and watch the logs"),
+        said(1, "Deploy the web service to production and watch the logs"),
+        said(2, "Deploy the cli service to canary and watch the logs"),
+        said(3, "commit and push"),
+        said(4, "commit and push"),
+        said(5, "commit and push"),
+    ];
+    let ms = extract(&evs, &ExtractOptions::default()).memories;
+    assert!(
+        ms.iter().filter(rule).next().is_none(),
+        "{:?}",
+        ms.iter().map(|m| &m.name).collect::<Vec<_>>()
+    );
 }
