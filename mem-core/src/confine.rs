@@ -347,6 +347,10 @@ fn read_from(f: File, path: &Path, limit: u64) -> Result<(Vec<u8>, bool)> {
 /// is not read (the index is cut anyway).
 pub const INDEX_READ_BYTES: u64 = 100_000;
 
+/// Most bytes of `MEMORY.md` an update reads: lines mem did not write are
+/// kept verbatim, so the whole file is read or it is not rewritten.
+pub const INDEX_UPDATE_BYTES: u64 = 4 << 20;
+
 /// The first `limit` bytes of a regular file as text (invalid UTF-8
 /// replaced; a line cut by the limit is dropped), whether the file went on,
 /// or `None` when there is no such file. See [`open_regular`].
