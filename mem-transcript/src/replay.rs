@@ -122,7 +122,7 @@ pub fn replay_file(
             let done = if collapses.is_empty() {
                 claude::emit(&inp, &ix, &br, opts.raw, sink, opts.threads)?
             } else {
-                entries::emit_collapsed(&inp, &ix, &br, &collapses, sink, opts.threads)?
+                claude::emit_collapsed(&inp, &ix, &br, &collapses, sink, opts.threads)?
             };
             if !done.warnings.is_empty() {
                 notice(Notice::Warnings(&done.warnings))?;
