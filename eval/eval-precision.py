@@ -40,6 +40,8 @@ import tempfile
 
 import yaml
 
+from topics import topics
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -154,8 +156,11 @@ def first_run(bindir, home, checkout):
 
 def memories(memdir):
     out = []
-    if not os.path.isdir(memdir):
-        return out
+    for name, fm, hay in topics(memdir):
+        out.append({"file": str(fm.get("id") or name[:-3]), "name": str(fm.get("name", name)), "hay": hay,
+                    "triggers": fm.get("triggers") or [], "type": fm.get("type"), "expires": fm.get("expires"),
+                    "verified": fm.get("verified_at")})
+    return out
     for name in sorted(os.listdir(memdir)):
         if not name.endswith(".md") or name == "MEMORY.md":
             continue

@@ -29,6 +29,8 @@ import tempfile
 
 import yaml
 
+from topics import topics
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -52,9 +54,7 @@ def write_path(bindir, sessions, memdir, stream=False):
 
 
 def memories(memdir):
-    out = []
-    if not os.path.isdir(memdir):
-        return out
+    return [{"file": name, "fm": fm, "hay": hay} for name, fm, hay in topics(memdir)]
     for name in sorted(os.listdir(memdir)):
         if not name.endswith(".md") or name == "MEMORY.md":
             continue
