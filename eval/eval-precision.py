@@ -43,25 +43,8 @@ import yaml
 from topics import topics
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def slug(p):
-    return re.sub(r"[^A-Za-z0-9]", "-", p)
-
-
-def rewrite(raw, cwd_of):
-    try:
-        v = json.loads(raw)
-    except ValueError:
-        return raw
-    if not isinstance(v, dict):
-        return raw
-    if isinstance(v.get("cwd"), str):
-        v["cwd"] = cwd_of(v["cwd"])
-    p = v.get("payload")
-    if isinstance(p, dict) and isinstance(p.get("cwd"), str):
-        p["cwd"] = cwd_of(p["cwd"])
-    return json.dumps(v, ensure_ascii=False) + "\n"
+sys.path.insert(0, os.path.join(ROOT, "dev"))
+from sessions import rewrite, slug  # noqa: E402
 
 
 def copy_session(src, dst, cwd_of):
