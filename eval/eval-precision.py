@@ -144,26 +144,6 @@ def memories(memdir):
                     "triggers": fm.get("triggers") or [], "type": fm.get("type"), "expires": fm.get("expires"),
                     "verified": fm.get("verified_at")})
     return out
-    for name in sorted(os.listdir(memdir)):
-        if not name.endswith(".md") or name == "MEMORY.md":
-            continue
-        text = open(os.path.join(memdir, name), encoding="utf-8").read()
-        fm, body = {}, text
-        if text.startswith("---\n"):
-            end = text.find("\n---", 4)
-            if end > 0:
-                try:
-                    fm = yaml.safe_load(text[4:end]) or {}
-                except yaml.YAMLError:
-                    fm = {}
-                body = text[end + 4:]
-        trig = fm.get("triggers") or []
-        hay = " ".join([str(fm.get("name", "")), str(fm.get("description", "")), body,
-                        " ".join(map(str, trig))]).lower()
-        out.append({"file": str(fm.get("id") or name[:-3]), "name": str(fm.get("name", name)), "hay": hay,
-                    "triggers": trig, "type": fm.get("type"), "expires": fm.get("expires"),
-                    "verified": fm.get("verified_at")})
-    return out
 
 
 def alt_in(alt, hay):
