@@ -9,16 +9,6 @@ use std::process::{Command, Output};
 use mem_tests::{bin, cmd, files_under, run, scrub, show, snapshot, workspace_root};
 use serde_json::{Value, json};
 
-/// The six tools a user installs (man pages, completions, `install.sh`).
-const TOOLS: [&str; 6] = [
-    "mem-transcript",
-    "mem-extract",
-    "mem-index",
-    "mem-recall",
-    "mem-dream",
-    "mem-lock",
-];
-
 /// The directory holding the built binaries.
 fn bindir() -> PathBuf {
     for t in ["mem-transcript", "mem-extract", "mem-index", "mem-recall"] {
@@ -667,6 +657,14 @@ fn subcommands(tool: &str) -> Vec<String> {
 
 #[test]
 fn mem_docs_generates_man_pages_and_completions() {
+    let tools = [
+        "mem-transcript",
+        "mem-extract",
+        "mem-index",
+        "mem-recall",
+        "mem-dream",
+        "mem-lock",
+    ];
     let home = tempfile::tempdir().unwrap();
     let out_dir = home.path().join("man1");
     let mut c = cmd("mem-docs", home.path());
@@ -674,7 +672,7 @@ fn mem_docs_generates_man_pages_and_completions() {
     let out = run(c, b"");
     assert!(out.status.success(), "{}", show(&out));
     let mut pages = 0;
-    for tool in TOOLS {
+    for tool in tools {
         bin(tool);
         let page = std::fs::read_to_string(out_dir.join(format!("{tool}.1")))
             .unwrap_or_else(|e| panic!("{tool}.1: {e}"));
@@ -702,14 +700,14 @@ fn mem_docs_generates_man_pages_and_completions() {
     c.args(["completions", "bash"]).arg(&comp);
     let out = run(c, b"");
     assert!(out.status.success(), "{}", show(&out));
-    for tool in TOOLS {
+    for tool in tools {
         let script = std::fs::read_to_string(comp.join(format!("{tool}.bash"))).unwrap();
         assert!(script.contains("complete -F "), "{tool}: {script}");
         assert!(script.contains(tool));
     }
     // bash accepts every script.
     if Command::new("bash").arg("--version").output().is_ok() {
-        for tool in TOOLS {
+        for tool in tools {
             let out = Command::new("bash")
                 .arg("-n")
                 .arg(comp.join(format!("{tool}.bash")))
@@ -775,15 +773,23 @@ fn install_script_copies_the_six_tools_into_the_prefix() {
     .output()
     .unwrap();
     assert!(out.status.success(), "{}", show(&out));
+    let tools = [
+        "mem-transcript",
+        "mem-extract",
+        "mem-index",
+        "mem-recall",
+        "mem-dream",
+        "mem-lock",
+    ];
     let mut names: Vec<String> = std::fs::read_dir(prefix.join("bin"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    let mut want: Vec<String> = TOOLS.iter().map(|t| t.to_string()).collect();
+    let mut want: Vec<String> = tools.iter().map(|t| t.to_string()).collect();
     want.sort();
     assert_eq!(names, want, "only the six tools, no temporary files");
-    for t in TOOLS {
+    for t in tools {
         let v = Command::new(prefix.join("bin").join(t))
             .arg("--version")
             .output()
