@@ -358,11 +358,7 @@ fn read_file(
                 let mut inner = here.clone();
                 inner.push(tok(i + 1).to_string());
                 modules.entry(inner.clone()).or_default().file = n;
-                modules
-                    .entry(here)
-                    .or_default()
-                    .defines
-                    .insert(tok(i + 1).to_string());
+                define(modules, here, tok(i + 1));
                 depth += 1;
                 scopes.push((depth, inner));
                 i += 3;
@@ -412,22 +408,13 @@ fn read_file(
             "fn" | "struct" | "enum" | "union" | "trait" | "type" | "static" | "const"
                 if at_item_level && is_name(tok(i + 1)) && tok(i + 1) != "fn" =>
             {
-                modules
-                    .entry(here)
-                    .or_default()
-                    .defines
-                    .insert(tok(i + 1).to_string());
+                define(modules, here, tok(i + 1));
                 i += 2;
             }
             "macro_rules" if tok(i + 1) == "!" => {
                 // `#[macro_export]` puts a macro at the crate root
-                for m in [here, Vec::new()] {
-                    modules
-                        .entry(m)
-                        .or_default()
-                        .defines
-                        .insert(tok(i + 2).to_string());
-                }
+                define(modules, here, tok(i + 2));
+                define(modules, Vec::new(), tok(i + 2));
                 i += 3;
             }
             w if is_name(w) && tok(i + 1) == "::" && tok(i.wrapping_sub(1)) != "::" => {
@@ -457,6 +444,15 @@ fn read_file(
             references.push(Reference { file: n, path });
         }
     }
+}
+
+/// Records that module `m` defines `name`.
+fn define(modules: &mut BTreeMap<Vec<String>, Module>, m: Vec<String>, name: &str) {
+    modules
+        .entry(m)
+        .or_default()
+        .defines
+        .insert(name.to_string());
 }
 
 fn is_name(w: &str) -> bool {
