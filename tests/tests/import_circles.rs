@@ -139,7 +139,7 @@ fn crate_files(src: &Path) -> Vec<File> {
                 .to_string_lossy()
                 .replace('\\', "/")
         })
-        .filter(|rel| !(has_lib && rel == "main.rs") && !rel.starts_with("bin/"))
+        .filter(|rel| !(rel.starts_with("bin/") || has_lib && rel == "main.rs"))
         .map(|rel| {
             let text = std::fs::read_to_string(src.join(&rel))
                 .unwrap_or_else(|e| panic!("{}/{rel}: {e}", src.display()));
@@ -288,15 +288,15 @@ fn circles(files: &[File]) -> Vec<Vec<String>> {
     // file -> file -> the names that tie them
     let mut edges: BTreeMap<usize, BTreeMap<usize, BTreeSet<String>>> = BTreeMap::new();
     for r in &references {
-        if let Some((to, name)) = resolve(&modules, &r.path, 0) {
-            if to != r.file {
-                edges
-                    .entry(r.file)
-                    .or_default()
-                    .entry(to)
-                    .or_default()
-                    .insert(name);
-            }
+        if let Some((to, name)) = resolve(&modules, &r.path, 0)
+            && to != r.file
+        {
+            edges
+                .entry(r.file)
+                .or_default()
+                .entry(to)
+                .or_default()
+                .insert(name);
         }
     }
     let mut out = Vec::new();
@@ -607,15 +607,13 @@ fn resolve(
         return resolve(modules, &full, hops + 1).or(Some((module.file, name.clone())));
     }
     for glob in &module.globs {
-        let mut full = glob.clone();
-        full.extend(path[k..].iter().cloned());
-        if let Some(found) = resolve(modules, &full, hops + 1) {
-            if modules
-                .get(&full[..full.len() - (path.len() - k)])
-                .is_some_and(|m| m.defines.contains(name) || m.imports.contains_key(name))
-            {
-                return Some(found);
-            }
+        let holds = modules
+            .get(glob)
+            .is_some_and(|m| m.defines.contains(name) || m.imports.contains_key(name));
+        if holds {
+            let mut full = glob.clone();
+            full.extend(path[k..].iter().cloned());
+            return resolve(modules, &full, hops + 1);
         }
     }
     Some((module.file, name.clone()))
