@@ -10,7 +10,7 @@ use crate::{Cli, Command, DreamTier, NAME, dream, recover, team, undo};
 
 /// Run the tool with the process arguments.
 ///
-/// Errors: [`DreamError`] (exit 1 bad input, 75 busy / not due under
+/// Errors: [`DreamError`](crate::DreamError) (exit 1 bad input, 75 busy / not due under
 /// `--strict`).
 pub fn run() -> Result<Exit> {
     let cli = Cli::parse();
