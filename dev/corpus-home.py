@@ -7,24 +7,9 @@ that project's sessions. Used to time `mem-transcript replay --project`.
 
 Usage: dev/corpus-home.py HOME PROJECT [CORPUS]   (CORPUS: ../shared/corpus)
 """
-import json, os, re, shutil, sys
+import os, shutil, sys
 
-def slug(p):
-    return re.sub(r"[^A-Za-z0-9]", "-", p)
-
-def rewrite(line, project):
-    try:
-        v = json.loads(line)
-    except ValueError:
-        return line  # damaged lines stay as they are
-    if not isinstance(v, dict):
-        return line
-    if isinstance(v.get("cwd"), str):
-        v["cwd"] = project
-    p = v.get("payload")
-    if isinstance(p, dict) and isinstance(p.get("cwd"), str):
-        p["cwd"] = project
-    return json.dumps(v, ensure_ascii=False) + "\n"
+from sessions import rewrite, slug
 
 def main():
     if len(sys.argv) < 3:
@@ -64,7 +49,7 @@ def main():
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             with open(src, "rb") as i, open(dst, "w", encoding="utf-8", errors="surrogateescape") as o:
                 for raw in i:
-                    o.write(rewrite(raw.decode("utf-8", "surrogateescape"), project))
+                    o.write(rewrite(raw.decode("utf-8", "surrogateescape"), lambda _: project))
             n[kind] += 1
     print("claude %(claude)d, codex %(codex)d, skipped %(other)d non-session files" % n, file=sys.stderr)
 

@@ -40,27 +40,12 @@ import tempfile
 
 import yaml
 
+from topics import topics
+
 KEEP = None
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def slug(p):
-    return re.sub(r"[^A-Za-z0-9]", "-", p)
-
-
-def rewrite(raw, cwd_of):
-    try:
-        v = json.loads(raw)
-    except ValueError:
-        return raw
-    if not isinstance(v, dict):
-        return raw
-    if isinstance(v.get("cwd"), str):
-        v["cwd"] = cwd_of(v["cwd"])
-    p = v.get("payload")
-    if isinstance(p, dict) and isinstance(p.get("cwd"), str):
-        p["cwd"] = cwd_of(p["cwd"])
-    return json.dumps(v, ensure_ascii=False) + "\n"
+sys.path.insert(0, os.path.join(ROOT, "dev"))
+from sessions import rewrite, slug  # noqa: E402
 
 
 def copy_session(src, dst, cwd_of):
@@ -155,26 +140,9 @@ def first_run(bindir, home, checkout):
 
 def memories(memdir):
     out = []
-    if not os.path.isdir(memdir):
-        return out
-    for name in sorted(os.listdir(memdir)):
-        if not name.endswith(".md") or name == "MEMORY.md":
-            continue
-        text = open(os.path.join(memdir, name), encoding="utf-8").read()
-        fm, body = {}, text
-        if text.startswith("---\n"):
-            end = text.find("\n---", 4)
-            if end > 0:
-                try:
-                    fm = yaml.safe_load(text[4:end]) or {}
-                except yaml.YAMLError:
-                    fm = {}
-                body = text[end + 4:]
-        trig = fm.get("triggers") or []
-        hay = " ".join([str(fm.get("name", "")), str(fm.get("description", "")), body,
-                        " ".join(map(str, trig))]).lower()
+    for name, fm, hay in topics(memdir):
         out.append({"file": str(fm.get("id") or name[:-3]), "name": str(fm.get("name", name)), "hay": hay,
-                    "triggers": trig, "type": fm.get("type"), "expires": fm.get("expires"),
+                    "triggers": fm.get("triggers") or [], "type": fm.get("type"), "expires": fm.get("expires"),
                     "verified": fm.get("verified_at")})
     return out
 

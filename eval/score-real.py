@@ -29,6 +29,8 @@ import tempfile
 
 import yaml
 
+from topics import topics
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -52,27 +54,7 @@ def write_path(bindir, sessions, memdir, stream=False):
 
 
 def memories(memdir):
-    out = []
-    if not os.path.isdir(memdir):
-        return out
-    for name in sorted(os.listdir(memdir)):
-        if not name.endswith(".md") or name == "MEMORY.md":
-            continue
-        text = open(os.path.join(memdir, name), encoding="utf-8").read()
-        fm, body = {}, text
-        if text.startswith("---\n"):
-            end = text.find("\n---", 4)
-            if end > 0:
-                try:
-                    fm = yaml.safe_load(text[4:end]) or {}
-                except yaml.YAMLError:
-                    fm = {}
-                body = text[end + 4:]
-        trig = fm.get("triggers") or []
-        hay = " ".join([str(fm.get("name", "")), str(fm.get("description", "")), body,
-                        " ".join(map(str, trig))]).lower()
-        out.append({"file": name, "fm": fm, "hay": hay})
-    return out
+    return [{"file": name, "fm": fm, "hay": hay} for name, fm, hay in topics(memdir)]
 
 
 def matches(lesson, mem):

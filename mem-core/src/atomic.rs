@@ -141,12 +141,28 @@ pub fn sweep_temp_files(dir: &Path, older_than: std::time::Duration) -> usize {
         let writer = middle
             .split_once('.')
             .and_then(|(pid, rest)| pid.parse::<u32>().ok().filter(|_| !rest.is_empty()));
-        let dead = writer.is_some_and(|p| p != me && !crate::lock::pid_alive(p));
+        let dead = writer.is_some_and(|p| p != me && !pid_alive(p));
         let old = meta
             .modified()
             .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > older_than));
         !middle.is_empty() && (dead || old)
     })
+}
+
+/// Whether `pid` names a live process: `kill(pid, 0)` succeeds, or fails with
+/// `EPERM` (it exists but belongs to another user). PID 0 and PIDs beyond
+/// `i32::MAX` are never alive.
+pub fn pid_alive(pid: u32) -> bool {
+    let Ok(raw) = i32::try_from(pid) else {
+        return false;
+    };
+    let Some(p) = rustix::process::Pid::from_raw(raw) else {
+        return false;
+    };
+    match rustix::process::test_kill_process(p) {
+        Ok(()) => true,
+        Err(e) => e == rustix::io::Errno::PERM,
+    }
 }
 
 /// Remove the regular files directly in `dir` named `prefix` MIDDLE
@@ -263,5 +279,15 @@ mod tests {
             ]
         );
         assert_eq!(sweep_temp_files(&d.join("missing"), Duration::ZERO), 0);
+    }
+
+    #[test]
+    fn liveness_of_self_dead_and_zero() {
+        assert!(pid_alive(std::process::id()));
+        assert!(!pid_alive(mem_tests::dead_pid()));
+        assert!(!pid_alive(0));
+        assert!(!pid_alive(u32::MAX));
+        // PID 1 exists but may belong to root: EPERM counts as alive.
+        assert!(pid_alive(1));
     }
 }

@@ -342,9 +342,14 @@ fn read_from(f: File, path: &Path, limit: u64) -> Result<(Vec<u8>, bool)> {
 }
 
 /// Most bytes of `MEMORY.md` a reader takes: four times the index's byte
-/// limit ([`crate::index_md::MAX_BYTES`]), enough to cut it and name what was
-/// cut; the rest of a larger file is not read (the index is cut anyway).
-pub const INDEX_READ_BYTES: u64 = 4 * crate::index_md::MAX_BYTES as u64;
+/// limit ([`crate::index_md::MAX_BYTES`], which holds it to that at compile
+/// time), enough to cut it and name what was cut; the rest of a larger file
+/// is not read (the index is cut anyway).
+pub const INDEX_READ_BYTES: u64 = 100_000;
+
+/// Most bytes of `MEMORY.md` an update reads: lines mem did not write are
+/// kept verbatim, so the whole file is read or it is not rewritten.
+pub const INDEX_UPDATE_BYTES: u64 = 4 << 20;
 
 /// The first `limit` bytes of a regular file as text (invalid UTF-8
 /// replaced; a line cut by the limit is dropped), whether the file went on,

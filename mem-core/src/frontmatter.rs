@@ -16,6 +16,7 @@
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+pub use crate::id::is_slug_name;
 use crate::records::{Expires, Kind, Memory, MemoryType, Scope, Shape, Source, Trust};
 
 /// Keys mem writes, in order; unknown keys follow in their original order.
@@ -576,15 +577,6 @@ pub fn body_text(m: &Memory) -> std::borrow::Cow<'_, str> {
         Some(b) => std::borrow::Cow::Borrowed(b.as_str()),
         None => std::borrow::Cow::Owned(render_sections(m)),
     }
-}
-
-/// True when `name` is a slug as Claude Code 2.1.3xx writes `name:`
-/// (no white space; only ASCII letters, digits, `-`, `_`, `.`).
-pub fn is_slug_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
 
 /// True when `s` is a slug YAML reads back as that string when written

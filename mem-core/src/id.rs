@@ -166,6 +166,15 @@ pub fn full_slug(name: &str) -> Result<String, IdError> {
     Ok(out)
 }
 
+/// True when `name` is a slug as Claude Code 2.1.3xx writes `name:`
+/// (no white space; only ASCII letters, digits, `-`, `_`, `.`).
+pub fn is_slug_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
 /// True for `memory` in any case: `<id>.md` would be the index `MEMORY.md`
 /// on a case-insensitive file system (macOS, Windows), so no memory may
 /// have that id.

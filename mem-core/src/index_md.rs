@@ -38,6 +38,10 @@ use crate::records::{Expires, Memory, MemoryType};
 use crate::store::{Broken, Store, Topic};
 use crate::truncate::floor_to_chars;
 
+// A reader takes four times the byte limit (enough to cut the index and
+// name what was cut): the read cap of confined reads follows this limit.
+const _: () = assert!(crate::confine::INDEX_READ_BYTES == 4 * MAX_BYTES as u64);
+
 /// Most lines in `MEMORY.md`, the WARNING line included.
 pub const MAX_LINES: usize = 200;
 /// Most bytes in `MEMORY.md` (UTF-8, newlines included), the WARNING line included.
@@ -89,7 +93,7 @@ impl IndexEntry {
     /// The entry of a parsed topic file (not yet marked superseded).
     pub fn from_topic(t: &Topic) -> IndexEntry {
         let m = &t.memory;
-        let title = if crate::frontmatter::is_slug_name(&m.name) && m.name == t.id {
+        let title = if crate::id::is_slug_name(&m.name) && m.name == t.id {
             // Claude Code's current shape: the name is the file's slug; the
             // title is mem's `title:` key when it wrote one
             match m.extra.get("title").and_then(serde_json::Value::as_str) {
@@ -394,7 +398,7 @@ pub fn entries_for(store: &Store, old_index: Option<&str>) -> Vec<IndexEntry> {
         // a slug name (Claude Code's current shape) without mem's `title:`
         // has its title in the index only: the line's title stays (unless
         // it was cut)
-        if crate::frontmatter::is_slug_name(&t.memory.name)
+        if crate::id::is_slug_name(&t.memory.name)
             && t.memory.name == t.id
             && !t.memory.extra.contains_key("title")
             && let Some(title) = old_titles

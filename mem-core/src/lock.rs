@@ -63,6 +63,7 @@ use std::time::{Duration, SystemTime};
 
 use filetime::FileTime;
 
+pub use crate::atomic::pid_alive;
 use crate::error::{Error, Result};
 
 /// The lock's file name inside a memory directory.
@@ -298,22 +299,6 @@ pub enum Released {
     /// [`Lock::release_as`] only: held by someone else (content given);
     /// left alone.
     NotHolder(Content),
-}
-
-/// Whether `pid` names a live process: `kill(pid, 0)` succeeds, or fails with
-/// `EPERM` (it exists but belongs to another user). PID 0 and PIDs beyond
-/// `i32::MAX` are never alive.
-pub fn pid_alive(pid: u32) -> bool {
-    let Ok(raw) = i32::try_from(pid) else {
-        return false;
-    };
-    let Some(p) = rustix::process::Pid::from_raw(raw) else {
-        return false;
-    };
-    match rustix::process::test_kill_process(p) {
-        Ok(()) => true,
-        Err(e) => e == rustix::io::Errno::PERM,
-    }
 }
 
 /// What one locked look at the file saw.
@@ -886,16 +871,6 @@ mod tests {
             Content::Garbage(_)
         ));
         assert!(matches!(Content::parse(b"12 34"), Content::Garbage(_)));
-    }
-
-    #[test]
-    fn liveness_of_self_dead_and_zero() {
-        assert!(pid_alive(std::process::id()));
-        assert!(!pid_alive(dead_pid()));
-        assert!(!pid_alive(0));
-        assert!(!pid_alive(u32::MAX));
-        // PID 1 exists but may belong to root: EPERM counts as alive.
-        assert!(pid_alive(1));
     }
 
     #[test]

@@ -547,7 +547,7 @@ impl Memory {
     /// topic file").
     pub fn title(&self) -> &str {
         match self.extra.get("title").and_then(serde_json::Value::as_str) {
-            Some(t) if !t.trim().is_empty() && crate::frontmatter::is_slug_name(&self.name) => t,
+            Some(t) if !t.trim().is_empty() && crate::id::is_slug_name(&self.name) => t,
             _ => &self.name,
         }
     }

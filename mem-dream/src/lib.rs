@@ -18,6 +18,7 @@ pub mod error;
 pub mod gates;
 pub mod gather;
 pub mod meaning;
+mod run;
 pub mod team;
 
 use std::io::{IsTerminal, Write as _};
@@ -39,6 +40,7 @@ use mem_core::{Error, Exit};
 
 pub use error::DreamError;
 use error::Result;
+pub use run::{run, run_cli};
 
 use crate::consolidate::{Origin, PlannedMemory};
 
@@ -184,60 +186,6 @@ pub struct RunArgs {
     pub include_foreign: bool,
 }
 
-/// Run the tool with the process arguments.
-///
-/// Errors: [`DreamError`] (exit 1 bad input, 75 busy / not due under
-/// `--strict`).
-pub fn run() -> Result<Exit> {
-    let cli = Cli::parse();
-    run_cli(cli)
-}
-
-/// Run a parsed command line.
-///
-/// Errors: see [`run`].
-pub fn run_cli(cli: Cli) -> Result<Exit> {
-    let g = &cli.global.args;
-    let clock = g.time.clock()?;
-    if cli.global.tier == DreamTier::Team {
-        let mut out = g.output.stdout();
-        let code = team::run(&cli, &clock, g.output.format(), &mut out)?;
-        out.flush().map_err(|e| Error::io("<stdout>", e))?;
-        return Ok(code);
-    }
-    let resolved = memdir::resolve(&memdir::MemdirOptions {
-        agent: cli.global.agent.agent(),
-        ..g.memdir_options()
-    })?;
-    // A directory named by --memory-dir or MEM_MEMORY_DIR must exist (a
-    // mistyped path would read as "nothing to do"); the project's own may
-    // not exist yet.
-    memdir::require_given_dir(&resolved)?;
-    // never Claude Code's own team memory directory
-    mem_core::shape::refuse_claude_team_dir(&resolved.dir)?;
-    let format = g.output.format();
-    let mut out = g.output.stdout();
-    let recovered = recover(
-        &resolved.dir,
-        clock.today,
-        cli.run.dry_run && cli.command.is_none(),
-    )?;
-    let code = match &cli.command {
-        Some(Command::Undo { .. }) if recovered > 0 => {
-            // The unfinished run was the last one: rolling it back (or
-            // removing its empty journal) undid it.
-            eprintln!(
-                "{NAME}: undone: the unfinished last run was rolled back; nothing older undone"
-            );
-            Exit::Success
-        }
-        Some(Command::Undo { force }) => undo(&resolved.dir, *force, &mut out)?,
-        None => dream(&cli, &clock, &resolved, format, &mut out)?,
-    };
-    out.flush().map_err(|e| Error::io("<stdout>", e))?;
-    Ok(code)
-}
-
 /// The consolidation options of a run: `a`'s limits, `today`, and the
 /// names of the files that are no memory (`bad_names`, never touched).
 pub(crate) fn plan_options(
@@ -347,7 +295,11 @@ fn already_recorded(m: &mem_core::Memory, recorded: &std::collections::HashSet<&
 ///
 /// Returns how many unfinished consolidations were rolled back or, killed
 /// before they changed anything, removed.
-fn recover(dir: &std::path::Path, today: chrono::NaiveDate, dry_run: bool) -> Result<usize> {
+pub(crate) fn recover(
+    dir: &std::path::Path,
+    today: chrono::NaiveDate,
+    dry_run: bool,
+) -> Result<usize> {
     if !mem_core::journal::needs_recovery(dir) {
         return Ok(0);
     }
@@ -373,7 +325,7 @@ fn recover(dir: &std::path::Path, today: chrono::NaiveDate, dry_run: bool) -> Re
 const NOTHING_TO_UNDO: &str =
     "nothing to undo: no consolidation of this memory directory is left to undo";
 
-fn undo(dir: &std::path::Path, force: bool, out: &mut Output) -> Result<Exit> {
+pub(crate) fn undo(dir: &std::path::Path, force: bool, out: &mut Output) -> Result<Exit> {
     if !dir.is_dir() {
         eprintln!("{NAME}: {NOTHING_TO_UNDO}");
         return Ok(Exit::Success);
@@ -456,7 +408,7 @@ pub(crate) fn print_plan(
     Ok(())
 }
 
-fn dream(
+pub(crate) fn dream(
     cli: &Cli,
     clock: &Clock,
     resolved: &memdir::Resolved,

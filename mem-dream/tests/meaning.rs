@@ -283,19 +283,25 @@ fn run(home: &mem_tests::Home, dir: &Path, extra: &[&str]) -> Output {
     c.output().unwrap()
 }
 
+/// The plan of a successful run: its JSONL ops, and its stdout to show.
+fn plan(home: &mem_tests::Home, dir: &Path, extra: &[&str]) -> (Vec<serde_json::Value>, String) {
+    let o = run(home, dir, extra);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let ops = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (ops, out)
+}
+
 /// What a dry run plans for the pair `older`/`newer`.
 fn judge(home: &mem_tests::Home, n: usize, ty: &str, older: &str, newer: &str) -> (Want, String) {
     let dir = home.path().join(format!("m{n}"));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("older.md"), topic(older, ty, "2026-06-01", 1)).unwrap();
     std::fs::write(dir.join("newer.md"), topic(newer, ty, "2026-06-20", 2)).unwrap();
-    let o = run(home, &dir, &["--dry-run"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    let ops: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (ops, out) = plan(home, &dir, &["--dry-run"]);
     let merged = ops.iter().any(|o| o["op"] == "merge");
     let superseded = ops
         .iter()
@@ -403,13 +409,7 @@ fn a_run_supersedes_and_merges_by_meaning_and_undo_restores() {
             )
         })
         .collect();
-    let o = run(&home, &dir, &[]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    let ops: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (ops, out) = plan(&home, &dir, &[]);
     let sup = ops.iter().find(|o| o["op"] == "supersede").expect(&out);
     assert_eq!(
         (sup["id"].as_str(), sup["superseded_by"].as_str()),

@@ -20,7 +20,7 @@ use mem_core::time::Clock;
 use crate::error::{IndexError, Result};
 use crate::{
     Global, ListArgs, NAME, SnapshotCmd, Strategy, TierArg, WriteArgs, check, daily_log,
-    index_file, kind_of, list_table, memdir_opts, merge, nearest_ids, resolve_dir,
+    index_file, kind_of, list_table, memdir_opts, merge, nearest_ids, note_recovered, resolve_dir,
     resolve_reader_dir, retire, snapshot, team, type_of, write, write_summary,
 };
 
@@ -906,13 +906,6 @@ fn no_such_memory(dir: &Path, id: &str) -> IndexError {
         path: dir.join(format!("{id}.md")),
         near,
     }
-}
-
-/// Before anything else: finish what a killed writer left (see
-/// [`mem_core::journal::recover`]), saying so on stderr.
-/// Say on stderr what a recovery finished.
-pub(crate) fn note_recovered(said: &str) {
-    eprintln!("{NAME}: recovered: {said}");
 }
 
 /// Finish a promotion or demotion that a killed run left in the team tier

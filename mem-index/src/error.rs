@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use mem_core::error::{Exit, IdError};
 
-use crate::index_file::INDEX_UPDATE_BYTES;
+use mem_core::confine::INDEX_UPDATE_BYTES;
 
 /// An error of `mem-index` (its library and its binary). Printed once as
 /// `mem-index: {err}`.

@@ -13,6 +13,8 @@ use crate::error::{IndexError, Result};
 use mem_core::index_md::{self, Rendered};
 use mem_core::store::{self, IndexGuard, Store};
 
+pub use mem_core::confine::INDEX_UPDATE_BYTES;
+
 /// Warnings about a loaded directory: unparsable files (left unchanged)
 /// and file names that are not valid ids.
 pub fn store_warnings(st: &Store) -> Vec<String> {
@@ -39,10 +41,6 @@ pub fn other_files(st: &Store) -> HashSet<String> {
         .map(|n| n.to_string_lossy().into_owned())
         .collect()
 }
-
-/// Most bytes of `MEMORY.md` an update reads: lines mem did not write are
-/// kept verbatim, so the whole file is read or it is not rewritten.
-pub const INDEX_UPDATE_BYTES: u64 = 4 << 20;
 
 /// The whole `MEMORY.md` at `path` as text, `None` when there is none.
 ///

@@ -596,7 +596,7 @@ pub fn promote(
     ensure_tier(team)?;
     let lock = store::lock_index(team)?;
     if let Some(said) = recover_move(&lock, team)? {
-        crate::commands::note_recovered(&said);
+        crate::note_recovered(&said);
     }
     let mut notes_of = Vec::new();
     let mut files = Vec::new();
@@ -652,7 +652,7 @@ pub fn demote(
 ) -> Result<Vec<TierMove>> {
     let tlock = store::lock_index(team)?;
     if let Some(said) = recover_move(&tlock, team)? {
-        crate::commands::note_recovered(&said);
+        crate::note_recovered(&said);
     }
     let trusted = mem_core::team_trust::load(root).unwrap_or_default();
     let mut files = Vec::new();

@@ -10,10 +10,13 @@
 //!   `head`: the fields pass 1 reads of a line; `index`: pass 1.
 //! - `walk`: the branch walk.
 //! - `entry`: the entry model of pass 2; `fast_entry`: its fast parser.
-//! - `emit`: pass 2 (events or raw lines); `emit_parallel`: pass 2 by
-//!   several workers; `queued`: messages typed while the agent worked.
+//! - `emit_branch`: pass 2's entry ([`emit()`]: one reader, one reader
+//!   ahead or several workers); `emit`: pass 2 (events or raw lines) and
+//!   what its workers share; `emit_parallel`: pass 2 by several workers;
+//!   `queued`: messages typed while the agent worked.
 
 mod emit;
+mod emit_branch;
 mod emit_parallel;
 mod entry;
 mod fast_entry;
@@ -25,6 +28,7 @@ mod uuid_table;
 mod walk;
 
 pub use emit::*;
+pub use emit_branch::*;
 pub use entry::*;
 pub use index::*;
 pub use node::*;

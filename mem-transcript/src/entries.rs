@@ -33,8 +33,12 @@ use mem_core::{Error, Exit};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::claude::{Branch, Extra, ExtraKind, Index, Replacements, WalkOpts};
+use crate::claude::{Branch, Extra, ExtraKind, Index, WalkOpts};
 use crate::input::{Input, Source, Window, clean_line, key};
+
+/// Tool results replaced by a stand-in: `toolUseId` → the exact text the
+/// model saw ([`replacements`]).
+pub type Replacements = foldhash::HashMap<String, String>;
 
 /// Read the entries `extras` (in the order given) as JSON; a line that no
 /// longer parses is skipped (pass 1 warned about it).
@@ -646,49 +650,4 @@ pub fn collapses(input: &Input, ix: &Index, br: &Branch) -> Result<Vec<Collapse>
     }
     out.sort_by_key(|c| c.start);
     Ok(out)
-}
-
-/// Emit `br` with each collapse's span replaced by one `user` `summary`
-/// event carrying its placeholder text (what a resumed session shows the
-/// model), at the commit's line.
-///
-/// Errors: as [`crate::claude::emit`].
-pub fn emit_collapsed(
-    input: &Input,
-    ix: &Index,
-    br: &Branch,
-    collapses: &[Collapse],
-    sink: &mut crate::event::Sink<'_>,
-    threads: usize,
-) -> Result<crate::claude::Replayed, Error> {
-    use std::borrow::Cow;
-    let mut done = crate::claude::Replayed::start(ix, br);
-    let mut from = 0;
-    let session = ix.session.as_deref().unwrap_or("");
-    let mut part = |nodes: &[u32], sink: &mut crate::event::Sink<'_>| {
-        if nodes.is_empty() {
-            return Ok::<(), Error>(());
-        }
-        let sub = Branch {
-            nodes: nodes.to_vec(),
-            ..br.clone()
-        };
-        let d = crate::claude::emit(input, ix, &sub, false, sink, threads)?;
-        done.written += d.written;
-        done.warnings.extend(d.warnings);
-        Ok(())
-    };
-    for c in collapses {
-        part(&br.nodes[from..c.start], sink)?;
-        sink.emit(crate::event::EventOut {
-            uuid: c.uuid.as_deref().map(Cow::Borrowed),
-            text: Some(crate::event::Text::Str(Cow::Borrowed(&c.text))),
-            cwd: ix.cwd.as_deref().map(Cow::Borrowed),
-            ..crate::event::EventOut::new(session, "claude", c.line as u64, "user", "summary")
-        })
-        .map_err(|e| Error::io("<stdout>", e))?;
-        from = c.end + 1;
-    }
-    part(&br.nodes[from..], sink)?;
-    Ok(done)
 }

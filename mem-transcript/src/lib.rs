@@ -23,18 +23,20 @@ pub mod event;
 pub mod input;
 pub mod ls;
 pub mod project;
+mod replay;
 pub mod report;
+mod run;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mem_core::Error;
 use mem_core::jsonl::Warning;
-use mem_core::{Error, Exit};
 
 pub use crate::error::TranscriptError;
-use crate::event::Sink;
 use crate::input::{Input, Source};
+pub use crate::replay::{Notice, ReplayOptions, replay_file, replay_to_vec};
+pub use crate::run::{run, run_cli};
 
 /// Read, check, list and append agent session transcripts.
 #[derive(Debug, Parser)]
@@ -303,33 +305,6 @@ pub struct AppendArgs {
     pub file: PathBuf,
 }
 
-/// Run the tool with parsed arguments, writing to `out`.
-///
-/// Errors: [`TranscriptError`] (exit 1), I/O on the output.
-pub fn run_cli(cli: Cli, out: &mut dyn Write) -> Result<Exit, TranscriptError> {
-    let text = cli.global.output.format() == mem_core::cli::Format::Text;
-    let g = &cli.global;
-    let code = match cli.cmd {
-        Cmd::Replay(a) => replay(&a, g, text, out)?,
-        Cmd::Tree(a) => report::tree(&a, g, text, out)?,
-        Cmd::Verify(a) => report::verify(&a, g, text, out)?,
-        Cmd::Stats(a) => report::stats(&a, g, text, out)?,
-        Cmd::Ls(a) => ls::ls(&a, g, text, out)?,
-        Cmd::Locate(a) => ls::locate(&a, g, text, out)?,
-        Cmd::Files(a) => entries::files(&a, g, text, out)?,
-        Cmd::Append(a) => append::append(&a.file, std::io::stdin().lock(), out, text)?,
-    };
-    out.flush().map_err(|e| Error::io("<stdout>", e))?;
-    Ok(code)
-}
-
-/// The binary's entry: parse `std::env::args`, run, write to stdout.
-pub fn run() -> Result<Exit, TranscriptError> {
-    let cli = Cli::parse();
-    let mut out = cli.global.output.stdout();
-    run_cli(cli, &mut out)
-}
-
 static PROGRESS: std::sync::Mutex<Option<indicatif::ProgressBar>> = std::sync::Mutex::new(None);
 
 /// The progress bar stderr lines must not tear (set while `replay
@@ -341,7 +316,7 @@ pub(crate) fn set_progress(bar: Option<indicatif::ProgressBar>) {
 }
 
 /// Print a line on stderr (above the progress bar, if any).
-fn eprint_line(line: &str) {
+pub(crate) fn eprint_line(line: &str) {
     let bar = PROGRESS.lock().ok().and_then(|p| p.clone());
     match bar {
         Some(b) => b.suspend(|| eprintln!("{line}")),
@@ -396,230 +371,13 @@ impl FromArg {
 }
 
 /// `p` with a leading `~/` made the home directory.
-fn expand_tilde(p: &str) -> PathBuf {
+pub(crate) fn expand_tilde(p: &str) -> PathBuf {
     if let Some(rest) = p.strip_prefix("~/")
         && let Some(home) = std::env::var_os("HOME")
     {
         return Path::new(&home).join(rest);
     }
     PathBuf::from(p)
-}
-
-fn replay(a: &ReplayArgs, g: &Global, text: bool, out: &mut dyn Write) -> Result<Exit, Error> {
-    if a.hook {
-        if mem_core::memdir::hook_guarded() {
-            // mem's own model command's agent: no write path inside it
-            return Ok(Exit::Success);
-        }
-        // A hook never fails the agent's turn: what went wrong goes to
-        // stderr, nothing was captured, the watermark did not move.
-        let r = input::read_small(std::io::stdin().lock(), "<stdin>")
-            .and_then(|stdin| capture::run_hook(&stdin, out, g.threads()));
-        if let Err(e) = r {
-            note(&format!("capture: {e} (nothing captured)"));
-        }
-        return Ok(Exit::Success);
-    }
-    // Events collect in large pieces unless every line must show at once.
-    let mut sink = if g.output.line_buffered || std::io::IsTerminal::is_terminal(&std::io::stdout())
-    {
-        Sink::new(out, text)
-    } else {
-        Sink::buffered(out, text)
-    };
-    let opts = ReplayOptions {
-        from: a.from.source(),
-        resume: a.resume,
-        leaf: a.leaf.clone(),
-        raw: a.raw,
-        threads: g.threads(),
-    };
-    if let Some(dir) = &a.project {
-        return project::replay_project(dir, a, g, &opts, &mut sink);
-    }
-    for f in &a.files {
-        replay_file(f, &opts, &mut sink, &mut |n| match n {
-            Notice::Warnings(ws) => report_warnings(ws, g.strict),
-            Notice::LeafIgnored(_) => {
-                eprint_line(&n.to_string());
-                Ok(())
-            }
-            other => {
-                note(&other.to_string());
-                Ok(())
-            }
-        })?;
-    }
-    sink.flush().map_err(|e| Error::io("<stdout>", e))?;
-    Ok(Exit::Success)
-}
-
-/// Options of a replay for callers of the library (mem-dream): plain
-/// values, the command line's `--from`, `--resume`, `--leaf`, `--raw`, `-j`.
-#[derive(Debug, Clone)]
-pub struct ReplayOptions {
-    /// The reader (`None`: guessed from the file name and first lines).
-    pub from: Option<Source>,
-    /// The branch resume would continue instead of the newest leaf.
-    pub resume: bool,
-    /// The branch ending at this entry uuid.
-    pub leaf: Option<String>,
-    /// The branch's original lines instead of events.
-    pub raw: bool,
-    /// Threads that index and render a large session (at least 1).
-    pub threads: usize,
-}
-
-impl Default for ReplayOptions {
-    fn default() -> Self {
-        ReplayOptions {
-            from: None,
-            resume: false,
-            leaf: None,
-            raw: false,
-            threads: default_threads(),
-        }
-    }
-}
-
-/// What a replay tells its caller besides the events.
-#[derive(Debug)]
-pub enum Notice<'a> {
-    /// Lines that could not be read as they are (`FILE:LINE: reason`).
-    Warnings(&'a [Warning]),
-    /// A 0-byte file (the label): no events.
-    Empty(&'a str),
-    /// A file without conversation entries (the label): no events.
-    NoConversation(&'a str),
-    /// `--leaf` given for a Codex rollout (the label), which has one branch.
-    LeafIgnored(&'a str),
-}
-
-impl std::fmt::Display for Notice<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Notice::Warnings(ws) => {
-                for (i, w) in ws.iter().enumerate() {
-                    if i > 0 {
-                        writeln!(f)?;
-                    }
-                    write!(f, "{w}")?;
-                }
-                Ok(())
-            }
-            Notice::Empty(l) => write!(f, "{l}: empty session (0 bytes): no events"),
-            Notice::NoConversation(l) => write!(f, "{l}: no conversation entries: no events"),
-            Notice::LeafIgnored(l) => write!(
-                f,
-                "mem-transcript: warning: {l}: --leaf ignored for a Codex rollout (it has one branch)"
-            ),
-        }
-    }
-}
-
-/// Replay one transcript into `sink`: the events of the chosen branch
-/// (docs/transcripts.md "Replay: one branch"), with the branch walk and the recovery rules of
-/// `mem-transcript replay`. Each warning batch and note goes to `notice`
-/// first; an error it returns stops the replay (`--strict`).
-///
-/// Errors: [`Error::Io`] (the file, the output), [`Error::Input`] (not a
-/// transcript, an unknown `--leaf`), or what `notice` returns.
-pub fn replay_file(
-    path: &Path,
-    opts: &ReplayOptions,
-    sink: &mut Sink<'_>,
-    notice: &mut dyn FnMut(Notice<'_>) -> Result<(), Error>,
-) -> Result<(), Error> {
-    sink.reset();
-    sink.set_sidechain(is_subagent_path(path));
-    let inp = Input::open(path)?;
-    if inp.size == 0 {
-        return notice(Notice::Empty(&inp.label));
-    }
-    let source = match opts.from {
-        Some(s) => s,
-        None => input::sniff(&inp)?,
-    };
-    match source {
-        Source::Claude => {
-            let ix = claude::index_with(&inp, opts.threads)?;
-            let walk = claude::WalkOpts {
-                resume: opts.resume,
-                leaf: opts.leaf.clone(),
-            };
-            let br = ix.walk(&walk)?;
-            let mut ws = ix.warnings.clone();
-            ws.extend(ix.walk_warnings(&br));
-            if !ws.is_empty() {
-                notice(Notice::Warnings(&ws))?;
-            }
-            if br.leaf.is_none() {
-                return notice(Notice::NoConversation(&inp.label));
-            }
-            // resume shows the model committed context collapses as their summary
-            let collapses = if opts.resume && !opts.raw {
-                entries::collapses(&inp, &ix, &br)?
-            } else {
-                Vec::new()
-            };
-            let done = if collapses.is_empty() {
-                claude::emit(&inp, &ix, &br, opts.raw, sink, opts.threads)?
-            } else {
-                entries::emit_collapsed(&inp, &ix, &br, &collapses, sink, opts.threads)?
-            };
-            if !done.warnings.is_empty() {
-                notice(Notice::Warnings(&done.warnings))?;
-            }
-            if !opts.raw {
-                claude::emit_queued(&inp, &ix, sink)?;
-            }
-        }
-        Source::Codex => {
-            let r = codex::read(&inp)?;
-            if !r.warnings.is_empty() {
-                notice(Notice::Warnings(&r.warnings))?;
-            }
-            if opts.leaf.is_some() {
-                notice(Notice::LeafIgnored(&inp.label))?;
-            }
-            if opts.raw {
-                let mut win = input::Window::new(&inp.file);
-                for it in r.raw_items(opts.resume) {
-                    let b = win
-                        .get(it.offset, it.len as usize)
-                        .map_err(|e| Error::io(&inp.label, e))?;
-                    let nl = !b.ends_with(b"\n");
-                    sink.raw(b).map_err(|e| Error::io("<stdout>", e))?;
-                    if nl {
-                        sink.raw(b"\n").map_err(|e| Error::io("<stdout>", e))?;
-                    }
-                }
-            } else {
-                r.emit(opts.resume, sink)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Replay one transcript into its event lines (JSONL, as `mem-transcript
-/// replay` prints them). Warnings are returned, not printed.
-///
-/// Errors: as [`replay_file`].
-pub fn replay_to_vec(path: &Path, opts: &ReplayOptions) -> Result<(Vec<u8>, Vec<Warning>), Error> {
-    let mut buf = Vec::new();
-    let mut warnings = Vec::new();
-    {
-        let mut sink = Sink::buffered(&mut buf, false);
-        replay_file(path, opts, &mut sink, &mut |n| {
-            if let Notice::Warnings(ws) = n {
-                warnings.extend_from_slice(ws);
-            }
-            Ok(())
-        })?;
-        sink.flush().map_err(|e| Error::io("<memory>", e))?;
-    }
-    Ok((buf, warnings))
 }
 
 /// True when `path` is a sub-agent's transcript: a file inside a

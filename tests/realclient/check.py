@@ -20,15 +20,22 @@ def main(work, mode="both"):
         if not ok:
             bad.append("%s: %s" % (client, what))
 
+    def recalled(client, c, hooks, written, turn):
+        """The promises both clients keep: the hooks ran, a memory was
+        written, and in the next session (`turn`) it was injected and
+        stopped the command before it ran."""
+        need(client, c.get("hooks_accepted"), hooks)
+        need(client, c.get("memory_written"), written)
+        need(client, c.get("sessionstart_injected"), "nothing injected at SessionStart (%s)" % turn)
+        need(client, c.get("injected"), "no recall on the prompt (%s)" % turn)
+        need(client, c.get("action_before"), "the lesson did not stop the command before it ran (%s): %s"
+             % (turn, c.get("action_before_text")))
+
     if mode in ("both", "claude"):
         c = r.get("claude") or {}
         x = c.get("extra") or {}
-        need("claude", c.get("hooks_accepted"), "the hooks were not accepted (or failed)")
-        need("claude", c.get("memory_written"), "no memory written by the Stop hook (c1)")
-        need("claude", c.get("sessionstart_injected"), "nothing injected at SessionStart (c2)")
-        need("claude", c.get("injected"), "no recall on the prompt (c2)")
-        need("claude", c.get("action_before"),
-             "the lesson did not stop the command before it ran (c2): %s" % c.get("action_before_text"))
+        recalled("claude", c, "the hooks were not accepted (or failed)",
+                 "no memory written by the Stop hook (c1)", "c2")
         need("claude", (x.get("c2b_lesson_copies") or 0) <= 1,
              "the lesson was injected %s times in one conversation (c2b)" % x.get("c2b_lesson_copies"))
         need("claude", x.get("session_memory_injected"), "no session memory after the compaction (c5)")
@@ -40,12 +47,8 @@ def main(work, mode="both"):
     if mode in ("both", "codex"):
         c = r.get("codex") or {}
         need("codex", c.get("untrusted_hooks_run") == 0, "a hook ran before it was trusted (x0)")
-        need("codex", c.get("hooks_accepted"), "the trusted hooks did not run (x1)")
-        need("codex", c.get("memory_written"), "no memory written from the rollout (x1)")
-        need("codex", c.get("sessionstart_injected"), "nothing injected at SessionStart (x2)")
-        need("codex", c.get("injected"), "no recall on the prompt (x2)")
-        need("codex", c.get("action_before"),
-             "the lesson did not stop the command before it ran (x2): %s" % c.get("action_before_text"))
+        recalled("codex", c, "the trusted hooks did not run (x1)",
+                 "no memory written from the rollout (x1)", "x2")
     for b in bad:
         print("realclient: FAILED %s" % b)
     if bad:

@@ -64,6 +64,18 @@ impl Clone {
         run(c, stdin.as_bytes())
     }
 
+    /// `mem-index CMD` of a record with `link` (its folder made first) a link
+    /// to the home: refused naming the link, the home's tree unchanged
+    /// (`what` says what must not be there).
+    fn refused_through_a_linked_home(&self, link: &Path, cmd: &str, what: &str) {
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        symlink(&self.home, link).unwrap();
+        let before = self.home_tree();
+        let o = self.mem_index(&[cmd], REC);
+        refused(&o, link);
+        assert_eq!(self.home_tree(), before, "{what} in the home");
+    }
+
     /// The names of everything in the fake home, recursively.
     fn home_tree(&self) -> Vec<PathBuf> {
         let mut v = mem_tests::files_under(&self.home);
@@ -98,38 +110,20 @@ fn log_through_a_linked_daily_log_is_refused() {
 #[test]
 fn log_through_a_linked_logs_folder_is_refused() {
     let c = clone();
-    std::fs::create_dir_all(c.agent_dir()).unwrap();
-    let link = c.agent_dir().join("logs");
-    symlink(&c.home, &link).unwrap();
-    let before = c.home_tree();
-    let o = c.mem_index(&["log"], REC);
-    refused(&o, &link);
-    assert_eq!(c.home_tree(), before, "nothing created in the home");
+    c.refused_through_a_linked_home(&c.agent_dir().join("logs"), "log", "nothing created");
     assert_eq!(std::fs::read(&c.bashrc).unwrap(), BASHRC);
 }
 
 #[test]
 fn write_through_a_linked_state_folder_is_refused() {
     let c = clone();
-    std::fs::create_dir_all(c.agent_dir()).unwrap();
-    let link = c.agent_dir().join(".mem");
-    symlink(&c.home, &link).unwrap();
-    let before = c.home_tree();
-    let o = c.mem_index(&["write"], REC);
-    refused(&o, &link);
-    assert_eq!(c.home_tree(), before, "no index.lock in the home");
+    c.refused_through_a_linked_home(&c.agent_dir().join(".mem"), "write", "no index.lock");
 }
 
 #[test]
 fn a_linked_agent_folder_is_refused() {
     let c = clone();
-    std::fs::create_dir_all(c.proj.join(".claude/agent-memory")).unwrap();
-    let link = c.agent_dir();
-    symlink(&c.home, &link).unwrap();
-    let before = c.home_tree();
-    let o = c.mem_index(&["write"], REC);
-    refused(&o, &link);
-    assert_eq!(c.home_tree(), before, "no MEMORY.md in the home");
+    c.refused_through_a_linked_home(&c.agent_dir(), "write", "no MEMORY.md");
 }
 
 #[test]

@@ -384,25 +384,22 @@ fn merge_driver_install_refuses_a_linked_gitattributes_or_git_config() {
     let outside = s.root().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("victim"), "private line\n").unwrap();
+    let install_refused = |link: &Path| {
+        refused(
+            &s,
+            "mem-index",
+            &["merge-driver", "--install"],
+            link,
+            &outside,
+        )
+    };
     let ga = s.proj().join(".gitattributes");
     symlink(&outside.join("victim"), &ga);
-    refused(
-        &s,
-        "mem-index",
-        &["merge-driver", "--install"],
-        &ga,
-        &outside,
-    );
+    install_refused(&ga);
     // the same to a file that does not exist yet (a dangling link)
     std::fs::remove_file(&ga).unwrap();
     symlink(&outside.join("new-file"), &ga);
-    refused(
-        &s,
-        "mem-index",
-        &["merge-driver", "--install"],
-        &ga,
-        &outside,
-    );
+    install_refused(&ga);
     assert!(!outside.join("new-file").exists());
     std::fs::remove_file(&ga).unwrap();
     // .git/config -> outside (git writes a config through its link)
@@ -410,26 +407,14 @@ fn merge_driver_install_refuses_a_linked_gitattributes_or_git_config() {
     std::fs::copy(&cfg, outside.join("config")).unwrap();
     std::fs::remove_file(&cfg).unwrap();
     symlink(&outside.join("config"), &cfg);
-    refused(
-        &s,
-        "mem-index",
-        &["merge-driver", "--install"],
-        &cfg,
-        &outside,
-    );
+    install_refused(&cfg);
     // .claude -> outside: the team tier it would create
     std::fs::remove_file(&cfg).unwrap();
     std::fs::copy(outside.join("config"), &cfg).unwrap();
     let dot = s.proj().join(".claude");
     std::fs::create_dir_all(outside.join("dotclaude")).unwrap();
     symlink(&outside.join("dotclaude"), &dot);
-    refused(
-        &s,
-        "mem-index",
-        &["merge-driver", "--install"],
-        &dot,
-        &outside,
-    );
+    install_refused(&dot);
     assert!(!outside.join("dotclaude/team-memory").exists());
     std::fs::remove_file(&dot).unwrap();
     // the twin: a regular .gitattributes gets the line

@@ -31,6 +31,13 @@ fn ok(o: &Output, what: &str) -> String {
     stdout(o)
 }
 
+/// `mem-index --memory-dir D ARGS` with `stdin`: its stdout, after asserting
+/// that it succeeded (`what` names the step).
+fn mem_index(home: &Path, d: &str, args: &[&str], stdin: &str, what: &str) -> String {
+    let args: Vec<&str> = ["--memory-dir", d].iter().chain(args).copied().collect();
+    ok(&mem("mem-index", home, &args, stdin), what)
+}
+
 /// Copy fixture `name` into `dir`.
 fn copy_fixture(name: &str, dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
@@ -57,15 +64,7 @@ fn a_directory_of_the_current_shape_gets_files_of_that_shape() {
     let claude_db = read(dir.join("real-database-tests.md"));
     let claude_vpn = read(dir.join("staging-vpn.md"));
 
-    ok(
-        &mem(
-            "mem-index",
-            home.path(),
-            &["--memory-dir", d, "write"],
-            LONG_LESSON,
-        ),
-        "write",
-    );
+    mem_index(home.path(), d, &["write"], LONG_LESSON, "write");
     let id = "run-scripts-setup-sh-before-the";
     let file = read(dir.join(format!("{id}.md")));
     assert!(
@@ -107,24 +106,14 @@ fn a_directory_of_the_current_shape_gets_files_of_that_shape() {
         "{hook}"
     );
     // a reindex keeps the title the file's slug name does not hold
-    ok(
-        &mem(
-            "mem-index",
-            home.path(),
-            &["--memory-dir", d, "reindex"],
-            "",
-        ),
-        "reindex",
-    );
+    mem_index(home.path(), d, &["reindex"], "", "reindex");
     assert_eq!(read(dir.join("MEMORY.md")), index);
     // the same lesson again changes nothing (no new stamp either)
-    let again = ok(
-        &mem(
-            "mem-index",
-            home.path(),
-            &["--memory-dir", d, "write", "--format", "jsonl"],
-            LONG_LESSON,
-        ),
+    let again = mem_index(
+        home.path(),
+        d,
+        &["write", "--format", "jsonl"],
+        LONG_LESSON,
         "write again",
     );
     assert!(
@@ -134,15 +123,7 @@ fn a_directory_of_the_current_shape_gets_files_of_that_shape() {
     assert_eq!(read(dir.join(format!("{id}.md"))), file);
 
     // list and show expose the links; a link's name recalls the memory
-    let list = ok(
-        &mem(
-            "mem-index",
-            home.path(),
-            &["--memory-dir", d, "list", "--format", "jsonl"],
-            "",
-        ),
-        "list",
-    );
+    let list = mem_index(home.path(), d, &["list", "--format", "jsonl"], "", "list");
     let vpn: serde_json::Value = list
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
@@ -228,15 +209,7 @@ fn a_directory_of_the_older_shape_keeps_it() {
     let dir = home.path().join("memory");
     copy_fixture("claude-memory", &dir);
     let d = dir.to_str().unwrap();
-    ok(
-        &mem(
-            "mem-index",
-            home.path(),
-            &["--memory-dir", d, "write"],
-            LONG_LESSON,
-        ),
-        "write",
-    );
+    mem_index(home.path(), d, &["write"], LONG_LESSON, "write");
     let file = read(dir.join("run-scripts-setup-sh-before-the.md"));
     assert!(
         file.starts_with("---\nname: \"Run scripts/setup.sh before the integration tests because data/fixture.json is generated\"\ndescription: \"Run scripts/setup.sh before the integration tests because data/fixture.json is generated\"\ntype: feedback\n"),
@@ -267,13 +240,11 @@ fn an_existing_long_id_stays_stable() {
         "---\nname: \"Run scripts/setup.sh before the integration tests because data/fixture.json is generated\"\ndescription: \"Run scripts/setup.sh before the integration tests because data/fixture.json is generated\"\ntype: feedback\nkind: durable-lesson\nsource: assistant\ntrust: normal\nverified_at: 2026-11-01\nevidence: [\"transcript:aaaaaaaaaaaa#1\"]\n---\nFact: Run setup first.\n",
     )
     .unwrap();
-    let out = ok(
-        &mem(
-            "mem-index",
-            home.path(),
-            &["--memory-dir", d, "write", "--format", "jsonl"],
-            LONG_LESSON,
-        ),
+    let out = mem_index(
+        home.path(),
+        d,
+        &["write", "--format", "jsonl"],
+        LONG_LESSON,
         "write",
     );
     assert!(
@@ -297,13 +268,11 @@ fn an_existing_long_id_stays_stable() {
             "\"name\":\"Run scripts/setup.sh before the integration tests",
             "\"name\":\"Run scripts/setup.sh before the integration tests, then seed the cache,",
         );
-    let out = ok(
-        &mem(
-            "mem-index",
-            home.path(),
-            &["--memory-dir", d, "write", "--format", "jsonl"],
-            &other,
-        ),
+    let out = mem_index(
+        home.path(),
+        d,
+        &["write", "--format", "jsonl"],
+        &other,
         "write other",
     );
     assert!(
@@ -311,13 +280,11 @@ fn an_existing_long_id_stays_stable() {
         "{out}"
     );
     let third = other.replace("seed the cache", "warm the cache");
-    let out = ok(
-        &mem(
-            "mem-index",
-            home.path(),
-            &["--memory-dir", d, "write", "--format", "jsonl"],
-            &third,
-        ),
+    let out = mem_index(
+        home.path(),
+        d,
+        &["write", "--format", "jsonl"],
+        &third,
         "write third",
     );
     assert!(
@@ -341,15 +308,7 @@ fn an_empty_directory_takes_the_shape_of_the_newest_session() {
         )
         .unwrap();
         let d = dir.to_str().unwrap();
-        ok(
-            &mem(
-                "mem-index",
-                home.path(),
-                &["--memory-dir", d, "write"],
-                LONG_LESSON,
-            ),
-            version,
-        );
+        mem_index(home.path(), d, &["write"], LONG_LESSON, version);
         let file = read(dir.join("run-scripts-setup-sh-before-the.md"));
         assert_eq!(
             file.contains("\nmetadata:\n  type: feedback\n"),
@@ -414,15 +373,7 @@ fn a_real_session_tells_its_version() {
     let (file, version) = mem_core::shape::newest_transcript_version(&project).unwrap();
     assert_eq!(version, "2.1.39", "{}", file.display());
     let d = dir.to_str().unwrap();
-    ok(
-        &mem(
-            "mem-index",
-            home.path(),
-            &["--memory-dir", d, "write"],
-            LONG_LESSON,
-        ),
-        "write",
-    );
+    mem_index(home.path(), d, &["write"], LONG_LESSON, "write");
     let file = read(dir.join("run-scripts-setup-sh-before-the.md"));
     assert!(
         file.contains("\ntype: feedback\n") && !file.contains("metadata:"),

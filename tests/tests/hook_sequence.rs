@@ -591,6 +591,19 @@ fn claude_code_session_through_the_installed_hooks() {
         &[],
         true,
     );
+    // Stop: the turn ends with the agent's last message.
+    let stop = |said: &str| {
+        fire_event(
+            &w,
+            &hooks,
+            &with(
+                base("Stop"),
+                json!({"stop_hook_active": false, "last_assistant_message": said}),
+            ),
+            &[],
+            true,
+        )
+    };
     let pre = |cmd: &str, id: &str| {
         with(
             base("PreToolUse"),
@@ -615,16 +628,7 @@ fn claude_code_session_through_the_installed_hooks() {
     t.bash("toolu_03", "npm run test:integration", "12 passing", false);
     let done1 = "The integration tests pass after migrating the database.";
     t.say(done1);
-    fire_event(
-        &w,
-        &hooks,
-        &with(
-            base("Stop"),
-            json!({"stop_hook_active": false, "last_assistant_message": done1}),
-        ),
-        &[],
-        true,
-    );
+    stop(done1);
     // Memories appear turn by turn: the lesson of turn 1 is there now.
     let after1 = mem_topics(&memdir, &claude);
     assert!(
@@ -647,16 +651,7 @@ fn claude_code_session_through_the_installed_hooks() {
     );
     let done2 = "Understood: packages are added with pnpm.";
     t.say(done2);
-    fire_event(
-        &w,
-        &hooks,
-        &with(
-            base("Stop"),
-            json!({"stop_hook_active": false, "last_assistant_message": done2}),
-        ),
-        &[],
-        true,
-    );
+    stop(done2);
     let after2 = mem_topics(&memdir, &claude);
     assert!(
         after2
@@ -750,16 +745,7 @@ fn claude_code_session_through_the_installed_hooks() {
     );
     t.say("Done: 800 passing.");
     let before_stop = mem_topics(&memdir, &claude);
-    fire_event(
-        &w,
-        &hooks,
-        &with(
-            base("Stop"),
-            json!({"stop_hook_active": false, "last_assistant_message": "Done: 800 passing."}),
-        ),
-        &[],
-        true,
-    );
+    stop("Done: 800 passing.");
     // The refused commit (refusal, lint, commit) is no lesson of its own:
     // the refusal was neither a failure nor a success of the commit.
     let after3 = mem_topics(&memdir, &claude);

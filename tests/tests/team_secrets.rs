@@ -6,22 +6,29 @@
 //! the high-entropy check.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use mem_tests::corpus::corpus;
 use mem_tests::{cmd, run, show};
+
+/// A throwaway folder (kept while the test runs) holding a home, a personal
+/// memory directory and a git checkout whose team tier the personal
+/// memories are promoted into.
+fn places() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let [home, personal, repo] = ["home", "personal", "repo"].map(|d| tmp.path().join(d));
+    for d in [&home, &personal, &repo.join(".git")] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    (tmp, home, personal, repo)
+}
 
 /// Where each secret is planted: the field's name as the refusal gives it.
 const FIELDS: [&str; 4] = ["description", "body", "triggers[0]", "extra.note"];
 
 #[test]
 fn every_kind_of_the_secrets_corpus_is_refused_at_promotion() {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    let personal = tmp.path().join("personal");
-    let repo = tmp.path().join("repo");
-    for d in [&home, &personal, &repo.join(".git")] {
-        std::fs::create_dir_all(d).unwrap();
-    }
+    let (_tmp, home, personal, repo) = places();
     let secrets = corpus();
     let mut ids = Vec::new();
     let mut expect: BTreeMap<String, (&str, &str)> = BTreeMap::new();
@@ -134,13 +141,7 @@ fn every_kind_of_the_secrets_corpus_is_refused_at_promotion() {
 /// prose) are promoted and checked clean.
 #[test]
 fn a_secret_under_its_own_frontmatter_key_is_refused_and_its_twins_pass() {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    let personal = tmp.path().join("personal");
-    let repo = tmp.path().join("repo");
-    for d in [&home, &personal, &repo.join(".git")] {
-        std::fs::create_dir_all(d).unwrap();
-    }
+    let (_tmp, home, personal, repo) = places();
     let attacks = [
         (
             "pw",

@@ -7,7 +7,6 @@ use std::borrow::Cow;
 use mem_core::Error;
 use mem_core::jsonl::{Warning, describe, parse_lossy, sanitize};
 
-use super::emit_parallel::emit_parallel;
 use super::entry::{Content, Entry, content_text, tool_text};
 use super::fast_entry::fast_entry;
 use super::index::Index;
@@ -17,6 +16,8 @@ use crate::branch_lines::{BranchLines, Spans};
 use crate::event::{EventOut, Sink, Text, ToolInput, norm_ts};
 use crate::input::Input;
 use crate::input::clean_line;
+
+pub use crate::entries::Replacements;
 
 /// Options of `replay`.
 #[derive(Debug, Clone, Default)]
@@ -48,60 +49,10 @@ impl Replayed {
     }
 }
 
-/// Emit the branch (pass 2): events, or the original lines with `raw`.
-///
-/// Large branches written as JSON lines to a buffered sink are read,
-/// parsed and rendered by `threads` workers, a region each in
-/// turn, and stitched in order here (`seq`, `parent` and an assistant
-/// turn's block numbers depend on what came before); other branches are
-/// read one region ahead. The output is the same byte for byte.
-///
-/// Errors: I/O on the file or the output.
-pub fn emit(
-    input: &Input,
-    ix: &Index,
-    br: &Branch,
-    raw: bool,
-    sink: &mut Sink<'_>,
-    threads: usize,
-) -> Result<Replayed, Error> {
-    if raw {
-        return emit_raw(input, ix, br, sink, threads);
-    }
-    let repl = crate::entries::replacements(input, ix)?;
-    // The lines pass 2 reads: the branch's conversation entries (the others
-    // are walked through unread).
-    let nodes: Vec<u32> = br
-        .nodes
-        .iter()
-        .copied()
-        .filter(|&i| ix.nodes[i as usize].ty.is_conversation())
-        .collect();
-    let spans = NodeSpans { ix, nodes: &nodes };
-    let bytes: u64 = nodes.iter().map(|&i| ix.span(i).1 as u64).sum();
-    let threads = if bytes >= AHEAD_MIN {
-        threads.max(1)
-    } else {
-        1
-    };
-    if threads > 1 && bytes >= AHEAD_MIN && sink.stitches() {
-        return emit_parallel(input, ix, br, &repl, &nodes, &spans, sink, threads);
-    }
-    if threads > 1 && bytes >= AHEAD_MIN {
-        std::thread::scope(|s| {
-            let lines = BranchLines::ahead(s, &input.file, &spans);
-            emit_lines(input, ix, br, &repl, sink, lines)
-        })
-    } else {
-        let lines = BranchLines::here(&input.file, &spans);
-        emit_lines(input, ix, br, &repl, sink, lines)
-    }
-}
-
 /// The lines of `nodes`, from the index (no list of their own).
 pub(super) struct NodeSpans<'a> {
-    ix: &'a Index,
-    nodes: &'a [u32],
+    pub(super) ix: &'a Index,
+    pub(super) nodes: &'a [u32],
 }
 
 impl Spans for NodeSpans<'_> {
@@ -112,10 +63,6 @@ impl Spans for NodeSpans<'_> {
         self.ix.span(self.nodes[k])
     }
 }
-
-/// Tool results replaced by a stand-in: `toolUseId` → the exact text the
-/// model saw ([`crate::entries::replacements`]).
-pub type Replacements = foldhash::HashMap<String, String>;
 
 /// `--raw`: the original lines of the branch, byte for byte, with the
 /// entries of [`Index::extras`] that belong to it
