@@ -37,6 +37,7 @@ pub mod mapped;
 pub mod once;
 pub mod render;
 pub mod session_memory;
+pub mod session_turns;
 pub mod state;
 pub mod tier;
 pub mod vocab;

@@ -1,5 +1,5 @@
 //! The session memory injected by `SessionStart` with `source: compact`
-//! (docs/hooks.md "Session memory at compaction").
+//! (docs/hooks.md "Session memory, turn by turn").
 //!
 //! `mem-extract session --hook`, run by the `PreCompact` hook, keeps the
 //! rolling summary of a session in its hook-state folder
