@@ -238,9 +238,12 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<
     if start
         && let Some(ix) = s.memory_dir.as_deref().and_then(crate::context::load_index)
         && ix.cut
-        && let Some(w) = ix.warning
+        && let Some(w) = &ix.warning
     {
         ctx.push_str(&format!("MEMORY.md was cut when loaded: {w}\n"));
+        if let Some(limit) = crate::context::index_limit_warning(&ix) {
+            ctx.push_str(&format!("{limit}\n"));
+        }
     }
     if !mems.is_empty() {
         if !ctx.is_empty() {

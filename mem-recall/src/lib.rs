@@ -1053,8 +1053,12 @@ pub fn context_text(
     let mut doc = String::new();
     if !files.is_empty() {
         doc.push_str("# Instructions\n");
+        let managed = mem_core::memdir::real_path(&context::managed_claude_md());
         for f in files {
             doc.push_str(&format!("\n## {}", label(&f.path, &s.root)));
+            if f.path == managed {
+                doc.push_str(" (managed policy)");
+            }
             if let Some(from) = &f.imported_from {
                 doc.push_str(&format!(" (imported from {})", label(from, &s.root)));
             }
@@ -1084,7 +1088,12 @@ pub fn context_text(
             ix.text = context::plain_links(&ix.text);
         }
         if !ix.text.trim().is_empty() {
-            push_section(&mut doc, "# Memory index (MEMORY.md)", ix.text.trim_end());
+            let mut body = ix.text.trim_end().to_string();
+            if let Some(w) = context::index_limit_warning(&ix) {
+                body.push_str("\n\n");
+                body.push_str(&w);
+            }
+            push_section(&mut doc, "# Memory index (MEMORY.md)", &body);
         }
     }
     if let Some(dir) = &s.team_dir
