@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Precision of the first run on real projects: is each memory worth injecting?
 
-usage: eval/eval-precision.py [--bin DIR] [--corpus DIR] [-v] [LABELS.yaml ...]
+usage: eval/eval-precision.py [--bin DIR] [--corpus DIR] [-v] [--keep DIR] [LABELS.yaml ...]
        eval/eval-precision.py --unlabelled CORPUS_SESSION_DIR [...]   (lists the memories)
 
 For each labels file (default: every eval/precision/*.yaml) it builds the project as an agent
@@ -40,6 +40,7 @@ import tempfile
 
 import yaml
 
+KEEP = None
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -234,6 +235,10 @@ def score(path, bindir, corpus, verbose):
         checkout = build(home, labels, corpus)
         env, memdir, stderr = first_run(bindir, home, checkout)
         mems = memories(memdir)
+        if KEEP:
+            dst = os.path.join(KEEP, labels["project"])
+            shutil.rmtree(dst, ignore_errors=True)
+            shutil.copytree(home, dst, symlinks=True)
         counts = {"keep": 0, "marginal": 0, "noise": 0, "harmful": 0, "expiring": 0}
         by_file = {}
         print(f"## {labels['project']}: {len(mems)} memories")
@@ -292,7 +297,10 @@ def main():
         os.environ.get("MEM_SHARED_DIR", os.path.join(ROOT, "..", "shared")), "corpus"))
     ap.add_argument("--unlabelled", action="append", default=[])
     ap.add_argument("-v", action="store_true")
+    ap.add_argument("--keep", metavar="DIR", help="copy each project's HOME (sessions, memory dir) to DIR/<project>")
     a = ap.parse_args()
+    global KEEP
+    KEEP = a.keep
     if not os.path.isdir(a.corpus):
         print(f"eval-precision: no corpus at {a.corpus}", file=sys.stderr)
         sys.exit(2)

@@ -680,6 +680,30 @@ fn a_lesson_names_the_values_its_evidence_shows() {
         assert_eq!(twice[0].evidence.len(), 4);
         let all = serde_json::to_string(&twice).unwrap();
         assert!(!all.contains(path) && !all.contains(other), "{all}");
+
+        // the same path forced twice, staged beside other files each time:
+        // the fix holds one value, so the lesson names that path alone
+        let same = run(&[
+            bash(0, "a", &format!("git add src/a.rs README.md {path}")),
+            result(1, "a", &fail, true),
+            bash(2, "b", &format!("git add -f {path}")),
+            result(3, "b", "", false),
+            bash(4, "c", &format!("git add {path} lib/b.rs")),
+            result(5, "c", &fail, true),
+            bash(6, "d", &format!("git add -f {path}")),
+            result(7, "d", "", false),
+        ]);
+        assert_eq!(same.len(), 1, "{:?}", names(&same));
+        assert_eq!(
+            same[0].fact.as_deref(),
+            Some(format!("Run `git add -f {path}`, not `git add {path}`.").as_str())
+        );
+        assert_eq!(same[0].evidence.len(), 4);
+        let all = serde_json::to_string(&same).unwrap();
+        assert!(
+            !all.contains("<files>") && !all.contains("src/a.rs") && !all.contains("lib/b.rs"),
+            "{all}"
+        );
     }
 
     // a fix: one branch stays; two branches (in two sessions) make `<branch>`

@@ -160,9 +160,9 @@ fn two_sessions_inspections_and_commands_not_local_are_not_enough() {
 #[test]
 fn a_later_family_replaces_an_earlier_one_under_the_same_id() {
     for (old, new) in [
-        ("pytest", "uv run pytest -q"),
-        ("npm test", "pnpm vitest run"),
-        ("go test ./...", "make test"),
+        ("pytest tests/unit", "uv run pytest -q"),
+        ("npm test -- --ci", "pnpm vitest run"),
+        ("go test -race ./...", "make test-unit"),
     ] {
         let mut evs = sessions(0, 4, &[old]);
         evs.extend(sessions(4, 3, &[new]));
@@ -201,5 +201,118 @@ fn a_check_the_user_ran_in_the_agents_shell_counts_as_a_run() {
         // two sessions without it: not yet
         let ms = extract(&sessions(0, 2, &[cmd]), &ExtractOptions::default()).memories;
         assert!(project(&ms).is_empty(), "{cmd}");
+    }
+}
+
+/// A check the agent runs the tool's default way (`mix test`, `cargo
+/// test`, `ruff check --fix`) in every session is what it does unprompted:
+/// a memory of it adds nothing, and `--explain` says so.
+#[test]
+fn the_default_way_of_running_a_check_is_no_memory() {
+    for cmd in [
+        "mix test",
+        "cargo test",
+        "go test ./...",
+        "ruff format",
+        "ruff check --fix",
+        "npm run build",
+        "pytest -q",
+        "make lint",
+        "cargo build --release",
+    ] {
+        let evs = sessions(0, 4, &[cmd]);
+        let out = extract(&evs, &ExtractOptions::default());
+        assert!(
+            project(&out.memories).is_empty(),
+            "{cmd}: {:?}",
+            out.memories.iter().map(|m| &m.name).collect::<Vec<_>>()
+        );
+        assert!(
+            out.notes
+                .iter()
+                .any(|n| n.rule == "repeat/default-form" && n.text.contains(cmd)),
+            "{cmd}: {:?}",
+            out.notes.iter().map(|n| &n.rule).collect::<Vec<_>>()
+        );
+    }
+    // a wrapper, a project target, options that select what runs: kept
+    for cmd in [
+        "uv run pytest",
+        "bundle exec rspec",
+        "mix credo --strict",
+        "make test-integration",
+        "cd web && npm test",
+        "cargo test --features postgres",
+    ] {
+        let evs = sessions(0, 4, &[cmd]);
+        assert_eq!(
+            project(&extract(&evs, &ExtractOptions::default()).memories).len(),
+            1,
+            "{cmd}"
+        );
+    }
+}
+
+/// The subsets the runs select (`-m browser`, `-p api`) are how the project
+/// splits its checks: listed in the fact, named by phrase triggers ("browser
+/// tests"), never by the bare word.
+#[test]
+fn the_subsets_a_project_selects_are_listed() {
+    let mut evs = sessions(0, 1, &["uv run pytest -m browser -v"]);
+    evs.extend(sessions(
+        1,
+        1,
+        &["uv run pytest -m \"not (tui or browser)\""],
+    ));
+    evs.extend(sessions(
+        2,
+        1,
+        &["uv run pytest -m tui", "uv run pytest -m browser"],
+    ));
+    let ms = extract(&evs, &ExtractOptions::default()).memories;
+    let p = project(&ms);
+    assert_eq!(
+        p.len(),
+        1,
+        "{:?}",
+        ms.iter().map(|m| &m.name).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        p[0].fact.as_deref(),
+        Some(
+            "This project runs its tests with `uv run pytest`. It selects them with `-m`: \
+             `-m browser`, `-m \"not (tui or browser)\"`, `-m tui`."
+        )
+    );
+    for t in ["browser tests", "tui tests"] {
+        assert!(
+            p[0].triggers.iter().any(|x| x == t),
+            "{t}: {:?}",
+            p[0].triggers
+        );
+    }
+    assert!(!p[0].triggers.iter().any(|x| x == "browser" || x == "tui"));
+    // the same runner without the subsets: the tool's default, no memory
+    let plain = sessions(0, 3, &["pytest -m unit"]);
+    assert_eq!(
+        project(&extract(&plain, &ExtractOptions::default()).memories).len(),
+        1
+    );
+}
+
+/// The user running a check themselves is their choice: two sessions are
+/// enough, whatever the form.
+#[test]
+fn a_check_the_user_ran_is_kept_after_two_sessions() {
+    for cmd in ["uv run ty check", "mix test"] {
+        let mut evs = sessions(0, 1, &[cmd]);
+        let mut said = common::event(&sid(5), 0, "user", "text");
+        said.text = Some(format!("<bash-input>{cmd}</bash-input>"));
+        evs.push(said);
+        let p_len = project(&extract(&evs, &ExtractOptions::default()).memories).len();
+        assert_eq!(p_len, 1, "{cmd}");
+        // one session alone is not enough
+        let one = sessions(0, 1, &[cmd]);
+        assert!(project(&extract(&one, &ExtractOptions::default()).memories).is_empty());
     }
 }

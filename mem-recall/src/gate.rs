@@ -816,6 +816,9 @@ struct Concept {
 struct Alt {
     stems: Vec<String>,
     weight: f64,
+    /// A task verb ([`is_task_verb`]): it scores, but never counts as a
+    /// word of what the task is about.
+    verb: bool,
     /// How it shows in `matched`.
     show: String,
 }
@@ -869,6 +872,7 @@ fn concepts(
                     show: own.join(" "),
                     stems: own,
                     weight: 1.0,
+                    verb: f.end - f.start == 1 && is_task_verb(&ws[f.start]),
                 });
             }
             for t in v.alternatives(f.term) {
@@ -880,6 +884,7 @@ fn concepts(
                 alts.push(Alt {
                     stems: content.split(' ').map(str::to_string).collect(),
                     weight: EXPANSION_WEIGHT,
+                    verb: false,
                     show: format!("{} (via {label})", term.text),
                 });
             }
@@ -897,6 +902,7 @@ fn concepts(
         let mut alts = vec![Alt {
             stems: vec![all[i].to_string()],
             weight: 1.0,
+            verb: is_task_verb(&ws[i]),
             show: all[i].to_string(),
         }];
         let next = i + 1;
@@ -910,12 +916,46 @@ fn concepts(
             alts.push(Alt {
                 stems: vec![joined.clone()],
                 weight: 1.0,
+                verb: false,
                 show: joined,
             });
         }
         out.push(Concept { alts });
     }
     (out, translated)
+}
+
+/// True for a verb nearly every task starts with (lowercased): it names
+/// what to do, never what the task is about. It still scores, but counts
+/// among the [`MIN_MATCHED_STEMS`] words a memory must share with the task
+/// only beside a phrase they share ("add a third-party library"): "add a
+/// check to the pre-commit hook" never recalls `git add`'s lesson by "add"
+/// and one other word.
+pub fn is_task_verb(w: &str) -> bool {
+    matches!(
+        w,
+        "add"
+            | "adding"
+            | "fix"
+            | "make"
+            | "use"
+            | "create"
+            | "update"
+            | "change"
+            | "write"
+            | "remove"
+            | "implement"
+            | "start"
+            | "show"
+            | "set"
+            | "put"
+            | "move"
+            | "rename"
+            | "pick"
+            | "try"
+            | "need"
+            | "want"
+    )
 }
 
 /// The stems of the words `ws`, in order: each distinct word stemmed once
@@ -1110,10 +1150,14 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
             }
         }
         dec.score = score;
-        dec.terms = hit.len();
+        // a task verb is no word of what the task is about: it counts only
+        // beside a phrase the task shares with the memory ("add a
+        // third-party library"; see [`is_task_verb`])
+        let phrase = hit.iter().any(|a| a.stems.len() > 1);
+        dec.terms = hit.iter().filter(|a| phrase || !a.verb).count();
         // A passing score makes the memory relevant; a failing one is still
         // shown beside other matches (for --explain).
-        let passes = hit.len() >= MIN_MATCHED_STEMS && score >= q.min_score;
+        let passes = dec.terms >= MIN_MATCHED_STEMS && score >= q.min_score;
         if passes || (!hit.is_empty() && !dec.why.is_empty()) {
             let matched = hit.iter().map(|a| a.show.clone()).collect();
             dec.why.push(Why::Score(score, matched));
@@ -1121,9 +1165,7 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
         if d.mem_type == MemoryType::User && d.triggers.is_empty() && d.paths.is_empty() {
             dec.why.push(Why::Always);
         }
-        let relevant_now = dec.why.iter().any(
-            |w| !matches!(w, Why::Score(s, m) if *s < q.min_score || m.len() < MIN_MATCHED_STEMS),
-        );
+        let relevant_now = passes || dec.why.iter().any(|w| !matches!(w, Why::Score(..)));
         if expired {
             if relevant_now || q.all_expired {
                 dec.action = Action::Evict;

@@ -371,6 +371,51 @@ fn explain_says_why_a_scored_memory_stays_under_the_gate() {
     );
 }
 
+/// A task's generic verb ("add", "fix", "update") scores but never counts
+/// as a word the task is about: "add a static analysis check" does not
+/// recall `git add`'s lesson by "add" and "static", while the same lesson
+/// is recalled by a task about what it names.
+#[test]
+fn a_task_verb_is_no_word_of_what_the_task_is_about() {
+    let env = Env::new();
+    let mem = env.path().join("mem");
+    write(
+        &mem.join("force-add-css.md"),
+        "---\nname: Use `git add -f priv/static/app.css`\ndescription: the compiled stylesheet is ignored by git\ntype: feedback\n---\nRun `git add -f priv/static/app.css`, not `git add priv/static/app.css`.\n",
+    );
+    let run = |task: &str| {
+        ok(&env.run(
+            &[
+                "--memory-dir",
+                mem.to_str().unwrap(),
+                "--task",
+                task,
+                "--today",
+                "2026-07-11",
+                "--format",
+                "text",
+                "--explain",
+                "--no-cache",
+            ],
+            "",
+        ))
+    };
+    for task in [
+        "add a new static analysis check",
+        "fix the static page title",
+        "update the static assets path",
+    ] {
+        let out = run(task);
+        assert!(
+            out.starts_with("SKIP   force-add-css — no-match (score ")
+                && out.contains("1 distinct term matched, 2 needed"),
+            "{task}: {out}"
+        );
+    }
+    let out = run("commit the compiled stylesheet");
+    assert!(out.starts_with("RECALL force-add-css"), "{out}");
+}
+
 #[test]
 fn records_from_stdin_only_with_records_dash() {
     let env = Env::new();

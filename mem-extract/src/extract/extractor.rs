@@ -137,7 +137,7 @@ impl Extractor {
                     // is one the project runs
                     if let Some(cmd) = super::repeats::user_bash_input(t) {
                         let root = self.opts.project_root.as_deref();
-                        self.lessons.repeats.ran(cmd, &at, root);
+                        self.lessons.repeats.ran(cmd, &at, root, true);
                     }
                     let before = self.cands.v.len();
                     self.ctx.stopped = self.after_interrupt;

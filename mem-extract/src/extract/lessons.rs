@@ -65,6 +65,9 @@ pub(super) struct Forms {
     name: String,
     /// A repeat showed other values: the lesson names the general forms.
     generalised: bool,
+    /// The first failing command whole (the specific form is cut to
+    /// length): what [`one_fix_value`] looks for the fix's words in.
+    failed: String,
 }
 
 /// What a lesson's command does and who chose it (docs/security.md "What
@@ -216,7 +219,7 @@ impl Lessons {
                     return;
                 }
                 self.repeats
-                    .ran(&call.raw, &call.at, opts.project_root.as_deref());
+                    .ran(&call.raw, &call.at, opts.project_root.as_deref(), false);
                 self.regen.ran(&call.cmd);
                 if let Some(pos) = self.failed.iter().position(|(c, _)| *c == call.cmd) {
                     let (a, f) = self.failed.remove(pos);
@@ -226,8 +229,8 @@ impl Lessons {
                     self.ok.len() - f.since <= MAX_RETRY_GAP
                         && retry_of(&f.raw, &call.raw).is_some()
                 }) {
-                    let (_, f) = self.failed.remove(pos);
-                    self.retried(f, &call, &at(), opts);
+                    let (a, f) = self.failed.remove(pos);
+                    self.retried(&a, f, &call, &at(), opts);
                 } else if let Some((pos, step)) =
                     self.failed
                         .iter()
@@ -476,10 +479,10 @@ impl Lessons {
             || (!hide).then(how),
         )
         else {
-            self.seen_form(&key, [sa, sb], [ga, gb], ev.line);
+            self.seen_form(&key, [sa, sb], [ga, gb], a, ev.line);
             return;
         };
-        self.first_form(&key, [sa.clone(), sb.clone()], full_name());
+        self.first_form(&key, [sa.clone(), sb.clone()], full_name(), a);
         let quoted = if suggested { Ok(None) } else { quote() };
         if let Err(pattern) = quoted {
             note(
@@ -528,7 +531,14 @@ impl Lessons {
 impl Lessons {
     /// Command `f.raw` failed, then a modified form of it (`call`) passed:
     /// "use X′ instead of X", written for the general case.
-    pub(super) fn retried(&mut self, f: Fail, call: &Call, ev: &At, opts: &ExtractOptions) {
+    pub(super) fn retried(
+        &mut self,
+        a: &str,
+        f: Fail,
+        call: &Call,
+        ev: &At,
+        opts: &ExtractOptions,
+    ) {
         let Some(how) = retry_of(&f.raw, &call.raw) else {
             return;
         };
@@ -623,10 +633,10 @@ impl Lessons {
             .cands
             .repeat_lesson(&key, || name.clone(), parts, || None, || None)
         else {
-            self.seen_form(&key, [sa, sb], [ga, gb], ev.line);
+            self.seen_form(&key, [sa, sb], [ga, gb], a, ev.line);
             return;
         };
-        self.first_form(&key, [sa.clone(), sb.clone()], full_name.clone());
+        self.first_form(&key, [sa.clone(), sb.clone()], full_name.clone(), a);
         let description = if hide {
             format!("`{sa}` fails here; a retry {how} passed (low trust)")
         } else {
@@ -668,15 +678,41 @@ impl Lessons {
     }
 }
 
+/// The failing form a lesson keeps when two pieces of evidence show the
+/// same fix after different failing commands (`failed`, whole): the fix's
+/// words that every failing command holds (`git add -f a.css` after `git
+/// add a b a.css` and `git add c a.css` → `git add a.css`), or `None` when
+/// the fixes differ, the form keeps no argument of the fix's, or nothing
+/// of the fix was cut.
+fn one_fix_value(first: &str, now: &str, failed: [&str; 2]) -> Option<String> {
+    if first != now {
+        return None;
+    }
+    let fix: Vec<&str> = first.split_whitespace().collect();
+    let has = |cmd: &str, w: &str| cmd.split_whitespace().any(|x| x == w);
+    let kept: Vec<&str> = fix
+        .iter()
+        .copied()
+        .filter(|w| failed.iter().all(|c| has(c, w)))
+        .collect();
+    // the program and at least one argument that is no flag
+    let args = kept.iter().skip(1).filter(|w| !w.starts_with('-')).count();
+    if kept.first() != fix.first() || args < 2 || kept.len() >= fix.len() {
+        return None;
+    }
+    Some(kept.join(" "))
+}
+
 impl Lessons {
     /// A new lesson under `key`: its commands as this evidence shows them.
-    fn first_form(&mut self, key: &str, spec: [String; 2], name: String) {
+    fn first_form(&mut self, key: &str, spec: [String; 2], name: String, failed: &str) {
         self.forms.insert(
             key.to_string(),
             Forms {
                 spec,
                 name,
                 generalised: false,
+                failed: lesson_form(failed),
             },
         );
     }
@@ -684,7 +720,14 @@ impl Lessons {
     /// The lesson under `key` is seen again with commands `spec`: when they
     /// hold other values than the first evidence (another branch, file or
     /// id), the lesson is written for the general case from now on.
-    fn seen_form(&mut self, key: &str, spec: [String; 2], general: [String; 2], line: u64) {
+    fn seen_form(
+        &mut self,
+        key: &str,
+        spec: [String; 2],
+        general: [String; 2],
+        failed: &str,
+        line: u64,
+    ) {
         let Some(f) = self.forms.get_mut(key) else {
             return;
         };
@@ -709,6 +752,17 @@ impl Lessons {
                 return;
             }
             general = [new.clone(), f.spec[1].clone()];
+        } else if let Some(common) =
+            one_fix_value(&f.spec[1], &spec[1], [&f.failed, &lesson_form(failed)])
+        {
+            // the same fix after failing commands that differ (other files
+            // staged beside the one that failed): the fix holds one value,
+            // so the lesson stays specific, the failing form cut to what
+            // the fix names (`git add x.css`, not `git add <files>`)
+            if f.spec[0] == common {
+                return;
+            }
+            general = [common, f.spec[1].clone()];
         } else {
             f.generalised = true;
         }

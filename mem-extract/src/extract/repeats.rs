@@ -22,6 +22,10 @@ use crate::command::{core_of, is_inspection, is_script, lesson_form, segments};
 /// Sessions a command family must run successfully in to be kept.
 pub(crate) const MIN_SESSIONS: usize = 3;
 
+/// Sessions enough when the user ran the check themselves in one of them
+/// (their choice, not the agent's habit).
+pub(crate) const MIN_SESSIONS_USER: usize = 2;
+
 /// What a check does for the project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Topic {
@@ -79,9 +83,9 @@ impl Topic {
     fn words(self) -> &'static [&'static str] {
         match self {
             Topic::Tests => &["tests", "test"],
-            Topic::Lint => &["lint"],
-            Topic::Format => &["format"],
-            Topic::Typecheck => &["typecheck", "types"],
+            Topic::Lint => &["lint", "linter", "static analysis"],
+            Topic::Format => &["format", "formatter"],
+            Topic::Typecheck => &["typecheck", "type checker", "type errors", "type check"],
             Topic::Build => &["build"],
         }
     }
@@ -120,6 +124,7 @@ impl Topic {
         if matches!(
             t,
             "clippy"
+                | "credo"
                 | "eslint"
                 | "flake8"
                 | "pylint"
@@ -139,7 +144,7 @@ impl Topic {
         {
             return Some(Topic::Format);
         }
-        if matches!(t, "tsc" | "mypy" | "pyright" | "types")
+        if matches!(t, "tsc" | "mypy" | "pyright" | "types" | "dialyzer")
             || starts("typecheck")
             || starts("type-check")
             || (t == "check" && matches!(prog, "cargo" | "deno" | "ty" | "pyrefly"))
@@ -168,6 +173,68 @@ struct Family {
     rest: Vec<String>,
     /// The stream position of the latest run.
     last: u64,
+    /// Runs the user typed themselves in the agent's shell.
+    by_user: u64,
+    /// How many runs selected each subset (`-m browser`, `-p api`): the
+    /// option and its value.
+    select: FastMap<(String, String), u64>,
+}
+
+impl Family {
+    /// The family's command: the head and the words after it that at
+    /// least half the runs carried, in the latest run's order.
+    /// Options whose values vary ([`Family::selections`]) are left out
+    /// with their values: the memory lists those apart.
+    fn command(&self) -> String {
+        let varying: Vec<String> = self.selections().into_iter().map(|(f, _)| f).collect();
+        let mut cmd = self.head.clone();
+        let mut skip = false;
+        for w in &self.rest {
+            if std::mem::take(&mut skip) {
+                continue;
+            }
+            let flag = w.split('=').next().unwrap_or(w);
+            if varying.iter().any(|v| v == flag) {
+                skip = !w.contains('=');
+                continue;
+            }
+            if self.words.get(w).is_some_and(|&n| n * 2 >= self.runs) {
+                cmd.push(' ');
+                cmd.push_str(w);
+            }
+        }
+        cmd
+    }
+
+    /// The subsets the runs selected, per option, most run first (at most
+    /// four values an option), when the runs selected two or more.
+    fn selections(&self) -> Vec<(String, Vec<String>)> {
+        let mut by_flag: Vec<(String, Vec<(u64, String)>)> = Vec::new();
+        for ((flag, v), n) in &self.select {
+            match by_flag.iter_mut().find(|(f, _)| f == flag) {
+                Some((_, vs)) => vs.push((*n, v.clone())),
+                None => by_flag.push((flag.clone(), vec![(*n, v.clone())])),
+            }
+        }
+        by_flag.sort();
+        by_flag
+            .into_iter()
+            .filter(|(_, vs)| vs.len() >= 2)
+            .map(|(flag, mut vs)| {
+                vs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+                (flag, vs.into_iter().take(4).map(|(_, v)| v).collect())
+            })
+            .collect()
+    }
+}
+
+/// `v` as a shell word: quoted when it holds a space.
+fn quoted(v: &str) -> String {
+    if v.contains(char::is_whitespace) {
+        format!("\"{v}\"")
+    } else {
+        v.to_string()
+    }
 }
 
 /// The project's repeated checks, run by run (see the module docs).
@@ -253,6 +320,125 @@ fn family_of(raw: &str) -> Option<(Topic, String, Vec<String>)> {
     Some((topic, head.join(" && "), rest))
 }
 
+/// Options that select which tests or packages a check runs: their values
+/// are how the project splits its checks (`pytest -m browser`, `cargo test
+/// -p api`), listed in the memory.
+const SELECT: &[&str] = &[
+    "-m",
+    "-k",
+    "-p",
+    "--package",
+    "--features",
+    "-F",
+    "-tags",
+    "--tags",
+    "-run",
+    "--project",
+    "--selectProjects",
+    "--group",
+    "--suite",
+    "--grep",
+    "--only",
+];
+
+/// Options that change how a check reports or whether it fixes what it
+/// finds, never what it checks: a form with only these is the tool's
+/// default.
+fn is_cosmetic(w: &str) -> bool {
+    let flag = w.split('=').next().unwrap_or(w);
+    matches!(
+        flag,
+        "-v" | "-vv"
+            | "-vvv"
+            | "--verbose"
+            | "-q"
+            | "-qq"
+            | "--quiet"
+            | "-s"
+            | "-x"
+            | "--exitfirst"
+            | "--fix"
+            | "--write"
+            | "-w"
+            | "--tb"
+            | "--color"
+            | "--colour"
+            | "--no-color"
+            | "--diff"
+            | "--show-source"
+            | "--statistics"
+            | "--all"
+            | "--workspace"
+            | "--all-targets"
+            | "--release"
+            | "--pretty"
+            | "--progress"
+            | "--no-header"
+    ) || matches!(w, "." | "./..." | "./" | "src" | "tests" | "test")
+}
+
+/// The task words of a conventional check: `<tool> test`, `make lint`,
+/// `npm run build`. A form made of a tool, one of these (or the tool as
+/// its own task: `pytest`, `tsc`) and cosmetic options is what any agent
+/// runs in such a project unprompted.
+fn is_conventional(task: &str) -> bool {
+    matches!(
+        task,
+        "test"
+            | "tests"
+            | "t"
+            | "build"
+            | "b"
+            | "compile"
+            | "lint"
+            | "format"
+            | "fmt"
+            | "check"
+            | "typecheck"
+            | "type-check"
+            | "clippy"
+            | "vet"
+    )
+}
+
+/// True when the family's command (`head` plus the kept words) is the
+/// default way to run its check: no setup, no wrapper (`uv run`, `bundle
+/// exec`), a conventional task (or the tool alone) and only cosmetic
+/// options. A memory of it would tell the agent what it does anyway.
+fn is_default_form(cmd: &str) -> bool {
+    if cmd.contains("&&") {
+        return false;
+    }
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    let Some(&p0) = words.first() else {
+        return true;
+    };
+    let p0 = p0.rsplit('/').next().unwrap_or(p0);
+    if matches!(
+        p0,
+        "uv" | "poetry" | "pdm" | "hatch" | "pipenv" | "bundle" | "npx" | "pnpx" | "bunx"
+    ) || p0.starts_with("python")
+        || p0.starts_with("./")
+        || p0.contains('=')
+    {
+        return false;
+    }
+    let mut rest = words[1..].iter().copied().filter(|w| !is_cosmetic(w));
+    // `npm run test` is `npm test`
+    let mut next = rest.next();
+    if matches!(p0, "npm" | "pnpm" | "yarn" | "bun") && next == Some("run") {
+        next = rest.next();
+    }
+    match next {
+        None => true,
+        Some(task) => {
+            is_conventional(task.split(':').next().unwrap_or(task))
+                && !task.contains(':')
+                && rest.next().is_none()
+        }
+    }
+}
+
 /// The command of a user message that ran one in the agent's shell
 /// (`<bash-input>uv run ty check</bash-input>`, Claude Code's `!` prefix).
 pub(super) fn user_bash_input(text: &str) -> Option<&str> {
@@ -286,8 +472,15 @@ fn in_root(raw: &str, root: Option<&std::path::Path>) -> String {
 }
 
 impl Repeats {
-    /// Command line `raw` ran successfully (its call at `at`).
-    pub(super) fn ran(&mut self, raw: &str, at: &At, root: Option<&std::path::Path>) {
+    /// Command line `raw` ran successfully (its call at `at`); `by_user`
+    /// when the user typed it in the agent's shell.
+    pub(super) fn ran(
+        &mut self,
+        raw: &str,
+        at: &At,
+        root: Option<&std::path::Path>,
+        by_user: bool,
+    ) {
         let raw = in_root(raw, root);
         let Some((topic, head, rest)) = family_of(&raw) else {
             return;
@@ -301,8 +494,23 @@ impl Repeats {
             head: head.clone(),
             rest: Vec::new(),
             last: 0,
+            by_user: 0,
+            select: FastMap::default(),
         });
         f.runs += 1;
+        f.by_user += u64::from(by_user);
+        for (i, w) in rest.iter().enumerate() {
+            let (flag, value) = match w.split_once('=') {
+                Some((f, v)) if f.starts_with('-') => (f, Some(v)),
+                _ => (w.as_str(), rest.get(i + 1).map(String::as_str)),
+            };
+            if SELECT.contains(&flag)
+                && let Some(v) = value.filter(|v| !v.starts_with('-'))
+            {
+                let v = v.trim_matches(['"', '\'']).to_string();
+                *f.select.entry((flag.to_string(), v)).or_default() += 1;
+            }
+        }
         f.last = self.n;
         let mut seen = BTreeSet::new();
         for w in &rest {
@@ -328,8 +536,12 @@ impl Repeats {
                 .filter(|f| f.topic == topic)
                 .collect();
             fams.sort_by_key(|f| f.last);
+            let enough = |f: &Family| {
+                f.sessions.len() >= MIN_SESSIONS
+                    || (f.by_user > 0 && f.sessions.len() >= MIN_SESSIONS_USER)
+            };
             for f in &fams {
-                if f.sessions.len() < MIN_SESSIONS {
+                if !enough(f) {
                     note(
                         notes,
                         false,
@@ -340,24 +552,29 @@ impl Repeats {
                     );
                 }
             }
-            let Some(f) = fams.iter().rev().find(|f| f.sessions.len() >= MIN_SESSIONS) else {
+            let Some(f) = fams.iter().rev().find(|f| enough(f)) else {
                 continue;
             };
+            let cmd = f.command();
+            if f.by_user == 0 && f.selections().is_empty() && is_default_form(&cmd) {
+                note(
+                    notes,
+                    false,
+                    Bucket::CurrentContext,
+                    "repeat/default-form",
+                    f.sessions.last().map_or(0, |a| a.line),
+                    &format!("`{cmd}`: what the agent runs unprompted"),
+                );
+                continue;
+            }
             out.push(self.memory(f, opts, notes));
         }
         out
     }
 
     fn memory(&self, f: &Family, opts: &ExtractOptions, notes: &mut Notes) -> Cand {
-        // the words after the head that at least half the runs carried, in
-        // the latest run's order
-        let mut cmd = f.head.clone();
-        for w in &f.rest {
-            if f.words.get(w).is_some_and(|&n| n * 2 >= f.runs) {
-                cmd.push(' ');
-                cmd.push_str(w);
-            }
-        }
+        let cmd = f.command();
+        let select = f.selections();
         let n = f.sessions.len();
         let last = f.sessions.last().expect("a family has a session");
         let name = title_of(&format!("This project {} with `{cmd}`", f.topic.doing()));
@@ -379,7 +596,20 @@ impl Repeats {
             opts,
         );
         m.id = Some(f.topic.id().to_string());
-        m.fact = Some(format!("This project {} with `{cmd}`.", f.topic.doing()));
+        m.fact = Some(format!(
+            "This project {} with `{cmd}`.{}",
+            f.topic.doing(),
+            select
+                .iter()
+                .map(|(flag, vals)| format!(
+                    " It selects them with `{flag}`: {}.",
+                    vals.iter()
+                        .map(|v| format!("`{flag} {}`", quoted(v)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .collect::<String>()
+        ));
         m.why = Some(format!(
             "`{cmd}` ran successfully {} times in {n} sessions{}.",
             f.runs,
@@ -390,7 +620,7 @@ impl Repeats {
         m.how = Some(format!("To {}, run `{cmd}`.", f.topic.task()));
         m.source = Some(Source::Assistant);
         m.trust = Some(Trust::Normal);
-        m.confidence = Some((0.6 + 0.05 * (n - MIN_SESSIONS) as f64).min(0.9));
+        m.confidence = Some((0.6 + 0.05 * n.saturating_sub(MIN_SESSIONS_USER) as f64).min(0.9));
         let mut trig: Vec<String> = f.topic.words().iter().map(|w| w.to_string()).collect();
         for k in super::command_keywords(&cmd) {
             if !trig.contains(&k) {
@@ -398,6 +628,27 @@ impl Repeats {
             }
         }
         trig.truncate(6);
+        // the subsets' names (`browser` of `-m browser`): a task that names
+        // one recalls how to run it
+        for (_, vals) in &select {
+            for v in vals {
+                for w in v.split(|c: char| !c.is_alphanumeric() && c != '_' && c != '-') {
+                    let w = w.to_lowercase();
+                    if w.len() < 3 || matches!(w.as_str(), "not" | "and" | "or") {
+                        continue;
+                    }
+                    // a phrase: "browser tests", never "browser" alone (a
+                    // task about the browser is not one about its tests)
+                    let t = match f.topic {
+                        Topic::Tests => format!("{w} tests"),
+                        _ => format!("{w} {}", f.topic.words()[0]),
+                    };
+                    if !trig.contains(&t) && trig.len() < 10 {
+                        trig.push(t);
+                    }
+                }
+            }
+        }
         m.triggers = trig;
         let skip = n.saturating_sub(MAX_EVIDENCE);
         m.evidence = f.sessions[skip..].iter().map(At::evidence).collect();
