@@ -337,7 +337,7 @@ pub fn fold(
     added
 }
 
-/// What a segment reads of `ev` ([`segment`]), kept in the state until the
+/// What a segment reads of `ev`, kept in the state until the
 /// segment is made: a request's text, a tool call's paths and command, a
 /// result's id, outcome and (a hook's refusal only) text; every string
 /// scrubbed, nothing else (no assistant prose, no tool output).

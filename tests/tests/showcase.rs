@@ -373,8 +373,9 @@ fn showcase_script_prints_its_walk_through() {
     );
     let p2 = phase(2);
     assert!(
-        p2.iter().any(|l| *l
-            == "  memory run-sh-setup-sh-before-sh-build-token-sh [durable-lesson]: Run sh setup.sh before sh build-token.sh: sh build-token.sh failed until sh setup.sh ran"),
+        p2.contains(
+            &"  memory run-sh-setup-sh-before-sh-build-token-sh [durable-lesson]: Run sh setup.sh before sh build-token.sh: sh build-token.sh failed until sh setup.sh ran"
+        ),
         "{out}"
     );
     let p3 = phase(3);
