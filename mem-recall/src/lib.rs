@@ -10,8 +10,9 @@
 //! - [`context`]: `mem-recall context` (instruction files, imports, index);
 //! - [`hook`]: `mem-recall --hook` for Claude Code and Codex, with
 //!   [`once`] (each memory once per session), [`lessons`] (PreToolUse),
-//!   [`autodream`] (mem-dream started from SessionStart) and
-//!   [`session_memory`] (the summary injected after a compaction);
+//!   [`autodream`] (mem-dream started from SessionStart),
+//!   [`session_memory`] (the summary injected after a compaction) and
+//!   [`session_turns`] (the summary kept turn by turn on Stop);
 //! - [`install`]: `mem-recall hooks install|uninstall|show`;
 //! - [`tier`]: the team tier next to the personal one.
 //!
@@ -68,9 +69,10 @@ Examples:
   mem-recall --task \"deploy the hotfix\" --format markdown     # ready to inject
   mem-index list | mem-recall --records - --task \"add a package\" --format jsonl
 
-As a Claude Code hook (settings.json), for SessionStart, UserPromptSubmit and
-PreToolUse (matcher Bash):
-  {\"type\":\"command\",\"command\":\"mem-recall --hook\"}";
+As a Claude Code hook (settings.json), for SessionStart, UserPromptSubmit,
+PreToolUse (matcher Bash) and Stop (the session memory, turn by turn):
+  {\"type\":\"command\",\"command\":\"mem-recall --hook\"}
+  MEM_SESSION_INIT_TOKENS=20000 mem-recall --hook < stop.json   # a later first summary";
 
 const CONTEXT_EXAMPLES: &str = "\
 Examples:
@@ -127,11 +129,14 @@ pub struct RecallCommand {
     pub format: Option<RecallFormat>,
 
     /// Run as a Claude Code or Codex hook: read the hook JSON on stdin
-    /// (SessionStart, UserPromptSubmit, or PreToolUse for Bash) and print
-    /// {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}
+    /// (SessionStart, UserPromptSubmit, PreToolUse for Bash, or Stop) and
+    /// print {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}
     /// within 10,000 characters; each memory once per session; on
     /// PreToolUse the lessons that bear on the command (see docs/hooks.md);
-    /// SessionStart starts mem-dream detached when a consolidation is due.
+    /// SessionStart starts mem-dream detached when a consolidation is due;
+    /// Stop prints nothing and folds the turn into the session memory
+    /// (thresholds: env MEM_SESSION_INIT_TOKENS, MEM_SESSION_UPDATE_TOKENS,
+    /// MEM_SESSION_TOOL_CALLS).
     /// Nothing recalled → nothing printed. Never
     /// fails: on any error it prints nothing, exits 0 and says why on stderr;
     /// past its time budget (2 s; env MEM_HOOK_BUDGET_MS, in milliseconds)
