@@ -10,7 +10,7 @@
 //! - `SessionStart`: only what Claude Code does not load itself — the
 //!   memories recalled without a task (`type: user` without triggers or
 //!   paths) and MEMORY.md's WARNING line when the index is cut; with
-//!   `source: compact`, the session memory saved at `PreCompact` first
+//!   `source: compact`, the session memory (kept on `Stop` and `PreCompact`) first
 //!   ([`crate::session_memory`]); then `mem-dream` is started detached when
 //!   a consolidation is due ([`crate::autodream`]);
 //! - `PreToolUse` (Bash): the lessons that bear on the command about to run
