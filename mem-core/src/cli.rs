@@ -182,6 +182,38 @@ impl PlaceArgs {
     }
 }
 
+/// Agent memory (help heading "Where"): `--agent NAME` with `--scope
+/// user|project|local` names the agent's memory directory
+/// ([`crate::memdir::resolve`], rule 4: `~/.claude/agent-memory/NAME/`,
+/// `<project>/.claude/agent-memory/NAME/` or
+/// `<project>/.claude/agent-memory-local/NAME/`). Global: accepted before
+/// or after a subcommand.
+#[derive(Debug, Clone, Args)]
+pub struct AgentArgs {
+    /// Agent memory: the agent's name (a subagent's `name`), with --scope.
+    #[arg(long, global = true, value_name = "NAME", help_heading = "Where")]
+    pub agent: Option<String>,
+    /// Agent memory scope: user (~/.claude/agent-memory/NAME), project
+    /// (.claude/agent-memory/NAME) or local (.claude/agent-memory-local/NAME).
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "project",
+        requires = "agent",
+        help_heading = "Where"
+    )]
+    pub scope: crate::memdir::AgentScope,
+}
+
+impl AgentArgs {
+    /// The agent and scope for [`crate::memdir::MemdirOptions::agent`]
+    /// (`None` without `--agent`).
+    pub fn agent(&self) -> Option<(String, crate::memdir::AgentScope)> {
+        self.agent.clone().map(|a| (a, self.scope))
+    }
+}
+
 /// Pipe buffer size requested for a stdout that is a pipe, in bytes.
 pub const PIPE_BUFFER: usize = 1 << 20;
 

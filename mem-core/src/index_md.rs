@@ -241,8 +241,13 @@ pub fn added_description(title: &str, m: &Memory) -> String {
         }
         in_word = w;
     }
+    // (the closing mark of the title's last word goes too: "… with `act`")
     let rest = desc[end..].trim_start_matches(|c: char| {
-        c.is_whitespace() || matches!(c, ':' | ';' | ',' | '.' | '-' | '—' | '–')
+        c.is_whitespace()
+            || matches!(
+                c,
+                ':' | ';' | ',' | '.' | '-' | '—' | '–' | '`' | '"' | '\'' | ')' | ']' | '*'
+            )
     });
     if !rest.trim().is_empty() {
         return rest.trim().to_string();
@@ -1009,6 +1014,21 @@ mod tests {
         assert_eq!(humanize("run-setup_first"), "Run setup first");
         let a = Memory::new("A", "a fact", MemoryType::Project);
         assert_eq!(added_description("A", &a), "a fact");
+        // the title's last word in code or quotes: its closing mark is the
+        // title's, never the start of what the description adds
+        let mut c = Memory::new("Test the action with `act`", "", MemoryType::Feedback);
+        for (desc, want) in [
+            ("Test the action with `act`", ""),
+            (
+                "Test the action with `act` before pushing",
+                "before pushing",
+            ),
+            ("Test the action with \"act\": CI is slow", "CI is slow"),
+        ] {
+            c.description = desc.into();
+            c.fact = Some("Test the action with `act`".into());
+            assert_eq!(added_description(&c.name, &c), want, "{desc}");
+        }
     }
 
     /// Lines of Claude Code's current shape use ` — `, as it writes them.

@@ -239,6 +239,35 @@ pub fn dream_off(cwd: Option<&Path>) -> Result<Option<String>> {
     })
 }
 
+/// mem's environment switch of assistant (daily-log) mode: truthy (`1`,
+/// `true`, `yes`, `on`) turns it on, falsy (`0`, `false`, `no`, `off`)
+/// turns it off whatever the settings say.
+pub const ASSISTANT_MODE_ENV: &str = "MEM_ASSISTANT_MODE";
+
+/// Why assistant mode (Claude Code's "KAIROS" daily-log mode) is on for the
+/// project at `cwd`, or `None` when it is off. In this mode the write path
+/// appends memories to the daily log `logs/YYYY/MM/YYYY-MM-DD.md` of the
+/// memory directory instead of writing topic files; consolidation distils
+/// the logs into topic files. The order:
+/// 1. [`ASSISTANT_MODE_ENV`] truthy → on; falsy → off;
+/// 2. `assistant` of Claude Code's merged settings ([`setting_bool`]):
+///    `true` → on;
+/// 3. off.
+///
+/// Errors: see [`setting_bool`].
+pub fn assistant_mode(cwd: Option<&Path>) -> Result<Option<String>> {
+    if env_flag(ASSISTANT_MODE_ENV) {
+        return Ok(Some(format!("{ASSISTANT_MODE_ENV} is set")));
+    }
+    if env_falsy(ASSISTANT_MODE_ENV) {
+        return Ok(None);
+    }
+    Ok(match setting_bool(cwd, "assistant")? {
+        Some((true, p)) => Some(format!("assistant is true in {}", p.display())),
+        _ => None,
+    })
+}
+
 /// Why this process runs in remote mode, where consolidation never starts
 /// on its own (Claude Code's auto-dream is off there): `CLAUDE_CODE_REMOTE`
 /// or mem's own `MEM_REMOTE` set to a truthy value; `None` otherwise.
@@ -461,7 +490,7 @@ pub fn cwd_in_roots(cwd: &str, roots: &[PathBuf]) -> bool {
 }
 
 /// An agent-memory scope (docs/memory-dir.md "Where memory lives").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum AgentScope {
     /// `~/.claude/agent-memory/<agent>/`.
     User,

@@ -374,6 +374,10 @@ fn merge_duplicates(
 ) {
     let n = items.len();
     let mut dsu = Dsu((0..n).collect());
+    let by_name = numbered_copies(items);
+    for &(i, j) in &by_name {
+        dsu.union(i, j);
+    }
     {
         let mut pair: HashMap<([u8; 16], Option<[u8; 16]>), usize> = HashMap::new();
         let mut body: HashMap<[u8; 16], usize> = HashMap::new();
@@ -478,6 +482,21 @@ fn merge_duplicates(
                 it.retired = Some(format!("merged into {sid}"));
                 continue;
             }
+            if by_name
+                .iter()
+                .any(|&(a, b)| (a, b) == (o, s) || (a, b) == (s, o))
+            {
+                // a numbered copy is the record `mem-index write` would
+                // have merged into the original: merged the same way (the
+                // newer `verified_at` wins field by field)
+                let id = sm.id.clone();
+                *sm = mem_index::write::merge(sm, &om);
+                sm.id = id;
+                let it = &mut items[o];
+                it.mem.superseded_by = Some(sid.clone());
+                it.retired = Some(format!("merged into {sid}"));
+                continue;
+            }
             unite(&mut sm.triggers, &om.triggers);
             unite(&mut sm.paths, &om.paths);
             unite(&mut sm.evidence, &om.evidence);
@@ -505,7 +524,21 @@ fn merge_duplicates(
         }
         // "same fact" when the words are the same; else what they both say
         let words = |i: usize| set_key("", &content_stems(&items[i].mem.description));
+        let copy = |o: usize| {
+            by_name
+                .iter()
+                .any(|&(a, b)| (a, b) == (o, s) || (a, b) == (s, o))
+        };
         let reason = match &stances[s] {
+            _ if others.iter().all(|&o| copy(o)) => format!(
+                "same name ({}): {} numbered copy of {sid}; `mem-index write` keeps one memory per name",
+                items[s].mem.name,
+                if from.len() == 1 {
+                    "a"
+                } else {
+                    "numbered copies"
+                }
+            ),
             Some(c) if others.iter().any(|&o| words(o) != words(s)) => {
                 format!("same meaning: {} is {}", c.subject, c.value)
             }
@@ -522,6 +555,51 @@ fn merge_duplicates(
             extra: Extra::new(),
         });
     }
+}
+
+/// The pairs `(copy, original)` of live memories where `copy`'s id is
+/// `original`'s with a number (`use-pnpm-2` of `use-pnpm`), both of one
+/// type and of the same name ([`mem_core::id::full_slug`]; a slug name
+/// equal to the id, Claude Code's current shape, is read from its `title`):
+/// the same memory `mem-index write` would have updated, written twice by
+/// an earlier distillation.
+fn numbered_copies(items: &[PlannedMemory]) -> Vec<(usize, usize)> {
+    let name_of = |it: &PlannedMemory| -> Option<String> {
+        let name = match it
+            .mem
+            .extra
+            .get("title")
+            .and_then(serde_json::Value::as_str)
+        {
+            Some(t) if it.mem.name == it.id => t.to_string(),
+            _ => it.mem.name.clone(),
+        };
+        mem_core::id::full_slug(&name).ok()
+    };
+    let by_id: HashMap<&str, usize> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, it)| it.retired.is_none())
+        .map(|(i, it)| (it.id.as_str(), i))
+        .collect();
+    let mut out = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        if it.retired.is_some() {
+            continue;
+        }
+        let Some((base, num)) = it.id.rsplit_once('-') else {
+            continue;
+        };
+        if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) || num.starts_with('0') {
+            continue;
+        }
+        let Some(&j) = by_id.get(base) else { continue };
+        let o = &items[j];
+        if o.mem.mem_type == it.mem.mem_type && name_of(it).is_some() && name_of(it) == name_of(o) {
+            out.push((i, j));
+        }
+    }
+    out
 }
 
 /// Supersede contradictions (buckets of a normalized subject): the newer

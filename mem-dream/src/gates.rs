@@ -1,13 +1,14 @@
 //! The four gates, in order (docs/consolidation.md "Gates"):
 //! 1. **master** — off with `MEM_DISABLE=1`, `CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`,
-//!    `autoMemoryEnabled: false` or `autoDreamEnabled: false` in the user's or
-//!    the project's settings, or remote mode (`CLAUDE_CODE_REMOTE=1`,
-//!    `MEM_REMOTE=1`);
+//!    `autoMemoryEnabled: false` in the user's or the project's settings, or
+//!    remote mode (`CLAUDE_CODE_REMOTE=1`, `MEM_REMOTE=1`); and, for a run
+//!    without `--force` (the automatic one), `autoDreamEnabled: false`;
 //! 2. **time** — at least `--min-hours` since the lock's mtime;
 //! 3. **sessions** — at least `--min-sessions` sessions of the project modified
-//!    since then, not counting those whose `entrypoint` is excluded; the scan
-//!    runs at most every `--scan-interval` minutes of the clock, its result
-//!    kept in the cache dir (never in the memory dir);
+//!    since then, not counting those whose `entrypoint` is excluded, or at
+//!    least one daily log (`logs/YYYY/MM/YYYY-MM-DD.md`) modified since then;
+//!    the session scan runs at most every `--scan-interval` minutes of the
+//!    clock, its result kept in the cache dir (never in the memory dir);
 //! 4. **lock** — `.consolidate-lock` free, stale, dead or corrupt.
 //!
 //! `--force` skips 2 and 3. Checking the gates never changes the lock; only
@@ -120,18 +121,27 @@ fn ts(t: SystemTime) -> String {
 /// `MEM_DISABLE=1`, memory off as Claude Code reads it
 /// ([`memdir::memory_off`]: `CLAUDE_CODE_DISABLE_AUTO_MEMORY`,
 /// `autoMemoryEnabled: false`), remote mode ([`memdir::remote_mode`]:
-/// `CLAUDE_CODE_REMOTE=1`, `MEM_REMOTE=1`), or `autoDreamEnabled:
-/// false` in the user's or the project's settings ([`memdir::dream_off`]).
+/// `CLAUDE_CODE_REMOTE=1`, `MEM_REMOTE=1`), or, unless `force`,
+/// `autoDreamEnabled: false` in the user's or the project's settings
+/// ([`memdir::dream_off`]): that setting turns off the automatic run only,
+/// and the reason says how to run it by hand.
 ///
 /// Errors: a settings file that is not JSON (named).
-pub fn master_off(cwd: Option<&Path>) -> Result<Option<String>> {
+pub fn master_off(cwd: Option<&Path>, force: bool) -> Result<Option<String>> {
     if let Some(r) = memdir::memory_off(cwd)? {
         return Ok(Some(r));
     }
     if let Some(r) = memdir::remote_mode() {
         return Ok(Some(r));
     }
-    memdir::dream_off(cwd)
+    if force {
+        return Ok(None);
+    }
+    Ok(memdir::dream_off(cwd)?.map(|r| {
+        format!(
+            "{r} (automatic consolidation is off; run it by hand with `mem-dream --force`, or /dream in Claude Code)"
+        )
+    }))
 }
 
 /// Check the gates in order (see module docs).
@@ -143,7 +153,7 @@ pub fn check(context: &Context<'_>) -> Result<Report> {
     let mut closed = false;
 
     // 1. master
-    match master_off(context.cwd)? {
+    match master_off(context.cwd, context.force)? {
         Some(r) => {
             gates.push(Gate {
                 name: "master",
@@ -155,7 +165,10 @@ pub fn check(context: &Context<'_>) -> Result<Report> {
         None => gates.push(Gate {
             name: "master",
             open: Some(true),
-            detail: "consolidation enabled".into(),
+            detail: match memdir::dream_off(context.cwd)? {
+                Some(r) => format!("consolidation by hand (--force; {r})"),
+                None => "consolidation enabled".into(),
+            },
         }),
     }
 
@@ -278,7 +291,7 @@ pub fn check(context: &Context<'_>) -> Result<Report> {
                 (counted.len(), String::new())
             }
         };
-        let text = format!(
+        let mut text = format!(
             "{count} session(s) since the last consolidation{}{how}",
             if excluded > 0 {
                 format!(" ({excluded} excluded by entrypoint)")
@@ -286,6 +299,16 @@ pub fn check(context: &Context<'_>) -> Result<Report> {
                 String::new()
             }
         );
+        // A daily log newer than the last consolidation is work to do
+        // whatever the session count (assistant mode writes only logs).
+        let logs = mem_index::daily_log::logs_since(context.dir, last);
+        if let Some(first) = logs.first() {
+            text.push_str(&format!(
+                "; {} daily log(s) newer ({first}{})",
+                logs.len(),
+                if logs.len() > 1 { ", …" } else { "" }
+            ));
+        }
         if context.force {
             gates.push(Gate {
                 name: "sessions",
@@ -297,6 +320,12 @@ pub fn check(context: &Context<'_>) -> Result<Report> {
                 name: "sessions",
                 open: Some(true),
                 detail: format!("{text} >= {}", context.min_sessions),
+            });
+        } else if !logs.is_empty() {
+            gates.push(Gate {
+                name: "sessions",
+                open: Some(true),
+                detail: format!("{text}: a daily log to distil"),
             });
         } else {
             gates.push(Gate {

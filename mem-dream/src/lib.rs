@@ -51,6 +51,8 @@ Examples:
   mem-dream --explain --dry-run     # show the four gates and the plan; change nothing
   mem-dream --force --diff          # run now, printing a unified diff with a reason per hunk
   mem-dream undo                    # restore the state before the last run
+  mem-dream --agent reviewer --scope user --force   # consolidate an agent's memory now
+  # with autoDreamEnabled: false only the automatic run is off; --force (or /dream) still runs
   mem-dream --tier team --diff > team.diff   # plan the team tier; apply with `git apply`";
 
 /// Gated, locked consolidation of the memory directory: merge duplicates,
@@ -101,6 +103,12 @@ pub struct Global {
     /// session is gathered. The person applies the plan and commits it.
     #[arg(long, global = true, value_enum, default_value_t = DreamTier::Personal, help_heading = "Where")]
     pub tier: DreamTier,
+    /// `--agent NAME --scope user|project|local`: consolidate that agent's
+    /// memory directory (its topic files and daily logs; the project's
+    /// sessions are not the agent's and are read only when named with
+    /// --transcripts).
+    #[command(flatten)]
+    pub agent: mem_core::cli::AgentArgs,
 }
 
 /// Which tier `mem-dream` consolidates (`--tier`).
@@ -143,7 +151,9 @@ pub struct RunArgs {
         help_heading = "Gates"
     )]
     pub scan_interval: f64,
-    /// Skip the time and session gates (never the master switch or the lock).
+    /// Consolidate now, by hand: skip the time and session gates, and run
+    /// even with `autoDreamEnabled: false` (which turns off the automatic
+    /// run only); never past memory off, remote mode or a held lock.
     #[arg(long, help_heading = "Gates")]
     pub force: bool,
     /// Exit 75 instead of 0 when not due.
@@ -195,7 +205,10 @@ pub fn run_cli(cli: Cli) -> Result<Exit> {
         out.flush().map_err(|e| Error::io("<stdout>", e))?;
         return Ok(code);
     }
-    let resolved = memdir::resolve(&g.memdir_options())?;
+    let resolved = memdir::resolve(&memdir::MemdirOptions {
+        agent: cli.global.agent.agent(),
+        ..g.memdir_options()
+    })?;
     // A directory named by --memory-dir or MEM_MEMORY_DIR must exist (a
     // mistyped path would read as "nothing to do"); the project's own may
     // not exist yet.
@@ -460,6 +473,10 @@ fn dream(
     let roots = memdir::project_worktrees(&resolved.root);
     let tdirs = if explicit {
         a.transcripts.clone()
+    } else if cli.global.agent.agent.is_some() {
+        // an agent's memory learns from its own daily logs, not from the
+        // project's sessions
+        Vec::new()
     } else {
         memdir::transcript_dirs_for(&roots).unwrap_or_default()
     };
@@ -656,9 +673,43 @@ fn phases(
     let recorded = recorded_evidence(&items);
     gathered.retain(|(m, _, _)| !already_recorded(m, &recorded));
     let (shape, _) = mem_core::shape::detect(&store::load(dir)?);
+    let mut updates = Vec::new();
     for (m, source, basis) in gathered {
         let Ok(base) = m.resolve_id() else { continue };
-        let mut id = base.clone();
+        // The id `mem-index write` gives the record: a memory of the same
+        // name is updated, never copied to `<id>-2`.
+        let id = if m.id.is_some() {
+            base.clone()
+        } else {
+            mem_index::write::record_id(&m, base.clone(), |c| {
+                items
+                    .iter()
+                    .filter(|i| i.id == c && i.retired.is_none())
+                    .map(|i| &i.mem)
+                    .collect()
+            })
+        };
+        if let Some(it) = items.iter_mut().find(|i| i.id == id) {
+            let mut next = mem_index::write::with_provenance(mem_index::write::merge(&it.mem, &m));
+            next.id = Some(id.clone());
+            next.hash = None;
+            let mut old = it.mem.clone();
+            old.hash = None;
+            if mem_core::frontmatter::render(&next) != mem_core::frontmatter::render(&old) {
+                it.mem = next;
+                it.dirty = true;
+                it.reasons.push(format!(
+                    "update {id} from {source}: the memory `mem-index write` updates with this record"
+                ));
+                updates.push(PlanOp::Update {
+                    id: id.clone(),
+                    source: source.clone(),
+                    extra: Default::default(),
+                });
+            }
+            continue;
+        }
+        let mut id = id;
         let mut k = 2;
         while taken.contains(&id) {
             id = format!("{base}-{k}");
@@ -683,7 +734,7 @@ fn phases(
 
     // Consolidate, prune & index.
     let scrubber = Scrubber::new(Some(&resolved.root));
-    let plan = consolidate::plan(
+    let mut plan = consolidate::plan(
         dir,
         items,
         st.broken,
@@ -691,6 +742,8 @@ fn phases(
         &scrubber,
         &crate::plan_options(a, clock.today, &st.bad_names),
     );
+    // the updates come first: they are made before anything else
+    plan.ops.splice(0..0, updates);
     interrupted()?;
     print_plan(
         out,

@@ -613,8 +613,16 @@ fn master_and_time_gates() {
         r#"{"autoDreamEnabled": false}"#,
     )
     .unwrap();
-    let o = env.dream(&["--force"]);
-    assert!(stderr(&o).contains("autoDreamEnabled"), "{}", stderr(&o));
+    // autoDreamEnabled: false stops the automatic run (no --force) and
+    // says how to run it by hand; --force runs it (tests/tests/modes.rs)
+    let o = env.dream(&["--strict"]);
+    assert_eq!(o.status.code(), Some(75));
+    assert!(
+        stderr(&o).contains("autoDreamEnabled is false")
+            && stderr(&o).contains("run it by hand with `mem-dream --force`"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_file(env.path().join("home/.claude/settings.json")).unwrap();
     let o = env.dream(&["--explain"]);
     assert_eq!(o.status.code(), Some(0));

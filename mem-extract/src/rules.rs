@@ -70,6 +70,15 @@ impl Rule {
         &self.label
     }
 
+    /// Where the rule's pattern first matches the lowercased sentence `s`
+    /// (byte offset), whether or not its `unless` matches.
+    pub fn match_start(&self, s: &str) -> Option<usize> {
+        let re = self
+            .re
+            .get_or_init(|| Regex::new(&self.pattern).expect("checked when parsed"));
+        re.find(s).map(|m| m.start())
+    }
+
     /// True when the rule fires on a lowercased sentence.
     pub fn fires(&self, s: &str) -> bool {
         let re = self

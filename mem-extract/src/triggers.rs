@@ -354,6 +354,26 @@ pub(crate) fn triggers_with(text: &str, words: Vec<String>, n: usize) -> Vec<Str
         }
         out.push(w);
     }
+    // a word just before a phrase is part of its noun ("session" + "html
+    // page" in "the session HTML page"): one phrase, never the word alone
+    let lower = text.to_lowercase();
+    let mut i = 0;
+    while i < out.len() {
+        let t = out[i].clone();
+        let merged = (!t.contains([' ', '.', '_', '-', '/']))
+            .then(|| {
+                out.iter()
+                    .position(|p| p.contains(' ') && lower.contains(&format!("{t} {p}")))
+            })
+            .flatten();
+        match merged {
+            Some(j) => {
+                out[j] = format!("{t} {}", out[j]);
+                out.remove(i);
+            }
+            None => i += 1,
+        }
+    }
     // a word a phrase already holds adds nothing
     let phrases: Vec<String> = out.iter().filter(|t| t.contains(' ')).cloned().collect();
     if !phrases.is_empty() {
@@ -385,9 +405,14 @@ mod tests {
     #[test]
     fn weak_words_make_phrases_or_nothing() {
         assert!(WEAK.windows(2).all(|w| w[0] < w[1]));
+        // a word just before the phrase is part of its noun
         assert_eq!(
             triggers_of("I'd love that saved as a permanent unit test", 5),
-            ["permanent", "unit test"]
+            ["permanent unit test"]
+        );
+        assert_eq!(
+            triggers_of("Open the session HTML page instead of the TUI", 5),
+            ["open", "session html page", "tui"]
         );
         assert_eq!(
             triggers_of("Run the browser tests with xvfb", 5),

@@ -626,7 +626,8 @@ fn first_person_negative_preferences() {
     assert_eq!(
         facts,
         [
-            "I have both Node and Python, but I don't want to make it only work for me or make assumptions about people's env.",
+            // the setting before "but" is no part of the preference
+            "I don't want to make it only work for me or make assumptions about people's env.",
             "I don't want you to add new dependencies without asking."
         ]
     );

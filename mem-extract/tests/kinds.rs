@@ -909,3 +909,111 @@ fn a_remark_about_the_stopped_call_expires_only_right_after_the_stop() {
         names(&lasting)
     );
 }
+
+/// "You can test it with `act`": how to exercise something here, in the
+/// user's words, the verb first; a pointing object is named by what the
+/// sentence before asked to add or set up, else the fact is context-free.
+#[test]
+fn a_tool_the_user_names_for_a_task_is_kept_with_its_subject() {
+    for (text, want) in [
+        (
+            "Hey Claude, can you please add a Github Action to run tests and linting? You can test it with `act`.",
+            Some("Test the Github Action with `act`"),
+        ),
+        (
+            "Please set up a new Postgres fixture for the billing tests. You could check it using `make db-check`.",
+            Some("Check the Postgres fixture using `make db-check`"),
+        ),
+        (
+            "We can debug flaky specs with `bin/rspec --bisect` when they show up.",
+            Some("Debug flaky specs with `bin/rspec --bisect` when they show up"),
+        ),
+        ("You can test it with `act`.", None),
+    ] {
+        let ms = run(&[user(0, text)]);
+        let got: Vec<_> = ms
+            .iter()
+            .filter(|m| {
+                m.extra.get("rule").and_then(|r| r.as_str()) == Some("feedback/tool-for-task")
+            })
+            .collect();
+        match want {
+            Some(w) => {
+                assert_eq!(got.len(), 1, "{text}: {:?}", names(&ms));
+                assert_eq!(got[0].fact.as_deref(), Some(w), "{text}");
+                let cmd = w.split('`').nth(1).unwrap();
+                assert!(
+                    got[0].triggers.iter().any(|t| t == cmd),
+                    "{:?}",
+                    got[0].triggers
+                );
+            }
+            None => assert!(got.is_empty(), "{text}: {:?}", names(&ms)),
+        }
+    }
+}
+
+/// "…, so we should open the cached page rather than regenerating it": a
+/// design decision from "we should" on, its reason the clause before "so".
+#[test]
+fn a_decision_said_as_what_should_be_done_rather_than_another_way() {
+    for (text, fact, why) in [
+        (
+            "now we have cache so we should change TUI that it launches the session HTML page rather than regenerating it.",
+            "We should change TUI that it launches the session HTML page rather than regenerating it.",
+            Some("We have cache"),
+        ),
+        (
+            "The API is rate limited, so we should batch the webhook calls instead of sending one per event.",
+            "We should batch the webhook calls instead of sending one per event.",
+            Some("The API is rate limited"),
+        ),
+        (
+            "You should read the config once at start-up rather than on every request.",
+            "You should read the config once at start-up rather than on every request.",
+            None,
+        ),
+    ] {
+        let ms = run(&[user(0, text)]);
+        let m = ms
+            .iter()
+            .find(|m| {
+                m.extra.get("rule").and_then(|r| r.as_str()) == Some("feedback/should-rather")
+            })
+            .unwrap_or_else(|| panic!("{text}: {:?}", names(&ms)));
+        assert_eq!(m.fact.as_deref(), Some(fact), "{text}");
+        assert_eq!(m.why.as_deref(), why, "{text}");
+    }
+}
+
+/// A clause of setting before the instruction ("I have both Node and
+/// Python, but …") is no part of the memory's fact; an instruction that
+/// points at what the setting named keeps the sentence whole.
+#[test]
+fn the_instruction_clause_is_the_fact() {
+    for (text, fact) in [
+        (
+            "I have both Node and Python, but I don't want to make it only work for me or make assumptions about people's env.",
+            "I don't want to make it only work for me or make assumptions about people's env.",
+        ),
+        (
+            "I know the suite is slow, but never skip the integration tests before a release.",
+            "Never skip the integration tests before a release.",
+        ),
+        (
+            "Integration tests hit a real database; don't mock it.",
+            "Integration tests hit a real database; don't mock it.",
+        ),
+        (
+            "Don't mock the database in integration tests.",
+            "Don't mock the database in integration tests.",
+        ),
+    ] {
+        let ms = run(&[user(0, text)]);
+        assert!(
+            ms.iter().any(|m| m.fact.as_deref() == Some(fact)),
+            "{text}: {:?}",
+            ms.iter().map(|m| m.fact.clone()).collect::<Vec<_>>()
+        );
+    }
+}

@@ -112,10 +112,7 @@ fn a_check_run_in_three_sessions_is_how_the_project_does_it() {
                 .unwrap()
                 .ends_with(&format!("run `{want}`."))
         );
-        assert_eq!(
-            m.description,
-            format!("`{want}` ran successfully 6 times in 3 sessions")
-        );
+        assert_eq!(m.description, format!("`{want}`, run successfully 6 times"));
         assert_eq!(m.evidence.len(), 3);
         assert!(m.id.as_deref().unwrap().starts_with("project-"));
         assert_eq!(m.trust, Some(mem_core::Trust::Normal));
@@ -315,4 +312,88 @@ fn a_check_the_user_ran_is_kept_after_two_sessions() {
         let one = sessions(0, 1, &[cmd]);
         assert!(project(&extract(&one, &ExtractOptions::default()).memories).is_empty());
     }
+}
+
+/// One user message of `text` in session `n`.
+fn said(n: u32, text: &str) -> Event {
+    let mut e = common::event(&sid(n), 0, "user", "text");
+    e.text = Some(text.into());
+    e
+}
+
+/// The same message in three sessions, only one word differing (a launcher's
+/// "Work on bead X. Run bd show X …"), is a standing instruction with that
+/// word as `<id>`; two sessions, two differing words, or short chatter are
+/// not.
+#[test]
+fn what_the_user_says_in_every_session_is_a_standing_instruction() {
+    let said_in = |ids: &[&str]| -> Vec<Memory> {
+        let evs: Vec<Event> = ids
+            .iter()
+            .enumerate()
+            .map(|(n, id)| {
+                said(
+                    n as u32,
+                    &format!(
+                        "Work on bead {id}. Run bd show {id} to see the issue details and bd ready to find available subtasks."
+                    ),
+                )
+            })
+            .collect();
+        extract(&evs, &ExtractOptions::default()).memories
+    };
+    let rule =
+        |m: &&Memory| m.extra.get("rule").and_then(|r| r.as_str()) == Some("repeat/user-says");
+    let ms = said_in(&["spotter-fum", "spotter-4te", "spotter-dov"]);
+    let got: Vec<&Memory> = ms.iter().filter(rule).collect();
+    assert_eq!(
+        got.len(),
+        1,
+        "{:?}",
+        ms.iter().map(|m| &m.name).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        got[0].fact.as_deref(),
+        Some(
+            "Work on bead <id>. Run bd show <id> to see the issue details and bd ready to find available subtasks."
+        )
+    );
+    assert_eq!(got[0].evidence.len(), 3);
+    assert_eq!(got[0].source, Some(mem_core::records::Source::User));
+    assert!(
+        got[0].triggers.iter().any(|t| t == "bead"),
+        "{:?}",
+        got[0].triggers
+    );
+    // two sessions are not enough
+    assert!(said_in(&["a-1", "b-2"]).iter().all(|m| !rule(&m)));
+    // the same message in one session, three times: one session
+    let evs: Vec<Event> = (0..3)
+        .map(|i| {
+            let mut e = said(
+                0,
+                "Run the migrations and then seed the staging database please",
+            );
+            e.seq = i;
+            e.line = i + 1;
+            e
+        })
+        .collect();
+    let ms = extract(&evs, &ExtractOptions::default()).memories;
+    assert!(ms.iter().all(|m| !rule(&m)));
+    // messages that differ in two words, and short ones, never make one
+    let evs = vec![
+        said(0, "Deploy the api service to staging and watch the logs"),
+        said(1, "Deploy the web service to production and watch the logs"),
+        said(2, "Deploy the cli service to canary and watch the logs"),
+        said(3, "commit and push"),
+        said(4, "commit and push"),
+        said(5, "commit and push"),
+    ];
+    let ms = extract(&evs, &ExtractOptions::default()).memories;
+    assert!(
+        ms.iter().all(|m| !rule(&m)),
+        "{:?}",
+        ms.iter().map(|m| &m.name).collect::<Vec<_>>()
+    );
 }

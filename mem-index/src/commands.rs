@@ -71,6 +71,28 @@ pub fn write_cmd(global: &Global, args: &WriteArgs, today: NaiveDate, fmt: Forma
             return Ok(refuse_batch(&bad));
         }
     }
+    // Assistant (daily-log) mode: the candidates go to the daily log;
+    // edits of a listed memory (`hash`, `--if-match`) still name their file.
+    let cwd = global
+        .args
+        .place
+        .cwd
+        .clone()
+        .or_else(|| std::env::current_dir().ok());
+    let (batch, errs) = match memdir::assistant_mode(cwd.as_deref())? {
+        Some(why) if args.if_match.is_none() => {
+            let (edits, candidates): (Vec<_>, Vec<_>) =
+                batch.into_iter().partition(|(_, m)| is_edit(m));
+            let code = write_logs(
+                global, &dir, candidates, &errs, args, &label, today, fmt, &why,
+            )?;
+            if edits.is_empty() || code != Exit::Success {
+                return Ok(code);
+            }
+            (edits, Vec::new())
+        }
+        _ => (batch, errs),
+    };
     let lock = store::lock_index(&dir)?;
     recover(&lock, &dir, today)?;
     let rep = write::write_batch(&lock, &dir, batch, &label, errs, &opts)?;
@@ -115,6 +137,76 @@ pub fn write_cmd(global: &Global, args: &WriteArgs, today: NaiveDate, fmt: Forma
         return Ok(Exit::Failure);
     }
     Ok(Exit::Success)
+}
+
+/// True when a record edits a memory as `list` or `show` printed it (it
+/// carries that version's `hash`).
+fn is_edit(m: &Memory) -> bool {
+    m.hash.is_some() || m.extra.contains_key("hash")
+}
+
+/// `write` in assistant mode (`why` says what turned it on): append the
+/// candidates to their daily logs as `log` does, leaving out those already
+/// in their day's log; say on stderr where they went. `errs` are the
+/// batch's input errors (reported; with `--skip-invalid` the valid records
+/// are still appended, and the run fails).
+#[allow(clippy::too_many_arguments)]
+fn write_logs(
+    global: &Global,
+    dir: &Path,
+    batch: Vec<(usize, Memory)>,
+    errs: &[IndexError],
+    args: &WriteArgs,
+    label: &str,
+    today: NaiveDate,
+    fmt: Format,
+    why: &str,
+) -> Result<Exit> {
+    let scrubber = (!args.allow_sensitive).then(|| mem_core::scrub::Scrubber::new(None));
+    let mut refused: Vec<IndexError> = Vec::new();
+    let mut recs = Vec::new();
+    for (line, m) in batch {
+        match write::validate_record(&m, scrubber.as_ref()) {
+            Ok(_) => recs.push(m),
+            Err(r) => refused.push(IndexError::input(label, line, r)),
+        }
+    }
+    for e in errs.iter().chain(&refused) {
+        eprintln!("{NAME}: {e}");
+    }
+    let failed = !errs.is_empty() || !refused.is_empty();
+    if recs.is_empty() {
+        eprintln!("{NAME}: assistant mode ({why}): no records; nothing appended");
+        return Ok(if failed { Exit::Failure } else { Exit::Success });
+    }
+    let lock = store::lock_index(dir)?;
+    let (done, present) = daily_log::append_new_logs(&lock, dir, &recs, today)?;
+    drop(lock);
+    let mut out = Output::stdout(global.args.output.line_buffered);
+    for (id, p) in &done {
+        let text = format!("log {id} → {}", p.display());
+        let rec = IndexOp::Log {
+            id: id.clone(),
+            path: p.display().to_string(),
+        };
+        emit(&mut out, fmt, &rec, &text)?;
+    }
+    out.flush()?;
+    let mut files: Vec<&PathBuf> = done.iter().chain(&present).map(|(_, p)| p).collect();
+    files.sort();
+    files.dedup();
+    let files: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    eprintln!(
+        "{NAME}: assistant mode ({why}): write: {} appended to the daily log {}{}; no topic file written (`mem-dream` distils the logs into topic files)",
+        done.len(),
+        files.join(", "),
+        if present.is_empty() {
+            String::new()
+        } else {
+            format!(", {} already there", present.len())
+        }
+    );
+    Ok(if failed { Exit::Failure } else { Exit::Success })
 }
 
 /// `list`: the memories on disk as records (provenance as read: absent is

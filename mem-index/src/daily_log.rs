@@ -112,3 +112,92 @@ pub fn append_logs(
     }
     Ok(done)
 }
+
+/// The record of `memory` as a daily-log entry carries it, for comparing
+/// two entries (`hash` and `id` left out).
+fn entry_value(memory: &Memory) -> serde_json::Value {
+    let mut m = memory.clone();
+    m.hash = None;
+    m.id = None;
+    serde_json::to_value(&m).unwrap_or_default()
+}
+
+/// Entries of daily logs: each record's id and the log file.
+pub type LogEntries = Vec<(String, PathBuf)>;
+
+/// Append to their daily logs the `records` that are not there yet: a
+/// record equal to an entry of the log it would go to (the same session
+/// read again by the write path) is left out. Returns the entries
+/// appended (id and log file) and the records left out (id and log file).
+///
+/// Errors: [`Error::Io`] naming the log file; a log that cannot be read is
+/// compared as empty.
+pub fn append_new_logs(
+    lock: &store::IndexGuard,
+    dir: &Path,
+    records: &[Memory],
+    today: NaiveDate,
+) -> Result<(LogEntries, LogEntries)> {
+    let mut seen: std::collections::HashMap<PathBuf, Vec<serde_json::Value>> =
+        std::collections::HashMap::new();
+    let mut new = Vec::new();
+    let mut present = Vec::new();
+    for m in records {
+        let path = log_path(dir, m.verified_at.unwrap_or(today));
+        let entries = seen.entry(path.clone()).or_insert_with(|| {
+            let text =
+                confine::read_text_capped(&path, confine::MAX_LOG_BYTES, false).unwrap_or_default();
+            let label = path.display().to_string();
+            parse_log(&label, &text).0.iter().map(entry_value).collect()
+        });
+        let v = entry_value(m);
+        if entries.contains(&v) {
+            present.push((m.resolve_id().unwrap_or_else(|_| m.name.clone()), path));
+        } else {
+            entries.push(v);
+            new.push(m.clone());
+        }
+    }
+    let done = append_logs(lock, dir, &new, today)?;
+    Ok((done, present))
+}
+
+/// The daily logs of `dir` (`logs/**/*.md`, regular files; links are not
+/// followed) modified after `since` (all when `None`), as paths relative to
+/// `dir`, sorted. A log newer than the last consolidation makes one due
+/// (docs/consolidation.md "Gates").
+pub fn logs_since(dir: &Path, since: Option<std::time::SystemTime>) -> Vec<String> {
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(d) else { return };
+        for e in rd.flatten() {
+            let Ok(ft) = e.file_type() else { continue };
+            let p = e.path();
+            if ft.is_dir() {
+                walk(&p, out);
+            } else if ft.is_file() && p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    let root = dir.join(store::LOGS_DIR);
+    if !std::fs::symlink_metadata(&root).is_ok_and(|m| m.is_dir()) {
+        return Vec::new();
+    }
+    let mut files = Vec::new();
+    walk(&root, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .filter(|f| {
+            std::fs::metadata(f)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| since.is_none_or(|s| t > s))
+        })
+        .map(|f| {
+            f.strip_prefix(dir)
+                .unwrap_or(&f)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}

@@ -204,9 +204,16 @@ pub enum Cmd {
     /// manual (written by hand, not checked). Every other record is a
     /// candidate, merged into the memory of its id (docs/records.md "Edits
     /// and candidates").
+    ///
+    /// In assistant (daily-log) mode — `"assistant": true` in Claude Code's
+    /// settings, or MEM_ASSISTANT_MODE=1 (0 turns it off) — the candidates
+    /// are appended to the daily log logs/YYYY/MM/YYYY-MM-DD.md instead (as
+    /// `log` does; one already in that day's log is not appended again),
+    /// and stderr says which log; `mem-dream` distils the logs into topic
+    /// files. Edits still go to their topic files.
     #[command(
         visible_alias = "add",
-        after_long_help = "Example:\n  echo '{\"name\":\"Use pnpm\",\"description\":\"pnpm, not npm\",\"type\":\"feedback\"}' | mem-index write\n  mem-index list | jq -c 'select(.id == \"use-pnpm\") | .description = \"pnpm only\"' | mem-index write\n  mem-index list | mem-index write --memory-dir /tmp/copy"
+        after_long_help = "Example:\n  echo '{\"name\":\"Use pnpm\",\"description\":\"pnpm, not npm\",\"type\":\"feedback\"}' | mem-index write\n  mem-index list | jq -c 'select(.id == \"use-pnpm\") | .description = \"pnpm only\"' | mem-index write\n  mem-index list | mem-index write --memory-dir /tmp/copy\n  echo '{\"name\":\"Use pnpm\",\"description\":\"pnpm, not npm\",\"type\":\"feedback\"}' | MEM_ASSISTANT_MODE=1 mem-index write   # to today's daily log"
     )]
     Write(WriteArgs),
     /// The memories on disk as records (JSONL, or a table on a terminal);

@@ -270,9 +270,37 @@ fn derived_id(
     rec: &Memory,
     derived: String,
 ) -> String {
+    record_id(rec, derived, |cand| {
+        st.get(cand)
+            .map(|t| &t.memory)
+            .into_iter()
+            .chain(
+                planned
+                    .iter()
+                    .filter(|(pid, _, _)| pid == cand)
+                    .map(|(_, m, _)| m),
+            )
+            .collect()
+    })
+}
+
+/// The id `write` gives a record `rec` that names none, `derived` being
+/// its short id ([`Memory::resolve_id`]): the id an earlier mem named for
+/// the same name when a memory holds it ([`id::legacy_id`]), else
+/// `derived`, with `-2`, `-3`, … while a memory of another name (its whole
+/// slug differs) holds it. `holders(id)` gives the memories that hold an
+/// id (in the directory, or planned with it). A memory of the same name
+/// holding the id is the one the record updates. Used by mem-dream so a
+/// memory distilled from a daily log lands on the file `write` would have
+/// updated.
+pub fn record_id<'a>(
+    rec: &Memory,
+    derived: String,
+    holders: impl Fn(&str) -> Vec<&'a Memory>,
+) -> String {
     if let Ok(legacy) = id::legacy_id(&rec.name)
         && legacy != derived
-        && st.get(&legacy).is_some()
+        && !holders(&legacy).is_empty()
     {
         return legacy;
     }
@@ -284,12 +312,7 @@ fn derived_id(
         // nothing of the lesson's whole name: taken as the same
         !(m.name == cand || id::full_slug(&m.name).is_ok_and(|f| f == full))
     };
-    let taken = |cand: &str| {
-        st.get(cand).is_some_and(|t| other(cand, &t.memory))
-            || planned
-                .iter()
-                .any(|(pid, m, _)| pid == cand && other(cand, m))
-    };
+    let taken = |cand: &str| holders(cand).into_iter().any(|m| other(cand, m));
     let mut cand = derived.clone();
     let mut k = 2;
     while taken(&cand) {
@@ -304,7 +327,7 @@ fn derived_id(
 /// written by the user (`source` other than `manual`) whose lesson runs a
 /// risky command is `trust: low` ([`mem_core::lesson::gate`];
 /// docs/security.md "What a command does").
-fn with_provenance(mut m: Memory) -> Memory {
+pub fn with_provenance(mut m: Memory) -> Memory {
     m.source.get_or_insert(Source::Manual);
     m.trust.get_or_insert(Trust::Normal);
     mem_core::lesson::gate(&mut m);

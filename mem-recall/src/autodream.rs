@@ -12,7 +12,8 @@
 //! 5. **throttle** — no start from a hook in the last
 //!    [`START_INTERVAL`] (the marker [`START_MARK`] in the cache folder);
 //! 6. **sessions** — at least [`MIN_SESSIONS`] session files of the project
-//!    modified since the last consolidation (file names and mtimes only).
+//!    modified since the last consolidation (file names and mtimes only),
+//!    or a daily log modified since then.
 //!
 //! `mem-dream` itself checks its four gates again, precisely (the sessions'
 //! recorded cwd and entrypoint), and takes the lock: when a cheap check
@@ -106,7 +107,8 @@ pub fn due(memory_dir: &Path, cwd: &Path) -> Result<(), String> {
         ));
     }
     let n = sessions_since(cwd, last);
-    if n < MIN_SESSIONS {
+    // a daily log newer than the last consolidation is work to do
+    if n < MIN_SESSIONS && mem_index::daily_log::logs_since(memory_dir, last).is_empty() {
         return Err(format!("sessions: {n} < {MIN_SESSIONS}"));
     }
     Ok(())

@@ -45,9 +45,14 @@ pub struct HooksArgs {
 /// The actions of `mem-recall hooks`.
 #[derive(Debug, Subcommand)]
 pub enum HooksAction {
-    /// Add mem's hooks to the settings file (merged; idempotent).
+    /// Add mem's hooks to the settings file (merged; idempotent) and, for
+    /// Claude Code's user or project settings (not --settings FILE), the
+    /// `/dream` command beside it (`commands/dream.md`: consolidate now
+    /// with `mem-dream --force`; a `dream.md` mem did not write is left
+    /// alone).
     Install(InstallArgs),
-    /// Remove exactly mem's hooks from the settings file.
+    /// Remove exactly mem's hooks from the settings file, and mem's
+    /// `/dream` command while it is unchanged.
     Uninstall(TargetArgs),
     /// Show mem's hooks, whether the settings file has them and, with
     /// --codex, whether Codex trusts them (it skips a hook it does not).
@@ -753,6 +758,10 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
         a.target.dry_run,
         "mem's hooks are already there",
     )?;
+    if agent == Agent::Claude && a.target.settings.is_none() {
+        let project = project_root_of(&a.target)?;
+        crate::dream_command::install(&path, &bin, a.target.dry_run, project.as_deref())?;
+    }
     if agent == Agent::Codex && !a.target.dry_run {
         for line in codex_notes(&path) {
             println!("{line}");
@@ -766,8 +775,11 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
 }
 
 fn uninstall(t: &TargetArgs) -> crate::Result<Exit> {
-    let (path, _) = target_file(t)?;
+    let (path, agent) = target_file(t)?;
     let loaded = load(&path, project_root_of(t)?.as_deref())?;
+    if agent == Agent::Claude && t.settings.is_none() {
+        crate::dream_command::uninstall(&path, t.dry_run, project_root_of(t)?.as_deref())?;
+    }
     if loaded.old.is_none() {
         println!("{}: unchanged (no such file)", path.display());
         return Ok(Exit::Success);
@@ -842,6 +854,9 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
         {
             println!("          codex: {}", t.trust.words());
         }
+    }
+    if agent == Agent::Claude && a.target.settings.is_none() {
+        println!("{}", crate::dream_command::status_line(&path, &bin));
     }
     if !missing.is_empty() {
         println!("missing from {}: {}", bin.display(), missing.join(", "));

@@ -24,6 +24,7 @@ pub mod budget;
 pub mod cache;
 pub mod codex_trust;
 pub mod context;
+pub mod dream_command;
 pub mod error;
 pub mod gate;
 pub mod guard;
@@ -68,6 +69,7 @@ Examples:
   mem-recall --task \"replace the println calls\" --path server/src/main.rs --explain
   mem-recall --task \"deploy the hotfix\" --format markdown     # ready to inject
   mem-index list | mem-recall --records - --task \"add a package\" --format jsonl
+  mem-recall --agent reviewer --scope user --task \"review the diff\"   # an agent's memory
 
 As a Claude Code hook (settings.json), for SessionStart, UserPromptSubmit,
 PreToolUse (matcher Bash) and Stop (the session memory, turn by turn):
@@ -393,6 +395,10 @@ pub struct Common {
     #[command(flatten)]
     pub place: PlaceArgs,
 
+    /// `--agent NAME`, `--scope`: recall from that agent's memory.
+    #[command(flatten)]
+    pub agent: mem_core::cli::AgentArgs,
+
     /// `--today`, `--now`.
     #[command(flatten)]
     pub time: TimeArgs,
@@ -615,7 +621,7 @@ impl Session {
                     memory_dir: common.place.memory_dir.clone(),
                     cwd: Some(cwd.clone()),
                     per_worktree,
-                    agent: None,
+                    agent: common.agent.agent(),
                 })?;
                 mem_core::memdir::require_given_dir(&resolved)?;
                 if !common.no_cache {

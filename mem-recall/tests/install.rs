@@ -611,3 +611,126 @@ fn install_keeps_the_users_formatting_shows_a_diff_and_one_backup() {
     );
     assert_eq!(backups(s.parent().unwrap()).len(), 1);
 }
+
+#[test]
+fn the_dream_command_is_installed_reported_and_removed_only_while_it_is_mems() {
+    let h = Home::new();
+    let a = h.bin_dir("bin a");
+    let b = h.bin_dir("b");
+    let cmd = h.root.join(".claude/commands/dream.md");
+    // --dry-run shows it and writes nothing
+    let o = h.hooks(
+        &["install", "--dry-run", "--bin-dir", a.to_str().unwrap()],
+        &h.root,
+        &[],
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(&format!(
+            "+    '{}/mem-dream' --force --explain --format text $ARGUMENTS",
+            a.display()
+        )),
+        "{out}"
+    );
+    assert!(!cmd.exists());
+    // install writes it, for the bin dir
+    let o = h.hooks(&["install", "--bin-dir", a.to_str().unwrap()], &h.root, &[]);
+    assert!(o.status.success(), "{}", show(&o));
+    let text = std::fs::read_to_string(&cmd).unwrap();
+    assert!(
+        text.contains(&format!(
+            "allowed-tools: Bash('{}/mem-dream' --force:*)",
+            a.display()
+        )),
+        "{text}"
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("wrote {}", cmd.display())));
+    let status = |bin: &Path| {
+        let o = h.hooks(
+            &["status", "--bin-dir", bin.to_str().unwrap()],
+            &h.root,
+            &[],
+        );
+        assert!(o.status.success(), "{}", show(&o));
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .find(|l| l.starts_with("/dream command: "))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(
+        status(&a),
+        format!("/dream command: {} (mem's)", cmd.display())
+    );
+    assert!(status(&b).ends_with("(mem's, for another bin dir; install updates it)"));
+    // another bin dir updates it in place
+    let o = h.hooks(&["install", "--bin-dir", b.to_str().unwrap()], &h.root, &[]);
+    assert!(o.status.success(), "{}", show(&o));
+    assert!(
+        std::fs::read_to_string(&cmd)
+            .unwrap()
+            .contains(&format!("    {}/mem-dream --force", b.display()))
+    );
+    // uninstall removes mem's own file
+    let o = h.hooks(&["uninstall"], &h.root, &[]);
+    assert!(o.status.success(), "{}", show(&o));
+    assert!(!cmd.exists());
+    assert!(!cmd.parent().unwrap().exists());
+
+    // a user's own dream.md is never overwritten nor removed
+    let project = h.root.join("proj");
+    std::fs::create_dir_all(project.join(".claude/commands")).unwrap();
+    let own = project.join(".claude/commands/dream.md");
+    std::fs::write(&own, "Tell me about my dreams.\n").unwrap();
+    let o = h.hooks(
+        &["install", "--project", "--bin-dir", b.to_str().unwrap()],
+        &project,
+        &[],
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(&format!(
+            "{}: left alone (a /dream command mem did not write; mem's is not installed)",
+            own.display()
+        )),
+        "{}",
+        show(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&own).unwrap(),
+        "Tell me about my dreams.\n"
+    );
+    let o = h.hooks(&["uninstall", "--project"], &project, &[]);
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(
+        std::fs::read_to_string(&own).unwrap(),
+        "Tell me about my dreams.\n"
+    );
+    // mem's file edited by the user is theirs now: left on uninstall
+    std::fs::remove_file(&own).unwrap();
+    let o = h.hooks(
+        &["install", "--project", "--bin-dir", b.to_str().unwrap()],
+        &project,
+        &[],
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    let mut edited = std::fs::read_to_string(&own).unwrap();
+    edited.push_str("Then list the retired memories.\n");
+    std::fs::write(&own, &edited).unwrap();
+    let o = h.hooks(&["uninstall", "--project"], &project, &[]);
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(std::fs::read_to_string(&own).unwrap(), edited);
+    // a link below the project is refused, nothing written through it
+    std::fs::remove_dir_all(project.join(".claude/commands")).unwrap();
+    let elsewhere = h.root.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, project.join(".claude/commands")).unwrap();
+    let o = h.hooks(
+        &["install", "--project", "--bin-dir", b.to_str().unwrap()],
+        &project,
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    assert!(std::fs::read_dir(&elsewhere).unwrap().next().is_none());
+}

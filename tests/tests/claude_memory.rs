@@ -482,7 +482,8 @@ fn switch_auto_memory_enabled_project_settings() {
 }
 
 /// `autoDreamEnabled: false` in the user's or the project's settings keeps
-/// `mem-dream` (even `--force`) from running; nothing changes.
+/// the automatic `mem-dream` (without `--force`) from running, saying how to
+/// run it by hand; nothing changes. `--force` still consolidates.
 #[test]
 fn switch_auto_dream_enabled() {
     let t = tempfile::tempdir().unwrap();
@@ -494,10 +495,10 @@ fn switch_auto_dream_enabled() {
         proj.to_str().unwrap(),
         "--memory-dir",
         dir.to_str().unwrap(),
-        "--force",
         "--transcripts",
         empty.to_str().unwrap(),
     ];
+    let forced = [&args[..], &["--force"]].concat();
     for f in [
         home.join(".claude/settings.json"),
         proj.join(".claude/settings.json"),
@@ -508,15 +509,22 @@ fn switch_auto_dream_enabled() {
         assert!(o.status.success(), "{}", show(&o));
         let err = text(&o.stderr);
         assert!(
-            err.contains("not due: master: autoDreamEnabled is false in")
-                && err.contains(&f.display().to_string()),
+            err.contains(&format!(
+                "not due: master: autoDreamEnabled is false in {} (automatic consolidation is off; run it by hand with `mem-dream --force`",
+                f.display()
+            )),
             "{}",
             show(&o)
         );
         assert!(!dir.join(".consolidate-lock").exists(), "{}", f.display());
         std::fs::remove_file(&f).unwrap();
     }
-    let o = mem("mem-dream", &home, &args, &[], "");
+    std::fs::write(
+        home.join(".claude/settings.json"),
+        r#"{"autoDreamEnabled": false}"#,
+    )
+    .unwrap();
+    let o = mem("mem-dream", &home, &forced, &[], "");
     assert!(o.status.success(), "{}", show(&o));
     assert!(dir.join(".consolidate-lock").exists(), "{}", show(&o));
 }

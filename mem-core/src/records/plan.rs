@@ -86,6 +86,18 @@ pub enum PlanOp {
         #[serde(flatten)]
         extra: Extra,
     },
+    /// A memory of the directory updated by one gathered from a daily log
+    /// or a session: the memory `mem-index write` would have updated with
+    /// that record (the same id), merged as `write` merges.
+    Update {
+        /// The memory updated.
+        id: String,
+        /// Where the record came from: `logs/…` or `transcript:<digest>`.
+        source: String,
+        /// Unknown fields, kept.
+        #[serde(flatten)]
+        extra: Extra,
+    },
     /// `MEMORY.md` rebuilt.
     Index {
         /// Lines of the index.
@@ -110,6 +122,7 @@ impl PlanOp {
             PlanOp::Redact { .. } => "redact",
             PlanOp::AbsolutizeDate { .. } => "absolutize-date",
             PlanOp::Create { .. } => "create",
+            PlanOp::Update { .. } => "update",
             PlanOp::Index { .. } => "index",
         }
     }
@@ -122,7 +135,8 @@ impl PlanOp {
             | PlanOp::Retire { id, .. }
             | PlanOp::Redact { id, .. }
             | PlanOp::AbsolutizeDate { id, .. }
-            | PlanOp::Create { id, .. } => Some(id),
+            | PlanOp::Create { id, .. }
+            | PlanOp::Update { id, .. } => Some(id),
             PlanOp::Index { .. } => None,
         }
     }
@@ -153,6 +167,7 @@ mod tests {
             r#"{"op":"redact","id":"a","what":"github-token","count":2}"#,
             r#"{"op":"absolutize-date","id":"a","field":"description","from":"tomorrow","to":"2026-07-12","basis":"2026-07-11T10:00:00Z"}"#,
             r#"{"op":"create","id":"a","source":"transcript:3f9a0c1d2e4b#17"}"#,
+            r#"{"op":"update","id":"use-pnpm","source":"logs/2026/07/2026-07-15.md"}"#,
             r#"{"op":"index","lines":7,"bytes":554,"files":7}"#,
             r#"{"op":"merge","id":"a","from":["b"],"reason":"same fact","x-basis":{"k":1}}"#,
         ] {

@@ -138,6 +138,8 @@ impl Extractor {
                     if let Some(cmd) = super::repeats::user_bash_input(t) {
                         let root = self.opts.project_root.as_deref();
                         self.lessons.repeats.ran(cmd, &at, root, true);
+                    } else if t.len() <= MAX_MESSAGE_BYTES {
+                        self.lessons.repeats.said.said(t, &at);
                     }
                     let before = self.cands.v.len();
                     self.ctx.stopped = self.after_interrupt;

@@ -275,7 +275,10 @@ pub(super) fn from_message(
     }
     let norm = normalize_quotes(cut_pasted_output(text, at.line, notes));
     let mut current: Option<Draft> = None;
+    // the sentence before, whatever its class: what "it" may point at
+    let mut prev: Option<&str> = None;
     for s in sentences(&norm) {
+        let prev = prev.replace(s);
         if s.len() > 400 {
             note(
                 notes,
@@ -399,6 +402,13 @@ pub(super) fn from_message(
                     "feedback/correction-question" => {
                         rule_of_question(s).unwrap_or_else(|| clean_sentence(s))
                     }
+                    "feedback/tool-for-task" => {
+                        tool_for_task(s, prev).unwrap_or_else(|| clean_sentence(s))
+                    }
+                    "feedback/should-rather" => should_rather(s),
+                    _ if cat == Cat::Feedback => {
+                        clean_sentence(rule_clause(rules, rule, s, &l).unwrap_or(s))
+                    }
                     _ => clean_sentence(s),
                 };
                 settle(current.take(), ctx, at, base, opts, scrubber, out, notes);
@@ -414,6 +424,107 @@ pub(super) fn from_message(
         }
     }
     settle(current.take(), ctx, at, base, opts, scrubber, out, notes);
+}
+
+/// The instruction in "you can test it with `act`": "Test the GitHub Action
+/// with `act`" — the verb first, a pointing object ("it", "this", "them")
+/// named by what the sentence before asked to add, create or set up (`prev`:
+/// "please add a GitHub Action to run tests" → "the GitHub Action"). `None`
+/// when the sentence has not that shape or the object points at nothing
+/// `prev` names.
+pub(super) fn tool_for_task(s: &str, prev: Option<&str>) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    static OBJ: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)(?:^|[^a-z])(?:you|we|one) (?:can|could|should|may) (?:also |always |just |easily )?(?P<verb>[a-z]+)\s+(?P<obj>[^`]{1,60}?)\s(?P<prep>with|using|via|through|by running)\s+(?P<cmd>`[^`]+`)(?P<rest>[^.!?]*)")
+            .expect("tool-for-task regex")
+    });
+    let c = re.captures(s)?;
+    let mut obj = c["obj"].trim().to_string();
+    if matches!(
+        obj.to_ascii_lowercase().as_str(),
+        "it" | "this" | "that" | "them" | "these" | "those"
+    ) {
+        let obj_re = OBJ.get_or_init(|| {
+            Regex::new(r"(?i)(?:^|[^a-z])(?:add|create|write|set up|setup|build|make|implement|configure|introduce)\s+(?:a|an|the|our|this|some|new)\s+(?:new\s+)?(?P<np>[a-z0-9_./-]+(?:\s+[a-z0-9_./-]+){0,3}?)(?:\s+(?:to|for|that|which|with|in|on|so|and|from)(?:[^a-z]|$)|[.,;:?!]|$)")
+                .expect("object regex")
+        });
+        let np = obj_re
+            .captures(prev?)?
+            .name("np")?
+            .as_str()
+            .trim()
+            .to_string();
+        obj = format!("the {np}");
+    }
+    let verb = &c["verb"];
+    let mut out = String::with_capacity(s.len());
+    out.extend(verb.chars().next().map(|ch| ch.to_ascii_uppercase()));
+    out.push_str(&verb[1..].to_ascii_lowercase());
+    out.push_str(&format!(
+        " {obj} {} {}{}",
+        &c["prep"],
+        &c["cmd"],
+        c["rest"].trim_end()
+    ));
+    Some(clean_sentence(out.trim_end_matches([',', ';', ' '])))
+}
+
+/// The decision in "now we have a cache, so we should change the TUI so it
+/// opens the page rather than regenerating it": the clause from "we
+/// should" on, as said ("We should change the TUI …"); the reason before
+/// "so" is the memory's `why` (the rules' `why` patterns).
+pub(super) fn should_rather(s: &str) -> String {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i),?\s+so\s+(?P<rest>(?:we|you|it|they) should\s.+)$")
+            .expect("so-should regex")
+    });
+    match re.captures(s) {
+        Some(c) => {
+            let rest = c.name("rest").map_or(s, |m| m.as_str());
+            let mut out = String::with_capacity(rest.len());
+            out.extend(rest.chars().next().map(|ch| ch.to_ascii_uppercase()));
+            out.push_str(&rest[1..]);
+            clean_sentence(&out)
+        }
+        None => clean_sentence(s),
+    }
+}
+
+/// The clause of `s` that holds the instruction when a clause of setting
+/// comes first, joined by "but", a semicolon or a dash: "I have both Node
+/// and Python, but I don't want to make it only work for me" → "I don't
+/// want to make it only work for me". `None` when the instruction starts
+/// the sentence or what comes before it is under three words. `l` is `s`
+/// lowercased (the same byte offsets for ASCII text; otherwise `None`).
+fn rule_clause<'s>(rules: &Rules, label: &str, s: &'s str, l: &str) -> Option<&'s str> {
+    if l.len() != s.len() {
+        return None;
+    }
+    let rule = rules.feedback.iter().find(|r| r.label() == label)?;
+    let at = rule.match_start(l)?;
+    // (a rule's match may begin with the separator itself: ", but never")
+    let mut end = (at + 8).min(l.len());
+    while !l.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &l[..end];
+    let (i, sep) = [", but ", " but ", "; ", " — ", " - "]
+        .iter()
+        .filter_map(|sep| head.rfind(sep).map(|i| (i, *sep)))
+        .max_by_key(|(i, _)| *i)?;
+    if l[..i].split_whitespace().count() < 3 || !s.is_char_boundary(i + sep.len()) {
+        return None;
+    }
+    let rest = s[i + sep.len()..].trim_start();
+    // "tests hit a real database - don't mock it": the clause alone points
+    // at what the setting named; the sentence stays whole
+    let alone = matches!(
+        stand_alone(rest, &Context::default()),
+        Standing::Keep(ref f) if f == rest
+    );
+    (!rest.is_empty() && alone).then_some(rest)
 }
 
 /// A log-like line: a timestamp, `fatal:`, `error`, a traceback, a prompt.

@@ -242,6 +242,8 @@ fn quoted(v: &str) -> String {
 pub(super) struct Repeats {
     families: FastMap<String, Family>,
     n: u64,
+    /// What the user says again and again.
+    pub(super) said: Said,
 }
 
 /// The family of a command line: its topic, its head (the setup steps and
@@ -569,6 +571,7 @@ impl Repeats {
             }
             out.push(self.memory(f, opts, notes));
         }
+        out.extend(self.said.memories(opts, notes));
         out
     }
 
@@ -586,7 +589,7 @@ impl Repeats {
             last.line,
             &name,
         );
-        let description = format!("`{cmd}` ran successfully {} times in {n} sessions", f.runs);
+        let description = format!("`{cmd}`, run successfully {} times", f.runs);
         let mut m = base_memory(
             name,
             description,
@@ -659,6 +662,181 @@ impl Repeats {
             mem: m,
             tokens: BTreeSet::new(),
         }
+    }
+}
+
+/// Words a message must have to count as an instruction the user repeats
+/// (fewer: "continue", "commit and push", chatter).
+const MIN_SAID_WORDS: usize = 6;
+
+/// Words a repeated message may have (longer: a pasted document).
+const MAX_SAID_WORDS: usize = 120;
+
+/// Messages kept for comparison (the latest).
+const MAX_SAID: usize = 4096;
+
+/// What the user says again and again: the same message (the words of a
+/// launcher or a habit: "Work on bead spotter-fum. Run bd show spotter-fum
+/// to see the issue details and bd ready to find available subtasks.") in
+/// [`MIN_SESSIONS`] sessions or more, where only one word differs from
+/// session to session, is a standing instruction: one memory with that word
+/// as `<id>` ("Work on bead <id>. Run bd show <id> …").
+#[derive(Default)]
+pub(super) struct Said {
+    /// Each message's words and where it was said.
+    msgs: Vec<(Vec<String>, At)>,
+}
+
+/// The template two messages share: the same words but at the positions
+/// where each holds one other word (the same one at each such position:
+/// `spotter-fum` twice against `spotter-4te` twice), that word made `<id>`.
+/// `None` when they differ otherwise, or not at all (one value is no
+/// placeholder: the message itself is the template then).
+fn template_of(a: &[String], b: &[String]) -> Option<Vec<String>> {
+    if a.len() != b.len() {
+        return None;
+    }
+    let (mut va, mut vb): (Option<&str>, Option<&str>) = (None, None);
+    let mut out = Vec::with_capacity(a.len());
+    for (x, y) in a.iter().zip(b) {
+        if x == y {
+            out.push(x.clone());
+            continue;
+        }
+        // the value without the punctuation after it ("spotter-fum.")
+        let tx = x.trim_end_matches(['.', ',', ':', ';', '!', '?']);
+        let ty = y.trim_end_matches(['.', ',', ':', ';', '!', '?']);
+        if x[tx.len()..] != y[ty.len()..] || tx.is_empty() || ty.is_empty() {
+            return None;
+        }
+        if *va.get_or_insert(tx) != tx || *vb.get_or_insert(ty) != ty {
+            return None;
+        }
+        out.push(format!("<id>{}", &x[tx.len()..]));
+    }
+    Some(out)
+}
+
+impl Said {
+    /// The user said `text` (one message) at `at`.
+    pub(super) fn said(&mut self, text: &str, at: &At) {
+        let t = text.trim();
+        if t.starts_with(['<', '[', '/', '!']) {
+            return;
+        }
+        let words: Vec<String> = t.split_whitespace().map(str::to_string).collect();
+        if !(MIN_SAID_WORDS..=MAX_SAID_WORDS).contains(&words.len()) {
+            return;
+        }
+        if self.msgs.len() == MAX_SAID {
+            // years of sessions: the latest messages are what the user says now
+            self.msgs.remove(0);
+        }
+        self.msgs.push((words, at.clone()));
+    }
+
+    /// The memories: one per template said in [`MIN_SESSIONS`] sessions or
+    /// more (the latest saying of each session as evidence).
+    pub(super) fn memories(&self, opts: &ExtractOptions, notes: &mut Notes) -> Vec<Cand> {
+        // template → the sessions (their latest saying), in order
+        let mut found: Vec<(Vec<String>, Vec<&At>)> = Vec::new();
+        // only messages of one length can share a template
+        let mut by_len: FastMap<usize, Vec<&(Vec<String>, At)>> = FastMap::default();
+        for m in &self.msgs {
+            by_len.entry(m.0.len()).or_default().push(m);
+        }
+        let mut lens: Vec<usize> = by_len.keys().copied().collect();
+        lens.sort_unstable();
+        for group in lens.iter().map(|n| &by_len[n]) {
+            for (i, (a, at_a)) in group.iter().map(|m| (&m.0, &m.1)).enumerate() {
+                for (b, at_b) in group[i + 1..].iter().map(|m| (&m.0, &m.1)) {
+                    if at_a.digest == at_b.digest {
+                        continue;
+                    }
+                    let Some(t) = (if a == b {
+                        Some(a.clone())
+                    } else {
+                        template_of(a, b)
+                    }) else {
+                        continue;
+                    };
+                    let entry = match found.iter_mut().position(|(k, _)| *k == t) {
+                        Some(p) => &mut found[p].1,
+                        None => {
+                            found.push((t, Vec::new()));
+                            &mut found.last_mut().expect("pushed").1
+                        }
+                    };
+                    for at in [at_a, at_b] {
+                        match entry.iter_mut().find(|s| s.digest == at.digest) {
+                            Some(s) if s.line < at.line => *s = at,
+                            Some(_) => {}
+                            None => entry.push(at),
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (words, ats) in found {
+            let text = words.join(" ");
+            let last = ats
+                .iter()
+                .copied()
+                .max_by_key(|a| (a.ts, a.line))
+                .expect("a template has sessions");
+            if ats.len() < MIN_SESSIONS {
+                note(
+                    notes,
+                    false,
+                    Bucket::CurrentContext,
+                    "repeat/said-in-few-sessions",
+                    last.line,
+                    &format!("{text} ({} sessions)", ats.len()),
+                );
+                continue;
+            }
+            note(
+                notes,
+                true,
+                Bucket::DurableInstruction,
+                "repeat/user-says",
+                last.line,
+                &text,
+            );
+            let fact = super::sentence::clean_sentence(&text);
+            let n = ats.len();
+            let mut m = base_memory(
+                title_of(&fact),
+                format!("The user said this in {n} sessions"),
+                MemoryType::Feedback,
+                Kind::Preference,
+                last,
+                opts,
+            );
+            m.fact = Some(fact.clone());
+            m.why = Some(format!(
+                "The user said it in {n} sessions{}.",
+                last.day()
+                    .map(|d| format!(", the last on {d}"))
+                    .unwrap_or_default()
+            ));
+            m.source = Some(Source::User);
+            m.trust = Some(Trust::Normal);
+            m.confidence = Some((0.7 + 0.05 * n.saturating_sub(MIN_SESSIONS) as f64).min(0.9));
+            m.triggers = crate::triggers::triggers_of(&fact.replace("<id>", " "), 6);
+            let mut sorted: Vec<&At> = ats.clone();
+            sorted.sort_by_key(|a| (a.ts, a.line));
+            let skip = n.saturating_sub(MAX_EVIDENCE);
+            m.evidence = sorted[skip..].iter().map(|a| a.evidence()).collect();
+            m.extra.insert("rule".into(), "repeat/user-says".into());
+            out.push(Cand {
+                key: Some(format!("said:{}", words.join(" ").to_lowercase())),
+                mem: m,
+                tokens: BTreeSet::new(),
+            });
+        }
+        out
     }
 }
 
