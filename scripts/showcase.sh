@@ -2,15 +2,19 @@
 # The showcase, offline: a tiny project whose verification needs a generated,
 # git-ignored fixture that only its setup command creates.
 #
-#   1. two independent runs without memory each fail the verification (exit 1);
-#      their sessions are written as Claude Code transcripts;
+#   1. two independent runs without memory each fail the verification
+#      (`result: exit=1` twice); their sessions are written as Claude Code
+#      transcripts;
 #   2. the lesson is written by the pipeline
 #      (mem-transcript replay | mem-extract | mem-index write), next to a
-#      one-time-state note with an expiry date said in the second session;
-#   3. a fresh run recalls before acting, follows the lesson, and passes;
-#   4. with --today past the expiry, the note is evicted (never injected;
-#      --all reports it although this task does not bear on it) and the
-#      lesson stays;
+#      one-time-state note with an expiry date said in the second session
+#      (that the setup before the verification is slow until 2026-07-12);
+#      each memory is listed with its description, the lesson first
+#      (`Run sh setup.sh before sh build-token.sh: …`);
+#   3. a fresh run recalls both before acting (`summary: 2 recalled, 0
+#      evicted`), follows the lesson, and passes;
+#   4. with --today past the expiry, the note is evicted (`EVICT`: the task
+#      bears on it, so it is reported; never injected) and the lesson stays;
 #   5. a run that has the memory on disk but skips recall fails again.
 #
 # Usage: scripts/showcase.sh [WORKDIR]
@@ -18,7 +22,8 @@
 #            temporary directory, removed at exit unless MEM_KEEP=1)
 # Binaries: $MEM_BIN_DIR, else $CARGO_TARGET_DIR (default target)/release, else
 # .../debug, else PATH.
-# Prints one line per step: FAIL / PASS / RECALL / EVICT / summary / result.
+# Prints one line per step: FAIL / PASS / RECALL / EVICT / summary / result
+# (tests/tests/showcase.rs runs this script and checks those lines).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -123,8 +128,10 @@ run_agent() {
 }
 
 echo "== phase 1: two runs without memory"
-run_agent 1 no-memory 2026-07-11 || true
-run_agent 2 no-memory 2026-07-11 "Heads up: the package mirror is slow until 2026-07-12, so setup may take a few minutes." || true
+rc1=0; run_agent 1 no-memory 2026-07-11 || rc1=$?
+echo "result: exit=$rc1"
+rc2=0; run_agent 2 no-memory 2026-07-11 "Heads up: the package mirror is slow until 2026-07-12, so the setup before the build-token verification may take a few minutes." || rc2=$?
+echo "result: exit=$rc2"
 
 echo "== phase 2: the write path (mem-transcript replay | mem-extract | mem-index write)"
 for s in "$sessions"/*.jsonl; do
@@ -132,7 +139,7 @@ for s in "$sessions"/*.jsonl; do
     | sed -e 's/^/  /'
 done
 mem mem-index list --memory-dir "$memdir" --format jsonl \
-  | sed -e 's/.*"id":"\([^"]*\)".*"kind":"\([^"]*\)".*/  memory \1 [\2]/' -e '/^{/d'
+  | sed -e 's/^{"id":"\([^"]*\)".*"description":"\(\([^"\\]\|\\.\)*\)".*"kind":"\([^"]*\)".*/  memory \1 [\4]: \2/' -e '/^{/d'
 
 echo "== phase 3: a fresh run recalls before acting (today 2026-07-11)"
 mem mem-recall --memory-dir "$memdir" --task "run the build-token verification" --today 2026-07-11 --no-cache --format text
@@ -140,7 +147,7 @@ rc3=0; run_agent 3 recall 2026-07-11 || rc3=$?
 echo "result: exit=$rc3"
 
 echo "== phase 4: past the expiry (today 2026-07-13)"
-mem mem-recall --memory-dir "$memdir" --task "run the build-token verification" --today 2026-07-13 --no-cache --format text --all
+mem mem-recall --memory-dir "$memdir" --task "run the build-token verification" --today 2026-07-13 --no-cache --format text
 rc4=0; run_agent 4 recall 2026-07-13 || rc4=$?
 echo "result: exit=$rc4"
 

@@ -71,6 +71,12 @@ pub const HOOKS: &[HookSpec] = &[
         timeout_secs: 30,
     },
     HookSpec {
+        event: "Stop",
+        matcher: None,
+        command: "mem-recall --hook",
+        timeout_secs: 30,
+    },
+    HookSpec {
         event: "PreCompact",
         matcher: None,
         command: COMPACT_PATH,

@@ -98,6 +98,66 @@ pub enum SettingsLevel {
     User,
 }
 
+/// The variable that moves the managed-policy folder ([`managed_dir`]),
+/// for tests and for a machine that keeps it elsewhere.
+pub const MANAGED_DIR_ENV: &str = "MEM_MANAGED_DIR";
+
+/// Claude Code's managed-policy folder, which holds `managed-settings.json`
+/// and the organisation's `CLAUDE.md`: `/etc/claude-code` on Linux,
+/// `/Library/Application Support/ClaudeCode` on macOS, or
+/// `$MEM_MANAGED_DIR` when set and not empty.
+pub fn managed_dir() -> PathBuf {
+    match std::env::var_os(MANAGED_DIR_ENV) {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ if cfg!(target_os = "macos") => PathBuf::from("/Library/Application Support/ClaudeCode"),
+        _ => PathBuf::from("/etc/claude-code"),
+    }
+}
+
+/// Claude Code's global config file, where `/config` and `claude config
+/// set -g` keep `autoCompactEnabled`: `~/.claude.json`, or
+/// `$CLAUDE_CONFIG_DIR/.claude.json` when that variable is set.
+///
+/// Errors: [`Error::Env`] when the home directory cannot be found.
+pub fn global_config_file() -> Result<PathBuf> {
+    match std::env::var_os("CLAUDE_CONFIG_DIR") {
+        Some(d) if !d.is_empty() => Ok(PathBuf::from(d).join(".claude.json")),
+        _ => Ok(home()?.join(".claude.json")),
+    }
+}
+
+/// Why auto-compaction is off for the project at `cwd`, or `None` when it
+/// is on (Claude Code's default): `DISABLE_AUTO_COMPACT` (or
+/// `DISABLE_COMPACT`) set to a truthy value, `autoCompactEnabled: false`
+/// in the merged settings ([`setting_bool`]), or `autoCompactEnabled:
+/// false` in the global config ([`global_config_file`], where `/config`
+/// writes it; the settings files win when they set it).
+///
+/// Errors: a settings or config file that is not a JSON object (naming it
+/// and the line).
+pub fn auto_compact_off(cwd: Option<&Path>) -> Result<Option<String>> {
+    for var in ["DISABLE_AUTO_COMPACT", "DISABLE_COMPACT"] {
+        if env_flag(var) {
+            return Ok(Some(format!("{var} is set")));
+        }
+    }
+    let (value, path) = match setting_bool(cwd, "autoCompactEnabled")? {
+        Some(found) => found,
+        None => {
+            let g = global_config_file()?;
+            match read_settings(&g)?
+                .as_ref()
+                .and_then(|v| v.get("autoCompactEnabled"))
+                .and_then(serde_json::Value::as_bool)
+            {
+                Some(b) => (b, g),
+                None => return Ok(None),
+            }
+        }
+    };
+    Ok((!value).then(|| format!("autoCompactEnabled is false in {}", path.display())))
+}
+
 /// The settings files Claude Code reads for the project at `cwd`, highest
 /// precedence first (managed > local > project > user; the project files
 /// are those of the worktree containing `cwd`, or of `cwd` outside git).
@@ -105,12 +165,10 @@ pub enum SettingsLevel {
 /// Errors: [`Error::Env`] when the home directory cannot be found.
 pub fn settings_files(cwd: Option<&Path>) -> Result<Vec<(SettingsLevel, PathBuf)>> {
     let mut v = Vec::with_capacity(4);
-    let managed = if cfg!(target_os = "macos") {
-        PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json")
-    } else {
-        PathBuf::from("/etc/claude-code/managed-settings.json")
-    };
-    v.push((SettingsLevel::Managed, managed));
+    v.push((
+        SettingsLevel::Managed,
+        managed_dir().join("managed-settings.json"),
+    ));
     if let Some(c) = cwd {
         let wt = git_info(c).map_or_else(|| real_path(c), |g| g.worktree_root);
         v.push((SettingsLevel::Local, wt.join(".claude/settings.local.json")));

@@ -65,7 +65,7 @@ enum Cmd {
     Scrub(ScrubArgs),
     /// Keep the rolling summary of one session (summary.md).
     #[command(
-        after_long_help = "Examples:\n  mem-transcript replay S.jsonl | mem-extract session\n  mem-extract session --state st.json --out summary.md events.jsonl"
+        after_long_help = "Examples:\n  mem-transcript replay S.jsonl | mem-extract session\n  mem-extract session --state st.json --out summary.md events.jsonl\n  mem-extract session --init-tokens 4000 --update-tokens 2000 --tool-calls 5 events.jsonl\n  MEM_SESSION_INIT_TOKENS=4000 mem-extract session events.jsonl"
     )]
     Session(session::SessionArgs),
 }

@@ -1,28 +1,35 @@
 //! `mem-extract session`: the rolling summary of one session (docs/hooks.md
-//! "Session memory at compaction").
+//! "Session memory, turn by turn").
 //!
 //! Claude Code's session-memory rule, checked when an assistant message ends
 //! (its last event; the end of the input ends the last one): no summary
-//! until the conversation reaches [`START_TOKENS`]; then an update when at
-//! least [`STEP_TOKENS`] came since the last update (since 0 for the first)
-//! and either at least [`MIN_TOOL_CALLS`] tool calls happened since the last
-//! update or the message that just ended made none (a natural break). Each
-//! update appends one segment of at most
+//! until the conversation reaches [`Thresholds::init_tokens`] (default
+//! [`START_TOKENS`]); then an update when at least
+//! [`Thresholds::update_tokens`] ([`STEP_TOKENS`]) came since the last
+//! update (since 0 for the first) and either at least
+//! [`Thresholds::tool_calls`] ([`MIN_TOOL_CALLS`]) tool calls happened since
+//! the last update or the message that just ended made none (a natural
+//! break). The thresholds come from flags, else the variables of
+//! [`Thresholds::from_env`]. Each update appends one segment of at most
 //! [`SEGMENT_TOKENS`]; the file keeps at most [`TOTAL_TOKENS`] (oldest segments
 //! go first). Extractive and deterministic: requests, decisions, files
 //! touched, commands and their outcomes, open errors — every line scrubbed.
-//! With `--state FILE` only events past the recorded `seq` are read.
+//! With `--state FILE` only events past the recorded `seq` are read; the
+//! events since the last segment are kept in the state
+//! ([`SessionState::pending`]), so runs over consecutive stretches of a
+//! session give the summary one run over all of it gives.
 //!
-//! `--hook` (the `PreCompact` hook, after `mem-transcript replay --hook`):
-//! only when auto-compaction is on ([`auto_compact_off`]) and memory is on;
-//! state and summary live in the session's hook-state folder
-//! ([`mem_core::memdir::session_state_dir`]): `session.json` and
-//! [`SUMMARY_FILE`], which `SessionStart` with `source: compact` injects.
-//! A compaction follows, so `--hook` also makes a segment of what came after
-//! the last update ([`update_to_end`]): the summary covers the whole
-//! session up to it. A later segment's passing run of a command closes the
-//! earlier segments' open error for it; a command a hook refused
-//! ([`mem_core::lesson::is_hook_refusal`]) is `not run`, not failed.
+//! `mem-recall --hook` on `Stop` folds each turn in as it ends
+//! ([`fold_in_state_dir`]). `--hook` (the `PreCompact` hook, after
+//! `mem-transcript replay --hook`): only when auto-compaction is on
+//! ([`auto_compact_off`]) and memory is on; state and summary live in the
+//! session's hook-state folder ([`mem_core::memdir::session_state_dir`]):
+//! `session.json` and [`SUMMARY_FILE`], which `SessionStart` with `source:
+//! compact` injects. A compaction follows, so `--hook` also makes a segment
+//! of what came after the last update ([`update_to_end`]): the summary
+//! covers the whole session up to it. A later segment's passing run of a
+//! command closes the earlier segments' open error for it; a command a hook
+//! refused ([`mem_core::lesson::is_hook_refusal`]) is `not run`, not failed.
 //! Tokens: `ceil(bytes / 4)` ([`mem_core::truncate::estimate_tokens`]).
 
 use std::collections::BTreeSet;
@@ -54,6 +61,66 @@ pub const SEGMENT_TOKENS: usize = 2_000;
 /// Budget of the whole summary, in tokens.
 pub const TOTAL_TOKENS: usize = 12_000;
 
+/// The variable that sets [`Thresholds::init_tokens`].
+pub const INIT_TOKENS_ENV: &str = "MEM_SESSION_INIT_TOKENS";
+/// The variable that sets [`Thresholds::update_tokens`].
+pub const UPDATE_TOKENS_ENV: &str = "MEM_SESSION_UPDATE_TOKENS";
+/// The variable that sets [`Thresholds::tool_calls`].
+pub const TOOL_CALLS_ENV: &str = "MEM_SESSION_TOOL_CALLS";
+
+/// When the summary gets a new segment (Claude Code's session-memory rule;
+/// see the module docs). Tokens are `ceil(bytes / 4)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Thresholds {
+    /// Tokens of conversation before the first segment ([`START_TOKENS`]).
+    pub init_tokens: usize,
+    /// Tokens of conversation between segments ([`STEP_TOKENS`]).
+    pub update_tokens: usize,
+    /// Tool calls since the last segment that allow one in the middle of a
+    /// turn ([`MIN_TOOL_CALLS`]); else only at a natural break.
+    pub tool_calls: usize,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            init_tokens: START_TOKENS,
+            update_tokens: STEP_TOKENS,
+            tool_calls: MIN_TOOL_CALLS,
+        }
+    }
+}
+
+impl Thresholds {
+    /// The defaults, each overridden by its variable ([`INIT_TOKENS_ENV`],
+    /// [`UPDATE_TOKENS_ENV`], [`TOOL_CALLS_ENV`]) when that is a whole
+    /// number (at least 1); any other value is said on stderr and the
+    /// default kept.
+    pub fn from_env() -> Thresholds {
+        let d = Thresholds::default();
+        Thresholds {
+            init_tokens: env_count(INIT_TOKENS_ENV, d.init_tokens),
+            update_tokens: env_count(UPDATE_TOKENS_ENV, d.update_tokens),
+            tool_calls: env_count(TOOL_CALLS_ENV, d.tool_calls),
+        }
+    }
+}
+
+fn env_count(var: &str, default: usize) -> usize {
+    match std::env::var(var) {
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                eprintln!(
+                    "mem-extract: session: {var}={v:?} is not a whole number of at least 1; using {default}"
+                );
+                default
+            }
+        },
+        Err(_) => default,
+    }
+}
+
 /// Most commands kept waiting for their result ([`SessionState::awaiting`]).
 pub const MAX_AWAITING: usize = 64;
 
@@ -64,19 +131,11 @@ pub const SUMMARY_FILE: &str = "session-memory.md";
 pub const STATE_FILE: &str = "session.json";
 
 /// Why auto-compaction is off for the project at `cwd`, or `None` when it
-/// is on (Claude Code's default): `DISABLE_AUTO_COMPACT` set to a truthy
-/// value, or `autoCompactEnabled: false` in the merged settings
-/// ([`mem_core::memdir::setting_bool`]).
+/// is on: [`mem_core::memdir::auto_compact_off`].
 ///
 /// Errors: a settings file that is not a JSON object (naming it).
 pub fn auto_compact_off(cwd: Option<&std::path::Path>) -> Result<Option<String>, Error> {
-    if memdir::env_flag("DISABLE_AUTO_COMPACT") {
-        return Ok(Some("DISABLE_AUTO_COMPACT is set".into()));
-    }
-    Ok(match memdir::setting_bool(cwd, "autoCompactEnabled")? {
-        Some((false, p)) => Some(format!("autoCompactEnabled is false in {}", p.display())),
-        _ => None,
-    })
+    memdir::auto_compact_off(cwd)
 }
 
 /// Options of `mem-extract session`.
@@ -100,6 +159,18 @@ pub struct SessionArgs {
     /// Flush every output line.
     #[arg(long)]
     line_buffered: bool,
+    /// Tokens of conversation before the first segment (default 10000, or
+    /// `$MEM_SESSION_INIT_TOKENS`).
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
+    init_tokens: Option<u64>,
+    /// Tokens of conversation between segments (default 5000, or
+    /// `$MEM_SESSION_UPDATE_TOKENS`).
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
+    update_tokens: Option<u64>,
+    /// Tool calls since the last segment that allow one before a natural
+    /// break (default 3, or `$MEM_SESSION_TOOL_CALLS`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    tool_calls: Option<u64>,
     /// The hook form: state and summary in the session's hook-state folder
     /// (`session.json`, `session-memory.md`), nothing when auto-compaction
     /// or memory is off; never fails the hook on an error of its own.
@@ -128,6 +199,26 @@ pub struct SessionState {
     /// command as listed): the segment that gets the result lists it.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub awaiting: std::collections::BTreeMap<String, String>,
+    /// The events read since the last segment, as much of each as a
+    /// segment uses ([`window_event`]: requests, commands, paths, results;
+    /// scrubbed): the next segment is made of them, so a run per turn makes
+    /// the same segments as one pass.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<Event>,
+}
+
+impl SessionArgs {
+    /// The thresholds: each flag, else its variable, else the default.
+    fn thresholds(&self) -> Thresholds {
+        let env = Thresholds::from_env();
+        let pick =
+            |f: Option<u64>, d: usize| f.map_or(d, |n| usize::try_from(n).unwrap_or(usize::MAX));
+        Thresholds {
+            init_tokens: pick(self.init_tokens, env.init_tokens),
+            update_tokens: pick(self.update_tokens, env.update_tokens),
+            tool_calls: pick(self.tool_calls, env.tool_calls),
+        }
+    }
 }
 
 /// Fold `events` into `state`; returns true when a new segment was added.
@@ -139,7 +230,14 @@ pub fn update(
     scrubber: &Scrubber,
     rules: &Rules,
 ) -> bool {
-    fold(state, events, scrubber, rules, false)
+    fold(
+        state,
+        events,
+        scrubber,
+        rules,
+        false,
+        &Thresholds::default(),
+    )
 }
 
 /// [`update`], then the events past the last update, however few, as one
@@ -152,17 +250,23 @@ pub fn update_to_end(
     scrubber: &Scrubber,
     rules: &Rules,
 ) -> bool {
-    fold(state, events, scrubber, rules, true)
+    fold(state, events, scrubber, rules, true, &Thresholds::default())
 }
 
-fn fold(
+/// [`update`] (or, with `to_end`, [`update_to_end`]) with the thresholds
+/// `th`. The events past the last segment are kept in the state
+/// ([`SessionState::pending`]): folding a session's events in any number
+/// of runs, each ending where an assistant message ends (a `Stop`), gives
+/// the state one run over all of them gives.
+pub fn fold(
     state: &mut SessionState,
     events: &[Event],
     scrubber: &Scrubber,
     rules: &Rules,
     to_end: bool,
+    th: &Thresholds,
 ) -> bool {
-    let mut window: Vec<&Event> = Vec::new();
+    let mut window: Vec<Event> = std::mem::take(&mut state.pending);
     let mut added = false;
     // the assistant message being read: its id and its tool calls so far
     let mut msg: Option<(Option<&str>, usize)> = None;
@@ -194,7 +298,7 @@ fn fold(
             }
         }
         if (ev.seq as i64) >= state.pending_from {
-            window.push(ev);
+            window.push(window_event(ev, scrubber));
         }
         // the message ends here when the next event is not part of it
         let ends = ev.role == "assistant"
@@ -205,7 +309,7 @@ fn fold(
             continue;
         }
         let tools_in_last = msg.take().map_or(0, |m| m.1);
-        if due(state, tools_in_last) {
+        if due(state, tools_in_last, th) {
             push_segment(state, &window, scrubber, rules);
             state.pending_from = ev.seq as i64 + 1;
             window.clear();
@@ -227,14 +331,73 @@ fn fold(
             added = true;
         }
         state.pending_from = state.last_seq + 1;
+        window.clear();
     }
+    state.pending = window;
     added
+}
+
+/// What a segment reads of `ev`, kept in the state until the
+/// segment is made: a request's text, a tool call's paths and command, a
+/// result's id, outcome and (a hook's refusal only) text; every string
+/// scrubbed, nothing else (no assistant prose, no tool output).
+pub fn window_event(ev: &Event, scrubber: &Scrubber) -> Event {
+    let scrub = |t: &str| scrubber.scrub(t).text;
+    let mut e = Event {
+        session: ev.session.clone(),
+        source: ev.source.clone(),
+        line: ev.line,
+        seq: ev.seq,
+        role: ev.role.clone(),
+        kind: ev.kind.clone(),
+        tool: ev.tool.clone(),
+        tool_id: ev.tool_id.clone(),
+        is_error: ev.is_error,
+        ..Default::default()
+    };
+    match (ev.role.as_str(), ev.kind.as_str()) {
+        ("user", "text") => e.text = ev.text.as_deref().map(scrub),
+        ("assistant", "tool_use") => {
+            if let Some(input) = &ev.input {
+                let mut kept = serde_json::Map::new();
+                for k in ["file_path", "path", "notebook_path", "command", "cmd"] {
+                    if let Some(v) = input.get(k) {
+                        let v = match v {
+                            serde_json::Value::String(t) => serde_json::Value::String(scrub(t)),
+                            serde_json::Value::Array(a) => serde_json::Value::Array(
+                                a.iter()
+                                    .map(|x| match x {
+                                        serde_json::Value::String(t) => {
+                                            serde_json::Value::String(scrub(t))
+                                        }
+                                        other => other.clone(),
+                                    })
+                                    .collect(),
+                            ),
+                            other => other.clone(),
+                        };
+                        kept.insert(k.to_string(), v);
+                    }
+                }
+                e.input = Some(serde_json::Value::Object(kept));
+            }
+        }
+        (_, "tool_result") => {
+            e.text = ev
+                .text
+                .as_deref()
+                .filter(|t| mem_core::lesson::is_hook_refusal(t))
+                .map(scrub);
+        }
+        _ => {}
+    }
+    e
 }
 
 /// Add the segment of `window` to `state` (the oldest go past
 /// [`TOTAL_TOKENS`]); the earlier segments' open errors that this one ran
 /// to success are closed.
-fn push_segment(state: &mut SessionState, window: &[&Event], scrubber: &Scrubber, rules: &Rules) {
+fn push_segment(state: &mut SessionState, window: &[Event], scrubber: &Scrubber, rules: &Rules) {
     let seg = segment(
         window,
         state.segments.len() + 1,
@@ -308,10 +471,10 @@ fn close_open_errors(seg: &mut String, passed: &[String]) {
 /// calls ends: initialised (at least [`START_TOKENS`]), at least
 /// [`STEP_TOKENS`] since the last update, and [`MIN_TOOL_CALLS`] tool calls
 /// since then or none in that message.
-fn due(state: &SessionState, tools_in_last: usize) -> bool {
-    let started = state.tokens_at_update > 0 || state.tokens >= START_TOKENS;
-    let tokens_met = state.tokens >= state.tokens_at_update + STEP_TOKENS;
-    started && tokens_met && (state.tool_calls >= MIN_TOOL_CALLS || tools_in_last == 0)
+fn due(state: &SessionState, tools_in_last: usize, th: &Thresholds) -> bool {
+    let started = state.tokens_at_update > 0 || state.tokens >= th.init_tokens;
+    let tokens_met = state.tokens >= state.tokens_at_update + th.update_tokens;
+    started && tokens_met && (state.tool_calls >= th.tool_calls || tools_in_last == 0)
 }
 
 fn event_tokens(ev: &Event) -> usize {
@@ -337,7 +500,7 @@ fn one_line(s: &str, n: usize) -> String {
 /// come: a result here lists its command again with it; this window's
 /// commands left without a result are added.
 fn segment(
-    window: &[&Event],
+    window: &[Event],
     no: usize,
     scrubber: &Scrubber,
     rules: &Rules,
@@ -513,7 +676,14 @@ pub fn run(args: SessionArgs) -> Result<Exit, ExtractError> {
     let root = crate::project_root_for(args.cwd.as_deref(), &events, false);
     let scrubber = Scrubber::new(root.as_deref());
     let rules = Rules::default_rules();
-    let added = update(&mut state, &events, &scrubber, &rules);
+    let added = fold(
+        &mut state,
+        &events,
+        &scrubber,
+        &rules,
+        false,
+        &args.thresholds(),
+    );
     let mut out = Output::stdout(args.line_buffered);
     if added {
         let path = match &args.out {
@@ -540,8 +710,9 @@ pub fn run(args: SessionArgs) -> Result<Exit, ExtractError> {
         out.line(&path.display().to_string())?;
     } else if state.tokens_at_update == 0 {
         eprintln!(
-            "mem-extract: session: {} tokens so far; the summary starts past {START_TOKENS}",
-            state.tokens
+            "mem-extract: session: {} tokens so far; the summary starts past {}",
+            state.tokens,
+            args.thresholds().init_tokens
         );
     } else {
         eprintln!("mem-extract: session: no update due");
@@ -585,7 +756,60 @@ fn run_hook(a: &SessionArgs) -> Result<(), ExtractError> {
         ..Default::default()
     })?;
     let dir = memdir::session_state_dir(&resolved.dir, &first.session)?;
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let root = memdir::project_root(&cwd, false);
+    // a compaction follows: everything up to it goes into the summary
+    let done = fold_in_state_dir(&dir, &events, &root, true, &a.thresholds())?;
+    let mut out = Output::stdout(a.line_buffered);
+    if done.added {
+        out.line(&done.summary.display().to_string())?;
+    } else {
+        eprintln!(
+            "mem-extract: session --hook: {} tokens so far; no update due",
+            done.tokens
+        );
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// What [`fold_in_state_dir`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Folded {
+    /// True when a segment was added (the summary was written).
+    pub added: bool,
+    /// The summary file ([`SUMMARY_FILE`] in the folder).
+    pub summary: PathBuf,
+    /// Conversation tokens so far.
+    pub tokens: usize,
+    /// Segments in the summary.
+    pub segments: usize,
+}
+
+/// Fold `events` into the session state kept in the hook-state folder
+/// `dir` ([`STATE_FILE`]), under its lock (`session.lock`, waited for), and
+/// write [`SUMMARY_FILE`] there when a segment was added. `to_end`: a
+/// compaction follows, so whatever came after the last segment is one more
+/// ([`update_to_end`]); else the rule alone decides (`Stop`, [`update`]).
+/// Paths and secrets are scrubbed against the project `root`.
+///
+/// Errors: a state file that is not the state (naming it and the line),
+/// I/O on the folder.
+pub fn fold_in_state_dir(
+    dir: &std::path::Path,
+    events: &[Event],
+    root: &std::path::Path,
+    to_end: bool,
+    th: &Thresholds,
+) -> Result<Folded, ExtractError> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let lock_path = dir.join("session.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| Error::io(&lock_path, e))?;
+    lock.lock().map_err(|e| Error::io(&lock_path, e))?;
     let state_path = dir.join(STATE_FILE);
     let mut state = match std::fs::read_to_string(&state_path) {
         Ok(t) => serde_json::from_str(&t)
@@ -596,28 +820,30 @@ fn run_hook(a: &SessionArgs) -> Result<(), ExtractError> {
         },
         Err(e) => return Err(Error::io(&state_path, e).into()),
     };
-    let root = memdir::project_root(&cwd, false);
-    let scrubber = Scrubber::new(Some(&root));
-    // a compaction follows: everything up to it goes into the summary
-    let added = update_to_end(&mut state, &events, &scrubber, &Rules::default_rules());
-    let mut out = Output::stdout(a.line_buffered);
+    let scrubber = Scrubber::new(Some(root));
+    let added = fold(
+        &mut state,
+        events,
+        &scrubber,
+        &Rules::default_rules(),
+        to_end,
+        th,
+    );
+    let summary = dir.join(SUMMARY_FILE);
     if added {
-        let path = dir.join(SUMMARY_FILE);
-        write_atomic(&path, render(&state).as_bytes())?;
-        out.line(&path.display().to_string())?;
-    } else {
-        eprintln!(
-            "mem-extract: session --hook: {} tokens so far; no update due",
-            state.tokens
-        );
+        write_atomic(&summary, render(&state).as_bytes())?;
     }
     let json = serde_json::to_vec_pretty(&state).map_err(|err| ExtractError::State {
         path: state_path.clone(),
         err,
     })?;
     write_atomic(&state_path, &json)?;
-    out.flush()?;
-    Ok(())
+    Ok(Folded {
+        added,
+        summary,
+        tokens: state.tokens,
+        segments: state.segments.len(),
+    })
 }
 
 #[cfg(test)]

@@ -201,7 +201,10 @@ fn lesson_quotes_only_the_first_error_line() {
     assert_eq!(r.memories.len(), 1, "{:?}", r.memories);
     let m = &r.memories[0];
     assert_eq!(m.name, "Run make gen before make verify");
-    assert_eq!(m.description, "make verify failed until make gen ran");
+    assert_eq!(
+        m.description,
+        "Run make gen before make verify: make verify failed until make gen ran"
+    );
     assert_eq!(
         m.fact.as_deref(),
         Some("Run `make gen` before `make verify`.")

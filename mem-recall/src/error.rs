@@ -61,10 +61,14 @@ pub enum RecallError {
     /// `--hook`: stdin is not one hook JSON object with `hook_event_name`.
     #[error("stdin is not hook JSON: {0}")]
     NotHookJson(String),
-    /// `--hook`: an event other than SessionStart, UserPromptSubmit and
-    /// PreToolUse.
-    #[error("event {0:?} is not handled (use SessionStart, UserPromptSubmit or PreToolUse)")]
+    /// `--hook`: an event other than SessionStart, UserPromptSubmit,
+    /// PreToolUse and Stop.
+    #[error("event {0:?} is not handled (use SessionStart, UserPromptSubmit, PreToolUse or Stop)")]
     UnknownEvent(String),
+    /// `--hook` on `Stop`: the session memory's state could not be read or
+    /// written (the message names the file).
+    #[error("session memory: {0}")]
+    SessionMemory(String),
     /// `--records -`: lines of stdin that are not memory records; the
     /// first is given (the others are printed on stderr before).
     #[error("{count} bad record(s) on stdin: {first}")]

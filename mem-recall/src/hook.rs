@@ -10,11 +10,14 @@
 //! - `SessionStart`: only what Claude Code does not load itself — the
 //!   memories recalled without a task (`type: user` without triggers or
 //!   paths) and MEMORY.md's WARNING line when the index is cut; with
-//!   `source: compact`, the session memory saved at `PreCompact` first
+//!   `source: compact`, the session memory (kept on `Stop` and `PreCompact`) first
 //!   ([`crate::session_memory`]); then `mem-dream` is started detached when
 //!   a consolidation is due ([`crate::autodream`]);
 //! - `PreToolUse` (Bash): the lessons that bear on the command about to run
-//!   ([`crate::lessons`]).
+//!   ([`crate::lessons`]);
+//! - `Stop`: nothing on stdout; the turn that ended is folded into the
+//!   session memory ([`crate::session_turns`]), without the time budget
+//!   (the agent's hook timeout bounds it).
 //!
 //! Each memory is injected at most once per session ([`crate::once`]).
 //!
@@ -83,25 +86,38 @@ pub fn run_guarded(common: &Common) -> Exit {
     // A recall cache shortened under the hook ends it as nothing injected.
     crate::mapped::set_lost_status(0);
     let limit = budget();
-    let alarm = Alarm::arm(
+    let mut alarm = match Alarm::arm(
         limit,
         &format!(
             "{NAME}: hook: past its time budget of {} ms ({BUDGET_ENV}); nothing added to the context",
             limit.as_millis()
         ),
-    );
-    if let Err(e) = &alarm {
-        eprintln!("{NAME}: hook: cannot set its time budget: {e}");
-    }
+    ) {
+        Ok(a) => Some(a),
+        Err(e) => {
+            eprintln!("{NAME}: hook: cannot set its time budget: {e}");
+            None
+        }
+    };
     let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut input = Vec::new();
         std::io::stdin()
             .take(MAX_INPUT)
             .read_to_end(&mut input)
             .map_err(crate::RecallError::Stdin)?;
+        // Stop adds nothing to the context and keeps no one waiting for a
+        // prompt: its session-memory update is bounded by the agent's hook
+        // timeout instead (a run stopped midway loses no turn).
+        if is_stop(&input)
+            && let Some(a) = alarm.take()
+            && let Err(e) = a.disarm()
+        {
+            eprintln!("{NAME}: hook: cannot stop its time budget: {e}");
+            return Ok(None);
+        }
         answer(common, &input, true)
     }));
-    if let Ok(a) = alarm
+    if let Some(a) = alarm
         && let Err(e) = a.disarm()
     {
         // the alarm may still end the process: print nothing
@@ -120,6 +136,11 @@ pub fn run_guarded(common: &Common) -> Exit {
         Err(_) => eprintln!("{NAME}: hook: internal error (nothing added to the context)"),
     }
     Exit::Success
+}
+
+/// True when `input` is hook JSON for `Stop`.
+fn is_stop(input: &[u8]) -> bool {
+    serde_json::from_slice::<HookInput>(input).is_ok_and(|h| h.event() == "Stop")
 }
 
 /// The hook's answer for `input` (one JSON line), or `None` when there is
@@ -144,7 +165,7 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<
     let (task, start) = match event {
         "UserPromptSubmit" => (h.prompt.clone().unwrap_or_default(), false),
         "SessionStart" => (String::new(), true),
-        "PreToolUse" => (String::new(), false),
+        "PreToolUse" | "Stop" => (String::new(), false),
         other => return Err(crate::RecallError::UnknownEvent(other.to_string())),
     };
     let cwd = h
@@ -164,6 +185,10 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<
     }
     if event == "PreToolUse" {
         return crate::lessons::respond(common, &h, here.as_deref());
+    }
+    if event == "Stop" {
+        crate::session_turns::on_stop(&h, input, here.as_deref())?;
+        return Ok(None);
     }
     // Once per session (docs/hooks.md): the budget is applied after the
     // memories this session already holds are left out.
@@ -213,9 +238,12 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<
     if start
         && let Some(ix) = s.memory_dir.as_deref().and_then(crate::context::load_index)
         && ix.cut
-        && let Some(w) = ix.warning
+        && let Some(w) = &ix.warning
     {
         ctx.push_str(&format!("MEMORY.md was cut when loaded: {w}\n"));
+        if let Some(limit) = crate::context::index_limit_warning(&ix) {
+            ctx.push_str(&format!("{limit}\n"));
+        }
     }
     if !mems.is_empty() {
         if !ctx.is_empty() {

@@ -1136,7 +1136,10 @@ mod tests {
         merge(&mut s, &es);
         assert_eq!(
             s["hooks"]["Stop"],
-            json!([{"hooks":[{"type":"command","command":"/b/mem-transcript replay --hook | /b/mem-extract | /b/mem-index write >&2","timeout":30}]}])
+            json!([
+                {"hooks":[{"type":"command","command":"/b/mem-transcript replay --hook | /b/mem-extract | /b/mem-index write >&2","timeout":30}]},
+                {"hooks":[{"type":"command","command":"/b/mem-recall --hook","timeout":30}]}
+            ])
         );
         remove(&mut s);
         assert_eq!(Value::Object(s), json!({}));

@@ -10,8 +10,9 @@
 //! - [`context`]: `mem-recall context` (instruction files, imports, index);
 //! - [`hook`]: `mem-recall --hook` for Claude Code and Codex, with
 //!   [`once`] (each memory once per session), [`lessons`] (PreToolUse),
-//!   [`autodream`] (mem-dream started from SessionStart) and
-//!   [`session_memory`] (the summary injected after a compaction);
+//!   [`autodream`] (mem-dream started from SessionStart),
+//!   [`session_memory`] (the summary injected after a compaction) and
+//!   [`session_turns`] (the summary kept turn by turn on Stop);
 //! - [`install`]: `mem-recall hooks install|uninstall|show`;
 //! - [`tier`]: the team tier next to the personal one.
 //!
@@ -38,6 +39,7 @@ pub mod mapped;
 pub mod once;
 pub mod render;
 pub mod session_memory;
+pub mod session_turns;
 pub mod state;
 pub mod tier;
 pub mod vocab;
@@ -69,9 +71,10 @@ Examples:
   mem-index list | mem-recall --records - --task \"add a package\" --format jsonl
   mem-recall --agent reviewer --scope user --task \"review the diff\"   # an agent's memory
 
-As a Claude Code hook (settings.json), for SessionStart, UserPromptSubmit and
-PreToolUse (matcher Bash):
-  {\"type\":\"command\",\"command\":\"mem-recall --hook\"}";
+As a Claude Code hook (settings.json), for SessionStart, UserPromptSubmit,
+PreToolUse (matcher Bash) and Stop (the session memory, turn by turn):
+  {\"type\":\"command\",\"command\":\"mem-recall --hook\"}
+  MEM_SESSION_INIT_TOKENS=20000 mem-recall --hook < stop.json   # a later first summary";
 
 const CONTEXT_EXAMPLES: &str = "\
 Examples:
@@ -128,11 +131,14 @@ pub struct RecallCommand {
     pub format: Option<RecallFormat>,
 
     /// Run as a Claude Code or Codex hook: read the hook JSON on stdin
-    /// (SessionStart, UserPromptSubmit, or PreToolUse for Bash) and print
-    /// {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}
+    /// (SessionStart, UserPromptSubmit, PreToolUse for Bash, or Stop) and
+    /// print {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}
     /// within 10,000 characters; each memory once per session; on
     /// PreToolUse the lessons that bear on the command (see docs/hooks.md);
-    /// SessionStart starts mem-dream detached when a consolidation is due.
+    /// SessionStart starts mem-dream detached when a consolidation is due;
+    /// Stop prints nothing and folds the turn into the session memory
+    /// (thresholds: env MEM_SESSION_INIT_TOKENS, MEM_SESSION_UPDATE_TOKENS,
+    /// MEM_SESSION_TOOL_CALLS).
     /// Nothing recalled → nothing printed. Never
     /// fails: on any error it prints nothing, exits 0 and says why on stderr;
     /// past its time budget (2 s; env MEM_HOOK_BUDGET_MS, in milliseconds)
@@ -1058,8 +1064,12 @@ pub fn context_text(
     let mut doc = String::new();
     if !files.is_empty() {
         doc.push_str("# Instructions\n");
+        let managed = mem_core::memdir::real_path(&context::managed_claude_md());
         for f in files {
             doc.push_str(&format!("\n## {}", label(&f.path, &s.root)));
+            if f.path == managed {
+                doc.push_str(" (managed policy)");
+            }
             if let Some(from) = &f.imported_from {
                 doc.push_str(&format!(" (imported from {})", label(from, &s.root)));
             }
@@ -1089,7 +1099,12 @@ pub fn context_text(
             ix.text = context::plain_links(&ix.text);
         }
         if !ix.text.trim().is_empty() {
-            push_section(&mut doc, "# Memory index (MEMORY.md)", ix.text.trim_end());
+            let mut body = ix.text.trim_end().to_string();
+            if let Some(w) = context::index_limit_warning(&ix) {
+                body.push_str("\n\n");
+                body.push_str(&w);
+            }
+            push_section(&mut doc, "# Memory index (MEMORY.md)", &body);
         }
     }
     if let Some(dir) = &s.team_dir

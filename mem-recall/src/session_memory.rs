@@ -1,8 +1,9 @@
 //! The session memory injected by `SessionStart` with `source: compact`
-//! (docs/hooks.md "Session memory at compaction").
+//! (docs/hooks.md "Session memory, turn by turn").
 //!
-//! `mem-extract session --hook`, run by the `PreCompact` hook, keeps the
-//! rolling summary of a session in its hook-state folder
+//! `mem-recall --hook` on `Stop` ([`crate::session_turns`], turn by turn)
+//! and `mem-extract session --hook`, run by the `PreCompact` hook (the
+//! rest), keep the rolling summary of a session in its hook-state folder
 //! (`<session_state_dir>/session-memory.md`,
 //! [`mem_core::memdir::session_state_dir`]). Right after the compaction the
 //! agent has only Claude Code's compact summary; this gives it mem's summary

@@ -152,7 +152,14 @@ fn b14_hand_made_index_is_cut_with_warning() {
         .skip(2)
         .take_while(|l| !l.starts_with("# "))
         .collect();
-    let section: Vec<&str> = section.into_iter().filter(|l| !l.is_empty()).collect();
+    let mut section: Vec<&str> = section.into_iter().filter(|l| !l.is_empty()).collect();
+    // after the cut index, the warning that says where detail belongs
+    assert_eq!(
+        section.pop(),
+        Some(
+            "> WARNING: MEMORY.md is 205 lines (limit: 200), so only part of it was loaded. MEMORY.md is an index: keep it to one line per memory (`- [Title](file.md) — hook`, under 150 characters) and put the detail in the topic files it links to."
+        )
+    );
     assert!(section.len() <= 200, "{}", section.len());
     let warning = section.last().unwrap();
     assert!(warning.starts_with("WARNING"), "{warning}");

@@ -106,10 +106,13 @@ fn a_new_bin_dir_updates_mem_entries_in_place() {
     assert_eq!(v["hooks"]["SessionStart"][0]["hooks"][1]["timeout"], 10);
     assert_eq!(
         commands(&v, "Stop"),
-        [format!(
-            "'{a}/mem-transcript' replay --hook | '{a}/mem-extract' | '{a}/mem-index' write >&2",
-            a = a.display()
-        )]
+        [
+            format!(
+                "'{a}/mem-transcript' replay --hook | '{a}/mem-extract' | '{a}/mem-index' write >&2",
+                a = a.display()
+            ),
+            qa.clone()
+        ]
     );
     // the keys keep their order
     assert_eq!(
@@ -135,10 +138,10 @@ fn a_new_bin_dir_updates_mem_entries_in_place() {
     // `show` says which are installed
     let o = h.hooks(&["show", "--bin-dir", b.to_str().unwrap()], &h.root, &[]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(out.matches("installed ").count(), 6, "{out}");
+    assert_eq!(out.matches("installed ").count(), 7, "{out}");
     let o = h.hooks(&["show", "--bin-dir", a_arg], &h.root, &[]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(out.matches("differs ").count(), 6, "{out}");
+    assert_eq!(out.matches("differs ").count(), 7, "{out}");
     // uninstall: exactly the user's hooks are left
     let before_uninstall = std::fs::read(&s).unwrap();
     let o = h.hooks(&["uninstall"], &h.root, &[]);
@@ -306,7 +309,7 @@ fn codex_hooks_json_project_files_and_the_features_switch() {
     assert!(o.status.success(), "{}", show(&o));
     assert_eq!(
         commands(&read(&project.join(".codex/hooks.json")), "Stop").len(),
-        1
+        2
     );
     let o = h.hooks(&["uninstall", "--project", "--codex"], &project, &env);
     assert!(o.status.success(), "{}", show(&o));
@@ -350,7 +353,10 @@ fn model_command_in_the_dry_run() {
             "{b}/mem-transcript replay --hook | {b}/mem-extract --model-cmd 'claude -p --model haiku' --model-timeout {secs} | {b}/mem-index write >&2"
         )
     };
-    assert_eq!(commands(&v, "Stop"), [with(25)]);
+    assert_eq!(
+        commands(&v, "Stop"),
+        [with(25), format!("{b}/mem-recall --hook")]
+    );
     assert_eq!(commands(&v, "SessionEnd"), [with(55)]);
     assert_eq!(
         commands(&v, "PreCompact"),
@@ -443,7 +449,7 @@ fn codex_trust_is_explained_and_reported() {
     let o = h.hooks(&["install", "--codex", "--bin-dir", bin_arg], &h.root, &env);
     assert!(o.status.success(), "{}", show(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("6 of mem's 6 hooks are not trusted"), "{out}");
+    assert!(out.contains("7 of mem's 7 hooks are not trusted"), "{out}");
     assert!(out.contains("enter `/hooks`"), "{out}");
     assert!(
         out.contains("codex exec --dangerously-bypass-hook-trust"),
@@ -459,7 +465,7 @@ fn codex_trust_is_explained_and_reported() {
     let out = status();
     assert_eq!(
         out.matches("codex: not trusted: Codex skips it").count(),
-        6,
+        7,
         "{out}"
     );
     // the lines `/hooks` would write, as status prints them
@@ -469,7 +475,7 @@ fn codex_trust_is_explained_and_reported() {
         .skip(1)
         .map(|l| format!("{l}\n"))
         .collect();
-    assert_eq!(toml.matches("trusted_hash = \"sha256:").count(), 6, "{out}");
+    assert_eq!(toml.matches("trusted_hash = \"sha256:").count(), 7, "{out}");
     let hooks_json = codex.join("hooks.json");
     assert!(
         toml.contains(&format!(
@@ -484,9 +490,9 @@ fn codex_trust_is_explained_and_reported() {
     )
     .unwrap();
     let out = status();
-    assert_eq!(out.matches("codex: trusted").count(), 6, "{out}");
+    assert_eq!(out.matches("codex: trusted").count(), 7, "{out}");
     assert!(
-        out.contains("codex: Codex trusts all 6 of mem's hooks"),
+        out.contains("codex: Codex trusts all 7 of mem's hooks"),
         "{out}"
     );
     // Claude Code's status names the Codex hooks' trust in a line
@@ -494,14 +500,14 @@ fn codex_trust_is_explained_and_reported() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains(&format!(
-            "codex ({}): 6 of mem's 6 hooks trusted\n",
+            "codex ({}): 7 of mem's 7 hooks trusted\n",
             hooks_json.display()
         )),
         "{out}"
     );
     let o = h.hooks(&["install", "--codex", "--bin-dir", bin_arg], &h.root, &env);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("Codex trusts all 6"), "{out}");
+    assert!(out.contains("Codex trusts all 7"), "{out}");
 
     // a changed timeout needs trust again; enabled = false is off
     let mut v = read(&hooks_json);
@@ -528,7 +534,7 @@ fn codex_trust_is_explained_and_reported() {
         out.contains("codex: changed since it was trusted: Codex skips it"),
         "{out}"
     );
-    assert!(out.contains("1 of mem's 6 hooks are not trusted"), "{out}");
+    assert!(out.contains("1 of mem's 7 hooks are not trusted"), "{out}");
     assert!(out.contains("are turned off"), "{config}\n{out}");
 }
 

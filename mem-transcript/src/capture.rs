@@ -146,21 +146,91 @@ pub fn every() -> u64 {
 /// unreadable transcript, a state folder that cannot be written, the
 /// output.
 pub fn run_hook(stdin: &[u8], out: &mut dyn Write, threads: usize) -> Result<(), Error> {
-    let h: HookInput = serde_json::from_slice(stdin).map_err(|e| {
-        Error::input(
-            "<stdin>",
-            e.line(),
-            format!("hook input is not JSON: {}", mem_core::jsonl::describe(&e)),
-        )
-    })?;
-    let event = h.event();
-    let purpose = match event {
+    let h = parse_hook(stdin)?;
+    let purpose = match h.event() {
         "SubagentStop" => return Ok(()),
         "Stop" if h.stop_hook_active == Some(true) => return Ok(()),
         "Stop" => Purpose::Capture { throttled: true },
         "PreCompact" => Purpose::Compact,
         _ => Purpose::Capture { throttled: false },
     };
+    if let Some(read) = read_new(&h, purpose, out, threads)? {
+        read.commit()?;
+    }
+    Ok(())
+}
+
+/// The events of the session named by the hook JSON `stdin` that the
+/// session summary has not yet read (the `compact.json` watermark, shared
+/// with `PreCompact`): every event of the complete lines past it, written
+/// to `out`, whatever the hook's event. The watermark moves only when the
+/// caller calls [`SummaryRead::commit`], after it has saved what it made of
+/// the events: a run stopped before that reads the same lines again.
+/// `None` when there is nothing to read (no transcript, a sub-agent's,
+/// memory or auto-compaction off, nothing new, another run holding the
+/// lock); a note on stderr says which.
+///
+/// Errors: hook input that is not JSON, an unreadable transcript, a state
+/// folder that cannot be written, the output.
+pub fn read_for_summary(
+    stdin: &[u8],
+    out: &mut dyn Write,
+    threads: usize,
+) -> Result<Option<SummaryRead>, Error> {
+    let h = parse_hook(stdin)?;
+    Ok(read_new(&h, Purpose::Compact, out, threads)?.map(|inner| SummaryRead { inner }))
+}
+
+/// A read of [`read_for_summary`] whose watermark is not yet saved; the
+/// session's lock stays held until [`SummaryRead::commit`] or drop.
+#[derive(Debug)]
+pub struct SummaryRead {
+    inner: NewLines,
+}
+
+impl SummaryRead {
+    /// Save the watermark past the lines read (atomically).
+    ///
+    /// Errors: the state file cannot be written.
+    pub fn commit(self) -> Result<(), Error> {
+        self.inner.commit()
+    }
+}
+
+/// Lines read past a watermark, the next watermark not yet saved.
+#[derive(Debug)]
+struct NewLines {
+    state_path: PathBuf,
+    next: Watermark,
+    _lock: std::fs::File,
+}
+
+impl NewLines {
+    fn commit(self) -> Result<(), Error> {
+        let json = serde_json::to_vec_pretty(&self.next)
+            .map_err(|e| Error::io(&self.state_path, e.into()))?;
+        mem_core::atomic::write_atomic(&self.state_path, &json)
+    }
+}
+
+fn parse_hook(stdin: &[u8]) -> Result<HookInput, Error> {
+    serde_json::from_slice(stdin).map_err(|e| {
+        Error::input(
+            "<stdin>",
+            e.line(),
+            format!("hook input is not JSON: {}", mem_core::jsonl::describe(&e)),
+        )
+    })
+}
+
+/// Read past the watermark of `purpose` for the session of `h`, writing
+/// the events to `out`; the read to commit, or `None` (nothing to do).
+fn read_new(
+    h: &HookInput,
+    purpose: Purpose,
+    out: &mut dyn Write,
+    threads: usize,
+) -> Result<Option<NewLines>, Error> {
     // Codex sends a null `transcript_path` for a thread without a rollout:
     // nothing to capture, nothing to say.
     let Some(path) = h
@@ -169,11 +239,11 @@ pub fn run_hook(stdin: &[u8], out: &mut dyn Write, threads: usize) -> Result<(),
         .filter(|p| !p.is_empty())
         .map(crate::expand_tilde)
     else {
-        return Ok(());
+        return Ok(None);
     };
     if crate::is_subagent_path(&path) {
         // a sub-agent's own transcript: never the main agent
-        return Ok(());
+        return Ok(None);
     }
     let cwd = match h.cwd.as_deref().filter(|c| !c.is_empty()) {
         Some(c) => PathBuf::from(c),
@@ -181,7 +251,17 @@ pub fn run_hook(stdin: &[u8], out: &mut dyn Write, threads: usize) -> Result<(),
     };
     if let Some(why) = mem_core::memdir::memory_off(Some(&cwd))? {
         note(&format!("memory is off ({why}); nothing read"));
-        return Ok(());
+        return Ok(None);
+    }
+    if purpose == Purpose::Compact
+        && let Some(why) = mem_core::memdir::auto_compact_off(Some(&cwd))?
+    {
+        // no summary is kept: the watermark stays, so no turn is skipped
+        // when auto-compaction is turned on again
+        note(&format!(
+            "auto-compaction is off ({why}); nothing read for the session summary"
+        ));
+        return Ok(None);
     }
     let resolved = mem_core::memdir::resolve(&mem_core::memdir::MemdirOptions {
         cwd: Some(cwd.clone()),
@@ -206,7 +286,7 @@ pub fn run_hook(stdin: &[u8], out: &mut dyn Write, threads: usize) -> Result<(),
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
             note("another run for this session holds the lock; it reads these lines");
-            return Ok(());
+            return Ok(None);
         }
         Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&lock_path, e)),
     }
@@ -223,12 +303,11 @@ pub fn run_hook(stdin: &[u8], out: &mut dyn Write, threads: usize) -> Result<(),
         },
     };
     let wm = load(&state_path, &path);
-    if let Some(next) = run.step(wm, out)? {
-        let json =
-            serde_json::to_vec_pretty(&next).map_err(|e| Error::io(&state_path, e.into()))?;
-        mem_core::atomic::write_atomic(&state_path, &json)?;
-    }
-    Ok(())
+    Ok(run.step(wm, out)?.map(|next| NewLines {
+        state_path,
+        next,
+        _lock: lock,
+    }))
 }
 
 fn note(msg: &str) {

@@ -165,6 +165,25 @@ fn installed(path: &Path) -> Installed {
     out
 }
 
+/// How many of mem's hooks an event has (`Stop`: the write path and the
+/// session memory).
+fn specs_of(event: &str) -> usize {
+    mem_core::hooks::HOOKS
+        .iter()
+        .filter(|h| h.event == event)
+        .count()
+}
+
+/// An installed command with each tool's folder left out (the paths have
+/// no spaces here).
+fn bare(command: &str) -> String {
+    command
+        .split(' ')
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// What the agent got back from every hook of one event (each must exit 0
 /// and print hook JSON for that event, or nothing).
 struct Fired {
@@ -536,8 +555,11 @@ fn claude_code_session_through_the_installed_hooks() {
     // Every hook of the table, with its timeout and absolute tool paths.
     for spec in mem_core::hooks::HOOKS {
         let list = &hooks[spec.event];
-        assert_eq!(list.len(), 1, "{}: {list:?}", spec.event);
-        let (matcher, command, timeout) = &list[0];
+        assert_eq!(list.len(), specs_of(spec.event), "{}: {list:?}", spec.event);
+        let (matcher, command, timeout) = list
+            .iter()
+            .find(|(_, c, _)| bare(c) == spec.command)
+            .unwrap_or_else(|| panic!("{}: no {:?} in {list:?}", spec.event, spec.command));
         assert_eq!(matcher.as_deref(), spec.matcher);
         assert_eq!(*timeout, u64::from(spec.timeout_secs));
         assert!(command.starts_with('/'), "{command}");
@@ -760,9 +782,14 @@ fn claude_code_session_through_the_installed_hooks() {
         "{new:#?}"
     );
 
-    // Compaction: the session is past 10,000 tokens, so PreCompact keeps
-    // its summary, and SessionStart (compact) gives it back first.
-    assert_eq!(session_summary(&w.home), None);
+    // Compaction: the session is past 10,000 tokens, so the Stops kept
+    // its summary turn by turn, PreCompact adds the rest, and SessionStart
+    // (compact) gives it back first.
+    let kept = session_summary(&w.home).expect("no session summary from the Stops");
+    assert!(
+        kept.starts_with("# Session summary\n\n## Segment 1\n"),
+        "{kept}"
+    );
     fire_event(
         &w,
         &hooks,
@@ -877,7 +904,20 @@ fn codex_session_through_the_installed_hooks() {
     let hooks = installed(&codex_home.join("hooks.json"));
     assert!(!w.home.join(".claude/settings.json").exists());
     for spec in mem_core::hooks::HOOKS {
-        assert_eq!(hooks[spec.event].len(), 1, "{}", spec.event);
+        assert_eq!(
+            hooks[spec.event].len(),
+            specs_of(spec.event),
+            "{}",
+            spec.event
+        );
+        assert!(
+            hooks[spec.event]
+                .iter()
+                .any(|(_, c, _)| bare(c) == spec.command),
+            "{}: {:?}",
+            spec.event,
+            hooks[spec.event]
+        );
     }
 
     let sessions = codex_home.join("sessions/2026/07/14");
@@ -1012,14 +1052,15 @@ fn codex_session_through_the_installed_hooks() {
     assert!(f.answers.is_empty(), "{}", f.shown);
     assert_eq!(snapshot(&memdir), before);
 
-    // Turn 3 takes the rollout past 10,000 tokens (a long test log): at
-    // PreCompact its summary is kept, and SessionStart (compact) gives it
-    // back first.
+    // Turn 3 takes the rollout past 10,000 tokens (a long test log): its
+    // Stop keeps the summary, PreCompact adds the rest, and SessionStart
+    // (compact) gives it back first.
     let mut text = rollout(&w.project, 2);
     text.push_str(&codex_turn_3());
     std::fs::write(&path, text).unwrap();
     fire_event(&w, &hooks, &stop("turn-3"), &env, true);
-    assert_eq!(session_summary(&w.home), None);
+    let kept = session_summary(&w.home).expect("no session summary from the Stop");
+    assert!(kept.contains("Run the whole test suite"), "{kept}");
     fire_event(
         &w,
         &hooks,

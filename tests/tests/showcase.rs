@@ -221,7 +221,7 @@ fn showcase_five_phases() {
         (
             2,
             Some(
-                "Heads up: the package mirror is slow until 2026-07-12, so setup may take a few minutes.",
+                "Heads up: the package mirror is slow until 2026-07-12, so the setup before the build-token verification may take a few minutes.",
             ),
         ),
     ] {
@@ -272,6 +272,13 @@ fn showcase_five_phases() {
         lesson.contains("Run `sh setup.sh` before `sh build-token.sh`"),
         "{lesson}"
     );
+    // the description states the lesson first, then what taught it
+    assert!(
+        lesson.contains(
+            "description: \"Run sh setup.sh before sh build-token.sh: sh build-token.sh failed until sh setup.sh ran\""
+        ),
+        "{lesson}"
+    );
     let note = files
         .iter()
         .find(|t| t.contains("one-time-state"))
@@ -285,11 +292,22 @@ fn showcase_five_phases() {
             .any(|l| l.starts_with("RECALL ") && l.ends_with("[durable-lesson]")),
         "{p3:?}"
     );
+    // the note bears on the task (the setup before the verification)
+    assert!(
+        p3.iter()
+            .any(|l| l.starts_with("RECALL ") && l.ends_with("[one-time-state]")),
+        "{p3:?}"
+    );
+    assert!(
+        p3.iter().any(|l| l == "summary: 2 recalled, 0 evicted"),
+        "{p3:?}"
+    );
     let (ok, first) = s.run_agent(3, Mode::Recall, "2026-07-11", None);
     assert!(ok, "run 3 failed after recall: {first}");
 
     // 4. Past the expiry: the note is evicted, the lesson stays.
-    let p4 = lines(&s.recall("2026-07-13", &["--format", "text", "--all"]));
+    // The task bears on the note: EVICT without --all.
+    let p4 = lines(&s.recall("2026-07-13", &["--format", "text"]));
     assert!(
         p4.iter().any(|l| l.starts_with("EVICT  ")
             && l.contains("expired (expires 2026-07-12 < 2026-07-13), not injected")),
@@ -315,4 +333,65 @@ fn showcase_five_phases() {
         first.starts_with("error: data/fixture.json not found"),
         "{first}"
     );
+}
+
+/// `scripts/showcase.sh` itself, without flags, on the built binaries: it
+/// prints the lines its walk-through (the script's header) promises.
+#[test]
+fn showcase_script_prints_its_walk_through() {
+    let home = mem_tests::Home::new();
+    let script = mem_tests::workspace_root().join("scripts/showcase.sh");
+    let bins = mem_tests::bin("mem-recall");
+    let mut c = home.command("bash");
+    c.arg(&script)
+        .env("MEM_BIN_DIR", bins.parent().unwrap())
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    let o = run(c, b"");
+    assert!(o.status.success(), "{}", show(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let phase = |n: u32| -> Vec<&str> {
+        let head = format!("== phase {n}:");
+        out.lines()
+            .skip_while(|l| !l.starts_with(&head))
+            .skip(1)
+            .take_while(|l| !l.starts_with("== phase"))
+            .collect()
+    };
+    let p1 = phase(1);
+    assert_eq!(
+        p1.iter().filter(|l| **l == "result: exit=1").count(),
+        2,
+        "{out}"
+    );
+    assert_eq!(
+        p1.iter()
+            .filter(|l| l.starts_with("FAIL run ")
+                && l.contains("exit=1: error: data/fixture.json not found"))
+            .count(),
+        2,
+        "{out}"
+    );
+    let p2 = phase(2);
+    assert!(
+        p2.contains(
+            &"  memory run-sh-setup-sh-before-sh-build-token-sh [durable-lesson]: Run sh setup.sh before sh build-token.sh: sh build-token.sh failed until sh setup.sh ran"
+        ),
+        "{out}"
+    );
+    let p3 = phase(3);
+    assert!(p3.contains(&"summary: 2 recalled, 0 evicted"), "{out}");
+    assert!(
+        p3.contains(&"PASS run 3 (recall, ran `sh setup.sh` first): sh build-token.sh exit=0"),
+        "{out}"
+    );
+    assert!(p3.contains(&"result: exit=0"), "{out}");
+    let p4 = phase(4);
+    assert!(
+        p4.contains(&"EVICT  the-package-mirror-is-slow-until-2026-07 — expired (expires 2026-07-12 < 2026-07-13), not injected"),
+        "{out}"
+    );
+    assert!(p4.contains(&"summary: 1 recalled, 1 evicted"), "{out}");
+    assert!(p4.contains(&"result: exit=0"), "{out}");
+    let p5 = phase(5);
+    assert!(p5.contains(&"result: exit=1"), "{out}");
 }

@@ -499,7 +499,8 @@ impl Lessons {
         } else if hide {
             format!("{sa} failed until a risky command ran (low trust)")
         } else {
-            format!("{sa} failed until {sb} ran")
+            // the lesson first, then what taught it
+            format!("Run {sb} before {sa}: {sa} failed until {sb} ran")
         };
         let mut m = base_memory(
             name(),
