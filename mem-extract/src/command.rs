@@ -9,7 +9,7 @@ use mem_core::records::Event;
 use mem_core::scrub::Scrubber;
 use mem_core::truncate::floor_to_bytes;
 
-use crate::extract::lower;
+use crate::extract::sentence::lower;
 use mem_core::shell::Op;
 use regex::Regex;
 

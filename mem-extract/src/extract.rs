@@ -27,91 +27,38 @@ mod extractor;
 mod finish;
 mod judge;
 mod lessons;
+pub(crate) mod markers;
 mod merge;
 mod message;
 mod notes;
+pub(crate) mod options;
 mod origin;
 mod regen;
+mod regen_lesson;
 mod repeats;
 mod secrets;
-mod sentence;
+pub(crate) mod sentence;
 mod summary;
-mod view;
-
-use std::path::PathBuf;
+pub(crate) mod view;
 
 use chrono::NaiveDate;
 
-use mem_core::records::{Event, Memory};
+use mem_core::records::Event;
 use mem_core::time::{local_day, parse_ts};
 
 pub use crate::command::{
     command_in, command_keywords, command_of, general_cmd, retry_of, specific_cmd,
 };
 pub use crate::note::{Bucket, Note};
-use crate::rules::Rules;
 pub use crate::text::EventText;
 
 pub use self::classify::rule_of_question;
-pub(crate) use self::decisions::may_start_with_marker;
 pub use self::extractor::Extractor;
 pub use self::finish::ensure_id;
-pub(crate) use self::sentence::lower;
+pub use self::options::{DEFAULT_MAX_QUOTE, ExtractOptions, Extraction, MAX_EVIDENCE};
 pub use self::sentence::sentences;
 pub use self::summary::summary_quotes;
 pub use self::view::{EventView, MAX_MESSAGE_BYTES, min_text_window, write_path_of};
-
-/// The per-event sets and maps (foldhash: fast, and their iteration order
-/// is never output).
-pub(crate) type FastSet<T> = foldhash::HashSet<T>;
-pub(crate) type FastMap<K, V> = foldhash::HashMap<K, V>;
-
-/// Options of [`extract`].
-#[derive(Debug, Clone)]
-pub struct ExtractOptions {
-    /// The rules (default: [`Rules::default_rules`]).
-    pub rules: Rules,
-    /// The project root: absolute paths inside it become relative, others are dropped.
-    pub project_root: Option<PathBuf>,
-    /// The `project` field of every candidate (12 hex, `memdir::project_id`).
-    pub project_id: Option<String>,
-    /// Keep at most this many candidates (highest confidence first).
-    pub max_candidates: Option<usize>,
-    /// Byte budget of the one error line a lesson may quote from tool output
-    /// (cut at a character boundary, `…` after a cut).
-    pub max_quote_bytes: usize,
-}
-
-impl Default for ExtractOptions {
-    fn default() -> Self {
-        ExtractOptions {
-            rules: Rules::default_rules(),
-            project_root: None,
-            project_id: None,
-            max_candidates: None,
-            max_quote_bytes: DEFAULT_MAX_QUOTE,
-        }
-    }
-}
-
-/// Most evidence pointers kept on one merged candidate.
-pub const MAX_EVIDENCE: usize = 8;
-
-/// Default byte budget of quoted tool output.
-pub const DEFAULT_MAX_QUOTE: usize = 400;
-
-/// The result of [`extract`]: the memories to emit and the notes (kept and
-/// dropped candidates, sensitive drops) for `--explain` / stderr.
-#[derive(Debug, Clone, Default)]
-pub struct Extraction {
-    /// Candidate memories, scrubbed, merged, in source order.
-    pub memories: Vec<Memory>,
-    /// One note per classified sentence or lesson, in source order.
-    pub notes: Vec<Note>,
-    /// Candidates dropped because they still carried something sensitive
-    /// (always reported on stderr): `name: field (what)`.
-    pub sensitive_drops: Vec<String>,
-}
 
 /// The evidence pointer of an event: `transcript:<12 hex BLAKE3 of the session id>#<line>`.
 pub fn evidence_of(ev: &Event) -> String {

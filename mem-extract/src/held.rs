@@ -6,7 +6,9 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::extract::{EventText, EventView, may_start_with_marker};
+use crate::extract::markers::may_start_with_marker;
+use crate::extract::view::EventView;
+use crate::text::EventText;
 
 /// Bytes kept of a passed tool call's output (decoded).
 pub(crate) const SHOWN_BYTES: usize = 16 << 10;

@@ -661,7 +661,7 @@ pub fn run(args: SessionArgs) -> Result<Exit, ExtractError> {
         }
         return Ok(Exit::Success);
     }
-    let events = crate::read_events(&args.files)?;
+    let events = crate::events::read_events(&args.files)?;
     let mut state = match &args.state {
         Some(p) if p.exists() => {
             let t = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
@@ -673,7 +673,7 @@ pub fn run(args: SessionArgs) -> Result<Exit, ExtractError> {
             ..Default::default()
         },
     };
-    let root = crate::project_root_for(args.cwd.as_deref(), &events, false);
+    let root = crate::events::project_root_for(args.cwd.as_deref(), &events, false);
     let scrubber = Scrubber::new(root.as_deref());
     let rules = Rules::default_rules();
     let added = fold(
@@ -692,7 +692,7 @@ pub fn run(args: SessionArgs) -> Result<Exit, ExtractError> {
                 let cwd = args
                     .cwd
                     .clone()
-                    .or_else(|| crate::events_cwd(&events))
+                    .or_else(|| crate::events::events_cwd(&events))
                     .ok_or(ExtractError::NoCwd)?;
                 // Never Claude Code's own session-memory file: the
                 // session's hook-state folder, as `--hook` writes it.
@@ -734,12 +734,12 @@ pub fn run(args: SessionArgs) -> Result<Exit, ExtractError> {
 ///
 /// Errors: bad input, a settings file that is not JSON, I/O.
 fn run_hook(a: &SessionArgs) -> Result<(), ExtractError> {
-    let events = crate::read_events(&a.files)?;
+    let events = crate::events::read_events(&a.files)?;
     let Some(first) = events.iter().find(|e| !e.sidechain) else {
         eprintln!("mem-extract: session --hook: no main-agent events; nothing to summarize");
         return Ok(());
     };
-    let cwd = match a.cwd.clone().or_else(|| crate::events_cwd(&events)) {
+    let cwd = match a.cwd.clone().or_else(|| crate::events::events_cwd(&events)) {
         Some(c) => c,
         None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
     };

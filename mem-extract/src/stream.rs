@@ -257,7 +257,7 @@ impl<'a> RawEvent<'a, RawText<'a>> {
 pub fn for_each_event_checked(files: &[PathBuf], mut f: impl FnMut(EventView<'_>)) -> Vec<Error> {
     let mut errs = Vec::new();
     if files.is_empty() {
-        crate::stdin_hint();
+        crate::events::stdin_hint();
         read_one(std::io::stdin().lock(), "<stdin>", &mut errs, &mut f);
     } else {
         for p in files {
@@ -631,7 +631,7 @@ mod tests {
             );
         }
         std::fs::write(&p, &text).unwrap();
-        let events = crate::read_events(std::slice::from_ref(&p)).unwrap();
+        let events = crate::events::read_events(std::slice::from_ref(&p)).unwrap();
         let whole = extract(&events, &ExtractOptions::default());
         let mut x = Extractor::new(ExtractOptions::default());
         let mut lens = Vec::new();

@@ -2,7 +2,7 @@
 //! ([`mem_core::text::each_term`]) without the stop words of
 //! [`mem_core::text`] and extraction's generic words.
 
-use crate::extract::FastSet;
+use crate::extract::options::FastSet;
 
 /// Words that never make a trigger or tell two candidates apart, besides
 /// the stop words of [`mem_core::text`]: contractions (a term keeps its

@@ -5,9 +5,9 @@ use std::sync::OnceLock;
 use chrono::NaiveDate;
 use regex::Regex;
 
-use super::Bucket;
 use super::sentence::{clean_sentence, lower};
 use crate::dates;
+use crate::note::Bucket;
 use crate::rules::Rules;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -7,48 +7,20 @@ use regex::Regex;
 use mem_core::records::{Expires, Kind, Memory, MemoryType, Source, Trust};
 use mem_core::truncate::floor_to_chars;
 
+use super::extractor::Extractor;
 use super::judge::{Context, names_lasting, one_off_expiry, one_off_question};
+use super::markers::{ANSWERED, MARKER_HEAD, Pending, REASON, REJECTED, may_start_with_marker};
 use super::merge::Cand;
 use super::message::from_message;
 use super::notes::note;
+use super::options::ExtractOptions;
 use super::origin::{At, base_memory};
 use super::sentence::{clean_sentence, cut, lower, normalize_quotes, sentences, title_of};
 use super::view::{EventView, MAX_MESSAGE_BYTES};
-use super::{Bucket, EventText, ExtractOptions, Extractor, command_keywords};
+use crate::command::command_keywords;
 use crate::command::short_cmd;
+use crate::note::Bucket;
 use crate::triggers::{content_words, triggers_with};
-
-/// A tool call whose result may carry the user's words.
-pub(super) struct Pending {
-    pub(super) ask: bool,
-    pub(super) cmd: Option<String>,
-}
-
-/// The question tool's result: `User has answered your questions: "Q"="A", …`.
-pub(super) const ANSWERED: &str = "User has answered your questions:";
-/// A rejected tool call's result, and the phrase before the user's reason.
-pub(super) const REJECTED: &str = "The user doesn't want to proceed with this tool use.";
-pub(super) const REASON: &str = "The user provided the following reason for the rejection:";
-/// The user text that marks an interrupt.
-pub(super) const INTERRUPTED: &str = "[Request interrupted by user";
-/// Bytes of a tool result decoded to see whether it starts with
-/// [`ANSWERED`] or [`REJECTED`] (after leading whitespace).
-pub(super) const MARKER_HEAD: usize = 256;
-
-/// False when `text` can not start with [`ANSWERED`] or [`REJECTED`] after
-/// leading whitespace, told from its first byte as written: a printable
-/// ASCII character other than a backslash (an escape) stands for itself,
-/// so the text starts with it, not with whitespace; when it is neither
-/// marker's first letter, the text is neither (and is not decoded at all).
-pub(crate) fn may_start_with_marker(text: &EventText<'_>) -> bool {
-    let (EventText::Plain(s) | EventText::Escaped(s)) = text;
-    match s.as_bytes().first() {
-        Some(&b) if b.is_ascii_graphic() && b != b'\\' => {
-            b == ANSWERED.as_bytes()[0] || b == REJECTED.as_bytes()[0]
-        }
-        _ => true,
-    }
-}
 
 impl Extractor {
     /// Remember the calls whose results may carry a decision; read the
@@ -397,6 +369,7 @@ mod tests {
     use std::borrow::Cow;
 
     use super::*;
+    use crate::text::EventText;
 
     /// A text the first byte rules out is one the decoded head rules out
     /// too; texts that start with a marker (written plainly, escaped, or

@@ -5,18 +5,19 @@ use std::rc::Rc;
 use mem_core::records::{Source, Trust};
 use mem_core::scrub::Scrubber;
 
-use super::decisions::{INTERRUPTED, Pending};
 use super::finish::finish_candidates;
 use super::judge::Context;
 use super::lessons::Lessons;
+use super::markers::{INTERRUPTED, Pending};
 use super::merge::Merged;
 use super::message::from_message;
 use super::notes::{Notes, note};
+use super::options::{ExtractOptions, Extraction, FastMap, FastSet};
 use super::origin::{At, at_of};
 use super::secrets::SecretValues;
-use super::summary::quote_key;
+use super::sentence::quote_key;
 use super::view::{EventView, MAX_MESSAGE_BYTES};
-use super::{Bucket, ExtractOptions, Extraction, FastMap, FastSet};
+use crate::note::Bucket;
 use crate::triggers::content_words;
 
 /// Streaming extraction: feed events one at a time with [`Extractor::push`],

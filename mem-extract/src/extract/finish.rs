@@ -7,7 +7,8 @@ use mem_core::scrub::Scrubber;
 
 use super::merge::Cand;
 use super::notes::{Notes, note};
-use super::{Bucket, ExtractOptions, Extraction};
+use super::options::{ExtractOptions, Extraction};
+use crate::note::Bucket;
 
 /// The merged candidates as memories: scrubbed, dropped when still
 /// sensitive, given ids, limited.

@@ -10,16 +10,16 @@ use mem_core::truncate::floor_to_bytes;
 
 use super::merge::{Cand, Merged, Parts};
 use super::notes::{Notes, note};
+use super::options::{ExtractOptions, FastMap};
 use super::origin::{At, base_memory};
 use super::sentence::{cut, lower, title_of};
 use super::view::{EventView, min_text_window};
-use super::{
-    Bucket, ExtractOptions, FastMap, command_keywords, general_cmd, retry_of, specific_cmd,
-};
 use crate::command::{
     MAX_RETRY_GAP, core_of, error_line, head_of, is_inspection, is_script, lesson_form,
     looks_failed, named_in_output, named_loosely, norm_cmd, segments, short_cmd,
 };
+use crate::command::{command_keywords, general_cmd, retry_of, specific_cmd};
+use crate::note::Bucket;
 use crate::triggers::is_stop;
 use mem_core::risk::Class;
 

@@ -7,7 +7,8 @@ use chrono::NaiveDate;
 use mem_core::records::{Memory, MemoryType};
 
 use super::notes::{Notes, note};
-use super::{Bucket, MAX_EVIDENCE};
+use super::options::MAX_EVIDENCE;
+use crate::note::Bucket;
 
 /// A candidate before merging.
 pub(super) struct Cand {

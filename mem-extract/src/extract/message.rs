@@ -16,10 +16,12 @@ use super::classify::{
 use super::judge::{Context, Standing, is_reason, names_lasting, one_off_expiry, stand_alone};
 use super::merge::{Cand, Merged, Parts, merge_parts};
 use super::notes::{Notes, note};
+use super::options::ExtractOptions;
 use super::origin::{At, base_memory};
 use super::sentence::{clean_sentence, cut, lower, normalize_quotes, sentences, title_of};
-use super::{Bucket, ExtractOptions, MAX_MESSAGE_BYTES};
+use super::view::MAX_MESSAGE_BYTES;
 use crate::dates;
+use crate::note::Bucket;
 use crate::rules::Rules;
 use crate::set::AsciiFirstSet;
 use crate::triggers::{content_words, triggers_of, triggers_with};

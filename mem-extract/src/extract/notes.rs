@@ -3,7 +3,7 @@
 use mem_core::scrub::Scrubber;
 
 use super::sentence::cut;
-use super::{Bucket, Note};
+use crate::note::{Bucket, Note};
 
 /// The notes of a run; not collected when nobody reads them.
 #[derive(Default)]

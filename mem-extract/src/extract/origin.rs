@@ -7,7 +7,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use mem_core::records::{Expires, Kind, Memory, MemoryType};
 use mem_core::time::{local_day, parse_ts};
 
-use super::ExtractOptions;
+use super::options::ExtractOptions;
 use super::view::EventView;
 
 /// Where a candidate comes from: the entry's line, its session's digest and

@@ -14,10 +14,12 @@ use mem_core::risk::Class;
 
 use super::merge::Cand;
 use super::notes::{Notes, note};
+use super::options::{ExtractOptions, FastMap, MAX_EVIDENCE};
 use super::origin::{At, base_memory};
 use super::sentence::title_of;
-use super::{Bucket, ExtractOptions, FastMap, MAX_EVIDENCE, specific_cmd};
+use crate::command::specific_cmd;
 use crate::command::{core_of, is_inspection, is_script, lesson_form, segments};
+use crate::note::Bucket;
 
 /// Sessions a command family must run successfully in to be kept.
 pub(crate) const MIN_SESSIONS: usize = 3;
@@ -625,7 +627,7 @@ impl Repeats {
         m.trust = Some(Trust::Normal);
         m.confidence = Some((0.6 + 0.05 * n.saturating_sub(MIN_SESSIONS_USER) as f64).min(0.9));
         let mut trig: Vec<String> = f.topic.words().iter().map(|w| w.to_string()).collect();
-        for k in super::command_keywords(&cmd) {
+        for k in crate::command::command_keywords(&cmd) {
             if !trig.contains(&k) {
                 trig.push(k);
             }

@@ -3,7 +3,7 @@
 use mem_core::records::Memory;
 use mem_core::scrub::Scrubber;
 
-use super::FastSet;
+use super::options::FastSet;
 
 /// Secret values seen in the source text, and the pieces of each that can
 /// travel alone (a value split off its flag or label).

@@ -6,53 +6,11 @@ use regex::Regex;
 
 use mem_core::records::Source;
 
-use super::Extractor;
+use super::extractor::Extractor;
 use super::merge::Merged;
 use super::message::from_message;
+use super::sentence::quote_key;
 use super::view::EventView;
-
-/// A user message as compared with a summary's quote of it: a 64-bit hash
-/// of the text lowercased, whitespace collapsed, closing punctuation and an
-/// ellipsis dropped.
-pub(super) fn quote_key(s: &str) -> u64 {
-    use std::hash::BuildHasher;
-    let s = s.trim().trim_end_matches(['.', '!', '?', '…', ' ']);
-    let hash = |b: &[u8]| foldhash::fast::FixedState::default().hash_one(b);
-    if s.is_ascii() {
-        let b = s.as_bytes();
-        // the usual message: no control character (every other whitespace
-        // byte is one) and no two spaces in a row, so only the case
-        // changes (a loop the compiler runs many bytes at a time)
-        let control = b.iter().fold(false, |any, &c| any | (c < 0x20));
-        if !control && memchr::memmem::find(b, b"  ").is_none() {
-            let lower: Vec<u8> = b.iter().map(u8::to_ascii_lowercase).collect();
-            return hash(&lower);
-        }
-        // a byte at a time (the same result as below)
-        let mut bytes = Vec::with_capacity(s.len());
-        let mut space = false;
-        for &b in b {
-            if matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r') {
-                space = !bytes.is_empty();
-                continue;
-            }
-            if space {
-                bytes.push(b' ');
-                space = false;
-            }
-            bytes.push(b.to_ascii_lowercase());
-        }
-        return hash(&bytes);
-    }
-    let mut norm = String::with_capacity(s.len());
-    for word in s.split_whitespace() {
-        if !norm.is_empty() {
-            norm.push(' ');
-        }
-        norm.extend(word.chars().flat_map(char::to_lowercase));
-    }
-    hash(norm.as_bytes())
-}
 
 /// The user's messages a compaction summary quotes: each `"…"` bullet of
 /// its "All user messages" section (up to the next numbered heading), and

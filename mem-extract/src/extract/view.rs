@@ -4,7 +4,8 @@ use std::borrow::Cow;
 
 use mem_core::records::Event;
 
-use super::{EventText, command_of};
+use crate::command::command_of;
+use crate::text::EventText;
 
 /// The fields of one event that extraction reads, borrowed from a parsed
 /// [`Event`] or from a JSONL line (see [`crate::stream`]).
