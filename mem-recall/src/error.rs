@@ -52,6 +52,15 @@ pub enum RecallError {
     /// `--bin-dir`).
     #[error("cannot find the running mem-recall: {0}")]
     NoProgramPath(std::io::Error),
+    /// `--hook`, `hooks`, `backtest`: the `mem-hook` they run cannot be
+    /// started (not installed next to `mem-recall`).
+    #[error("cannot run {}: {err} (the hook, its installer and backtest are mem-hook's now; install it next to mem-recall)", .path.display())]
+    NoMemHook {
+        /// Where it was looked for.
+        path: PathBuf,
+        /// The system's error.
+        err: std::io::Error,
+    },
     /// `backtest`: the scratch memory directory cannot be made.
     #[error("cannot create a scratch memory directory: {0}")]
     Scratch(std::io::Error),

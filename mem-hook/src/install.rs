@@ -26,13 +26,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::RecallError;
+use mem_recall::RecallError;
 use clap::{Args, Subcommand};
 use mem_core::hooks::{HOOKS, HookSpec, TOOLS, WRITE_PATH};
 use mem_core::{Error, Exit};
 use serde_json::{Map, Value, json};
 
-use crate::NAME;
+use mem_recall::NAME;
 
 /// `mem-recall hooks …`.
 #[derive(Debug, Args)]
@@ -116,8 +116,8 @@ pub enum Agent {
 /// Errors: a settings file that cannot be read or is not a JSON object (or
 /// whose `hooks` is not an object), a missing tool in the bin dir, a failed
 /// write (all exit 1; the file untouched).
-pub fn run(args: &HooksArgs) -> crate::Result<Exit> {
-    match &args.action {
+pub fn run(action: &HooksAction) -> mem_recall::Result<Exit> {
+    match action {
         HooksAction::Install(a) => install(a),
         HooksAction::Uninstall(t) => uninstall(t),
         HooksAction::Show(a) => show(a),
@@ -127,7 +127,7 @@ pub fn run(args: &HooksArgs) -> crate::Result<Exit> {
 /// The settings file `target` names, and its agent.
 ///
 /// Errors: no home directory, no working directory.
-pub fn target_file(target: &TargetArgs) -> crate::Result<(PathBuf, Agent)> {
+pub fn target_file(target: &TargetArgs) -> mem_recall::Result<(PathBuf, Agent)> {
     let agent = if target.codex {
         Agent::Codex
     } else {
@@ -151,7 +151,7 @@ pub fn target_file(target: &TargetArgs) -> crate::Result<(PathBuf, Agent)> {
 }
 
 /// The directory of the running executable, symlinks resolved.
-fn default_bin_dir() -> crate::Result<PathBuf> {
+fn default_bin_dir() -> mem_recall::Result<PathBuf> {
     let exe = std::env::current_exe().map_err(RecallError::NoProgramPath)?;
     let exe = exe.canonicalize().unwrap_or(exe);
     Ok(exe
@@ -182,7 +182,7 @@ pub fn hook_tools() -> Vec<&'static str> {
 
 /// The bin dir (absolute, canonical when it exists) and the tools missing
 /// from it.
-fn bin_dir(a: &InstallArgs) -> crate::Result<(PathBuf, Vec<&'static str>)> {
+fn bin_dir(a: &InstallArgs) -> mem_recall::Result<(PathBuf, Vec<&'static str>)> {
     let dir = match &a.bin_dir {
         Some(d) => {
             let abs = if d.is_absolute() {
@@ -396,7 +396,7 @@ const MAX_SETTINGS_BYTES: u64 = 4 << 20;
 /// `.claude/settings.json -> ~/.bashrc` must not make `install` rewrite
 /// what it points to. `None` for the user's own file or one named by
 /// `--settings` (followed on purpose: a dotfiles link is the user's).
-fn project_root_of(target: &TargetArgs) -> crate::Result<Option<PathBuf>> {
+fn project_root_of(target: &TargetArgs) -> mem_recall::Result<Option<PathBuf>> {
     if target.settings.is_some() || !target.project {
         return Ok(None);
     }
@@ -406,7 +406,7 @@ fn project_root_of(target: &TargetArgs) -> crate::Result<Option<PathBuf>> {
 
 /// Refuse a link at any component of `path` below the project `root`
 /// (`.claude`, `.claude/settings.json`, `.codex`, `.codex/hooks.json`).
-fn no_link_below(root: &Path, path: &Path) -> crate::Result<()> {
+fn no_link_below(root: &Path, path: &Path) -> mem_recall::Result<()> {
     let Ok(rel) = path.strip_prefix(root) else {
         return Ok(());
     };
@@ -432,7 +432,7 @@ fn no_link_below(root: &Path, path: &Path) -> crate::Result<()> {
     Ok(())
 }
 
-fn load(path: &Path, project: Option<&Path>) -> crate::Result<Loaded> {
+fn load(path: &Path, project: Option<&Path>) -> mem_recall::Result<Loaded> {
     if let Some(root) = project {
         no_link_below(root, path)?;
     }
@@ -621,7 +621,7 @@ pub fn remove(settings: &mut Map<String, Value>) -> Vec<String> {
 }
 
 /// The file's text as written: two-space JSON and a final newline.
-fn render(settings: &Map<String, Value>) -> crate::Result<String> {
+fn render(settings: &Map<String, Value>) -> mem_recall::Result<String> {
     let mut s = serde_json::to_string_pretty(settings)?;
     s.push('\n');
     Ok(s)
@@ -630,7 +630,7 @@ fn render(settings: &Map<String, Value>) -> crate::Result<String> {
 /// Copy `old` beside `real` as `real.bak` (atomically, replacing the
 /// previous backup: one is kept), with the file's permissions. Returns the
 /// backup's path.
-fn backup(real: &Path, old: &[u8]) -> crate::Result<PathBuf> {
+fn backup(real: &Path, old: &[u8]) -> mem_recall::Result<PathBuf> {
     use std::io::Write as _;
     use std::os::unix::fs::OpenOptionsExt as _;
     let mode = std::fs::metadata(real).map_or(0o600, |m| {
@@ -658,7 +658,7 @@ fn backup(real: &Path, old: &[u8]) -> crate::Result<PathBuf> {
 /// The new file's text: the old text with only what changed written anew
 /// ([`crate::json_edit::rewrite`]), else (no file, a blank one, or one
 /// that does not scan) two-space JSON.
-fn new_text(loaded: &Loaded, new: &Map<String, Value>) -> crate::Result<String> {
+fn new_text(loaded: &Loaded, new: &Map<String, Value>) -> mem_recall::Result<String> {
     let old = loaded
         .old
         .as_deref()
@@ -678,7 +678,7 @@ fn commit(
     changes: &[String],
     dry_run: bool,
     what: &str,
-) -> crate::Result<bool> {
+) -> mem_recall::Result<bool> {
     let unchanged = match &loaded.old {
         Some(b) if !b.iter().all(u8::is_ascii_whitespace) => {
             serde_json::from_slice::<Value>(b).ok() == Some(Value::Object(new.clone()))
@@ -724,7 +724,7 @@ fn commit(
     Ok(true)
 }
 
-fn install(a: &InstallArgs) -> crate::Result<Exit> {
+fn install(a: &InstallArgs) -> mem_recall::Result<Exit> {
     let (path, agent) = target_file(&a.target)?;
     let (bin, missing) = bin_dir(a)?;
     if !missing.is_empty() {
@@ -765,7 +765,7 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
     Ok(Exit::Success)
 }
 
-fn uninstall(t: &TargetArgs) -> crate::Result<Exit> {
+fn uninstall(t: &TargetArgs) -> mem_recall::Result<Exit> {
     let (path, _) = target_file(t)?;
     let loaded = load(&path, project_root_of(t)?.as_deref())?;
     if loaded.old.is_none() {
@@ -785,7 +785,7 @@ fn uninstall(t: &TargetArgs) -> crate::Result<Exit> {
     Ok(Exit::Success)
 }
 
-fn show(a: &InstallArgs) -> crate::Result<Exit> {
+fn show(a: &InstallArgs) -> mem_recall::Result<Exit> {
     let (path, agent) = target_file(&a.target)?;
     let (bin, missing) = bin_dir(a)?;
     let loaded = load(&path, project_root_of(&a.target)?.as_deref())?;
@@ -876,7 +876,7 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
                         trust.len() - open,
                         trust.len(),
                         if open > 0 {
-                            "; `mem-recall hooks status --codex` says how to trust the rest"
+                            "; `mem-hook status --codex` says how to trust the rest"
                         } else {
                             ""
                         }
@@ -925,7 +925,7 @@ pub fn codex_trust_notes(trust: &[crate::codex_trust::HookTrust], toml: bool) ->
             ));
             out.push(crate::codex_trust::trust_toml(&open).trim_end().to_string());
         } else {
-            out.push("codex: `mem-recall hooks status --codex` says which are trusted".to_string());
+            out.push("codex: `mem-hook status --codex` says which are trusted".to_string());
         }
     }
     if off > 0 {

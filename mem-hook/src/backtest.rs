@@ -21,14 +21,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::RecallError;
+use mem_recall::RecallError;
 use chrono::NaiveDate;
 use clap::Args;
 use mem_core::records::{Event, IndexOp, Kind, Memory};
 use serde::{Deserialize, Serialize};
 
-use crate::gate::{Action, Query};
-use crate::vocab::Vocabulary;
+use mem_recall::gate::{Action, Query};
+use mem_recall::vocab::Vocabulary;
 use mem_core::text::Stems;
 
 /// Options of `mem-recall backtest`.
@@ -132,7 +132,7 @@ impl Report {
     /// `N lessons repeated, M would have been recalled`.
     pub fn summary(&self) -> String {
         let m = self.repeats.iter().filter(|r| r.recalled).count();
-        let lessons = crate::render::counted(self.repeats.len(), "lesson", "lessons");
+        let lessons = mem_recall::render::counted(self.repeats.len(), "lesson", "lessons");
         format!("{lessons} repeated, {m} would have been recalled")
     }
 }
@@ -147,7 +147,7 @@ struct SessionFile {
 
 /// The session files of `paths` (folders: their `*.jsonl`, not
 /// `agent-*.jsonl`), sorted by path.
-pub fn session_files(paths: &[PathBuf]) -> crate::Result<Vec<PathBuf>> {
+pub fn session_files(paths: &[PathBuf]) -> mem_recall::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -179,7 +179,7 @@ pub fn session_files(paths: &[PathBuf]) -> crate::Result<Vec<PathBuf>> {
 }
 
 /// The events of one transcript, through mem-transcript's `replay`.
-fn replay(path: &Path) -> crate::Result<Vec<Event>> {
+fn replay(path: &Path) -> mem_recall::Result<Vec<Event>> {
     let cli = <mem_transcript::Cli as clap::Parser>::try_parse_from([
         std::ffi::OsStr::new("mem-transcript"),
         std::ffi::OsStr::new("replay"),
@@ -229,7 +229,7 @@ pub fn run_backtest(
     dir: &Path,
     prompts: usize,
     cwd: Option<&Path>,
-) -> crate::Result<Report> {
+) -> mem_recall::Result<Report> {
     let stems = Stems::default();
     let vocab = Arc::new(Vocabulary::load()?);
     let mut report = Report::default();
@@ -278,14 +278,14 @@ pub fn run_backtest(
             .map(|t| t.date_naive())
             .unwrap_or_else(|| chrono::Utc::now().date_naive());
         // 1. Recall with what earlier sessions wrote.
-        let items = crate::load::load_dir(dir, None, &stems)?.items;
+        let items = mem_recall::load::load_dir(dir, None, &stems)?.items;
         // Per prompt: its line and, per memory, the gate's verdict for it.
         let mut recalls: Vec<(u64, BTreeMap<String, Verdict>)> = Vec::new();
         for (line, p) in first_prompts(&s.events, prompts) {
             let mut recalled = BTreeMap::new();
             // as the hook does: `trust: low` memories are not recalled
             let q = Query::with_defaults(p, today, Some(vocab.clone()));
-            for d in crate::decide(&items, &q, &stems) {
+            for d in mem_recall::decide(&items, &q, &stems) {
                 let v = if d.action == Action::Recall {
                     Verdict::Recalled(d.matched())
                 } else {
@@ -446,7 +446,7 @@ fn short(id: &str) -> &str {
 ///
 /// Errors: no sessions found, a path that does not exist, a memory
 /// directory that cannot be written, a bad vocabulary file.
-pub fn run(args: &BacktestArgs) -> crate::Result<mem_core::Exit> {
+pub fn run(args: &BacktestArgs) -> mem_recall::Result<mem_core::Exit> {
     let cwd = match &args.cwd {
         Some(c) => c.clone(),
         None => std::env::current_dir().map_err(RecallError::WorkingDir)?,
@@ -477,7 +477,7 @@ pub fn run(args: &BacktestArgs) -> crate::Result<mem_core::Exit> {
     let cwd_arg = args.cwd.as_deref();
     let report = run_backtest(&files, &dir, args.prompts, cwd_arg)?;
     for w in &report.warnings {
-        mem_core::cli::warn(crate::NAME, w);
+        mem_core::cli::warn(mem_recall::NAME, w);
     }
     let mut out = mem_core::cli::Output::stdout(false);
     match args.format {
@@ -486,8 +486,8 @@ pub fn run(args: &BacktestArgs) -> crate::Result<mem_core::Exit> {
             out.write_all(table(&report).as_bytes())?;
             out.line(&format!(
                 "{}, {} written; {}",
-                crate::render::counted(report.sessions, "session", "sessions"),
-                crate::render::counted(report.created, "memory", "memories"),
+                mem_recall::render::counted(report.sessions, "session", "sessions"),
+                mem_recall::render::counted(report.created, "memory", "memories"),
                 report.summary()
             ))?;
         }
@@ -512,7 +512,7 @@ pub fn run(args: &BacktestArgs) -> crate::Result<mem_core::Exit> {
 #[cfg(test)]
 mod tests {
     use super::{Report, Verdict, verdict};
-    use crate::render::counted;
+    use mem_recall::render::counted;
 
     /// "1 lessons repeated" and "1 memories written" read wrong.
     #[test]

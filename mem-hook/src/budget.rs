@@ -13,7 +13,7 @@
 //! mapping and a second task to end at exit on every hook call, which the
 //! hook's latency (docs/hooks.md "Latency") cannot afford.
 //!
-//! This module and [`crate::heap`] are the only ones of the workspace with
+//! This module and [`mem_recall::heap`] are the only ones of the workspace with
 //! `unsafe` code: the two calls below, each with its safety argument.
 #![allow(unsafe_code)]
 
