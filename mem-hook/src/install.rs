@@ -366,6 +366,12 @@ pub fn other_version(command: &str) -> Option<String> {
     stages.into_iter().next().map(|(tool, _)| tool)
 }
 
+/// The tool that earlier versions ran where `tool` runs now: `mem-recall
+/// --hook` answered the hook events that `mem-hook` answers.
+fn earlier_tool(tool: &str) -> Option<&'static str> {
+    (tool == "mem-hook").then_some("mem-recall")
+}
+
 fn handler_command(h: &Value) -> Option<&str> {
     (h.get("type").and_then(Value::as_str) == Some("command"))
         .then(|| h.get("command").and_then(Value::as_str))
@@ -497,7 +503,12 @@ pub fn merge(settings: &mut Map<String, Value>, entries: &[Entry]) -> Vec<String
         // version of mem that starts with the same tool (updated in place)
         let first_tool = shape(e.spec.command).and_then(|s| s.into_iter().next().map(|t| t.0));
         let exact = |c: &str| same_shape(c, e.spec.command);
-        let older = |c: &str| other_version(c).is_some_and(|t| Some(t) == first_tool);
+        let older = |c: &str| {
+            other_version(c).is_some_and(|t| {
+                Some(&t) == first_tool.as_ref()
+                    || first_tool.as_deref().and_then(earlier_tool) == Some(t.as_str())
+            })
+        };
         let any_exact = groups.iter().any(|g| {
             g.get("hooks")
                 .and_then(Value::as_array)
@@ -1019,7 +1030,7 @@ mod tests {
             "'/opt/my tools/bin/mem-transcript' replay --hook | '/opt/my tools/bin/mem-extract' | '/opt/my tools/bin/mem-index' write >&2"
         );
         let es = entries(Path::new("/b"), &Model::default(), Agent::Claude);
-        assert_eq!(es[0].command, "/b/mem-recall --hook");
+        assert_eq!(es[0].command, "/b/mem-hook");
     }
 
     #[test]
@@ -1088,7 +1099,7 @@ mod tests {
         // the old bare entry was updated where it was, beside the user's
         assert_eq!(
             s["hooks"]["SessionStart"],
-            json!([{"hooks":[{"type":"command","command":"/b/mem-recall --hook","timeout":10},{"type":"command","command":"echo hi"}]}])
+            json!([{"hooks":[{"type":"command","command":"/b/mem-hook","timeout":10},{"type":"command","command":"echo hi"}]}])
         );
         let once = s.clone();
         assert!(merge(&mut s, &es).is_empty());
@@ -1096,7 +1107,7 @@ mod tests {
         assert_eq!(s.keys().collect::<Vec<_>>(), ["hooks", "z"]);
         assert_eq!(
             s["hooks"]["PreToolUse"],
-            json!([{"matcher":"Bash","hooks":[{"type":"command","command":"/b/mem-recall --hook","timeout":5}]}])
+            json!([{"matcher":"Bash","hooks":[{"type":"command","command":"/b/mem-hook","timeout":5}]}])
         );
         // uninstall leaves exactly the user's hook
         let c = remove(&mut s);

@@ -37,13 +37,24 @@ impl Env {
         self.home.claude()
     }
 
+    /// mem-recall (built beside mem-hook: `cargo build --workspace`).
     pub fn cmd(&self) -> Command {
+        self.home.command(mem_tests::bin("mem-recall"))
+    }
+
+    /// mem-hook, the hook.
+    pub fn hook_cmd(&self) -> Command {
         self.home.command(env!("CARGO_BIN_EXE_mem-hook"))
     }
 
     /// Run with `args` and `stdin`; prints everything on failure to help.
     pub fn run(&self, args: &[&str], stdin: &str) -> Output {
         self.run_cmd(self.cmd().args(args), stdin)
+    }
+
+    /// Run mem-hook with `args` and `stdin`.
+    pub fn hook(&self, args: &[&str], stdin: &str) -> Output {
+        self.run_cmd(self.hook_cmd().args(args), stdin)
     }
 
     pub fn run_cmd(&self, c: &mut Command, stdin: &str) -> Output {
