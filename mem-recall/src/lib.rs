@@ -23,7 +23,6 @@ pub mod context;
 pub mod error;
 pub mod gate;
 pub mod guard;
-pub mod heap;
 pub mod inject;
 pub mod load;
 pub mod mapped;
