@@ -155,7 +155,7 @@ pub fn dream_binary() -> PathBuf {
 ///
 /// Returns the child's PID. Errors: the cache folder, log or process cannot
 /// be made.
-pub fn start(memory_dir: &Path, cwd: &Path) -> mem_recall::Result<u32> {
+pub fn start(memory_dir: &Path, cwd: &Path) -> crate::error::Result<u32> {
     use std::os::unix::process::CommandExt;
     let cache = memdir::cache_dir_for(memory_dir)?;
     std::fs::create_dir_all(&cache).map_err(|err| RecallError::Cannot {

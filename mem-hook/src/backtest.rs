@@ -147,7 +147,7 @@ struct SessionFile {
 
 /// The session files of `paths` (folders: their `*.jsonl`, not
 /// `agent-*.jsonl`), sorted by path.
-pub fn session_files(paths: &[PathBuf]) -> mem_recall::Result<Vec<PathBuf>> {
+pub fn session_files(paths: &[PathBuf]) -> crate::error::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -170,7 +170,7 @@ pub fn session_files(paths: &[PathBuf]) -> mem_recall::Result<Vec<PathBuf>> {
         } else if p.is_file() {
             out.push(p.clone());
         } else {
-            return Err(RecallError::NoSuchPath(p.clone()));
+            return Err(crate::error::HookError::NoSuchPath(p.clone()));
         }
     }
     out.sort();
@@ -179,7 +179,7 @@ pub fn session_files(paths: &[PathBuf]) -> mem_recall::Result<Vec<PathBuf>> {
 }
 
 /// The events of one transcript, through mem-transcript's `replay`.
-fn replay(path: &Path) -> mem_recall::Result<Vec<Event>> {
+fn replay(path: &Path) -> crate::error::Result<Vec<Event>> {
     let cli = <mem_transcript::Cli as clap::Parser>::try_parse_from([
         std::ffi::OsStr::new("mem-transcript"),
         std::ffi::OsStr::new("replay"),
@@ -229,7 +229,7 @@ pub fn run_backtest(
     dir: &Path,
     prompts: usize,
     cwd: Option<&Path>,
-) -> mem_recall::Result<Report> {
+) -> crate::error::Result<Report> {
     let stems = Stems::default();
     let vocab = Arc::new(Vocabulary::load()?);
     let mut report = Report::default();
@@ -446,7 +446,7 @@ fn short(id: &str) -> &str {
 ///
 /// Errors: no sessions found, a path that does not exist, a memory
 /// directory that cannot be written, a bad vocabulary file.
-pub fn run(args: &BacktestArgs) -> mem_recall::Result<mem_core::Exit> {
+pub fn run(args: &BacktestArgs) -> crate::error::Result<mem_core::Exit> {
     let cwd = match &args.cwd {
         Some(c) => c.clone(),
         None => std::env::current_dir().map_err(RecallError::WorkingDir)?,
@@ -459,18 +459,18 @@ pub fn run(args: &BacktestArgs) -> mem_recall::Result<mem_core::Exit> {
     };
     let files = session_files(&paths)?;
     if files.is_empty() {
-        return Err(RecallError::NoSessions(paths));
+        return Err(crate::error::HookError::NoSessions(paths));
     }
     let scratch;
     let dir = match &args.keep {
         Some(d) => {
             if std::fs::read_dir(d).is_ok_and(|mut r| r.next().is_some()) {
-                return Err(RecallError::KeepNotEmpty(d.clone()));
+                return Err(crate::error::HookError::KeepNotEmpty(d.clone()));
             }
             d.clone()
         }
         None => {
-            scratch = tempfile::tempdir().map_err(RecallError::Scratch)?;
+            scratch = tempfile::tempdir().map_err(crate::error::HookError::Scratch)?;
             scratch.path().to_path_buf()
         }
     };

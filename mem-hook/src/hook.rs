@@ -40,11 +40,7 @@ pub const MAX_CHARS: usize = 10_000;
 /// Most bytes of hook JSON read from stdin.
 pub const MAX_INPUT: u64 = 16 << 20;
 
-/// Most memories one hook answer injects.
-pub const HOOK_MAX_ITEMS: usize = 20;
-
-/// Most tokens (ceil(bytes / 4)) of memories one hook answer injects.
-pub const HOOK_MAX_TOKENS: usize = 2000;
+pub use crate::once::{HOOK_MAX_ITEMS, HOOK_MAX_TOKENS};
 
 /// The hook's default time budget: 2 seconds.
 pub const DEFAULT_BUDGET: Duration = Duration::from_millis(2000);
@@ -98,7 +94,7 @@ pub fn run_guarded(common: &Common) -> Exit {
         std::io::stdin()
             .take(MAX_INPUT)
             .read_to_end(&mut input)
-            .map_err(mem_recall::RecallError::Stdin)?;
+            .map_err(crate::error::HookError::Stdin)?;
         answer(common, &input, true)
     }));
     if let Ok(a) = alarm
@@ -126,18 +122,18 @@ pub fn run_guarded(common: &Common) -> Exit {
 /// nothing to add.
 ///
 /// Errors: input that is not hook JSON, or any error of recall itself.
-pub fn respond(common: &Common, input: &[u8]) -> mem_recall::Result<Option<String>> {
+pub fn respond(common: &Common, input: &[u8]) -> crate::error::Result<Option<String>> {
     answer(common, input, false)
 }
 
 /// [`respond`]; with `exiting` (the process ends after the answer) the
 /// memories loaded and the decisions are left to the OS to reclaim instead
 /// of being freed one allocation at a time.
-fn answer(common: &Common, input: &[u8], exiting: bool) -> mem_recall::Result<Option<String>> {
+fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::error::Result<Option<String>> {
     let h: HookInput = serde_json::from_slice(input)
-        .map_err(|e| mem_recall::RecallError::NotHookJson(e.to_string()))?;
+        .map_err(|e| crate::error::HookError::NotHookJson(e.to_string()))?;
     let Some(event) = h.hook_event_name.as_deref() else {
-        return Err(mem_recall::RecallError::NotHookJson(
+        return Err(crate::error::HookError::NotHookJson(
             "missing field `hook_event_name`".into(),
         ));
     };
@@ -145,7 +141,7 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> mem_recall::Result<Op
         "UserPromptSubmit" => (h.prompt.clone().unwrap_or_default(), false),
         "SessionStart" => (String::new(), true),
         "PreToolUse" => (String::new(), false),
-        other => return Err(mem_recall::RecallError::UnknownEvent(other.to_string())),
+        other => return Err(crate::error::HookError::UnknownEvent(other.to_string())),
     };
     let cwd = h
         .cwd

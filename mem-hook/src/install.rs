@@ -27,6 +27,8 @@
 use std::path::{Path, PathBuf};
 
 use mem_recall::RecallError;
+
+use crate::codex_trust;
 use clap::{Args, Subcommand};
 use mem_core::hooks::{HOOKS, HookSpec, TOOLS, WRITE_PATH};
 use mem_core::{Error, Exit};
@@ -116,7 +118,7 @@ pub enum Agent {
 /// Errors: a settings file that cannot be read or is not a JSON object (or
 /// whose `hooks` is not an object), a missing tool in the bin dir, a failed
 /// write (all exit 1; the file untouched).
-pub fn run(action: &HooksAction) -> mem_recall::Result<Exit> {
+pub fn run(action: &HooksAction) -> crate::error::Result<Exit> {
     match action {
         HooksAction::Install(a) => install(a),
         HooksAction::Uninstall(t) => uninstall(t),
@@ -127,7 +129,7 @@ pub fn run(action: &HooksAction) -> mem_recall::Result<Exit> {
 /// The settings file `target` names, and its agent.
 ///
 /// Errors: no home directory, no working directory.
-pub fn target_file(target: &TargetArgs) -> mem_recall::Result<(PathBuf, Agent)> {
+pub fn target_file(target: &TargetArgs) -> crate::error::Result<(PathBuf, Agent)> {
     let agent = if target.codex {
         Agent::Codex
     } else {
@@ -151,7 +153,7 @@ pub fn target_file(target: &TargetArgs) -> mem_recall::Result<(PathBuf, Agent)> 
 }
 
 /// The directory of the running executable, symlinks resolved.
-fn default_bin_dir() -> mem_recall::Result<PathBuf> {
+fn default_bin_dir() -> crate::error::Result<PathBuf> {
     let exe = std::env::current_exe().map_err(RecallError::NoProgramPath)?;
     let exe = exe.canonicalize().unwrap_or(exe);
     Ok(exe
@@ -182,7 +184,7 @@ pub fn hook_tools() -> Vec<&'static str> {
 
 /// The bin dir (absolute, canonical when it exists) and the tools missing
 /// from it.
-fn bin_dir(a: &InstallArgs) -> mem_recall::Result<(PathBuf, Vec<&'static str>)> {
+fn bin_dir(a: &InstallArgs) -> crate::error::Result<(PathBuf, Vec<&'static str>)> {
     let dir = match &a.bin_dir {
         Some(d) => {
             let abs = if d.is_absolute() {
@@ -387,8 +389,8 @@ struct Loaded {
     real: PathBuf,
 }
 
-fn refuse(path: &Path, what: String) -> RecallError {
-    RecallError::Settings {
+fn refuse(path: &Path, what: String) -> crate::error::HookError {
+    crate::error::HookError::Settings {
         path: path.to_path_buf(),
         what,
     }
@@ -402,7 +404,7 @@ const MAX_SETTINGS_BYTES: u64 = 4 << 20;
 /// `.claude/settings.json -> ~/.bashrc` must not make `install` rewrite
 /// what it points to. `None` for the user's own file or one named by
 /// `--settings` (followed on purpose: a dotfiles link is the user's).
-fn project_root_of(target: &TargetArgs) -> mem_recall::Result<Option<PathBuf>> {
+fn project_root_of(target: &TargetArgs) -> crate::error::Result<Option<PathBuf>> {
     if target.settings.is_some() || !target.project {
         return Ok(None);
     }
@@ -412,7 +414,7 @@ fn project_root_of(target: &TargetArgs) -> mem_recall::Result<Option<PathBuf>> {
 
 /// Refuse a link at any component of `path` below the project `root`
 /// (`.claude`, `.claude/settings.json`, `.codex`, `.codex/hooks.json`).
-fn no_link_below(root: &Path, path: &Path) -> mem_recall::Result<()> {
+fn no_link_below(root: &Path, path: &Path) -> crate::error::Result<()> {
     let Ok(rel) = path.strip_prefix(root) else {
         return Ok(());
     };
@@ -438,7 +440,7 @@ fn no_link_below(root: &Path, path: &Path) -> mem_recall::Result<()> {
     Ok(())
 }
 
-fn load(path: &Path, project: Option<&Path>) -> mem_recall::Result<Loaded> {
+fn load(path: &Path, project: Option<&Path>) -> crate::error::Result<Loaded> {
     if let Some(root) = project {
         no_link_below(root, path)?;
     }
@@ -459,7 +461,7 @@ fn load(path: &Path, project: Option<&Path>) -> mem_recall::Result<Loaded> {
                 Ok(Value::Object(m)) => m,
                 Ok(_) => return Err(refuse(path, "not a JSON object".into())),
                 Err(e) => {
-                    return Err(RecallError::SettingsNotJson {
+                    return Err(crate::error::HookError::SettingsNotJson {
                         path: path.to_path_buf(),
                         line: e.line(),
                         reason: mem_core::jsonl::describe(&e),
@@ -632,7 +634,7 @@ pub fn remove(settings: &mut Map<String, Value>) -> Vec<String> {
 }
 
 /// The file's text as written: two-space JSON and a final newline.
-fn render(settings: &Map<String, Value>) -> mem_recall::Result<String> {
+fn render(settings: &Map<String, Value>) -> crate::error::Result<String> {
     let mut s = serde_json::to_string_pretty(settings)?;
     s.push('\n');
     Ok(s)
@@ -641,7 +643,7 @@ fn render(settings: &Map<String, Value>) -> mem_recall::Result<String> {
 /// Copy `old` beside `real` as `real.bak` (atomically, replacing the
 /// previous backup: one is kept), with the file's permissions. Returns the
 /// backup's path.
-fn backup(real: &Path, old: &[u8]) -> mem_recall::Result<PathBuf> {
+fn backup(real: &Path, old: &[u8]) -> crate::error::Result<PathBuf> {
     use std::io::Write as _;
     use std::os::unix::fs::OpenOptionsExt as _;
     let mode = std::fs::metadata(real).map_or(0o600, |m| {
@@ -669,7 +671,7 @@ fn backup(real: &Path, old: &[u8]) -> mem_recall::Result<PathBuf> {
 /// The new file's text: the old text with only what changed written anew
 /// ([`crate::json_edit::rewrite`]), else (no file, a blank one, or one
 /// that does not scan) two-space JSON.
-fn new_text(loaded: &Loaded, new: &Map<String, Value>) -> mem_recall::Result<String> {
+fn new_text(loaded: &Loaded, new: &Map<String, Value>) -> crate::error::Result<String> {
     let old = loaded
         .old
         .as_deref()
@@ -689,7 +691,7 @@ fn commit(
     changes: &[String],
     dry_run: bool,
     what: &str,
-) -> mem_recall::Result<bool> {
+) -> crate::error::Result<bool> {
     let unchanged = match &loaded.old {
         Some(b) if !b.iter().all(u8::is_ascii_whitespace) => {
             serde_json::from_slice::<Value>(b).ok() == Some(Value::Object(new.clone()))
@@ -735,7 +737,7 @@ fn commit(
     Ok(true)
 }
 
-fn install(a: &InstallArgs) -> mem_recall::Result<Exit> {
+fn install(a: &InstallArgs) -> crate::error::Result<Exit> {
     let (path, agent) = target_file(&a.target)?;
     let (bin, missing) = bin_dir(a)?;
     if !missing.is_empty() {
@@ -745,7 +747,7 @@ fn install(a: &InstallArgs) -> mem_recall::Result<Exit> {
             missing.join(", ")
         );
         if !a.target.dry_run {
-            return Err(RecallError::ToolsMissing { bin, missing });
+            return Err(crate::error::HookError::ToolsMissing { bin, missing });
         }
         mem_core::cli::warn(NAME, msg);
     }
@@ -768,7 +770,7 @@ fn install(a: &InstallArgs) -> mem_recall::Result<Exit> {
         for line in codex_notes(&path) {
             println!("{line}");
         }
-        let trust = crate::codex_trust::mem_verdicts(&path, &new);
+        let trust = mem_verdicts(&path, &new);
         for line in codex_trust_notes(&trust, false) {
             println!("{line}");
         }
@@ -776,7 +778,7 @@ fn install(a: &InstallArgs) -> mem_recall::Result<Exit> {
     Ok(Exit::Success)
 }
 
-fn uninstall(t: &TargetArgs) -> mem_recall::Result<Exit> {
+fn uninstall(t: &TargetArgs) -> crate::error::Result<Exit> {
     let (path, _) = target_file(t)?;
     let loaded = load(&path, project_root_of(t)?.as_deref())?;
     if loaded.old.is_none() {
@@ -796,7 +798,7 @@ fn uninstall(t: &TargetArgs) -> mem_recall::Result<Exit> {
     Ok(Exit::Success)
 }
 
-fn show(a: &InstallArgs) -> mem_recall::Result<Exit> {
+fn show(a: &InstallArgs) -> crate::error::Result<Exit> {
     let (path, agent) = target_file(&a.target)?;
     let (bin, missing) = bin_dir(a)?;
     let loaded = load(&path, project_root_of(&a.target)?.as_deref())?;
@@ -813,7 +815,7 @@ fn show(a: &InstallArgs) -> mem_recall::Result<Exit> {
         }
     );
     let trust = match agent {
-        Agent::Codex => crate::codex_trust::mem_verdicts(&path, &loaded.value),
+        Agent::Codex => mem_verdicts(&path, &loaded.value),
         Agent::Claude => Vec::new(),
     };
     for e in entries(&bin, &model, agent) {
@@ -875,10 +877,10 @@ fn show(a: &InstallArgs) -> mem_recall::Result<Exit> {
                 && let Ok(c) = load(&cpath, project_root_of(&codex).ok().flatten().as_deref())
                 && c.old.is_some()
             {
-                let trust = crate::codex_trust::mem_verdicts(&cpath, &c.value);
+                let trust = mem_verdicts(&cpath, &c.value);
                 let open = trust
                     .iter()
-                    .filter(|t| t.trust != crate::codex_trust::Trust::Trusted)
+                    .filter(|t| t.trust != codex_trust::Trust::Trusted)
                     .count();
                 if !trust.is_empty() {
                     println!(
@@ -899,17 +901,29 @@ fn show(a: &InstallArgs) -> mem_recall::Result<Exit> {
     Ok(Exit::Success)
 }
 
+/// [`codex_trust::verdicts`] for mem's hooks in the `hooks.json` at `hooks_path`, with
+/// the config files of [`codex_trust::config_files`] read from disk (a missing one
+/// holds no state).
+pub fn mem_verdicts(hooks_path: &Path, hooks: &Map<String, Value>) -> Vec<codex_trust::HookTrust> {
+    let texts: Vec<String> = codex_trust::config_files(hooks_path)
+        .iter()
+        // regular files only, capped: a FIFO or device is never waited on
+        .filter_map(|p| mem_core::confine::read_text_capped(p, 4 << 20, true).ok())
+        .collect();
+    codex_trust::verdicts(hooks_path, hooks, &texts, is_mem_command)
+}
+
 /// What to say of Codex's trust in mem's hooks (`trust`, see
 /// [`crate::codex_trust`]): nothing when all are trusted, else how many
 /// are not and how to trust them; with `toml`, also the `config.toml`
 /// lines that trust them.
-pub fn codex_trust_notes(trust: &[crate::codex_trust::HookTrust], toml: bool) -> Vec<String> {
-    use crate::codex_trust::Trust;
+pub fn codex_trust_notes(trust: &[codex_trust::HookTrust], toml: bool) -> Vec<String> {
+    use codex_trust::Trust;
     let mut out = Vec::new();
     if trust.is_empty() {
         return out;
     }
-    let open: Vec<&crate::codex_trust::HookTrust> = trust
+    let open: Vec<&codex_trust::HookTrust> = trust
         .iter()
         .filter(|t| matches!(t.trust, Trust::Untrusted | Trust::Modified))
         .collect();
@@ -934,7 +948,7 @@ pub fn codex_trust_notes(trust: &[crate::codex_trust::HookTrust], toml: bool) ->
             out.push(format!(
                 "codex: what `/hooks` writes to {config} to trust them (trust only hooks you have read):"
             ));
-            out.push(crate::codex_trust::trust_toml(&open).trim_end().to_string());
+            out.push(codex_trust::trust_toml(&open).trim_end().to_string());
         } else {
             out.push("codex: `mem-hook status --codex` says which are trusted".to_string());
         }

@@ -771,7 +771,7 @@ pub fn respond(
     common: &Common,
     h: &HookInput,
     cwd: Option<&Path>,
-) -> mem_recall::Result<Option<String>> {
+) -> crate::error::Result<Option<String>> {
     if h.tool_name.as_deref().is_some_and(|t| t != "Bash") {
         return Ok(None);
     }

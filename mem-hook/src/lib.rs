@@ -21,6 +21,7 @@ pub mod autodream;
 pub mod backtest;
 pub mod budget;
 pub mod codex_trust;
+pub mod error;
 pub mod hook;
 pub mod install;
 pub mod json_edit;
@@ -30,7 +31,9 @@ pub mod session_memory;
 
 use clap::{Parser, Subcommand};
 use mem_core::Exit;
-use mem_recall::{Common, Result};
+use mem_recall::Common;
+
+pub use crate::error::{HookError, Result};
 
 /// The tool's name in messages.
 pub const NAME: &str = "mem-hook";

@@ -42,6 +42,12 @@ use mem_recall::NAME;
 use mem_recall::gate::{Action, Decision};
 use mem_recall::load::Item;
 
+/// Most memories one hook answer injects.
+pub const HOOK_MAX_ITEMS: usize = 20;
+
+/// Most tokens (ceil(bytes / 4)) of memories one hook answer injects.
+pub const HOOK_MAX_TOKENS: usize = 2000;
+
 /// The state file's name in the session's hook-state folder.
 pub const STATE_FILE: &str = "injected.json";
 
@@ -209,7 +215,7 @@ impl InjectedList {
         memory_dir: &Path,
         session_id: &str,
         reset_by: Option<&str>,
-    ) -> mem_recall::Result<InjectedList> {
+    ) -> crate::error::Result<InjectedList> {
         let dir = mem_core::memdir::session_state_dir(memory_dir, session_id)?;
         InjectedList::open_in(dir, reset_by)
     }
@@ -218,7 +224,7 @@ impl InjectedList {
     /// missing).
     ///
     /// Errors: see [`InjectedList::open`].
-    pub fn open_in(dir: PathBuf, reset_by: Option<&str>) -> mem_recall::Result<InjectedList> {
+    pub fn open_in(dir: PathBuf, reset_by: Option<&str>) -> crate::error::Result<InjectedList> {
         std::fs::create_dir_all(&dir).map_err(|err| mem_recall::RecallError::Cannot {
             action: "create",
             path: dir.clone(),
@@ -333,7 +339,7 @@ impl InjectedList {
     /// Write the list when it changed (atomically), then unlock.
     ///
     /// Errors: the write failed.
-    pub fn commit(self) -> mem_recall::Result<()> {
+    pub fn commit(self) -> crate::error::Result<()> {
         if self.changed {
             let path = self.dir.join(STATE_FILE);
             let bytes = serde_json::to_vec(&self.state)?;
@@ -346,7 +352,7 @@ impl InjectedList {
 /// What the hook injects for session `session_id` of `memory_dir`: the
 /// list is opened (and reset by `reset_by`, see [`InjectedList::open`]),
 /// [`select`] picks within the hook's budget
-/// ([`crate::hook::HOOK_MAX_ITEMS`], [`crate::hook::HOOK_MAX_TOKENS`]), and
+/// ([`HOOK_MAX_ITEMS`], [`HOOK_MAX_TOKENS`]), and
 /// the list is written back. Nothing recalled and no reset due → no state
 /// is touched or created.
 ///
@@ -357,7 +363,7 @@ pub fn memories(
     reset_by: Option<&str>,
     items: &[Item],
     ds: &[Decision],
-) -> mem_recall::Result<Vec<mem_recall::render::Rendered>> {
+) -> crate::error::Result<Vec<mem_recall::render::Rendered>> {
     let any = ds.iter().any(|d| d.action == Action::Recall);
     if !any {
         let dir = mem_core::memdir::session_state_dir(memory_dir, session_id)?;
@@ -370,8 +376,8 @@ pub fn memories(
         &mut sess,
         items,
         ds,
-        crate::hook::HOOK_MAX_ITEMS,
-        crate::hook::HOOK_MAX_TOKENS,
+        HOOK_MAX_ITEMS,
+        HOOK_MAX_TOKENS,
     );
     sess.commit()?;
     Ok(m)
