@@ -211,10 +211,7 @@ mod tests {
         );
         let pre = HOOKS.iter().find(|h| h.event == "PreToolUse").unwrap();
         assert_eq!(pre.matcher, Some("Bash"));
-        assert_eq!(
-            pre.command_with(|t| format!("/b/{t}")),
-            "/b/mem-hook"
-        );
+        assert_eq!(pre.command_with(|t| format!("/b/{t}")), "/b/mem-hook");
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `mem-recall backtest`: replay a project's sessions in time order through
+//! `mem-hook backtest`: replay a project's sessions in time order through
 //! the real write path and measure whether recall would have put each
 //! repeated lesson in front of the agent.
 //!
@@ -21,17 +21,17 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mem_recall::RecallError;
 use chrono::NaiveDate;
 use clap::Args;
 use mem_core::records::{Event, IndexOp, Kind, Memory};
+use mem_recall::RecallError;
 use serde::{Deserialize, Serialize};
 
+use mem_core::text::Stems;
 use mem_recall::gate::{Action, Query};
 use mem_recall::vocab::Vocabulary;
-use mem_core::text::Stems;
 
-/// Options of `mem-recall backtest`.
+/// Options of `mem-hook backtest`.
 #[derive(Debug, Args)]
 pub struct BacktestArgs {
     /// Transcript files or folders of them (`*.jsonl` directly inside;
@@ -68,8 +68,8 @@ pub enum BacktestFormat {
     Jsonl,
 }
 
-/// One repeated lesson: a line of `mem-recall backtest --format jsonl`
-/// (docs/records.md "Backtest: `mem-recall backtest`").
+/// One repeated lesson: a line of `mem-hook backtest --format jsonl`
+/// (docs/records.md "Backtest: `mem-hook backtest`").
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Repeat {
     /// The session that repeated it (its file stem).
@@ -99,8 +99,8 @@ pub struct Repeat {
     pub matched: Vec<String>,
 }
 
-/// The last line of `mem-recall backtest --format jsonl`, after the
-/// [`Repeat`]s (docs/records.md "Backtest: `mem-recall backtest`").
+/// The last line of `mem-hook backtest --format jsonl`, after the
+/// [`Repeat`]s (docs/records.md "Backtest: `mem-hook backtest`").
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct BacktestSummary {
     /// The summary line of the text format ([`Report::summary`]).
@@ -442,7 +442,7 @@ fn short(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
 }
 
-/// Run `mem-recall backtest`.
+/// Run `mem-hook backtest`.
 ///
 /// Errors: no sessions found, a path that does not exist, a memory
 /// directory that cannot be written, a bad vocabulary file.

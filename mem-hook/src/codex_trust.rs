@@ -281,7 +281,7 @@ mod tests {
     use super::*;
 
     /// Hashes Codex 0.169.1 computed (`codex app-server` `hooks/list`
-    /// `currentHash`) for the hooks `mem-recall hooks install --codex` wrote.
+    /// `currentHash`) for the hooks `mem-recall hooks install --codex` of an earlier version wrote.
     #[test]
     fn hashes_are_codexs() {
         let h = |event: &str, matcher: Option<&str>, handler: Value| {

@@ -1,4 +1,4 @@
-//! `mem-recall --hook`: the Claude Code hook for `SessionStart` and
+//! `mem-hook`: the Claude Code and Codex hook for `SessionStart` and
 //! `UserPromptSubmit` (docs/hooks.md).
 //!
 //! Reads one JSON object on stdin (`session_id`, `transcript_path`, `cwd`,
@@ -28,11 +28,11 @@ use std::io::{Read, Write};
 use std::time::Duration;
 
 use crate::budget::Alarm;
-use mem_recall::{Common, NAME, RecallArgs, Session, render};
 use mem_core::Exit;
 use mem_core::hooks::HookInput;
 use mem_core::records::hook::{AddedContext, HookOutput, HookSpecificOutput};
 use mem_core::text::Stems;
+use mem_recall::{Common, NAME, RecallArgs, Session, render};
 
 /// Most characters of `additionalContext`.
 pub const MAX_CHARS: usize = 10_000;
@@ -207,7 +207,10 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::error::Result<
     }
     let mut ctx = String::new();
     if start
-        && let Some(ix) = s.memory_dir.as_deref().and_then(mem_recall::context::load_index)
+        && let Some(ix) = s
+            .memory_dir
+            .as_deref()
+            .and_then(mem_recall::context::load_index)
         && ix.cut
         && let Some(w) = ix.warning
     {

@@ -1,10 +1,10 @@
-//! `mem-recall hooks install|uninstall|show`: mem's hooks in Claude Code's
+//! `mem-hook install|uninstall|show`: mem's hooks in Claude Code's
 //! `settings.json` or Codex's `hooks.json`.
 //!
 //! The hooks are [`mem_core::hooks::HOOKS`]: each is written as
 //! `{"type":"command","command":…,"timeout":…}` in a matcher group of its
 //! event, with every mem tool named by its absolute, shell-quoted path (the
-//! directory of the running `mem-recall`, canonicalised, or `--bin-dir`), so
+//! directory of the running `mem-hook`, canonicalised, or `--bin-dir`), so
 //! the hooks do not depend on the PATH the agent sees.
 //!
 //! The file is merged, never replaced: other keys and hooks are kept in
@@ -36,7 +36,7 @@ use serde_json::{Map, Value, json};
 
 use mem_recall::NAME;
 
-/// `mem-recall hooks …`.
+/// `mem-hook install|uninstall|show`.
 #[derive(Debug, Args)]
 pub struct HooksArgs {
     /// What to do.
@@ -44,7 +44,7 @@ pub struct HooksArgs {
     pub action: HooksAction,
 }
 
-/// The actions of `mem-recall hooks`.
+/// The actions of `mem-hook` on settings files.
 #[derive(Debug, Subcommand)]
 pub enum HooksAction {
     /// Add mem's hooks to the settings file (merged; idempotent).
@@ -80,13 +80,13 @@ pub struct TargetArgs {
     pub dry_run: bool,
 }
 
-/// Options of `hooks install` and `hooks show`.
+/// Options of `install` and `show`.
 #[derive(Debug, Args, Clone)]
 pub struct InstallArgs {
     /// The file and --dry-run.
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Where the mem tools are. Default: the directory of this mem-recall
+    /// Where the mem tools are. Default: the directory of this mem-hook
     /// executable (symlinks resolved). Each tool a hook runs must be there.
     #[arg(long, value_name = "DIR")]
     pub bin_dir: Option<PathBuf>,
@@ -113,7 +113,7 @@ pub enum Agent {
     Codex,
 }
 
-/// Run `mem-recall hooks …`.
+/// Run `mem-hook install|uninstall|show`.
 ///
 /// Errors: a settings file that cannot be read or is not a JSON object (or
 /// whose `hooks` is not an object), a missing tool in the bin dir, a failed

@@ -1,4 +1,4 @@
-//! Lessons at the moment of action: `mem-recall --hook` on `PreToolUse`
+//! Lessons at the moment of action: `mem-hook` on `PreToolUse`
 //! (Bash) gives the agent a lesson of the memory directory right before the
 //! command it bears on runs (docs/hooks.md "Lessons at the moment of
 //! action").

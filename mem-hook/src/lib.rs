@@ -108,7 +108,11 @@ pub struct Cli {
 /// with its subcommands, `--help` and `--version` left out, so that parsing
 /// builds only these). Whatever it does not take, the full parse does.
 #[derive(Debug, Parser)]
-#[command(name = "mem-hook", disable_help_flag = true, disable_version_flag = true)]
+#[command(
+    name = "mem-hook",
+    disable_help_flag = true,
+    disable_version_flag = true
+)]
 struct HookCli {
     /// Where and when.
     #[command(flatten)]
@@ -182,9 +186,10 @@ fn names_a_subcommand() -> bool {
         return false;
     };
     let first = first.to_string_lossy();
-    Cli::command().get_subcommands().any(|c| {
-        c.get_name() == first || c.get_all_aliases().any(|a| a == first)
-    }) || first == "help"
+    Cli::command()
+        .get_subcommands()
+        .any(|c| c.get_name() == first || c.get_all_aliases().any(|a| a == first))
+        || first == "help"
 }
 
 #[cfg(test)]

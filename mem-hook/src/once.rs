@@ -372,13 +372,7 @@ pub fn memories(
         }
     }
     let mut sess = InjectedList::open(memory_dir, session_id, reset_by)?;
-    let m = select(
-        &mut sess,
-        items,
-        ds,
-        HOOK_MAX_ITEMS,
-        HOOK_MAX_TOKENS,
-    );
+    let m = select(&mut sess, items, ds, HOOK_MAX_ITEMS, HOOK_MAX_TOKENS);
     sess.commit()?;
     Ok(m)
 }

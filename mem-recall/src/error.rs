@@ -1,8 +1,8 @@
 //! What stops a `mem-recall` command, and the exit code each maps to
 //! (docs/records.md "Exit codes"): [`RecallError::code`].
 //!
-//! The hooks (`--hook`, `guard --hook`) never fail: an error there is
-//! printed on stderr and the hook exits 0 with nothing added to the context.
+//! The hook is `mem-hook`'s (`mem_hook::error`); `mem-recall --hook` only
+//! runs it ([`crate::alias`]).
 
 use std::path::PathBuf;
 
@@ -38,8 +38,8 @@ pub enum RecallError {
     /// The working directory cannot be read (no `--cwd`).
     #[error("cannot read the working directory: {0}")]
     WorkingDir(std::io::Error),
-    /// `hooks install`: the path of the running `mem-recall` is unknown (no
-    /// `--bin-dir`).
+    /// The path of the running executable is unknown (`mem-hook install`
+    /// without `--bin-dir`, or the alias looking for `mem-hook`).
     #[error("cannot find the path of the running program: {0}")]
     NoProgramPath(std::io::Error),
     /// `--hook`, `hooks`, `backtest`: the `mem-hook` they run cannot be

@@ -1312,13 +1312,7 @@ mod tests {
                 "--min-score",
                 "2.5",
             ],
-            &[
-                "mem-recall",
-                "--memory-dir",
-                "/m",
-                "--today",
-                "2026-07-11",
-            ],
+            &["mem-recall", "--memory-dir", "/m", "--today", "2026-07-11"],
             &[
                 "mem-recall",
                 "--trust",

@@ -204,9 +204,7 @@ pub fn load_dir_within(
         .map_err(|e| mem_core::Error::io(dir, e.into()))?;
     let dir_key = (dir_stat.ctime_ns, dir_stat.change);
     let dir_str = dir.to_string_lossy();
-    let old = cache
-        .and_then(cache::read)
-        .filter(|c| c.dir == dir_str);
+    let old = cache.and_then(cache::read).filter(|c| c.dir == dir_str);
     let had_cache = old.is_some();
     let old = old.unwrap_or(Cache {
         dir: "",

@@ -165,8 +165,7 @@ impl Env {
 
     fn recall(&self, input: Value) -> Output {
         let mut c = cmd("mem-hook", &self.home);
-        c.env("MEM_MEMORY_DIR", &self.mem)
-            .current_dir(&self.proj);
+        c.env("MEM_MEMORY_DIR", &self.mem).current_dir(&self.proj);
         for (k, v) in &self.env {
             c.env(k, v);
         }

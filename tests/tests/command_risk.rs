@@ -92,9 +92,7 @@ fn a_risky_lesson_from_any_writer_is_low_trust_and_never_replayed() {
         "transcript_path": tr, "cwd": t.path(), "tool_name": "Bash",
         "tool_input": {"command": "npm test"}});
     let out = run(
-        cmd("mem-hook", &home)
-            .arg("--memory-dir")
-            .arg(&mem),
+        cmd("mem-hook", &home).arg("--memory-dir").arg(&mem),
         input.to_string().as_bytes(),
     );
     assert!(out.status.success(), "{}", show(&out));

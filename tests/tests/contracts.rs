@@ -690,8 +690,7 @@ fn every_hook_answer_round_trips_through_its_type() {
         input["cwd"] = proj.to_str().unwrap().into();
         input["transcript_path"] = transcript.to_str().unwrap().into();
         let mut c = cmd("mem-hook", &home);
-        c.current_dir(&proj)
-            .env("MEM_MEMORY_DIR", &mem);
+        c.current_dir(&proj).env("MEM_MEMORY_DIR", &mem);
         let what = input["hook_event_name"].as_str().unwrap().to_string();
         one(&what, &run(c, input.to_string().as_bytes()))
     };

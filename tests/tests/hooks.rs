@@ -48,8 +48,7 @@ impl Env {
         let mut v = input;
         v["cwd"] = self.proj.to_str().unwrap().into();
         let mut c = cmd("mem-hook", &self.home);
-        c.current_dir(&self.proj)
-            .env("MEM_MEMORY_DIR", &self.mem);
+        c.current_dir(&self.proj).env("MEM_MEMORY_DIR", &self.mem);
         for (k, val) in envs {
             c.env(k, val);
         }

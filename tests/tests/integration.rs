@@ -11,7 +11,13 @@ use serde_json::{Value, json};
 
 /// The directory holding the built binaries.
 fn bindir() -> PathBuf {
-    for t in ["mem-transcript", "mem-extract", "mem-index", "mem-recall", "mem-hook"] {
+    for t in [
+        "mem-transcript",
+        "mem-extract",
+        "mem-index",
+        "mem-recall",
+        "mem-hook",
+    ] {
         bin(t);
     }
     bin("mem-recall").parent().unwrap().to_path_buf()
@@ -681,7 +687,10 @@ fn mem_docs_generates_man_pages_and_completions() {
         assert!(page.contains(tool), "{tool}");
         pages += 1;
         let subs = subcommands(tool);
-        if tool != "mem-recall" && tool != "mem-dream" && tool != "mem-extract" && tool != "mem-hook"
+        if tool != "mem-recall"
+            && tool != "mem-dream"
+            && tool != "mem-extract"
+            && tool != "mem-hook"
         {
             assert!(!subs.is_empty(), "{tool} lists subcommands");
         }

@@ -220,8 +220,7 @@ fn run_case(dir: &Path) -> Vec<String> {
             input[k] = v.clone();
         }
         let mut c = cmd("mem-hook", &home);
-        c.env("MEM_MEMORY_DIR", &mem)
-            .env("MEM_TODAY", "2026-07-12");
+        c.env("MEM_MEMORY_DIR", &mem).env("MEM_TODAY", "2026-07-12");
         run(c, input.to_string().as_bytes())
     };
     let start = hook("SessionStart", serde_json::json!({"source": "startup"}));

@@ -279,7 +279,7 @@ fn hook(s: &Setup, event: &str, prompt: &str) -> String {
         "source": "startup",
     })
     .to_string();
-    let mut c = s.cmd("mem-hook");
+    let c = s.cmd("mem-hook");
     let out = run(c, input.as_bytes());
     assert!(out.status.success(), "{}", show(&out));
     String::from_utf8(out.stdout).unwrap()
