@@ -477,7 +477,7 @@ pub fn run(args: &BacktestArgs) -> crate::error::Result<mem_core::Exit> {
     let cwd_arg = args.cwd.as_deref();
     let report = run_backtest(&files, &dir, args.prompts, cwd_arg)?;
     for w in &report.warnings {
-        mem_core::cli::warn(mem_recall::NAME, w);
+        mem_core::cli::warn(crate::error::NAME, w);
     }
     let mut out = mem_core::cli::Output::stdout(false);
     match args.format {

@@ -9,6 +9,11 @@ use std::path::PathBuf;
 use mem_core::error::Exit;
 use mem_recall::RecallError;
 
+/// The tool's name in messages: `mem-hook: {err}`, the installer's and
+/// backtest's warnings. (The hook's own lines keep `mem-recall: hook:`, as
+/// before the hook was a tool of its own.)
+pub const NAME: &str = "mem-hook";
+
 /// An error of `mem-hook` (its library and its binary). Printed once as
 /// `mem-hook: {err}`.
 #[derive(Debug, thiserror::Error)]

@@ -34,7 +34,7 @@ use mem_core::hooks::{HOOKS, HookSpec, TOOLS, WRITE_PATH};
 use mem_core::{Error, Exit};
 use serde_json::{Map, Value, json};
 
-use mem_recall::NAME;
+use crate::error::NAME;
 
 /// `mem-hook install|uninstall|show`.
 #[derive(Debug, Args)]

@@ -33,10 +33,7 @@ use clap::{Parser, Subcommand};
 use mem_core::Exit;
 use mem_recall::Common;
 
-pub use crate::error::{HookError, Result};
-
-/// The tool's name in messages.
-pub const NAME: &str = "mem-hook";
+pub use crate::error::{HookError, NAME, Result};
 
 const EXAMPLES: &str = "\
 Examples:
