@@ -29,10 +29,12 @@
 # Needs python3 only.
 #
 # Usage: bench/bench-hooks.sh [N]          (release build of the tools)
-#        BIN=target/debug/mem-recall bench/bench-hooks.sh   (another binary)
+#        BIN=target/debug/mem-hook bench/bench-hooks.sh   (another binary)
 #        RUNS=200 STOP_RUNS=30 bench/bench-hooks.sh
 #        WORK=/tmp/hb bench/bench-hooks.sh   (keep the memory dir and inputs)
-#        BASE_BIN=/path/to/old/mem-recall bench/bench-hooks.sh
+#        BASE_BIN=/path/to/old/mem-hook bench/bench-hooks.sh
+#            (a mem-recall of a version before mem-hook runs as
+#            `mem-recall --hook`)
 #            each hook event also runs with that binary (its own cache
 #            folder), in the same loop (event, cat, base, rotated), and a
 #            second table gives per event both medians and new/base: the
@@ -47,7 +49,7 @@ n=${1:-200}
 runs=${RUNS:-100}
 stop_runs=${STOP_RUNS:-30}
 if [ -z "${BIN:-}" ]; then
-  BIN="$(scripts/build-release.sh -p mem-recall -p mem-transcript -p mem-extract -p mem-index --bins)/mem-recall"
+  BIN="$(scripts/build-release.sh -p mem-hook -p mem-transcript -p mem-extract -p mem-index --bins)/mem-hook"
 fi
 BIN=$(realpath "$BIN")
 if [ -n "${WORK:-}" ]; then  # kept afterwards (inputs for other tools)
@@ -159,7 +161,7 @@ cp "$work/PreToolUse.json" "$work/PreToolUse-cold.json"
 
 # sanity: each event answers as expected
 for ev in SessionStart UserPromptSubmit PreToolUse; do
-  out=$("$BIN" --hook <"$work/$ev.json" 2>"$work/err.txt")
+  out=$("$BIN" <"$work/$ev.json" 2>"$work/err.txt")
   [ -n "$out" ] || { echo "$ev printed nothing:" >&2; cat "$work/err.txt" >&2; exit 1; }
 done
 echo "mem hooks latency, $n memories, $runs runs each (Stop: $stop_runs); $(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); $BIN${base_bin:+ (base $base_bin)}"
@@ -200,7 +202,10 @@ def new_turn():
         stop_state["parent"] = turn(f, stop_state["next"], stop_state["parent"])
     stop_state["next"] += 1
 
-hook = [BIN, "--hook"]
+def hook_argv(b):
+    # the hook is `mem-hook`; before it, `mem-recall --hook`
+    return [b, "--hook"] if os.path.basename(b) == "mem-recall" else [b]
+hook = hook_argv(BIN)
 stop = ["/bin/sh", "-c", f"'{bd}/mem-transcript' replay --hook | '{bd}/mem-extract' | '{bd}/mem-index' write >&2"]
 events = [("SessionStart", hook, "SessionStart", clear_state, runs),
           ("UserPromptSubmit", hook, "UserPromptSubmit", clear_state, runs),
@@ -241,7 +246,7 @@ for name, argv, inp, prepare, n in events:
         if with_base:
             if prepare:
                 prepare()
-            once([BASE, "--hook"], stdin, base_env)
+            once(hook_argv(BASE), stdin, base_env)
     wall, cpu, base, bcpu, diff, ratio = [], [], [], [], [], []
     old, old_ratio = [], []
     for i in range(n):
@@ -255,7 +260,7 @@ for name, argv, inp, prepare, n in events:
                 continue
             if prepare:
                 prepare()
-            got[k] = once(argv, stdin) if k == "event" else once([BASE, "--hook"], stdin, base_env)
+            got[k] = once(argv, stdin) if k == "event" else once(hook_argv(BASE), stdin, base_env)
         (w, c), (b, bc) = got["event"], got["cat"]
         wall.append(w); cpu.append(c); base.append(b); bcpu.append(bc); diff.append(w - b); ratio.append(w / b)
         if with_base:
@@ -278,7 +283,7 @@ if vs_base:
     for name, m, b, c, bc, r in vs_base:
         note = ""
         stdin = os.path.join(work, name + ".json")
-        if answers([BIN, "--hook"], stdin, os.environ) and not answers([BASE, "--hook"], stdin, base_env):
+        if answers(hook_argv(BIN), stdin, os.environ) and not answers(hook_argv(BASE), stdin, base_env):
             note = "  (the base answers nothing)"
         print(f"{name:<20} {m:8.2f} {b:8.2f} {m / b:8.2f} | {c:7.2f} {bc:7.2f} {c / bc:8.2f} | {r:16.2f}{note}")
 
@@ -316,10 +321,10 @@ if instructions:
             for _ in range(2):
                 if prepare:
                     prepare()
-                once([BASE, "--hook"], stdin, base_env)
+                once(hook_argv(BASE), stdin, base_env)
             if prepare:
                 prepare()
-            old = count([BASE, "--hook"], stdin, base_env)
+            old = count(hook_argv(BASE), stdin, base_env)
             line += f" {old if old is not None else '-':>14}"
             if new and old:
                 line += f" {new / old:8.2f}"

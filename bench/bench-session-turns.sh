@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark the session memory kept turn by turn: `mem-recall --hook` on
+# Benchmark the session memory kept turn by turn: `mem-hook` on
 # Stop after each turn of a generated session, against one Stop over the
 # whole session and against the PreCompact pipeline without earlier Stops
 # (what the summary cost when it was made only at compaction).
@@ -25,9 +25,9 @@ TARGET=${CARGO_TARGET_DIR:-target}
 OUT=$(mktemp -d /tmp/mem-bench-session-turns.XXXXXX)
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$OUT"' EXIT
 if [ "$PROFILE" = release ]; then
-  BIN=$(scripts/build-release.sh -q -p mem-transcript -p mem-extract -p mem-recall)
+  BIN=$(scripts/build-release.sh -q -p mem-transcript -p mem-extract -p mem-hook)
 else
-  cargo build -q -p mem-transcript -p mem-extract -p mem-recall
+  cargo build -q -p mem-transcript -p mem-extract -p mem-hook
   BIN="$PWD/$TARGET/$PROFILE"
 fi
 python3 - "$BIN" "$OUT" "$TURNS" <<'PY'
@@ -78,7 +78,7 @@ def hook(h, event, command):
         sys.exit(f"{event}: {r}")
     return d
 
-STOP = f"'{BIN}/mem-recall' --hook"
+STOP = f"'{BIN}/mem-hook'"
 PRE = f"'{BIN}/mem-transcript' replay --hook | '{BIN}/mem-extract' session --hook >&2"
 
 def state(h, name):

@@ -9,6 +9,7 @@
 #
 # usage: bench/bench-team-recall.sh [N_PERSONAL] [N_TEAM]   (default: 200 200)
 # env:   MEM_RECALL_BIN   the binary (default: builds a release one)
+#        MEM_HOOK_BIN     the hook (default: mem-hook beside it)
 #        RUNS             runs per command (default 50)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,10 +20,11 @@ done
 
 bin=${MEM_RECALL_BIN:-}
 if [ -z "$bin" ]; then
-  bin="$(scripts/build-release.sh -q -p mem-recall)/mem-recall"
+  bin="$(scripts/build-release.sh -q -p mem-recall -p mem-hook)/mem-recall"
 fi
 # the team tier is recalled only once trusted (mem-index team trust)
 idx=${MEM_INDEX_BIN:-"$(dirname "$bin")/mem-index"}
+hook=${MEM_HOOK_BIN:-"$(dirname "$bin")/mem-hook"}
 if [ ! -x "$idx" ]; then
   idx="$(scripts/build-release.sh -q -p mem-index)/mem-index"
 fi
@@ -64,14 +66,14 @@ hf() { # OUT.json CMD_A CMD_B (shell strings)
 args=(--memory-dir "$mem" --cwd "$proj" --task "$task" --today 2026-07-11 --format jsonl)
 sleep 2                               # past the cache's racy window (load.rs RACY_SECS)
 "$bin" "${args[@]}" >/dev/null        # builds both caches
-MEM_MEMORY_DIR=$mem "$bin" --hook <"$work/hook0.json" >/dev/null
+MEM_MEMORY_DIR=$mem "$hook" <"$work/hook0.json" >/dev/null
 recalled_both=$("$bin" "${args[@]}" | python3 -c 'import json,sys; print([json.loads(l) for l in sys.stdin][-1]["recalled"])')
 recalled_personal=$("$bin" "${args[@]}" --tier personal | python3 -c 'import json,sys; print([json.loads(l) for l in sys.stdin][-1]["recalled"])')
 
 q() { printf '%q ' "$@"; }
 hf "$work/r.json" "$(q "$bin" "${args[@]}" --tier both)" "$(q "$bin" "${args[@]}" --tier personal)"
 read -r rb rp < <(median_ms "$work/r.json")
-hookcmd() { echo "sh -c $(printf '%q' "MEM_MEMORY_DIR=$mem $bin --hook < $1 > /dev/null")"; }
+hookcmd() { echo "sh -c $(printf '%q' "MEM_MEMORY_DIR=$mem $hook < $1 > /dev/null")"; }
 hf "$work/h.json" "$(hookcmd "$work/hook.json")" "$(hookcmd "$work/hook0.json")"
 read -r hb hp < <(median_ms "$work/h.json")
 ratio() { python3 -c "import sys; print('%.2fx' % (float(sys.argv[1])/float(sys.argv[2])))" "$1" "$2"; }
@@ -80,6 +82,6 @@ echo "personal $np memories, team $nt memories; task: \"$task\"; median of $runs
 echo
 printf '| what | %s personal + %s team | %s personal only | ratio |\n|---|---:|---:|---:|\n' "$np" "$nt" "$np"
 printf '| mem-recall --task (jsonl) | %s ms | %s ms | %s |\n' "$rb" "$rp" "$(ratio "$rb" "$rp")"
-printf '| mem-recall --hook (UserPromptSubmit, via sh -c) | %s ms | %s ms | %s |\n' "$hb" "$hp" "$(ratio "$hb" "$hp")"
+printf '| mem-hook (UserPromptSubmit, via sh -c) | %s ms | %s ms | %s |\n' "$hb" "$hp" "$(ratio "$hb" "$hp")"
 echo
 echo "recalled: $recalled_both with both tiers, $recalled_personal personal only"

@@ -8,9 +8,10 @@
 #   diff -r /tmp/old /tmp/new
 #
 # BIN_DIR holds mem-transcript, mem-extract, mem-index, mem-recall, mem-dream
-# and mem-lock. The inputs come from $MEM_SHARED_DIR, else ../shared beside
-# the project (corpus/, cases/, eval/). OUT_DIR is created (it must not
-# exist, or be empty).
+# and mem-lock (and mem-hook, whose help is recorded when it is there). The
+# inputs come from $MEM_SHARED_DIR, else ../shared beside the project
+# (corpus/, cases/, eval/). OUT_DIR is created (it must not exist, or be
+# empty).
 #
 # Every command runs with HOME in a scratch directory, no inherited MEM_*,
 # CLAUDE_*, CODEX_* or XDG_* variables, TZ=UTC, MEM_TODAY=2026-08-01 and
@@ -132,7 +133,8 @@ transcript_outputs() {
 
 n=0
 # ------------------------------------------------------------------ help
-for tool in mem-transcript mem-extract mem-index mem-recall mem-dream mem-lock; do
+for tool in mem-transcript mem-extract mem-index mem-recall mem-hook mem-dream mem-lock; do
+  [ -x "$BIN/$tool" ] || continue # mem-hook: not in builds before it
   rec "$OUT/help/$tool" - "$tool" --help
   for sub in $("$BIN/$tool" --help | sed -n '/^Commands:/,/^$/p' | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p' | grep -v '^help$'); do
     rec "$OUT/help/$tool-$sub" - "$tool" "$sub" --help

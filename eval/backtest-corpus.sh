@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `mem-recall backtest` on every corpus project with more than one session:
+# `mem-hook backtest` on every corpus project with more than one session:
 # prints the table of docs/recall.md (project | sessions | memories written |
 # lessons repeated | would have been recalled).
 # usage: eval/backtest-corpus.sh [SHARED_DIR (default $MEM_SHARED_DIR or ../shared)]
@@ -7,7 +7,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 shared="${1:-${MEM_SHARED_DIR:-$root/../shared}}"
 c="$shared/corpus"
-bin="${MEM_RECALL:-$root/target/debug/mem-recall}"
+bin="${MEM_HOOK:-$root/target/debug/mem-hook}"
 [ -d "$c" ] || { echo "backtest-corpus: no corpus at $c" >&2; exit 1; }
 # every corpus folder holding two or more session files (sub-agent files excluded)
 mapfile -t dirs < <(cd "$c" && find . -name '*.jsonl' -not -name 'agent-*' -not -path '*/subagents/*' \

@@ -2,16 +2,16 @@
 # Install the mem tools from this clone, with their man pages and shell
 # completions (generated from the tools' own clap definitions by mem-docs).
 # The workspace is built once (scripts/build-release.sh: `cargo build
-# --release --workspace --locked`, static-pie on glibc Linux); the six
+# --release --workspace --locked`, static-pie on glibc Linux); the seven
 # binaries are then copied into place.
 #
 # Usage: scripts/install.sh [--prefix DIR] [--no-docs | --docs-only] [--hooks]
 #   --prefix DIR  install the tools into DIR/bin (default: cargo's bin
 #                 directory, $CARGO_INSTALL_ROOT/bin or ~/.cargo/bin)
-#   --no-docs     only the six tools
+#   --no-docs     only the seven tools
 #   --docs-only   only the man pages and completions
 #   --hooks       then add mem's hooks to Claude Code's settings
-#                 (`mem-recall hooks install`, with the installed paths)
+#                 (`mem-hook install`, with the installed paths)
 # With $MEM_BIN_DIR set (a directory of already built binaries) nothing is
 # built: the tools and mem-docs are taken from there.
 #
@@ -24,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tools=(mem-transcript mem-extract mem-index mem-recall mem-dream mem-lock)
+tools=(mem-transcript mem-extract mem-index mem-recall mem-hook mem-dream mem-lock)
 do_tools=1 do_docs=1 do_hooks=0 prefix=
 while [ $# -gt 0 ]; do
   case $1 in
@@ -68,10 +68,10 @@ if [ $do_tools = 1 ]; then
     *) echo "note: $bin_dir is not on PATH" >&2 ;;
   esac
   if [ $do_hooks = 1 ]; then
-    echo "== $bin_dir/mem-recall hooks install"
-    "$bin_dir/mem-recall" hooks install
+    echo "== $bin_dir/mem-hook install"
+    "$bin_dir/mem-hook" install
   else
-    echo "hooks: $bin_dir/mem-recall hooks install   (Claude Code; --codex for Codex, --dry-run to see it first)"
+    echo "hooks: $bin_dir/mem-hook install   (Claude Code; --codex for Codex, --dry-run to see it first)"
   fi
 fi
 

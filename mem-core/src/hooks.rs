@@ -49,19 +49,19 @@ pub const HOOKS: &[HookSpec] = &[
     HookSpec {
         event: "SessionStart",
         matcher: None,
-        command: "mem-recall --hook",
+        command: "mem-hook",
         timeout_secs: 10,
     },
     HookSpec {
         event: "UserPromptSubmit",
         matcher: None,
-        command: "mem-recall --hook",
+        command: "mem-hook",
         timeout_secs: 10,
     },
     HookSpec {
         event: "PreToolUse",
         matcher: Some("Bash"),
-        command: "mem-recall --hook",
+        command: "mem-hook",
         timeout_secs: 5,
     },
     HookSpec {
@@ -73,7 +73,7 @@ pub const HOOKS: &[HookSpec] = &[
     HookSpec {
         event: "Stop",
         matcher: None,
-        command: "mem-recall --hook",
+        command: "mem-hook",
         timeout_secs: 30,
     },
     HookSpec {
@@ -96,11 +96,12 @@ pub const TOOLS: &[&str] = &[
     "mem-extract",
     "mem-index",
     "mem-recall",
+    "mem-hook",
     "mem-dream",
 ];
 
 /// The JSON object an agent sends a hook command on stdin: one type for
-/// every mem tool that reads it (`mem-recall --hook`, `mem-transcript
+/// every mem tool that reads it (`mem-hook`, `mem-transcript
 /// replay --hook`). See docs/hooks.md for what each event answers.
 ///
 /// Claude Code sends `session_id`, `transcript_path`, `cwd`,
@@ -116,7 +117,7 @@ pub const TOOLS: &[&str] = &[
 /// Every field is optional (a missing field and `null` both read as
 /// `None`); fields not listed here are ignored, so a newer agent's
 /// additions never make the input unreadable. Each tool decides what a
-/// missing field means for it (e.g. `mem-recall --hook` refuses an input
+/// missing field means for it (e.g. `mem-hook` refuses an input
 /// without `hook_event_name`).
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
 #[serde(default)]
@@ -216,10 +217,7 @@ mod tests {
         );
         let pre = HOOKS.iter().find(|h| h.event == "PreToolUse").unwrap();
         assert_eq!(pre.matcher, Some("Bash"));
-        assert_eq!(
-            pre.command_with(|t| format!("/b/{t}")),
-            "/b/mem-recall --hook"
-        );
+        assert_eq!(pre.command_with(|t| format!("/b/{t}")), "/b/mem-hook");
     }
 
     #[test]

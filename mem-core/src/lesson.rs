@@ -148,7 +148,7 @@ pub fn rule_of(memory: &Memory) -> Option<Rule> {
     texts.into_iter().find_map(parse_rule)
 }
 
-/// The first line of the reason with which `mem-recall --hook` stops a
+/// The first line of the reason with which `mem-hook` stops a
 /// command once on `PreToolUse` (a lesson bears on it and the session has
 /// not done what it says). The agent sees it as the command's result; the
 /// command did not run.

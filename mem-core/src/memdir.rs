@@ -54,7 +54,7 @@ pub fn env_flag(var: &str) -> bool {
 
 /// The environment marker mem sets for the agent CLI it runs as
 /// `mem-extract --model-cmd`: while it is set (`1`, `true`, `yes`, `on`),
-/// mem's hooks (`mem-recall --hook`, `mem-transcript replay --hook`) do
+/// mem's hooks (`mem-hook`, `mem-transcript replay --hook`) do
 /// nothing, so that agent's own hooks cannot start another write path.
 pub const HOOK_GUARD_ENV: &str = "MEM_HOOK_GUARD";
 

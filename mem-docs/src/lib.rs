@@ -16,11 +16,12 @@ use clap_complete::{Generator, Shell};
 use mem_core::error::Exit;
 
 /// The names of the tools documented, in the order of the README table.
-pub const TOOLS: [&str; 6] = [
+pub const TOOLS: [&str; 7] = [
     "mem-transcript",
     "mem-extract",
     "mem-index",
     "mem-recall",
+    "mem-hook",
     "mem-dream",
     "mem-lock",
 ];
@@ -33,6 +34,7 @@ pub fn tools() -> Vec<clap::Command> {
         mem_extract::Cli::command(),
         mem_index::Cli::command(),
         mem_recall::Cli::command(),
+        mem_hook::Cli::command(),
         mem_dream::Cli::command(),
         mem_lock::Cli::command(),
     ];
@@ -215,6 +217,7 @@ mod tests {
         assert!(dir.path().join("mem-recall.bash").is_file());
         completions(Shell::Zsh, dir.path()).unwrap();
         assert!(dir.path().join("_mem-recall").is_file());
+        assert!(dir.path().join("_mem-hook").is_file());
         completions(Shell::Fish, dir.path()).unwrap();
         let fish = std::fs::read_to_string(dir.path().join("mem-index.fish")).unwrap();
         assert!(fish.contains("complete -c mem-index"), "{fish}");

@@ -19,7 +19,7 @@
 //! ([`SessionState::pending`]), so runs over consecutive stretches of a
 //! session give the summary one run over all of it gives.
 //!
-//! `mem-recall --hook` on `Stop` folds each turn in as it ends
+//! `mem-hook` on `Stop` folds each turn in as it ends
 //! ([`fold_in_state_dir`]). `--hook` (the `PreCompact` hook, after
 //! `mem-transcript replay --hook`): only when auto-compaction is on
 //! ([`auto_compact_off`]) and memory is on; state and summary live in the

@@ -255,8 +255,7 @@ pub fn read(path: &Path) -> Option<Cache> {
 }
 
 /// [`read`], calling `sized` with the index's length in bytes before the
-/// index is read into memory (the heap can be made ready for it, see
-/// [`crate::heap`]).
+/// index is read into memory.
 pub fn read_sized(path: &Path, sized: impl FnOnce(u64)) -> Option<Cache> {
     let f = mem_core::confine::open_regular(path, false).ok()?;
     let size = f.metadata().ok()?.len();

@@ -1,8 +1,8 @@
 //! What stops a `mem-recall` command, and the exit code each maps to
 //! (docs/records.md "Exit codes"): [`RecallError::code`].
 //!
-//! The hooks (`--hook`, `guard --hook`) never fail: an error there is
-//! printed on stderr and the hook exits 0 with nothing added to the context.
+//! The hook is `mem-hook`'s (`mem_hook::error`); `mem-recall --hook` only
+//! runs it ([`crate::alias`]).
 
 use std::path::PathBuf;
 
@@ -17,20 +17,10 @@ pub enum RecallError {
     /// unresolvable memory directory, …
     #[error(transparent)]
     Core(#[from] mem_core::Error),
-    /// `backtest`: replaying a transcript failed.
-    #[error(transparent)]
-    Transcript(#[from] mem_transcript::TranscriptError),
-    /// `backtest`: an error of the index library (writing a session's
-    /// memories).
-    #[error(transparent)]
-    Index(#[from] mem_index::IndexError),
     /// Settings or a session's state that cannot be turned into JSON (not
     /// expected: both are JSON values).
     #[error(transparent)]
     Json(#[from] serde_json::Error),
-    /// `backtest`: the replay's own command line was refused.
-    #[error(transparent)]
-    ReplayArgs(#[from] clap::Error),
     /// Writing the output failed (a closed pipe exits 0 quietly).
     #[error(transparent)]
     Output(#[from] std::io::Error),
@@ -48,27 +38,19 @@ pub enum RecallError {
     /// The working directory cannot be read (no `--cwd`).
     #[error("cannot read the working directory: {0}")]
     WorkingDir(std::io::Error),
-    /// `hooks install`: the path of the running `mem-recall` is unknown (no
-    /// `--bin-dir`).
-    #[error("cannot find the running mem-recall: {0}")]
+    /// The path of the running executable is unknown (`mem-hook install`
+    /// without `--bin-dir`, or the alias looking for `mem-hook`).
+    #[error("cannot find the path of the running program: {0}")]
     NoProgramPath(std::io::Error),
-    /// `backtest`: the scratch memory directory cannot be made.
-    #[error("cannot create a scratch memory directory: {0}")]
-    Scratch(std::io::Error),
-    /// `--hook`: stdin cannot be read.
-    #[error("cannot read stdin: {0}")]
-    Stdin(std::io::Error),
-    /// `--hook`: stdin is not one hook JSON object with `hook_event_name`.
-    #[error("stdin is not hook JSON: {0}")]
-    NotHookJson(String),
-    /// `--hook`: an event other than SessionStart, UserPromptSubmit,
-    /// PreToolUse and Stop.
-    #[error("event {0:?} is not handled (use SessionStart, UserPromptSubmit, PreToolUse or Stop)")]
-    UnknownEvent(String),
-    /// `--hook` on `Stop`: the session memory's state could not be read or
-    /// written (the message names the file).
-    #[error("session memory: {0}")]
-    SessionMemory(String),
+    /// `--hook`, `hooks`, `backtest`: the `mem-hook` they run cannot be
+    /// started (not installed next to `mem-recall`).
+    #[error("cannot run {}: {err} (the hook, its installer and backtest are mem-hook's now; install it next to mem-recall)", .path.display())]
+    NoMemHook {
+        /// Where it was looked for.
+        path: PathBuf,
+        /// The system's error.
+        err: std::io::Error,
+    },
     /// `--records -`: lines of stdin that are not memory records; the
     /// first is given (the others are printed on stderr before).
     #[error("{count} bad record(s) on stdin: {first}")]
@@ -83,15 +65,6 @@ pub enum RecallError {
         "--records {0:?}: only \"-\" (stdin) is accepted; without it memories come from the memory directory"
     )]
     RecordsNotStdin(String),
-    /// `backtest`: a path that is neither a file nor a folder.
-    #[error("{}: no such file or folder", .0.display())]
-    NoSuchPath(PathBuf),
-    /// `backtest`: no session transcripts in the folders given or found.
-    #[error("{}", no_sessions(.0))]
-    NoSessions(Vec<PathBuf>),
-    /// `backtest --keep DIR` with a folder that is not empty.
-    #[error("--keep {}: the folder is not empty", .0.display())]
-    KeepNotEmpty(PathBuf),
     /// `context --update FILE`: FILE is a symbolic link (`to` its target).
     #[error("{}: is a symbolic link (to {to}); not written: name the file itself (--update FILE)", .path.display())]
     SymbolicLink {
@@ -108,46 +81,14 @@ pub enum RecallError {
     /// no end marker.
     #[error("{}: has the begin marker of the mem section but no end marker; fix it by hand", .0.display())]
     NoEndMarker(PathBuf),
-    /// `hooks install`/`uninstall`: a settings file of a shape mem does not
-    /// change (`not UTF-8 text`, `not a JSON object`, `"hooks" is not an
-    /// object`, …).
-    #[error("{}: {what}; left untouched", .path.display())]
-    Settings {
-        /// The settings file.
-        path: PathBuf,
-        /// What is wrong with it.
-        what: String,
-    },
-    /// `hooks install`/`uninstall`: a settings file that is not JSON.
-    #[error("{}:{line}: not JSON ({reason}); left untouched", .path.display())]
-    SettingsNotJson {
-        /// The settings file.
-        path: PathBuf,
-        /// 1-based line of the JSON error.
-        line: usize,
-        /// The JSON error, described.
-        reason: String,
-    },
-    /// `hooks install` (not `--dry-run`): tools missing from the bin
-    /// directory the hooks would run.
-    #[error("{}: {} not found there (or not executable); install the tools there (scripts/install.sh) or name their directory with --bin-dir; nothing written", .bin.display(), .missing.join(", "))]
-    ToolsMissing {
-        /// The bin directory.
-        bin: PathBuf,
-        /// The tools not found there.
-        missing: Vec<&'static str>,
-    },
 }
 
 impl RecallError {
-    /// The exit code: the library's own for [`RecallError::Core`],
-    /// [`RecallError::Transcript`] and [`RecallError::Index`] (75 for a busy
-    /// lock), 1 for everything else.
+    /// The exit code: the library's own for [`RecallError::Core`] (75 for
+    /// a busy lock), 1 for everything else.
     pub fn code(&self) -> Exit {
         match self {
             RecallError::Core(e) => e.exit(),
-            RecallError::Transcript(e) => e.code(),
-            RecallError::Index(e) => e.code(),
             _ => Exit::Failure,
         }
     }
@@ -162,24 +103,9 @@ impl mem_core::error::UError for RecallError {
         match self {
             RecallError::Output(e) => e.kind() == std::io::ErrorKind::BrokenPipe,
             RecallError::Core(e) => mem_core::error::is_broken_pipe(e),
-            RecallError::Transcript(e) => mem_core::error::UError::is_broken_pipe(e),
-            RecallError::Index(e) => mem_core::error::UError::is_broken_pipe(e),
             _ => false,
         }
     }
-}
-
-/// The words of [`RecallError::NoSessions`]: the folders looked in, or,
-/// when the project has none, that none was found and what to give.
-fn no_sessions(paths: &[PathBuf]) -> String {
-    if paths.is_empty() {
-        return "no session transcripts found for this project (no folder of its sessions in \
-                Claude Code's projects folder, ~/.claude/projects or $CLAUDE_CONFIG_DIR/projects): \
-                give the folders or files to replay"
-            .to_string();
-    }
-    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    format!("no session transcripts in {}", shown.join(", "))
 }
 
 /// Result with [`RecallError`].
@@ -211,21 +137,5 @@ mod tests {
             pid: 7,
         });
         assert_eq!(busy.code(), Exit::TempFail);
-    }
-
-    /// With no folder of the project's sessions found, the error said "no
-    /// session transcripts in " and named nothing.
-    #[test]
-    fn no_sessions_names_the_folders_or_says_none_was_found() {
-        assert_eq!(
-            RecallError::NoSessions(vec!["/a".into(), "/b".into()]).to_string(),
-            "no session transcripts in /a, /b"
-        );
-        assert_eq!(
-            RecallError::NoSessions(Vec::new()).to_string(),
-            "no session transcripts found for this project (no folder of its sessions in Claude \
-             Code's projects folder, ~/.claude/projects or $CLAUDE_CONFIG_DIR/projects): give the \
-             folders or files to replay"
-        );
     }
 }

@@ -8,38 +8,26 @@
 //! - [`render`]: text lines and JSONL decisions;
 //! - [`inject`]: the Markdown injected into an agent's context;
 //! - [`context`]: `mem-recall context` (instruction files, imports, index);
-//! - [`hook`]: `mem-recall --hook` for Claude Code and Codex, with
-//!   [`once`] (each memory once per session), [`lessons`] (PreToolUse),
-//!   [`autodream`] (mem-dream started from SessionStart),
-//!   [`session_memory`] (the summary injected after a compaction) and
-//!   [`session_turns`] (the summary kept turn by turn on Stop);
-//! - [`install`]: `mem-recall hooks install|uninstall|show`;
-//! - [`tier`]: the team tier next to the personal one.
+//! - [`tier`]: the team tier next to the personal one;
+//! - [`alias`]: `mem-recall --hook`, `hooks` and `backtest`, the spellings
+//!   of the commands that moved to `mem-hook`, run it.
+//!
+//! The hook runtime, its installer and `backtest` are the `mem-hook` crate,
+//! built on this library.
 //!
 //! Contract: docs/recall.md, docs/records.md "Recall decision", docs/hooks.md.
 
-pub mod autodream;
-pub mod backtest;
-pub mod budget;
+pub mod alias;
 pub mod cache;
-pub mod codex_trust;
 pub mod context;
-pub mod dream_command;
+
 pub mod error;
 pub mod gate;
 pub mod guard;
-pub mod heap;
-pub mod hook;
 pub mod inject;
-pub mod install;
-pub mod json_edit;
-pub mod lessons;
 pub mod load;
 pub mod mapped;
-pub mod once;
 pub mod render;
-pub mod session_memory;
-pub mod session_turns;
 pub mod state;
 pub mod tier;
 pub mod vocab;
@@ -71,10 +59,7 @@ Examples:
   mem-index list | mem-recall --records - --task \"add a package\" --format jsonl
   mem-recall --agent reviewer --scope user --task \"review the diff\"   # an agent's memory
 
-As a Claude Code hook (settings.json), for SessionStart, UserPromptSubmit,
-PreToolUse (matcher Bash) and Stop (the session memory, turn by turn):
-  {\"type\":\"command\",\"command\":\"mem-recall --hook\"}
-  MEM_SESSION_INIT_TOKENS=20000 mem-recall --hook < stop.json   # a later first summary";
+The Claude Code and Codex hooks are mem-hook's (`mem-hook --help`).";
 
 const CONTEXT_EXAMPLES: &str = "\
 Examples:
@@ -117,7 +102,7 @@ pub struct Cli {
     pub top: RecallCommand,
 }
 
-/// The options of `mem-recall` without a subcommand: a recall, or the hook.
+/// The options of `mem-recall` without a subcommand: a recall.
 #[derive(Debug, Args)]
 pub struct RecallCommand {
     /// What to recall for.
@@ -129,22 +114,6 @@ pub struct RecallCommand {
     /// drops go to stderr). Default: text on a terminal, jsonl otherwise.
     #[arg(long, value_enum, help_heading = "Output")]
     pub format: Option<RecallFormat>,
-
-    /// Run as a Claude Code or Codex hook: read the hook JSON on stdin
-    /// (SessionStart, UserPromptSubmit, PreToolUse for Bash, or Stop) and
-    /// print {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}
-    /// within 10,000 characters; each memory once per session; on
-    /// PreToolUse the lessons that bear on the command (see docs/hooks.md);
-    /// SessionStart starts mem-dream detached when a consolidation is due;
-    /// Stop prints nothing and folds the turn into the session memory
-    /// (thresholds: env MEM_SESSION_INIT_TOKENS, MEM_SESSION_UPDATE_TOKENS,
-    /// MEM_SESSION_TOOL_CALLS).
-    /// Nothing recalled → nothing printed. Never
-    /// fails: on any error it prints nothing, exits 0 and says why on stderr;
-    /// past its time budget (2 s; env MEM_HOOK_BUDGET_MS, in milliseconds)
-    /// likewise.
-    #[arg(long, help_heading = "Hook")]
-    pub hook: bool,
 
     /// Which tiers to recall from: the personal memory directory, the
     /// repository's team tier (`.claude/team-memory/` of the checkout the
@@ -172,21 +141,6 @@ struct RecallCli {
     top: RecallCommand,
 }
 
-/// The command line of the hook: `--hook` and the options every command
-/// shares ([`Cli`] with its subcommands and recall options left out, so
-/// that parsing builds only these).
-#[derive(Debug, Parser)]
-#[command(name = "mem-recall")]
-struct HookCli {
-    /// Run as a hook (see [`Cli::hook`]).
-    #[arg(long)]
-    hook: bool,
-
-    /// Where and when.
-    #[command(flatten)]
-    common: Common,
-}
-
 /// Subcommands of mem-recall.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -205,52 +159,7 @@ pub enum Command {
     /// of Codex's AGENTS.md.
     #[command(after_long_help = CONTEXT_EXAMPLES)]
     Context(ContextArgs),
-    /// Replay a project's sessions in time order and report each repeated
-    /// lesson and whether recall would have put it in front of the agent.
-    ///
-    /// Before each session, recall runs for its first prompts with only the
-    /// memories earlier sessions wrote (read, extracted and written through
-    /// mem-transcript's, mem-extract's and mem-index's libraries, into a
-    /// scratch memory directory, or --keep DIR; the user's own memory
-    /// directory, --memory-dir and MEM_MEMORY_DIR are not read). No model
-    /// is needed.
-    #[command(after_long_help = BACKTEST_EXAMPLES)]
-    Backtest(backtest::BacktestArgs),
-    /// Install, remove or show mem's hooks in Claude Code's settings.json
-    /// or Codex's hooks.json.
-    ///
-    /// The hooks of every event mem serves, each with its timeout and the
-    /// tools' absolute paths (the directory of this mem-recall, or
-    /// --bin-dir). The file is merged, never replaced: other keys and hooks
-    /// stay in their order, installing twice changes nothing, a changed bin
-    /// dir updates mem's entries in place, and uninstall removes exactly
-    /// mem's entries. Only the changed part is written anew: the rest keeps
-    /// its formatting. The old file is kept as `FILE.bak` (one backup);
-    /// --dry-run prints the change as a diff. A file that is not a JSON
-    /// object is refused (exit 1) and left untouched.
-    #[command(after_long_help = HOOKS_EXAMPLES)]
-    Hooks(install::HooksArgs),
 }
-
-const HOOKS_EXAMPLES: &str = "\
-Examples:
-  mem-recall hooks install --dry-run          # ~/.claude/settings.json, printed
-  mem-recall hooks install                    # written (backup kept)
-  mem-recall hooks install --project          # this project's .claude/settings.json
-  mem-recall hooks install --codex            # ~/.codex/hooks.json; then trust them in /hooks
-  mem-recall hooks install --model-cmd 'claude -p --model haiku'
-  mem-recall hooks show
-  mem-recall hooks uninstall";
-
-const BACKTEST_EXAMPLES: &str = "\
-Examples:
-  mem-recall backtest                                  # this project's sessions
-  mem-recall backtest ~/.claude/projects/-home-u-proj/
-      | session | date | lesson | kind | op | learned in | recalled |
-      …
-      12 sessions, 40 memories written; 3 lessons repeated, 2 would have been recalled
-  mem-recall backtest ~/.claude/projects/-home-u-proj/ --format jsonl   # a record per repeat
-  mem-recall backtest old-sessions/ --keep /tmp/bt-memory               # keep the memory built";
 
 /// Options of `mem-recall context`.
 #[derive(Debug, Args)]
@@ -467,56 +376,21 @@ pub enum ContextFormat {
 ///
 /// Errors: bad input or environment ([`RecallError`], exit 1).
 pub fn run() -> Result<Exit> {
-    // The hook as installed (`mem-recall --hook`, maybe with the options
-    // every command shares): parsed with a command of those options only,
-    // not the whole tree of subcommands. Anything else, and any error, goes
-    // through the full parse below, as before.
-    if std::env::args_os().any(|a| a == "--hook")
-        && let Ok(h) = HookCli::try_parse()
-        && h.hook
-    {
-        if mem_core::memdir::hook_guarded() {
-            // mem's own model command's agent: no hook work inside it
-            return Ok(Exit::Success);
-        }
-        return Ok(hook::run_guarded(&h.common));
+    // `--hook`, `hooks …` and `backtest …` are mem-hook's now: run it.
+    if let Some(alias) = alias::Alias::of(std::env::args_os().skip(1)) {
+        return alias.exec();
     }
     // A recall without a subcommand, the usual call: parsed with a command
     // of the recall options only. Anything else (a subcommand, --help,
     // --version) and any error go through the full parse below.
     if let Ok(r) = RecallCli::try_parse() {
-        return run_top(&r.top);
+        return run_recall(&r.top);
     }
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        // The hook never blocks the agent: a bad option or environment value
-        // (`MEM_TODAY=13/07`) prints nothing and exits 0, saying why.
-        Err(e) if std::env::args_os().any(|a| a == "--hook") && e.use_stderr() => {
-            let first = e.to_string();
-            let first = first.lines().next().unwrap_or_default();
-            eprintln!("mem-recall: hook: {first}; nothing injected");
-            return Ok(Exit::Success);
-        }
-        Err(e) => e.exit(),
-    };
+    let cli = Cli::try_parse().unwrap_or_else(|e| e.exit());
     match cli.command {
         Some(Command::Context(args)) => run_context(&args),
-        Some(Command::Backtest(args)) => backtest::run(&args),
-        Some(Command::Hooks(args)) => install::run(&args),
-        None => run_top(&cli.top),
+        None => run_recall(&cli.top),
     }
-}
-
-/// `mem-recall` without a subcommand: the hook, or a recall.
-fn run_top(cli: &RecallCommand) -> Result<Exit> {
-    if cli.hook {
-        if mem_core::memdir::hook_guarded() {
-            // mem's own model command's agent: no hook work inside it
-            return Ok(Exit::Success);
-        }
-        return Ok(hook::run_guarded(&cli.common));
-    }
-    run_recall(cli)
 }
 
 /// Everything a recall needs, gathered from the options.
@@ -1404,7 +1278,6 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
-        HookCli::command().debug_assert();
         RecallCli::command().debug_assert();
     }
 
@@ -1425,7 +1298,7 @@ mod tests {
         flat.build();
         assert_eq!(ids(flat.clone()), ids(full.clone()));
         assert_eq!(flat.get_subcommands().count(), 0);
-        assert!(full.get_subcommands().count() >= 3);
+        assert!(full.get_subcommands().count() >= 1);
         for argv in [
             &[
                 "mem-recall",
@@ -1454,14 +1327,7 @@ mod tests {
                 "--min-score",
                 "2.5",
             ],
-            &[
-                "mem-recall",
-                "--hook",
-                "--memory-dir",
-                "/m",
-                "--today",
-                "2026-07-11",
-            ],
+            &["mem-recall", "--memory-dir", "/m", "--today", "2026-07-11"],
             &[
                 "mem-recall",
                 "--trust",
@@ -1480,7 +1346,7 @@ mod tests {
         // what it does not take goes to the full parse, which takes it
         for argv in [
             &["mem-recall", "context", "--task", "x"][..],
-            &["mem-recall", "backtest", "--help"],
+            &["mem-recall", "context", "--help"],
             &["mem-recall", "--help"],
             &["mem-recall", "-h"],
             &["mem-recall", "--version"],
@@ -1489,29 +1355,6 @@ mod tests {
             assert!(RecallCli::try_parse_from(argv).is_err(), "{argv:?}");
         }
         assert!(Cli::try_parse_from(["mem-recall", "context", "--task", "x"]).is_ok());
-    }
-
-    #[test]
-    fn the_hook_command_reads_the_shared_options_as_the_full_one_does() {
-        let argv = [
-            "mem-recall",
-            "--hook",
-            "--memory-dir",
-            "/m",
-            "--cwd",
-            "/p",
-            "--today",
-            "2026-07-11",
-            "--no-cache",
-            "--explain",
-        ];
-        let h = HookCli::try_parse_from(argv).unwrap();
-        let c = Cli::try_parse_from(argv).unwrap();
-        assert!(h.hook && c.top.hook);
-        assert_eq!(format!("{:?}", h.common), format!("{:?}", c.top.common));
-        // other options are the full command's (the hook falls back to it)
-        assert!(HookCli::try_parse_from(["mem-recall", "--hook", "--tier", "team"]).is_err());
-        assert!(Cli::try_parse_from(["mem-recall", "--hook", "--tier", "team"]).is_ok());
     }
 
     #[test]

@@ -204,12 +204,7 @@ pub fn load_dir_within(
         .map_err(|e| mem_core::Error::io(dir, e.into()))?;
     let dir_key = (dir_stat.ctime_ns, dir_stat.change);
     let dir_str = dir.to_string_lossy();
-    // Before the cache's index is read: its bytes are the first large
-    // block of a large directory (about 500 bytes a topic file).
-    let sized = |len: u64| crate::heap::reserve(usize::try_from(len / 400).unwrap_or(usize::MAX));
-    let old = cache
-        .and_then(|c| cache::read_sized(c, sized))
-        .filter(|c| c.dir == dir_str);
+    let old = cache.and_then(cache::read).filter(|c| c.dir == dir_str);
     let had_cache = old.is_some();
     let old = old.unwrap_or(Cache {
         dir: "",
@@ -395,7 +390,6 @@ fn list_dir(fd: &rustix::fd::OwnedFd, entries: &[cache::Cached]) -> rustix::io::
         }
     }
     not_topics.sort_unstable();
-    crate::heap::reserve(names.len());
     // A name's entry in the cache is looked up once, by hash (a binary
     // search over thousands of names spread through the cache's bytes
     // misses the CPU cache at every step).

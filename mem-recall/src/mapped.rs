@@ -15,8 +15,8 @@
 //! with the status [`set_lost_status`] chose (the hook: 0, nothing
 //! injected). A `SIGBUS` elsewhere goes to the action there was before.
 //!
-//! This module, [`crate::heap`] and [`crate::budget`] are the only ones
-//! with `unsafe` code: the calls below, each with its safety argument.
+//! This module and mem-hook's `budget` are the only ones with `unsafe`
+//! code: the calls below, each with its safety argument.
 #![allow(unsafe_code)]
 
 use std::fs::File;

@@ -89,7 +89,7 @@ fn gate_miss(decision: &Decision) -> String {
 }
 
 /// `n` and the noun: `1 lesson`, `2 lessons`, `0 lessons`.
-pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
+pub fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 

@@ -15,7 +15,7 @@ pub const STALE_TEMP_AGE: Duration = Duration::from_secs(60);
 /// atomically — fsync'ed when `sync` ([`mem_core::atomic::write_atomic`]),
 /// else [`mem_core::atomic::write_unsynced`] — then remove the temp files
 /// older than [`STALE_TEMP_AGE`] that processes ended mid-write (by the
-/// hook's time budget, [`crate::budget`]) left in the same folder.
+/// hook's time budget, mem-hook's `budget`) left in the same folder.
 ///
 /// Errors: the write's ([`mem_core::Error::Io`] naming `path`); the sweep
 /// ignores its own.

@@ -385,8 +385,6 @@ fn a_broken_file_is_named_by_its_path_and_line() {
 
 #[test]
 fn many_files_load_in_order_through_the_cache() {
-    // As the binary runs: the heap tuned for a large directory.
-    mem_recall::heap::allow();
     let s = setup();
     let n = mem_recall::load::PARALLEL_FROM + 89;
     for i in 0..n {
@@ -425,8 +423,6 @@ fn many_files_load_in_order_through_the_cache() {
 /// uncached load, in file name order, every time.
 #[test]
 fn many_files_changed_added_removed_or_replaced_are_never_stale() {
-    // As the binary runs: the heap tuned for a large directory.
-    mem_recall::heap::allow();
     let s = setup();
     let n = mem_recall::load::PARALLEL_FROM + 40;
     let name = |i: usize| s.mem.join(format!("bulk-{i:04}.md"));

@@ -134,7 +134,7 @@ def hook_procs(name):
     starts, ends = {}, {}
     for line in txt.splitlines():
         m = re.match(r'(\d+)\s+(\d+\.\d+)\s+execve\("/bin/(?:ba)?sh", \["/bin/(?:ba)?sh", "-c", "(.*?)"\]', line)
-        if m and ("mem-recall" in m.group(3) or "mem-transcript" in m.group(3)):
+        if m and ("mem-hook" in m.group(3) or "mem-recall" in m.group(3) or "mem-transcript" in m.group(3)):
             starts[m.group(1)] = (float(m.group(2)), m.group(3))
             continue
         m = re.match(r"(\d+)\s+(\d+\.\d+)\s+\+\+\+ (?:exited with (-?\d+)|killed by (\w+))", line)

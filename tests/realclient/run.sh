@@ -6,7 +6,7 @@
 #
 #   tests/realclient/run.sh [--claude-only | --codex-only] [--check]
 #
-# (from the project root: mem's binaries come from MEM_BIN_DIR, else mem-recall
+# (from the project root: mem's binaries come from MEM_BIN_DIR, else mem-hook
 # on PATH, else target/*/release or target/release)
 #
 # Everything happens in a fresh $TMPDIR/realclient.XXXXXX (fake HOMEs, a small
@@ -51,15 +51,15 @@ done
 
 # ---------------------------------------------------------------- mem binaries
 if [ -z "${MEM_BIN_DIR:-}" ]; then
-  if command -v mem-recall >/dev/null 2>&1; then
-    MEM_BIN_DIR=$(dirname "$(readlink -f "$(command -v mem-recall)")")
+  if command -v mem-hook >/dev/null 2>&1; then
+    MEM_BIN_DIR=$(dirname "$(readlink -f "$(command -v mem-hook)")")
   else
     for d in "$PWD"/target/*-linux-gnu/release "$PWD"/target/release; do
-      [ -x "$d/mem-recall" ] && { MEM_BIN_DIR=$(cd "$d" && pwd); break; }
+      [ -x "$d/mem-hook" ] && { MEM_BIN_DIR=$(cd "$d" && pwd); break; }
     done
   fi
 fi
-[ -n "${MEM_BIN_DIR:-}" ] && [ -x "$MEM_BIN_DIR/mem-recall" ] || {
+[ -n "${MEM_BIN_DIR:-}" ] && [ -x "$MEM_BIN_DIR/mem-hook" ] || {
   echo "realclient: mem binaries not found (set MEM_BIN_DIR)" >&2; exit 1; }
 export MEM_BIN_DIR
 
@@ -195,8 +195,8 @@ EOF
 run_claude() {
   local H=$WORK/claude/home P=$WORK/claude/proj
   mkdir -p "$H"; make_project "$P"
-  # install as docs/hooks.md says: `mem-recall hooks install` (~/.claude/settings.json)
-  (cd "$P" && HOME=$H "$MEM_BIN_DIR/mem-recall" hooks install) > "$WORK/claude-install.log" 2>&1
+  # install as docs/hooks.md says: `mem-hook install` (~/.claude/settings.json)
+  (cd "$P" && HOME=$H "$MEM_BIN_DIR/mem-hook" install) > "$WORK/claude-install.log" 2>&1
   echo "rc=$?" >> "$WORK/claude-install.log"
   local ENVS=(env HOME="$H" ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY=sk-ant-dummy-key
               DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1)
@@ -229,8 +229,8 @@ run_codex() {
   local H=$WORK/codex/home P=$WORK/codex/proj
   local CH=$H/.codex
   mkdir -p "$CH"; make_project "$P"
-  # install as docs/hooks.md says: `mem-recall hooks install --codex` ($CODEX_HOME/hooks.json)
-  (cd "$P" && HOME=$H CODEX_HOME=$CH "$MEM_BIN_DIR/mem-recall" hooks install --codex) > "$WORK/codex-install.log" 2>&1
+  # install as docs/hooks.md says: `mem-hook install --codex` ($CODEX_HOME/hooks.json)
+  (cd "$P" && HOME=$H CODEX_HOME=$CH "$MEM_BIN_DIR/mem-hook" install --codex) > "$WORK/codex-install.log" 2>&1
   echo "rc=$?" >> "$WORK/codex-install.log"
   cat >> "$CH/config.toml" <<EOF
 model = "gpt-5.5"

@@ -7,7 +7,7 @@
 //! - `.consolidate-lock` as a link: `mem-lock stamp`/`acquire`/`release`
 //!   change neither the target's bytes nor its mtime;
 //! - a FIFO or a link to `/dev/zero` among the topic files: readers skip it
-//!   with a warning, and `mem-recall --hook` answers (or stays silent)
+//!   with a warning, and `mem-hook` answers (or stays silent)
 //!   without blocking;
 //! - `@` imports of `~/.aws/credentials`, `~/.ssh/id_ed25519` and
 //!   `/proc/self/environ` never reach `AGENTS.md`.
@@ -283,8 +283,8 @@ fn hook_input(dir: &Path, prompt: &str) -> Vec<u8> {
 #[test]
 fn hook_is_not_blocked_by_a_fifo_or_dev_zero() {
     let (_t, home, dir) = traps();
-    let mut c = cmd("mem-recall", &home);
-    c.arg("--memory-dir").arg(&dir).arg("--hook");
+    let mut c = cmd("mem-hook", &home);
+    c.arg("--memory-dir").arg(&dir);
     let o = run_within(
         c,
         &hook_input(&dir, "ship the hotfix now"),
@@ -515,10 +515,9 @@ fn agents_md_section_is_placed_within_codex_limit() {
 #[test]
 fn hook_blocked_on_stdin_exits_within_its_budget() {
     let (_t, home, dir) = traps();
-    let mut c = cmd("mem-recall", &home);
+    let mut c = cmd("mem-hook", &home);
     c.arg("--memory-dir")
         .arg(&dir)
-        .arg("--hook")
         .env("MEM_HOOK_BUDGET_MS", "300")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -559,10 +558,9 @@ fn hook_answers_whole_within_its_budget_and_nothing_past_it() {
     let (_t, home, dir) = traps();
     let input = br#"{"hook_event_name":"UserPromptSubmit","prompt":"ship the hotfix","cwd":"/"}"#;
     let run = |ms: &str| {
-        let mut c = cmd("mem-recall", &home);
+        let mut c = cmd("mem-hook", &home);
         c.arg("--memory-dir")
             .arg(&dir)
-            .arg("--hook")
             .env("MEM_HOOK_BUDGET_MS", ms);
         run_within(c, input, Duration::from_secs(20))
     };

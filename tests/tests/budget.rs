@@ -192,7 +192,7 @@ fn an_alias_bomb_is_skipped_by_every_reader_fast_and_the_rest_still_works() {
             "{\"name\":\"Run setup first\",\"description\":\"setup creates the fixture\",\"type\":\"feedback\"}\n".into(),
         ),
         ("mem-recall", vec!["--task", "deploy the app with pnpm"], String::new()),
-        ("mem-recall", vec!["--hook"], hook_in),
+        ("mem-hook", vec![], hook_in),
         (
             "mem-dream",
             vec!["--dry-run", "--force", "--now", "2026-07-13T12:00:00Z", "--transcripts", "empty"],
@@ -228,7 +228,7 @@ fn an_alias_bomb_is_skipped_by_every_reader_fast_and_the_rest_still_works() {
         assert!(!err.contains("panicked"), "{what}\n{}", show(&out));
         let all = format!("{err}{}", text(&out.stdout));
         for (name, _) in &bombs {
-            if *tool == "mem-recall" && args[0] == "--hook" {
+            if *tool == "mem-hook" {
                 // nothing of the bomb is injected
                 assert!(
                     !text(&out.stdout).contains("Bomb"),
@@ -242,7 +242,7 @@ fn an_alias_bomb_is_skipped_by_every_reader_fast_and_the_rest_still_works() {
                 show(&out)
             );
         }
-        match (*tool, args[0]) {
+        match (*tool, args.first().copied().unwrap_or_default()) {
             ("mem-index", "list") => {
                 assert!(text(&out.stdout).contains("\"good\""), "{}", show(&out))
             }
@@ -251,7 +251,7 @@ fn an_alias_bomb_is_skipped_by_every_reader_fast_and_the_rest_still_works() {
                 "{what}: the good memory is recalled\n{}",
                 show(&out)
             ),
-            ("mem-recall", "--hook") => assert!(
+            ("mem-hook", "") => assert!(
                 text(&out.stdout).contains("Deploy with pnpm"),
                 "{what}: the good memory is injected\n{}",
                 show(&out)
@@ -486,14 +486,14 @@ fn hooks_install_refuses_a_linked_project_settings_file() {
             outside.join("dir")
         };
         symlink(&target, &link);
-        let mut args = vec!["hooks", "install", "--project"];
+        let mut args = vec!["install", "--project"];
         if codex {
             args.push("--codex");
         }
-        refused(&s, "mem-recall", &args, &s.proj().join(named), &outside);
+        refused(&s, "mem-hook", &args, &s.proj().join(named), &outside);
         // uninstall too
-        args[1] = "uninstall";
-        refused(&s, "mem-recall", &args, &s.proj().join(named), &outside);
+        args[0] = "uninstall";
+        refused(&s, "mem-hook", &args, &s.proj().join(named), &outside);
     }
     // the twins: a regular project file is written; the user's own
     // settings file linked from a dotfiles folder is still followed
@@ -505,8 +505,8 @@ fn hooks_install_refuses_a_linked_project_settings_file() {
         "{\"theme\": \"dark\"}\n",
     )
     .unwrap();
-    let mut c = s.cmd("mem-recall");
-    c.args(["hooks", "install", "--project"]);
+    let mut c = s.cmd("mem-hook");
+    c.args(["install", "--project"]);
     let (out, _) = timed(c, b"", Duration::from_secs(60), "install --project");
     assert!(out.status.success(), "{}", show(&out));
     let t = std::fs::read_to_string(s.proj().join(".claude/settings.json")).unwrap();
@@ -518,8 +518,8 @@ fn hooks_install_refuses_a_linked_project_settings_file() {
         &dotfiles.join("settings.json"),
         &s.home().join(".claude/settings.json"),
     );
-    let mut c = s.cmd("mem-recall");
-    c.args(["hooks", "install"]);
+    let mut c = s.cmd("mem-hook");
+    c.args(["install"]);
     let (out, _) = timed(c, b"", Duration::from_secs(60), "install");
     assert!(out.status.success(), "{}", show(&out));
     assert!(
@@ -543,8 +543,8 @@ fn hooks_install_never_waits_on_a_fifo() {
         let p = s.root().join(fifo);
         mkfifo(&p);
         for action in ["install", "uninstall", "show"] {
-            let mut c = s.cmd("mem-recall");
-            c.args(["hooks", action]).args(extra);
+            let mut c = s.cmd("mem-hook");
+            c.arg(action).args(extra);
             let what = format!("hooks {action} {extra:?} with a FIFO at {fifo}");
             let (out, _) = timed(c, b"", Duration::from_secs(20), &what);
             assert_eq!(out.status.code(), Some(1), "{what}: {}", show(&out));
@@ -559,8 +559,8 @@ fn hooks_install_never_waits_on_a_fifo() {
     // a FIFO where Codex's config.toml is read for a note: named, not waited on
     let s = Setup::new();
     mkfifo(&s.home().join(".codex/config.toml"));
-    let mut c = s.cmd("mem-recall");
-    c.args(["hooks", "install", "--codex"]);
+    let mut c = s.cmd("mem-hook");
+    c.args(["install", "--codex"]);
     let (out, _) = timed(
         c,
         b"",
@@ -577,7 +577,7 @@ fn hooks_install_never_waits_on_a_fifo() {
     assert!(
         std::fs::read_to_string(s.home().join(".codex/hooks.json"))
             .unwrap()
-            .contains("mem-recall")
+            .contains("mem-hook")
     );
 }
 
@@ -671,8 +671,7 @@ fn the_hook_cut_by_its_budget_leaves_no_temp_file_behind() {
     }
     let cache = s.home().join(".cache");
     let hook = |budget_ms: Option<u64>, session: &str| {
-        let mut c = s.cmd("mem-recall");
-        c.arg("--hook");
+        let mut c = s.cmd("mem-hook");
         if let Some(ms) = budget_ms {
             c.env("MEM_HOOK_BUDGET_MS", ms.to_string());
         }

@@ -164,10 +164,8 @@ impl Env {
     }
 
     fn recall(&self, input: Value) -> Output {
-        let mut c = cmd("mem-recall", &self.home);
-        c.env("MEM_MEMORY_DIR", &self.mem)
-            .arg("--hook")
-            .current_dir(&self.proj);
+        let mut c = cmd("mem-hook", &self.home);
+        c.env("MEM_MEMORY_DIR", &self.mem).current_dir(&self.proj);
         for (k, v) in &self.env {
             c.env(k, v);
         }

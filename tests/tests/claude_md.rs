@@ -184,8 +184,8 @@ fn session_start_says_where_detail_belongs() {
         .collect();
     assert!(index.len() > 25_000);
     write(&mem.join("MEMORY.md"), &index);
-    let mut c = h.command(bin("mem-recall"));
-    c.arg("--hook").env("MEM_MEMORY_DIR", &mem);
+    let mut c = h.command(bin("mem-hook"));
+    c.env("MEM_MEMORY_DIR", &mem);
     let input = serde_json::json!({
         "session_id": "5e55a0e1-aaaa-4bbb-8ccc-444455556666",
         "cwd": proj,

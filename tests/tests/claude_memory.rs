@@ -282,15 +282,15 @@ fn nothing_is_created_when_there_is_nothing_to_write() {
         ("mem-dream", vec!["--cwd", p, "--force"], String::new()),
         ("mem-dream", vec!["--cwd", p], String::new()),
         (
-            "mem-recall",
-            vec!["--hook"],
+            "mem-hook",
+            vec![],
             format!(
                 r#"{{"hook_event_name":"SessionStart","session_id":"s1","cwd":"{p}","source":"startup"}}"#
             ),
         ),
         (
-            "mem-recall",
-            vec!["--hook"],
+            "mem-hook",
+            vec![],
             format!(
                 r#"{{"hook_event_name":"UserPromptSubmit","session_id":"s1","cwd":"{p}","prompt":"run the tests"}}"#
             ),
@@ -304,7 +304,7 @@ fn nothing_is_created_when_there_is_nothing_to_write() {
     for (bin, args, stdin) in runs {
         let o = mem(bin, &home, &args, &[], &stdin);
         assert!(o.status.success(), "{bin} {args:?}: {}", show(&o));
-        if args.contains(&"--hook") {
+        if bin == "mem-hook" {
             assert!(o.stdout.is_empty(), "{}", show(&o));
         }
         assert!(
@@ -359,7 +359,7 @@ fn session_start(proj: &Path) -> String {
 fn hook_and_write(home: &Path, proj: &Path, dir: &Path, envs: &[(&str, &str)]) -> (String, bool) {
     let mut e = vec![("MEM_MEMORY_DIR", dir.to_str().unwrap())];
     e.extend_from_slice(envs);
-    let o = mem("mem-recall", home, &["--hook"], &e, &session_start(proj));
+    let o = mem("mem-hook", home, &[], &e, &session_start(proj));
     assert!(o.status.success(), "{}", show(&o));
     let hook = text(&o.stdout);
     let p = proj.to_str().unwrap();

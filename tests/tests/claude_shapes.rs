@@ -95,8 +95,8 @@ fn a_directory_of_the_current_shape_gets_files_of_that_shape() {
         )
     );
     // the hook shows the title, not the slug
-    let mut c = cmd("mem-recall", home.path());
-    c.args(["--hook"]).env("MEM_MEMORY_DIR", d);
+    let mut c = cmd("mem-hook", home.path());
+    c.env("MEM_MEMORY_DIR", d);
     let hook = stdout(&run(
         c,
         br#"{"hook_event_name":"UserPromptSubmit","prompt":"run setup.sh before the integration tests","cwd":"/tmp","session_id":"s1"}"#,

@@ -1,6 +1,6 @@
 //! Trust follows what a command does (docs/security.md "What a command
 //! does"), end to end through the binaries: records written by
-//! `mem-index write` and lessons used by `mem-recall --hook` at the moment
+//! `mem-index write` and lessons used by `mem-hook` at the moment
 //! of action, each attack beside its harmless twin.
 
 use std::path::Path;
@@ -92,9 +92,7 @@ fn a_risky_lesson_from_any_writer_is_low_trust_and_never_replayed() {
         "transcript_path": tr, "cwd": t.path(), "tool_name": "Bash",
         "tool_input": {"command": "npm test"}});
     let out = run(
-        cmd("mem-recall", &home)
-            .args(["--hook", "--memory-dir"])
-            .arg(&mem),
+        cmd("mem-hook", &home).arg("--memory-dir").arg(&mem),
         input.to_string().as_bytes(),
     );
     assert!(out.status.success(), "{}", show(&out));

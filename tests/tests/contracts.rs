@@ -14,7 +14,7 @@
 //! [`IndexOp`] (every `op` record), `Memory` (`list`, `show`, snapshot
 //! proposals), [`Finding`] (`check`), [`PathInfo`] (`path`),
 //! [`DriverInstalled`] (`merge-driver --install`) and the lock records.
-//! So is what `mem-recall --hook` answers ([`HookOutput`]) for every event
+//! So is what `mem-hook` answers ([`HookOutput`]) for every event
 //! and `enforce` it answers.
 
 use std::path::Path;
@@ -671,7 +671,7 @@ fn every_transcript_report_round_trips_through_its_type() {
     assert!(pointer.ends_with(&format!("#{}", at.line)), "{at:?}");
 }
 
-/// `mem-recall --hook` on the hook fixture (tests/fixtures/hooks/memory):
+/// `mem-hook` on the hook fixture (tests/fixtures/hooks/memory):
 /// the answer to `SessionStart`, `UserPromptSubmit` and `PreToolUse` (a
 /// reminder, `enforce: ask`, `enforce: deny`) is read back into
 /// [`HookOutput`] and written again byte for byte.
@@ -689,10 +689,8 @@ fn every_hook_answer_round_trips_through_its_type() {
         let mut input = input;
         input["cwd"] = proj.to_str().unwrap().into();
         input["transcript_path"] = transcript.to_str().unwrap().into();
-        let mut c = cmd("mem-recall", &home);
-        c.arg("--hook")
-            .current_dir(&proj)
-            .env("MEM_MEMORY_DIR", &mem);
+        let mut c = cmd("mem-hook", &home);
+        c.current_dir(&proj).env("MEM_MEMORY_DIR", &mem);
         let what = input["hook_event_name"].as_str().unwrap().to_string();
         one(&what, &run(c, input.to_string().as_bytes()))
     };

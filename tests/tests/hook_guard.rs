@@ -33,6 +33,8 @@ fn hooks_do_nothing_under_the_guard() {
     );
     for (bin, args) in [
         ("mem-transcript", &["replay", "--hook"][..]),
+        ("mem-hook", &[][..]),
+        // the spelling of earlier versions runs mem-hook
         ("mem-recall", &["--hook"][..]),
     ] {
         let mut c = cmd(bin, home.path());

@@ -1,6 +1,6 @@
 //! A whole session through mem's hooks, as the agents run them.
 //!
-//! `mem-recall hooks install` writes the hooks into a settings file under a
+//! `mem-hook install` writes the hooks into a settings file under a
 //! temporary HOME; the test reads the commands back from that file and runs
 //! each through `sh -c` with the JSON the agent sends on stdin, in the order
 //! of a real session: SessionStart(startup) → UserPromptSubmit →
@@ -116,10 +116,10 @@ impl World {
         out
     }
 
-    /// `mem-recall hooks install ARGS` (the real binary), checked.
+    /// `mem-hook install ARGS` (the real binary), checked.
     fn install(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
-        let mut c = self.command(&bin("mem-recall"));
-        c.arg("hooks").arg("install").args(args);
+        let mut c = self.command(&bin("mem-hook"));
+        c.arg("install").args(args);
         for (k, v) in env {
             c.env(k, v);
         }

@@ -1,8 +1,10 @@
-//! `mem-recall --hook` driven with the JSON Claude Code and Codex send, on
+//! `mem-hook` driven with the JSON Claude Code and Codex send, on
 //! the fixture memory directory `tests/fixtures/hooks/memory`
 //! (docs/hooks.md): each memory injected once per session, the PreToolUse
 //! lesson reminder and its `enforce` decisions, auto-dream from
-//! SessionStart, and the switches that turn them off.
+//! SessionStart, and the switches that turn them off; and `mem-recall
+//! --hook`, `mem-recall hooks`, the spellings of earlier versions, running
+//! mem-hook.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -45,10 +47,8 @@ impl Env {
     fn hook(&self, input: serde_json::Value, envs: &[(&str, &str)]) -> (String, String) {
         let mut v = input;
         v["cwd"] = self.proj.to_str().unwrap().into();
-        let mut c = cmd("mem-recall", &self.home);
-        c.arg("--hook")
-            .current_dir(&self.proj)
-            .env("MEM_MEMORY_DIR", &self.mem);
+        let mut c = cmd("mem-hook", &self.home);
+        c.current_dir(&self.proj).env("MEM_MEMORY_DIR", &self.mem);
         for (k, val) in envs {
             c.env(k, val);
         }
@@ -612,4 +612,50 @@ fn auto_dream_starts_when_the_gates_open() {
         err.contains("no consolidation: time: 0.0 h < 24 h"),
         "{err}"
     );
+}
+
+/// The spellings of earlier versions (`mem-recall --hook`, `mem-recall
+/// hooks …`, as settings files installed before name them) answer as
+/// mem-hook does: same stdout, stderr and exit status.
+#[test]
+fn the_mem_recall_spellings_run_mem_hook() {
+    let env = Env::new();
+    let input = serde_json::json!({"hook_event_name":"UserPromptSubmit","session_id":"alias-1",
+        "cwd": env.proj, "prompt":"run the build-token script"});
+    let answer = |bin: &str, args: &[&str], session: &str| {
+        let mut v = input.clone();
+        v["session_id"] = session.into();
+        let mut c = cmd(bin, &env.home);
+        c.args(args)
+            .current_dir(&env.proj)
+            .env("MEM_MEMORY_DIR", &env.mem);
+        run(c, v.to_string().as_bytes())
+    };
+    let new = answer("mem-hook", &[], "alias-1");
+    let old = answer("mem-recall", &["--hook"], "alias-2");
+    assert_eq!(new.status.code(), Some(0), "{}", show(&new));
+    assert!(
+        String::from_utf8_lossy(&new.stdout).contains("additionalContext"),
+        "{}",
+        show(&new)
+    );
+    assert_eq!(old.status.code(), Some(0), "{}", show(&old));
+    assert_eq!(old.stdout, new.stdout, "{}", show(&old));
+    assert_eq!(old.stderr, new.stderr, "{}", show(&old));
+    // the installer's old spelling: the same dry run
+    let settings = env.home.join("settings.json");
+    let s = settings.to_str().unwrap();
+    let new = answer("mem-hook", &["install", "--dry-run", "--settings", s], "x");
+    let old = answer(
+        "mem-recall",
+        &["hooks", "install", "--dry-run", "--settings", s],
+        "x",
+    );
+    assert_eq!(new.status.code(), Some(0), "{}", show(&new));
+    assert!(
+        String::from_utf8_lossy(&new.stdout).contains("/mem-hook"),
+        "{}",
+        show(&new)
+    );
+    assert_eq!((old.stdout, old.stderr), (new.stdout, new.stderr));
 }

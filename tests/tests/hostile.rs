@@ -691,8 +691,8 @@ fn hundred_megabyte_single_line() {
             drop(r);
             let x = run_tool(&sb.home, "mem-extract", &[ev.as_os_str()], None);
             // 3x: the line's buffers grow by `realloc`, which must not copy
-            // the large ones (mem-extract/src/alloc.rs: 2.5x the line, where
-            // mimalloc alone took 3.5x)
+            // the large ones (the C library's allocator moves them with
+            // mremap: 2.5x the line, where mimalloc took 3.5x)
             judge(
                 &x,
                 &["big-events.jsonl"],

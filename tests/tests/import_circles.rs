@@ -12,8 +12,8 @@
 //! or more, reported with the names that tie each file to the next.
 //!
 //! Crates covered: mem-core, mem-text (mem-core/text), mem-lock,
-//! mem-transcript, mem-index, mem-dream, mem-docs, mem-extract and this
-//! crate's harness (tests/src).
+//! mem-transcript, mem-index, mem-dream, mem-docs, mem-extract, mem-hook and
+//! this crate's harness (tests/src).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -29,6 +29,7 @@ const CRATES: &[&str] = &[
     "mem-dream",
     "mem-docs",
     "mem-extract",
+    "mem-hook",
     "tests",
 ];
 

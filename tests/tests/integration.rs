@@ -11,7 +11,13 @@ use serde_json::{Value, json};
 
 /// The directory holding the built binaries.
 fn bindir() -> PathBuf {
-    for t in ["mem-transcript", "mem-extract", "mem-index", "mem-recall"] {
+    for t in [
+        "mem-transcript",
+        "mem-extract",
+        "mem-index",
+        "mem-recall",
+        "mem-hook",
+    ] {
         bin(t);
     }
     bin("mem-recall").parent().unwrap().to_path_buf()
@@ -69,10 +75,10 @@ fn backups(dir: &Path) -> usize {
         .count()
 }
 
-/// mem's recall hook command as the installer writes it: the tool by the
+/// mem's recall hook command (mem-hook) as the installer writes it: the tool by the
 /// absolute path of the built binaries.
 fn recall() -> String {
-    format!("{}/mem-recall --hook", real_bindir().display())
+    format!("{}/mem-hook", real_bindir().display())
 }
 
 /// mem's write-path hook command as the installer writes it.
@@ -662,6 +668,7 @@ fn mem_docs_generates_man_pages_and_completions() {
         "mem-extract",
         "mem-index",
         "mem-recall",
+        "mem-hook",
         "mem-dream",
         "mem-lock",
     ];
@@ -680,7 +687,11 @@ fn mem_docs_generates_man_pages_and_completions() {
         assert!(page.contains(tool), "{tool}");
         pages += 1;
         let subs = subcommands(tool);
-        if tool != "mem-recall" && tool != "mem-dream" && tool != "mem-extract" {
+        if tool != "mem-recall"
+            && tool != "mem-dream"
+            && tool != "mem-extract"
+            && tool != "mem-hook"
+        {
             assert!(!subs.is_empty(), "{tool} lists subcommands");
         }
         for sub in subs {
@@ -778,6 +789,7 @@ fn install_script_copies_the_six_tools_into_the_prefix() {
         "mem-extract",
         "mem-index",
         "mem-recall",
+        "mem-hook",
         "mem-dream",
         "mem-lock",
     ];

@@ -172,8 +172,8 @@ fn assistant_mode_writes_the_daily_log_and_a_dream_distils_it() {
     // Claude Code's assistant mode, in the project's settings
     w.project_settings(r#"{"assistant": true}"#);
     let install = w.tool(
-        "mem-recall",
-        &["hooks", "install", "--bin-dir", bin_dir().to_str().unwrap()],
+        "mem-hook",
+        &["install", "--bin-dir", bin_dir().to_str().unwrap()],
         b"",
         &[],
     );
@@ -541,8 +541,8 @@ fn auto_dream_off_leaves_consolidation_by_hand_and_the_dream_command() {
 
     // the /dream command the installer writes runs it by hand
     let o = w.tool(
-        "mem-recall",
-        &["hooks", "install", "--bin-dir", bin_dir().to_str().unwrap()],
+        "mem-hook",
+        &["install", "--bin-dir", bin_dir().to_str().unwrap()],
         b"",
         &[],
     );
@@ -686,12 +686,7 @@ fn session_start_starts_the_dream_for_a_daily_log() {
     let start = |sid: &str| {
         let input = json!({"hook_event_name": "SessionStart", "session_id": sid,
             "source": "startup", "cwd": w.project});
-        let o = w.tool(
-            "mem-recall",
-            &["--hook"],
-            format!("{input}\n").as_bytes(),
-            &[],
-        );
+        let o = w.tool("mem-hook", &[], format!("{input}\n").as_bytes(), &[]);
         assert!(o.status.success(), "{}", show(&o));
         stderr(&o)
     };

@@ -4,7 +4,7 @@
 //! in it, at its path relative to the case folder (so `subagents/` and
 //! `agent-*.jsonl` layouts are what replay sees) — then through
 //! `mem-recall --format markdown`, `mem-recall --explain` and
-//! `mem-recall --hook` (SessionStart and UserPromptSubmit) for each prompt.
+//! `mem-hook` (SessionStart and UserPromptSubmit) for each prompt.
 //!
 //! For every case, from its `expect.json`:
 //! - no `markers` string (case-insensitive) in any file name or file of the
@@ -219,10 +219,8 @@ fn run_case(dir: &Path) -> Vec<String> {
         for (k, v) in extra.as_object().unwrap() {
             input[k] = v.clone();
         }
-        let mut c = cmd("mem-recall", &home);
-        c.arg("--hook")
-            .env("MEM_MEMORY_DIR", &mem)
-            .env("MEM_TODAY", "2026-07-12");
+        let mut c = cmd("mem-hook", &home);
+        c.env("MEM_MEMORY_DIR", &mem).env("MEM_TODAY", "2026-07-12");
         run(c, input.to_string().as_bytes())
     };
     let start = hook("SessionStart", serde_json::json!({"source": "startup"}));

@@ -130,9 +130,7 @@ fn hook(home: &Path, mem: &Path, command: &str) -> String {
         "transcript_path": tr, "cwd": home, "tool_name": "Bash",
         "tool_input": {"command": command}});
     let out = run(
-        cmd("mem-recall", home)
-            .args(["--hook", "--memory-dir"])
-            .arg(mem),
+        cmd("mem-hook", home).arg("--memory-dir").arg(mem),
         input.to_string().as_bytes(),
     );
     assert!(out.status.success(), "{}", show(&out));

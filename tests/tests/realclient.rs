@@ -13,7 +13,7 @@ use mem_tests::{bin, workspace_root};
 #[ignore = "heavy tier: the real Claude Code and Codex CLIs from npm (tests/realclient)"]
 fn the_real_clients_with_mems_hooks() {
     let root = workspace_root();
-    let bin_dir = bin("mem-recall").parent().unwrap().to_path_buf();
+    let bin_dir = bin("mem-hook").parent().unwrap().to_path_buf();
     let tmp = root.join("target/realclient/tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     let mut c = Command::new("bash");

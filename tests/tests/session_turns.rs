@@ -1,5 +1,5 @@
 //! Session memory turn by turn, through the built binaries: a transcript
-//! fed one turn at a time, with `mem-recall --hook` run on `Stop` after
+//! fed one turn at a time, with `mem-hook` run on `Stop` after
 //! each, writes the same session summary (and state) as one `Stop` over the
 //! whole transcript, and reads each byte of the transcript once. With
 //! auto-compaction off nothing is read, and the watermark stays: the first
@@ -35,11 +35,10 @@ impl World {
         }
     }
 
-    /// `mem-recall --hook` on `Stop`, with `env` set: must exit 0 and print
+    /// `mem-hook` on `Stop`, with `env` set: must exit 0 and print
     /// nothing on stdout. Returns its stderr.
     fn stop(&self, env: &[(&str, &str)]) -> String {
-        let mut c = self.home.command(bin("mem-recall"));
-        c.arg("--hook");
+        let mut c = self.home.command(bin("mem-hook"));
         for (k, v) in env {
             c.env(k, v);
         }

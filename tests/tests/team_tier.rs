@@ -218,8 +218,8 @@ fn the_team_folder_as_the_memory_directory_reports_a_broken_file_once() {
         "prompt": TASK,
     })
     .to_string();
-    let mut c = s.cmd("mem-recall");
-    c.env("MEM_MEMORY_DIR", s.team()).arg("--hook");
+    let mut c = s.cmd("mem-hook");
+    c.env("MEM_MEMORY_DIR", s.team());
     let out = run(c, input.as_bytes());
     assert!(out.status.success(), "{}", show(&out));
     assert!(!out.stdout.is_empty(), "{}", show(&out));
@@ -279,8 +279,7 @@ fn hook(s: &Setup, event: &str, prompt: &str) -> String {
         "source": "startup",
     })
     .to_string();
-    let mut c = s.cmd("mem-recall");
-    c.arg("--hook");
+    let c = s.cmd("mem-hook");
     let out = run(c, input.as_bytes());
     assert!(out.status.success(), "{}", show(&out));
     String::from_utf8(out.stdout).unwrap()

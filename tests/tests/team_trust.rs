@@ -142,8 +142,7 @@ impl World {
             "source": "startup",
         })
         .to_string();
-        let mut c = self.cmd("mem-recall");
-        c.arg("--hook");
+        let c = self.cmd("mem-hook");
         let out = run(c, input.as_bytes());
         assert!(out.status.success(), "{}", show(&out));
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -37,14 +37,14 @@ pub fn command_path(settings: &Path) -> PathBuf {
 
 /// The text of mem's `dream.md` with the tools in `bin`.
 pub fn text(bin: &Path) -> String {
-    let dream = crate::install::quote(&bin.join("mem-dream").to_string_lossy());
+    let dream = crate::quote::quote(&bin.join("mem-dream").to_string_lossy());
     format!(
         "---
 description: Consolidate this project's memory now (mem-dream --force) and report the plan
 argument-hint: \"[--dry-run]\"
 allowed-tools: Bash({dream} --force:*)
 ---
-<!-- written by `mem-recall hooks install`; `mem-recall hooks uninstall` removes it while it is unchanged -->
+<!-- written by `mem-hook install`; `mem-hook uninstall` removes it while it is unchanged -->
 Consolidate this project's memory now with mem.
 
 1. Run this command with the Bash tool, in the project's root directory (mem-dream

@@ -1,7 +1,7 @@
 //! Rewrite a JSON file keeping its formatting: only the values that
 //! changed are written anew, in the file's own indentation; every other
 //! byte (other keys, their spacing, key order, the end of the file) stays
-//! as it was. `hooks install` and `uninstall` change one part of a user's
+//! as it was. `mem-hook install` and `uninstall` change one part of a user's
 //! `settings.json` or `hooks.json`, and the rest of the file reads the same
 //! afterwards.
 

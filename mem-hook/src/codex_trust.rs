@@ -262,18 +262,6 @@ pub fn verdicts(
     out
 }
 
-/// [`verdicts`] for mem's hooks in the `hooks.json` at `hooks_path`, with
-/// the config files of [`config_files`] read from disk (a missing one
-/// holds no state).
-pub fn mem_verdicts(hooks_path: &Path, hooks: &Map<String, Value>) -> Vec<HookTrust> {
-    let texts: Vec<String> = config_files(hooks_path)
-        .iter()
-        // regular files only, capped: a FIFO or device is never waited on
-        .filter_map(|p| mem_core::confine::read_text_capped(p, 4 << 20, true).ok())
-        .collect();
-    verdicts(hooks_path, hooks, &texts, crate::install::is_mem_command)
-}
-
 /// The `config.toml` lines that trust `hooks` (what Codex's `/hooks`
 /// review writes for them).
 pub fn trust_toml(hooks: &[&HookTrust]) -> String {
@@ -293,7 +281,7 @@ mod tests {
     use super::*;
 
     /// Hashes Codex 0.169.1 computed (`codex app-server` `hooks/list`
-    /// `currentHash`) for the hooks `mem-recall hooks install --codex` wrote.
+    /// `currentHash`) for the hooks `mem-recall hooks install --codex` of an earlier version wrote.
     #[test]
     fn hashes_are_codexs() {
         let h = |event: &str, matcher: Option<&str>, handler: Value| {

@@ -1,4 +1,4 @@
-//! `mem-recall hooks install|uninstall|show` on real files: merge and
+//! `mem-hook install|uninstall|show` on real files: merge and
 //! idempotence, exact uninstall (the previous installer's bare-name entries
 //! too), a changed bin dir, refused files, Codex's hooks.json, --project,
 //! --model-cmd, permissions, backups and a symlinked settings file.
@@ -11,7 +11,7 @@ use mem_tests::show;
 
 use serde_json::{Value, json};
 
-const TOOLS: [&str; 4] = ["mem-recall", "mem-transcript", "mem-extract", "mem-index"];
+const TOOLS: [&str; 4] = ["mem-hook", "mem-transcript", "mem-extract", "mem-index"];
 
 struct Home {
     _tmp: tempfile::TempDir,
@@ -38,9 +38,8 @@ impl Home {
     }
 
     fn hooks(&self, args: &[&str], cwd: &Path, env: &[(&str, &Path)]) -> Output {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_mem-recall"));
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mem-hook"));
         mem_tests::scrub(&mut c)
-            .arg("hooks")
             .args(args)
             .env("HOME", &self.root)
             .current_dir(cwd);
@@ -94,7 +93,7 @@ fn a_new_bin_dir_updates_mem_entries_in_place() {
     let o = h.hooks(&["install", "--bin-dir", a_arg], &h.root, &[]);
     assert!(o.status.success(), "{}", show(&o));
     let v = read(&s);
-    let qa = format!("'{}/mem-recall' --hook", a.display());
+    let qa = format!("'{}/mem-hook'", a.display());
     assert_eq!(
         commands(&v, "SessionStart"),
         [
@@ -123,7 +122,7 @@ fn a_new_bin_dir_updates_mem_entries_in_place() {
     let o = h.hooks(&["install", "--bin-dir", b.to_str().unwrap()], &h.root, &[]);
     assert!(o.status.success(), "{}", show(&o));
     let v2 = read(&s);
-    let qb = format!("{}/mem-recall --hook", b.display());
+    let qb = format!("{}/mem-hook", b.display());
     assert_eq!(
         commands(&v2, "SessionStart"),
         ["echo first".to_string(), qb, "echo last".to_string()]
@@ -285,7 +284,7 @@ fn codex_hooks_json_project_files_and_the_features_switch() {
     assert_eq!(
         v["hooks"]["PreToolUse"],
         json!([{"matcher": "Bash", "hooks": [{"type": "command",
-            "command": format!("{bin_arg}/mem-recall --hook"), "timeout": 5}]}])
+            "command": format!("{bin_arg}/mem-hook"), "timeout": 5}]}])
     );
     assert!(!h.root.join(".claude").exists());
     assert!(!codex.join("config.toml.bak").exists());
@@ -353,10 +352,7 @@ fn model_command_in_the_dry_run() {
             "{b}/mem-transcript replay --hook | {b}/mem-extract --model-cmd 'claude -p --model haiku' --model-timeout {secs} | {b}/mem-index write >&2"
         )
     };
-    assert_eq!(
-        commands(&v, "Stop"),
-        [with(25), format!("{b}/mem-recall --hook")]
-    );
+    assert_eq!(commands(&v, "Stop"), [with(25), format!("{b}/mem-hook")]);
     assert_eq!(commands(&v, "SessionEnd"), [with(55)]);
     assert_eq!(
         commands(&v, "PreCompact"),
@@ -455,7 +451,7 @@ fn codex_trust_is_explained_and_reported() {
         out.contains("codex exec --dangerously-bypass-hook-trust"),
         "{out}"
     );
-    assert!(out.contains("mem-recall hooks status --codex"), "{out}");
+    assert!(out.contains("mem-hook status --codex"), "{out}");
 
     let status = || {
         let o = h.hooks(&["status", "--codex", "--bin-dir", bin_arg], &h.root, &env);

@@ -58,7 +58,7 @@ pub fn on_stop(h: &HookInput, input: &[u8], cwd: Option<&Path>) -> crate::Result
         Some(c) => PathBuf::from(c),
         None => match cwd {
             Some(c) => c.to_path_buf(),
-            None => std::env::current_dir().map_err(crate::RecallError::WorkingDir)?,
+            None => std::env::current_dir().map_err(mem_recall::RecallError::WorkingDir)?,
         },
     };
     let resolved = mem_core::memdir::resolve(&mem_core::memdir::MemdirOptions {
@@ -69,7 +69,7 @@ pub fn on_stop(h: &HookInput, input: &[u8], cwd: Option<&Path>) -> crate::Result
     let root = mem_core::memdir::project_root(&cwd, false);
     let th = Thresholds::from_env();
     let done = fold_in_state_dir(&dir, &events, &root, false, &th)
-        .map_err(|e| crate::RecallError::SessionMemory(e.to_string()))?;
+        .map_err(|e| crate::error::HookError::SessionMemory(e.to_string()))?;
     read.commit()?;
     if done.added {
         eprintln!(

@@ -1,4 +1,4 @@
-//! `mem-recall --hook`: the Claude Code hook for `SessionStart` and
+//! `mem-hook`: the Claude Code and Codex hook for `SessionStart` and
 //! `UserPromptSubmit` (docs/hooks.md).
 //!
 //! Reads one JSON object on stdin (`session_id`, `transcript_path`, `cwd`,
@@ -31,11 +31,11 @@ use std::io::{Read, Write};
 use std::time::Duration;
 
 use crate::budget::Alarm;
-use crate::{Common, NAME, RecallArgs, Session, render};
 use mem_core::Exit;
 use mem_core::hooks::HookInput;
 use mem_core::records::hook::{AddedContext, HookOutput, HookSpecificOutput};
 use mem_core::text::Stems;
+use mem_recall::{Common, NAME, RecallArgs, Session, render};
 
 /// Most characters of `additionalContext`.
 pub const MAX_CHARS: usize = 10_000;
@@ -43,11 +43,7 @@ pub const MAX_CHARS: usize = 10_000;
 /// Most bytes of hook JSON read from stdin.
 pub const MAX_INPUT: u64 = 16 << 20;
 
-/// Most memories one hook answer injects.
-pub const HOOK_MAX_ITEMS: usize = 20;
-
-/// Most tokens (ceil(bytes / 4)) of memories one hook answer injects.
-pub const HOOK_MAX_TOKENS: usize = 2000;
+pub use crate::once::{HOOK_MAX_ITEMS, HOOK_MAX_TOKENS};
 
 /// The hook's default time budget: 2 seconds.
 pub const DEFAULT_BUDGET: Duration = Duration::from_millis(2000);
@@ -84,7 +80,7 @@ pub fn budget() -> Duration {
 /// or nothing.
 pub fn run_guarded(common: &Common) -> Exit {
     // A recall cache shortened under the hook ends it as nothing injected.
-    crate::mapped::set_lost_status(0);
+    mem_recall::mapped::set_lost_status(0);
     let limit = budget();
     let mut alarm = match Alarm::arm(
         limit,
@@ -104,7 +100,7 @@ pub fn run_guarded(common: &Common) -> Exit {
         std::io::stdin()
             .take(MAX_INPUT)
             .read_to_end(&mut input)
-            .map_err(crate::RecallError::Stdin)?;
+            .map_err(crate::error::HookError::Stdin)?;
         // Stop adds nothing to the context and keeps no one waiting for a
         // prompt: its session-memory update is bounded by the agent's hook
         // timeout instead (a run stopped midway loses no turn).
@@ -147,18 +143,18 @@ fn is_stop(input: &[u8]) -> bool {
 /// nothing to add.
 ///
 /// Errors: input that is not hook JSON, or any error of recall itself.
-pub fn respond(common: &Common, input: &[u8]) -> crate::Result<Option<String>> {
+pub fn respond(common: &Common, input: &[u8]) -> crate::error::Result<Option<String>> {
     answer(common, input, false)
 }
 
 /// [`respond`]; with `exiting` (the process ends after the answer) the
 /// memories loaded and the decisions are left to the OS to reclaim instead
 /// of being freed one allocation at a time.
-fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<String>> {
+fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::error::Result<Option<String>> {
     let h: HookInput = serde_json::from_slice(input)
-        .map_err(|e| crate::RecallError::NotHookJson(e.to_string()))?;
+        .map_err(|e| crate::error::HookError::NotHookJson(e.to_string()))?;
     let Some(event) = h.hook_event_name.as_deref() else {
-        return Err(crate::RecallError::NotHookJson(
+        return Err(crate::error::HookError::NotHookJson(
             "missing field `hook_event_name`".into(),
         ));
     };
@@ -166,7 +162,7 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<
         "UserPromptSubmit" => (h.prompt.clone().unwrap_or_default(), false),
         "SessionStart" => (String::new(), true),
         "PreToolUse" | "Stop" => (String::new(), false),
-        other => return Err(crate::RecallError::UnknownEvent(other.to_string())),
+        other => return Err(crate::error::HookError::UnknownEvent(other.to_string())),
     };
     let cwd = h
         .cwd
@@ -196,7 +192,7 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<
     let stems = Stems::default();
     let s = Session::open(common, cwd, None, &stems)?;
     if let Some(dir) = s.memory_dir.as_deref() {
-        crate::state::sweep(dir, session);
+        mem_recall::state::sweep(dir, session);
     }
     if start {
         // once a session, on stderr: never in the context
@@ -215,33 +211,36 @@ fn answer(common: &Common, input: &[u8], exiting: bool) -> crate::Result<Option<
         } else {
             HOOK_MAX_TOKENS
         },
-        min_score: crate::gate::DEFAULT_MIN_SCORE,
+        min_score: mem_recall::gate::DEFAULT_MIN_SCORE,
         records: None,
         no_expand: false,
         all: false,
         // the hook never injects a suspect memory
-        trust: crate::TrustArg::Normal,
+        trust: mem_recall::TrustArg::Normal,
     };
     let q = s.query(&args);
-    let ds = crate::decide(&s.items, &q, &stems);
+    let ds = mem_recall::decide(&s.items, &q, &stems);
     let mems = match (session, s.memory_dir.as_deref()) {
         (Some(sid), Some(dir)) => {
             let reset = if start { h.source.as_deref() } else { None };
             crate::once::memories(dir, sid, reset, &s.items, &ds)?
         }
-        _ => crate::recalled_md(&s.items, &ds),
+        _ => mem_recall::recalled_md(&s.items, &ds),
     };
     if start && let Some(dir) = s.memory_dir.as_deref() {
         crate::autodream::on_session_start(dir, &s.cwd);
     }
     let mut ctx = String::new();
     if start
-        && let Some(ix) = s.memory_dir.as_deref().and_then(crate::context::load_index)
+        && let Some(ix) = s
+            .memory_dir
+            .as_deref()
+            .and_then(mem_recall::context::load_index)
         && ix.cut
         && let Some(w) = &ix.warning
     {
         ctx.push_str(&format!("MEMORY.md was cut when loaded: {w}\n"));
-        if let Some(limit) = crate::context::index_limit_warning(&ix) {
+        if let Some(limit) = mem_recall::context::index_limit_warning(&ix) {
             ctx.push_str(&format!("{limit}\n"));
         }
     }

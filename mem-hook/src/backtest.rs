@@ -1,4 +1,4 @@
-//! `mem-recall backtest`: replay a project's sessions in time order through
+//! `mem-hook backtest`: replay a project's sessions in time order through
 //! the real write path and measure whether recall would have put each
 //! repeated lesson in front of the agent.
 //!
@@ -21,17 +21,17 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::RecallError;
 use chrono::NaiveDate;
 use clap::Args;
 use mem_core::records::{Event, IndexOp, Kind, Memory};
+use mem_recall::RecallError;
 use serde::{Deserialize, Serialize};
 
-use crate::gate::{Action, Query};
-use crate::vocab::Vocabulary;
 use mem_core::text::Stems;
+use mem_recall::gate::{Action, Query};
+use mem_recall::vocab::Vocabulary;
 
-/// Options of `mem-recall backtest`.
+/// Options of `mem-hook backtest`.
 #[derive(Debug, Args)]
 pub struct BacktestArgs {
     /// Transcript files or folders of them (`*.jsonl` directly inside;
@@ -68,8 +68,8 @@ pub enum BacktestFormat {
     Jsonl,
 }
 
-/// One repeated lesson: a line of `mem-recall backtest --format jsonl`
-/// (docs/records.md "Backtest: `mem-recall backtest`").
+/// One repeated lesson: a line of `mem-hook backtest --format jsonl`
+/// (docs/records.md "Backtest: `mem-hook backtest`").
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Repeat {
     /// The session that repeated it (its file stem).
@@ -99,8 +99,8 @@ pub struct Repeat {
     pub matched: Vec<String>,
 }
 
-/// The last line of `mem-recall backtest --format jsonl`, after the
-/// [`Repeat`]s (docs/records.md "Backtest: `mem-recall backtest`").
+/// The last line of `mem-hook backtest --format jsonl`, after the
+/// [`Repeat`]s (docs/records.md "Backtest: `mem-hook backtest`").
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct BacktestSummary {
     /// The summary line of the text format ([`Report::summary`]).
@@ -132,7 +132,7 @@ impl Report {
     /// `N lessons repeated, M would have been recalled`.
     pub fn summary(&self) -> String {
         let m = self.repeats.iter().filter(|r| r.recalled).count();
-        let lessons = crate::render::counted(self.repeats.len(), "lesson", "lessons");
+        let lessons = mem_recall::render::counted(self.repeats.len(), "lesson", "lessons");
         format!("{lessons} repeated, {m} would have been recalled")
     }
 }
@@ -147,7 +147,7 @@ struct SessionFile {
 
 /// The session files of `paths` (folders: their `*.jsonl`, not
 /// `agent-*.jsonl`), sorted by path.
-pub fn session_files(paths: &[PathBuf]) -> crate::Result<Vec<PathBuf>> {
+pub fn session_files(paths: &[PathBuf]) -> crate::error::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -170,7 +170,7 @@ pub fn session_files(paths: &[PathBuf]) -> crate::Result<Vec<PathBuf>> {
         } else if p.is_file() {
             out.push(p.clone());
         } else {
-            return Err(RecallError::NoSuchPath(p.clone()));
+            return Err(crate::error::HookError::NoSuchPath(p.clone()));
         }
     }
     out.sort();
@@ -179,7 +179,7 @@ pub fn session_files(paths: &[PathBuf]) -> crate::Result<Vec<PathBuf>> {
 }
 
 /// The events of one transcript, through mem-transcript's `replay`.
-fn replay(path: &Path) -> crate::Result<Vec<Event>> {
+fn replay(path: &Path) -> crate::error::Result<Vec<Event>> {
     let cli = <mem_transcript::Cli as clap::Parser>::try_parse_from([
         std::ffi::OsStr::new("mem-transcript"),
         std::ffi::OsStr::new("replay"),
@@ -229,7 +229,7 @@ pub fn run_backtest(
     dir: &Path,
     prompts: usize,
     cwd: Option<&Path>,
-) -> crate::Result<Report> {
+) -> crate::error::Result<Report> {
     let stems = Stems::default();
     let vocab = Arc::new(Vocabulary::load()?);
     let mut report = Report::default();
@@ -278,14 +278,14 @@ pub fn run_backtest(
             .map(|t| t.date_naive())
             .unwrap_or_else(|| chrono::Utc::now().date_naive());
         // 1. Recall with what earlier sessions wrote.
-        let items = crate::load::load_dir(dir, None, &stems)?.items;
+        let items = mem_recall::load::load_dir(dir, None, &stems)?.items;
         // Per prompt: its line and, per memory, the gate's verdict for it.
         let mut recalls: Vec<(u64, BTreeMap<String, Verdict>)> = Vec::new();
         for (line, p) in first_prompts(&s.events, prompts) {
             let mut recalled = BTreeMap::new();
             // as the hook does: `trust: low` memories are not recalled
             let q = Query::with_defaults(p, today, Some(vocab.clone()));
-            for d in crate::decide(&items, &q, &stems) {
+            for d in mem_recall::decide(&items, &q, &stems) {
                 let v = if d.action == Action::Recall {
                     Verdict::Recalled(d.matched())
                 } else {
@@ -442,11 +442,11 @@ fn short(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
 }
 
-/// Run `mem-recall backtest`.
+/// Run `mem-hook backtest`.
 ///
 /// Errors: no sessions found, a path that does not exist, a memory
 /// directory that cannot be written, a bad vocabulary file.
-pub fn run(args: &BacktestArgs) -> crate::Result<mem_core::Exit> {
+pub fn run(args: &BacktestArgs) -> crate::error::Result<mem_core::Exit> {
     let cwd = match &args.cwd {
         Some(c) => c.clone(),
         None => std::env::current_dir().map_err(RecallError::WorkingDir)?,
@@ -459,25 +459,25 @@ pub fn run(args: &BacktestArgs) -> crate::Result<mem_core::Exit> {
     };
     let files = session_files(&paths)?;
     if files.is_empty() {
-        return Err(RecallError::NoSessions(paths));
+        return Err(crate::error::HookError::NoSessions(paths));
     }
     let scratch;
     let dir = match &args.keep {
         Some(d) => {
             if std::fs::read_dir(d).is_ok_and(|mut r| r.next().is_some()) {
-                return Err(RecallError::KeepNotEmpty(d.clone()));
+                return Err(crate::error::HookError::KeepNotEmpty(d.clone()));
             }
             d.clone()
         }
         None => {
-            scratch = tempfile::tempdir().map_err(RecallError::Scratch)?;
+            scratch = tempfile::tempdir().map_err(crate::error::HookError::Scratch)?;
             scratch.path().to_path_buf()
         }
     };
     let cwd_arg = args.cwd.as_deref();
     let report = run_backtest(&files, &dir, args.prompts, cwd_arg)?;
     for w in &report.warnings {
-        mem_core::cli::warn(crate::NAME, w);
+        mem_core::cli::warn(crate::error::NAME, w);
     }
     let mut out = mem_core::cli::Output::stdout(false);
     match args.format {
@@ -486,8 +486,8 @@ pub fn run(args: &BacktestArgs) -> crate::Result<mem_core::Exit> {
             out.write_all(table(&report).as_bytes())?;
             out.line(&format!(
                 "{}, {} written; {}",
-                crate::render::counted(report.sessions, "session", "sessions"),
-                crate::render::counted(report.created, "memory", "memories"),
+                mem_recall::render::counted(report.sessions, "session", "sessions"),
+                mem_recall::render::counted(report.created, "memory", "memories"),
                 report.summary()
             ))?;
         }
@@ -512,7 +512,7 @@ pub fn run(args: &BacktestArgs) -> crate::Result<mem_core::Exit> {
 #[cfg(test)]
 mod tests {
     use super::{Report, Verdict, verdict};
-    use crate::render::counted;
+    use mem_recall::render::counted;
 
     /// "1 lessons repeated" and "1 memories written" read wrong.
     #[test]

@@ -1,4 +1,4 @@
-//! `mem-recall backtest` through the real binary on three small sessions:
+//! `mem-hook backtest` through the real binary on three small sessions:
 //! the first learns "never npm, always pnpm", the second and third repeat
 //! the correction; the second's first prompt names npm (recall finds the
 //! lesson, and says which word matched), the third's does not (and says
@@ -6,7 +6,7 @@
 
 mod util;
 
-use mem_recall::backtest::{BacktestSummary, Repeat};
+use mem_hook::backtest::{BacktestSummary, Repeat};
 use util::*;
 
 fn fixtures() -> std::path::PathBuf {
@@ -19,7 +19,7 @@ const LESSON: &str = "no-never-use-npm-in-this-repo-always-use";
 fn sessions_replay_in_time_order_and_repeats_are_reported() {
     let env = Env::new();
     let f = fixtures();
-    let out = ok(&env.run(&["backtest", f.to_str().unwrap()], ""));
+    let out = ok(&env.hook(&["backtest", f.to_str().unwrap()], ""));
     assert_eq!(
         out,
         format!(
@@ -30,7 +30,7 @@ fn sessions_replay_in_time_order_and_repeats_are_reported() {
              3 sessions, 1 memory written; 2 lessons repeated, 1 would have been recalled\n"
         )
     );
-    let out = ok(&env.run(&["backtest", f.to_str().unwrap(), "--format", "jsonl"], ""));
+    let out = ok(&env.hook(&["backtest", f.to_str().unwrap(), "--format", "jsonl"], ""));
     // Every line read back into its type and written again byte for byte.
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3);
@@ -69,7 +69,7 @@ fn keep_writes_the_memory_dir_and_refuses_a_full_one() {
     let env = Env::new();
     let f = fixtures();
     let keep = env.path().join("kept");
-    ok(&env.run(
+    ok(&env.hook(
         &[
             "backtest",
             f.to_str().unwrap(),
@@ -80,7 +80,7 @@ fn keep_writes_the_memory_dir_and_refuses_a_full_one() {
     ));
     assert!(keep.join(format!("{LESSON}.md")).is_file());
     assert!(keep.join("MEMORY.md").is_file());
-    let o = env.run(
+    let o = env.hook(
         &[
             "backtest",
             f.to_str().unwrap(),
@@ -95,7 +95,7 @@ fn keep_writes_the_memory_dir_and_refuses_a_full_one() {
         "{}",
         stderr(&o)
     );
-    let o = env.run(&["backtest", env.path().join("none").to_str().unwrap()], "");
+    let o = env.hook(&["backtest", env.path().join("none").to_str().unwrap()], "");
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stderr(&o).contains("no such file or folder"),

@@ -1,4 +1,4 @@
-//! Lessons at the moment of action: `mem-recall --hook` on `PreToolUse`
+//! Lessons at the moment of action: `mem-hook` on `PreToolUse`
 //! (Bash) gives the agent a lesson of the memory directory right before the
 //! command it bears on runs (docs/hooks.md "Lessons at the moment of
 //! action").
@@ -66,7 +66,7 @@ use mem_core::records::hook::{
 use mem_core::records::{Expires, Source, Trust};
 use serde::{Deserialize, Serialize};
 
-use crate::{Common, NAME};
+use mem_recall::{Common, NAME};
 
 /// The lesson cache's name in the memory dir's cache folder.
 pub const CACHE_FILE: &str = "lessons.json";
@@ -366,7 +366,7 @@ pub fn load(dir: &Path, cache: Option<&Path>) -> Vec<Lesson> {
     if (changed || new.files.len() != old.files.len())
         && let (Some(c), Ok(bytes)) = (cache, serde_json::to_vec(&new))
     {
-        let _ = crate::state::write(c, &bytes, false);
+        let _ = mem_recall::state::write(c, &bytes, false);
     }
     let mut v: Vec<Lesson> = new.files.into_values().filter_map(|e| e.lesson).collect();
     v.sort_by(|a, b| a.id.cmp(&b.id));
@@ -647,7 +647,7 @@ fn lines(fired: &[Fired]) -> String {
     fired
         .iter()
         .map(|f| {
-            crate::render::neutralize(&format!(
+            mem_recall::render::neutralize(&format!(
                 "- {} ({}; memory {})",
                 f.lesson.rule.sentence(),
                 f.because,
@@ -680,7 +680,7 @@ fn stop_advice(fired: &[Fired]) -> String {
         Some(c) => c.to_uppercase().chain(todo_chars).collect::<String>(),
         None => todo,
     };
-    crate::render::neutralize(&format!(
+    mem_recall::render::neutralize(&format!(
         "{todo}. If the lesson does not apply here, run the command again as it is: a lesson stops a command only once a session."
     ))
 }
@@ -771,7 +771,7 @@ pub fn respond(
     common: &Common,
     h: &HookInput,
     cwd: Option<&Path>,
-) -> crate::Result<Option<String>> {
+) -> crate::error::Result<Option<String>> {
     if h.tool_name.as_deref().is_some_and(|t| t != "Bash") {
         return Ok(None);
     }
@@ -852,7 +852,7 @@ pub fn respond(
     }
     if let Some(p) = &state
         && let Ok(bytes) = serde_json::to_vec(&seen)
-        && let Err(e) = crate::state::write(p, &bytes, false)
+        && let Err(e) = mem_recall::state::write(p, &bytes, false)
     {
         eprintln!("{NAME}: hook: {e}");
     }

@@ -28,7 +28,7 @@ use std::time::{Duration, SystemTime};
 use mem_core::lock::Lock;
 use mem_core::memdir;
 
-use crate::{NAME, RecallError};
+use mem_recall::{NAME, RecallError};
 
 /// Hours since the last consolidation before a start (mem-dream's
 /// `--min-hours` default).
@@ -157,7 +157,7 @@ pub fn dream_binary() -> PathBuf {
 ///
 /// Returns the child's PID. Errors: the cache folder, log or process cannot
 /// be made.
-pub fn start(memory_dir: &Path, cwd: &Path) -> crate::Result<u32> {
+pub fn start(memory_dir: &Path, cwd: &Path) -> crate::error::Result<u32> {
     use std::os::unix::process::CommandExt;
     let cache = memdir::cache_dir_for(memory_dir)?;
     std::fs::create_dir_all(&cache).map_err(|err| RecallError::Cannot {

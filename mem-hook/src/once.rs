@@ -18,7 +18,7 @@
 //! - `files` spares the re-reading: a memory whose topic file still has the
 //!   fingerprint ([`fingerprint`]) it had when it was injected is known
 //!   unchanged without reading and parsing the file again. A file without
-//!   one (changed within [`crate::load::RACY_SECS`] of its injection, or
+//!   one (changed within [`mem_recall::load::RACY_SECS`] of its injection, or
 //!   from an older list) is read and its text's digest compared, as
 //!   before.
 //! - `SessionStart` with `source` `clear` or `compact` empties the list: the
@@ -38,9 +38,15 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::NAME;
-use crate::gate::{Action, Decision};
-use crate::load::Item;
+use mem_recall::NAME;
+use mem_recall::gate::{Action, Decision};
+use mem_recall::load::Item;
+
+/// Most memories one hook answer injects.
+pub const HOOK_MAX_ITEMS: usize = 20;
+
+/// Most tokens (ceil(bytes / 4)) of memories one hook answer injects.
+pub const HOOK_MAX_TOKENS: usize = 2000;
 
 /// The state file's name in the session's hook-state folder.
 pub const STATE_FILE: &str = "injected.json";
@@ -125,9 +131,9 @@ fn without_pointers(text: &str) -> std::borrow::Cow<'_, str> {
 /// The fingerprint of a topic file of `tier`, as `files` of [`State`] keeps
 /// it (16 hex digits): a digest of the release, the tier, and the file's
 /// mtime (nanoseconds), size, inode and change time (ctime), the key the
-/// recall cache trusts ([`crate::load`]); `None` when the file cannot be
+/// recall cache trusts ([`mem_recall::load`]); `None` when the file cannot be
 /// stat'ed (a link is never followed) or changed within
-/// [`crate::load::RACY_SECS`] of `now` (a file changed twice within one
+/// [`mem_recall::load::RACY_SECS`] of `now` (a file changed twice within one
 /// clock tick keeps its mtime).
 pub fn fingerprint(path: &Path, tier: mem_core::tier::Tier, now: SystemTime) -> Option<String> {
     let meta = std::fs::symlink_metadata(path).ok()?;
@@ -135,7 +141,7 @@ pub fn fingerprint(path: &Path, tier: mem_core::tier::Tier, now: SystemTime) -> 
         return None;
     }
     let mtime = meta.modified().ok()?;
-    let settled = now.checked_sub(std::time::Duration::from_secs(crate::load::RACY_SECS))?;
+    let settled = now.checked_sub(std::time::Duration::from_secs(mem_recall::load::RACY_SECS))?;
     if mtime >= settled {
         return None;
     }
@@ -209,7 +215,7 @@ impl InjectedList {
         memory_dir: &Path,
         session_id: &str,
         reset_by: Option<&str>,
-    ) -> crate::Result<InjectedList> {
+    ) -> crate::error::Result<InjectedList> {
         let dir = mem_core::memdir::session_state_dir(memory_dir, session_id)?;
         InjectedList::open_in(dir, reset_by)
     }
@@ -218,8 +224,8 @@ impl InjectedList {
     /// missing).
     ///
     /// Errors: see [`InjectedList::open`].
-    pub fn open_in(dir: PathBuf, reset_by: Option<&str>) -> crate::Result<InjectedList> {
-        std::fs::create_dir_all(&dir).map_err(|err| crate::RecallError::Cannot {
+    pub fn open_in(dir: PathBuf, reset_by: Option<&str>) -> crate::error::Result<InjectedList> {
+        std::fs::create_dir_all(&dir).map_err(|err| mem_recall::RecallError::Cannot {
             action: "create",
             path: dir.clone(),
             err,
@@ -230,12 +236,12 @@ impl InjectedList {
             .truncate(false)
             .write(true)
             .open(&lock_path)
-            .map_err(|err| crate::RecallError::Cannot {
+            .map_err(|err| mem_recall::RecallError::Cannot {
                 action: "open",
                 path: lock_path.clone(),
                 err,
             })?;
-        lock.lock().map_err(|err| crate::RecallError::Cannot {
+        lock.lock().map_err(|err| mem_recall::RecallError::Cannot {
             action: "lock",
             path: lock_path.clone(),
             err,
@@ -333,11 +339,11 @@ impl InjectedList {
     /// Write the list when it changed (atomically), then unlock.
     ///
     /// Errors: the write failed.
-    pub fn commit(self) -> crate::Result<()> {
+    pub fn commit(self) -> crate::error::Result<()> {
         if self.changed {
             let path = self.dir.join(STATE_FILE);
             let bytes = serde_json::to_vec(&self.state)?;
-            crate::state::write(&path, &bytes, false)?;
+            mem_recall::state::write(&path, &bytes, false)?;
         }
         Ok(())
     }
@@ -346,7 +352,7 @@ impl InjectedList {
 /// What the hook injects for session `session_id` of `memory_dir`: the
 /// list is opened (and reset by `reset_by`, see [`InjectedList::open`]),
 /// [`select`] picks within the hook's budget
-/// ([`crate::hook::HOOK_MAX_ITEMS`], [`crate::hook::HOOK_MAX_TOKENS`]), and
+/// ([`HOOK_MAX_ITEMS`], [`HOOK_MAX_TOKENS`]), and
 /// the list is written back. Nothing recalled and no reset due → no state
 /// is touched or created.
 ///
@@ -357,7 +363,7 @@ pub fn memories(
     reset_by: Option<&str>,
     items: &[Item],
     ds: &[Decision],
-) -> crate::Result<Vec<crate::render::Rendered>> {
+) -> crate::error::Result<Vec<mem_recall::render::Rendered>> {
     let any = ds.iter().any(|d| d.action == Action::Recall);
     if !any {
         let dir = mem_core::memdir::session_state_dir(memory_dir, session_id)?;
@@ -366,13 +372,7 @@ pub fn memories(
         }
     }
     let mut sess = InjectedList::open(memory_dir, session_id, reset_by)?;
-    let m = select(
-        &mut sess,
-        items,
-        ds,
-        crate::hook::HOOK_MAX_ITEMS,
-        crate::hook::HOOK_MAX_TOKENS,
-    );
+    let m = select(&mut sess, items, ds, HOOK_MAX_ITEMS, HOOK_MAX_TOKENS);
     sess.commit()?;
     Ok(m)
 }
@@ -393,7 +393,7 @@ pub fn select(
     ds: &[Decision],
     max_items: usize,
     max_tokens: usize,
-) -> Vec<crate::render::Rendered> {
+) -> Vec<mem_recall::render::Rendered> {
     let mut out = Vec::new();
     let mut tokens = 0usize;
     let now = SystemTime::now();
@@ -436,7 +436,7 @@ pub fn select(
             it.path().and_then(|p| fingerprint(&p, it.tier, now))
         };
         sess.mark_file(id, fp.as_deref());
-        out.push(crate::render::Rendered { tier: it.tier, md });
+        out.push(mem_recall::render::Rendered { tier: it.tier, md });
     }
     out
 }

@@ -7,14 +7,14 @@
 //! (`<session_state_dir>/session-memory.md`,
 //! [`mem_core::memdir::session_state_dir`]). Right after the compaction the
 //! agent has only Claude Code's compact summary; this gives it mem's summary
-//! too, framed as data like recalled memories ([`crate::render`]): a header
+//! too, framed as data like recalled memories ([`mem_recall::render`]): a header
 //! saying what it is, then the text inside a `~~~` fence longer than any run
 //! of `~` or backticks in it, tag-like markup neutralised.
 
 use std::path::Path;
 
-use crate::inject::longest_fence_run;
-use crate::render::neutralize;
+use mem_recall::inject::longest_fence_run;
+use mem_recall::render::neutralize;
 
 /// The summary's file name in the session's hook-state folder (the file
 /// `mem-extract session --hook` writes).
@@ -44,7 +44,7 @@ pub fn injected(memory_dir: &Path, session_id: &str) -> Option<String> {
         Err(e) => {
             eprintln!(
                 "{}: hook: {}: cannot read the session memory ({e})",
-                crate::NAME,
+                mem_recall::NAME,
                 path.display()
             );
             return None;

@@ -1,10 +1,10 @@
-//! `mem-recall hooks install|uninstall|show`: mem's hooks in Claude Code's
+//! `mem-hook install|uninstall|show`: mem's hooks in Claude Code's
 //! `settings.json` or Codex's `hooks.json`.
 //!
 //! The hooks are [`mem_core::hooks::HOOKS`]: each is written as
 //! `{"type":"command","command":…,"timeout":…}` in a matcher group of its
 //! event, with every mem tool named by its absolute, shell-quoted path (the
-//! directory of the running `mem-recall`, canonicalised, or `--bin-dir`), so
+//! directory of the running `mem-hook`, canonicalised, or `--bin-dir`), so
 //! the hooks do not depend on the PATH the agent sees.
 //!
 //! The file is merged, never replaced: other keys and hooks are kept in
@@ -24,17 +24,20 @@
 //! or whose `hooks` is not an object (or an event of it not a list), is
 //! refused: exit 1, the file untouched.
 
+pub use crate::quote::quote;
 use std::path::{Path, PathBuf};
 
-use crate::RecallError;
+use mem_recall::RecallError;
+
+use crate::codex_trust;
 use clap::{Args, Subcommand};
 use mem_core::hooks::{HOOKS, HookSpec, TOOLS, WRITE_PATH};
 use mem_core::{Error, Exit};
 use serde_json::{Map, Value, json};
 
-use crate::NAME;
+use crate::error::NAME;
 
-/// `mem-recall hooks …`.
+/// `mem-hook install|uninstall|show`.
 #[derive(Debug, Args)]
 pub struct HooksArgs {
     /// What to do.
@@ -42,7 +45,7 @@ pub struct HooksArgs {
     pub action: HooksAction,
 }
 
-/// The actions of `mem-recall hooks`.
+/// The actions of `mem-hook` on settings files.
 #[derive(Debug, Subcommand)]
 pub enum HooksAction {
     /// Add mem's hooks to the settings file (merged; idempotent) and, for
@@ -83,13 +86,13 @@ pub struct TargetArgs {
     pub dry_run: bool,
 }
 
-/// Options of `hooks install` and `hooks show`.
+/// Options of `install` and `show`.
 #[derive(Debug, Args, Clone)]
 pub struct InstallArgs {
     /// The file and --dry-run.
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Where the mem tools are. Default: the directory of this mem-recall
+    /// Where the mem tools are. Default: the directory of this mem-hook
     /// executable (symlinks resolved). Each tool a hook runs must be there.
     #[arg(long, value_name = "DIR")]
     pub bin_dir: Option<PathBuf>,
@@ -116,13 +119,13 @@ pub enum Agent {
     Codex,
 }
 
-/// Run `mem-recall hooks …`.
+/// Run `mem-hook install|uninstall|show`.
 ///
 /// Errors: a settings file that cannot be read or is not a JSON object (or
 /// whose `hooks` is not an object), a missing tool in the bin dir, a failed
 /// write (all exit 1; the file untouched).
-pub fn run(args: &HooksArgs) -> crate::Result<Exit> {
-    match &args.action {
+pub fn run(action: &HooksAction) -> crate::error::Result<Exit> {
+    match action {
         HooksAction::Install(a) => install(a),
         HooksAction::Uninstall(t) => uninstall(t),
         HooksAction::Show(a) => show(a),
@@ -132,7 +135,7 @@ pub fn run(args: &HooksArgs) -> crate::Result<Exit> {
 /// The settings file `target` names, and its agent.
 ///
 /// Errors: no home directory, no working directory.
-pub fn target_file(target: &TargetArgs) -> crate::Result<(PathBuf, Agent)> {
+pub fn target_file(target: &TargetArgs) -> crate::error::Result<(PathBuf, Agent)> {
     let agent = if target.codex {
         Agent::Codex
     } else {
@@ -156,7 +159,7 @@ pub fn target_file(target: &TargetArgs) -> crate::Result<(PathBuf, Agent)> {
 }
 
 /// The directory of the running executable, symlinks resolved.
-fn default_bin_dir() -> crate::Result<PathBuf> {
+fn default_bin_dir() -> crate::error::Result<PathBuf> {
     let exe = std::env::current_exe().map_err(RecallError::NoProgramPath)?;
     let exe = exe.canonicalize().unwrap_or(exe);
     Ok(exe
@@ -187,7 +190,7 @@ pub fn hook_tools() -> Vec<&'static str> {
 
 /// The bin dir (absolute, canonical when it exists) and the tools missing
 /// from it.
-fn bin_dir(a: &InstallArgs) -> crate::Result<(PathBuf, Vec<&'static str>)> {
+fn bin_dir(a: &InstallArgs) -> crate::error::Result<(PathBuf, Vec<&'static str>)> {
     let dir = match &a.bin_dir {
         Some(d) => {
             let abs = if d.is_absolute() {
@@ -211,16 +214,6 @@ fn bin_dir(a: &InstallArgs) -> crate::Result<(PathBuf, Vec<&'static str>)> {
 fn is_executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// A word for `sh`: bare when it is made of safe characters, else single
-/// quoted.
-pub fn quote(text: &str) -> String {
-    match shlex::try_quote(text) {
-        Ok(q) => q.into_owned(),
-        // only a NUL byte, which no path or command holds
-        Err(_) => format!("'{}'", text.replace('\0', "").replace('\'', r"'\''")),
-    }
 }
 
 /// What mem writes for one hook: the command line and the timeout.
@@ -371,6 +364,12 @@ pub fn other_version(command: &str) -> Option<String> {
     stages.into_iter().next().map(|(tool, _)| tool)
 }
 
+/// The tool that earlier versions ran where `tool` runs now: `mem-recall
+/// --hook` answered the hook events that `mem-hook` answers.
+fn earlier_tool(tool: &str) -> Option<&'static str> {
+    (tool == "mem-hook").then_some("mem-recall")
+}
+
 fn handler_command(h: &Value) -> Option<&str> {
     (h.get("type").and_then(Value::as_str) == Some("command"))
         .then(|| h.get("command").and_then(Value::as_str))
@@ -386,8 +385,8 @@ struct Loaded {
     real: PathBuf,
 }
 
-fn refuse(path: &Path, what: String) -> RecallError {
-    RecallError::Settings {
+fn refuse(path: &Path, what: String) -> crate::error::HookError {
+    crate::error::HookError::Settings {
         path: path.to_path_buf(),
         what,
     }
@@ -401,7 +400,7 @@ const MAX_SETTINGS_BYTES: u64 = 4 << 20;
 /// `.claude/settings.json -> ~/.bashrc` must not make `install` rewrite
 /// what it points to. `None` for the user's own file or one named by
 /// `--settings` (followed on purpose: a dotfiles link is the user's).
-fn project_root_of(target: &TargetArgs) -> crate::Result<Option<PathBuf>> {
+fn project_root_of(target: &TargetArgs) -> crate::error::Result<Option<PathBuf>> {
     if target.settings.is_some() || !target.project {
         return Ok(None);
     }
@@ -411,7 +410,7 @@ fn project_root_of(target: &TargetArgs) -> crate::Result<Option<PathBuf>> {
 
 /// Refuse a link at any component of `path` below the project `root`
 /// (`.claude`, `.claude/settings.json`, `.codex`, `.codex/hooks.json`).
-fn no_link_below(root: &Path, path: &Path) -> crate::Result<()> {
+fn no_link_below(root: &Path, path: &Path) -> crate::error::Result<()> {
     let Ok(rel) = path.strip_prefix(root) else {
         return Ok(());
     };
@@ -437,7 +436,7 @@ fn no_link_below(root: &Path, path: &Path) -> crate::Result<()> {
     Ok(())
 }
 
-fn load(path: &Path, project: Option<&Path>) -> crate::Result<Loaded> {
+fn load(path: &Path, project: Option<&Path>) -> crate::error::Result<Loaded> {
     if let Some(root) = project {
         no_link_below(root, path)?;
     }
@@ -458,7 +457,7 @@ fn load(path: &Path, project: Option<&Path>) -> crate::Result<Loaded> {
                 Ok(Value::Object(m)) => m,
                 Ok(_) => return Err(refuse(path, "not a JSON object".into())),
                 Err(e) => {
-                    return Err(RecallError::SettingsNotJson {
+                    return Err(crate::error::HookError::SettingsNotJson {
                         path: path.to_path_buf(),
                         line: e.line(),
                         reason: mem_core::jsonl::describe(&e),
@@ -502,7 +501,12 @@ pub fn merge(settings: &mut Map<String, Value>, entries: &[Entry]) -> Vec<String
         // version of mem that starts with the same tool (updated in place)
         let first_tool = shape(e.spec.command).and_then(|s| s.into_iter().next().map(|t| t.0));
         let exact = |c: &str| same_shape(c, e.spec.command);
-        let older = |c: &str| other_version(c).is_some_and(|t| Some(t) == first_tool);
+        let older = |c: &str| {
+            other_version(c).is_some_and(|t| {
+                Some(&t) == first_tool.as_ref()
+                    || first_tool.as_deref().and_then(earlier_tool) == Some(t.as_str())
+            })
+        };
         let any_exact = groups.iter().any(|g| {
             g.get("hooks")
                 .and_then(Value::as_array)
@@ -626,7 +630,7 @@ pub fn remove(settings: &mut Map<String, Value>) -> Vec<String> {
 }
 
 /// The file's text as written: two-space JSON and a final newline.
-fn render(settings: &Map<String, Value>) -> crate::Result<String> {
+fn render(settings: &Map<String, Value>) -> crate::error::Result<String> {
     let mut s = serde_json::to_string_pretty(settings)?;
     s.push('\n');
     Ok(s)
@@ -635,7 +639,7 @@ fn render(settings: &Map<String, Value>) -> crate::Result<String> {
 /// Copy `old` beside `real` as `real.bak` (atomically, replacing the
 /// previous backup: one is kept), with the file's permissions. Returns the
 /// backup's path.
-fn backup(real: &Path, old: &[u8]) -> crate::Result<PathBuf> {
+fn backup(real: &Path, old: &[u8]) -> crate::error::Result<PathBuf> {
     use std::io::Write as _;
     use std::os::unix::fs::OpenOptionsExt as _;
     let mode = std::fs::metadata(real).map_or(0o600, |m| {
@@ -663,7 +667,7 @@ fn backup(real: &Path, old: &[u8]) -> crate::Result<PathBuf> {
 /// The new file's text: the old text with only what changed written anew
 /// ([`crate::json_edit::rewrite`]), else (no file, a blank one, or one
 /// that does not scan) two-space JSON.
-fn new_text(loaded: &Loaded, new: &Map<String, Value>) -> crate::Result<String> {
+fn new_text(loaded: &Loaded, new: &Map<String, Value>) -> crate::error::Result<String> {
     let old = loaded
         .old
         .as_deref()
@@ -683,7 +687,7 @@ fn commit(
     changes: &[String],
     dry_run: bool,
     what: &str,
-) -> crate::Result<bool> {
+) -> crate::error::Result<bool> {
     let unchanged = match &loaded.old {
         Some(b) if !b.iter().all(u8::is_ascii_whitespace) => {
             serde_json::from_slice::<Value>(b).ok() == Some(Value::Object(new.clone()))
@@ -729,7 +733,7 @@ fn commit(
     Ok(true)
 }
 
-fn install(a: &InstallArgs) -> crate::Result<Exit> {
+fn install(a: &InstallArgs) -> crate::error::Result<Exit> {
     let (path, agent) = target_file(&a.target)?;
     let (bin, missing) = bin_dir(a)?;
     if !missing.is_empty() {
@@ -739,7 +743,7 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
             missing.join(", ")
         );
         if !a.target.dry_run {
-            return Err(RecallError::ToolsMissing { bin, missing });
+            return Err(crate::error::HookError::ToolsMissing { bin, missing });
         }
         mem_core::cli::warn(NAME, msg);
     }
@@ -766,7 +770,7 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
         for line in codex_notes(&path) {
             println!("{line}");
         }
-        let trust = crate::codex_trust::mem_verdicts(&path, &new);
+        let trust = mem_verdicts(&path, &new);
         for line in codex_trust_notes(&trust, false) {
             println!("{line}");
         }
@@ -774,7 +778,7 @@ fn install(a: &InstallArgs) -> crate::Result<Exit> {
     Ok(Exit::Success)
 }
 
-fn uninstall(t: &TargetArgs) -> crate::Result<Exit> {
+fn uninstall(t: &TargetArgs) -> crate::error::Result<Exit> {
     let (path, agent) = target_file(t)?;
     let loaded = load(&path, project_root_of(t)?.as_deref())?;
     if agent == Agent::Claude && t.settings.is_none() {
@@ -797,7 +801,7 @@ fn uninstall(t: &TargetArgs) -> crate::Result<Exit> {
     Ok(Exit::Success)
 }
 
-fn show(a: &InstallArgs) -> crate::Result<Exit> {
+fn show(a: &InstallArgs) -> crate::error::Result<Exit> {
     let (path, agent) = target_file(&a.target)?;
     let (bin, missing) = bin_dir(a)?;
     let loaded = load(&path, project_root_of(&a.target)?.as_deref())?;
@@ -814,7 +818,7 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
         }
     );
     let trust = match agent {
-        Agent::Codex => crate::codex_trust::mem_verdicts(&path, &loaded.value),
+        Agent::Codex => mem_verdicts(&path, &loaded.value),
         Agent::Claude => Vec::new(),
     };
     for e in entries(&bin, &model, agent) {
@@ -879,10 +883,10 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
                 && let Ok(c) = load(&cpath, project_root_of(&codex).ok().flatten().as_deref())
                 && c.old.is_some()
             {
-                let trust = crate::codex_trust::mem_verdicts(&cpath, &c.value);
+                let trust = mem_verdicts(&cpath, &c.value);
                 let open = trust
                     .iter()
-                    .filter(|t| t.trust != crate::codex_trust::Trust::Trusted)
+                    .filter(|t| t.trust != codex_trust::Trust::Trusted)
                     .count();
                 if !trust.is_empty() {
                     println!(
@@ -891,7 +895,7 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
                         trust.len() - open,
                         trust.len(),
                         if open > 0 {
-                            "; `mem-recall hooks status --codex` says how to trust the rest"
+                            "; `mem-hook status --codex` says how to trust the rest"
                         } else {
                             ""
                         }
@@ -903,17 +907,29 @@ fn show(a: &InstallArgs) -> crate::Result<Exit> {
     Ok(Exit::Success)
 }
 
+/// [`codex_trust::verdicts`] for mem's hooks in the `hooks.json` at `hooks_path`, with
+/// the config files of [`codex_trust::config_files`] read from disk (a missing one
+/// holds no state).
+pub fn mem_verdicts(hooks_path: &Path, hooks: &Map<String, Value>) -> Vec<codex_trust::HookTrust> {
+    let texts: Vec<String> = codex_trust::config_files(hooks_path)
+        .iter()
+        // regular files only, capped: a FIFO or device is never waited on
+        .filter_map(|p| mem_core::confine::read_text_capped(p, 4 << 20, true).ok())
+        .collect();
+    codex_trust::verdicts(hooks_path, hooks, &texts, is_mem_command)
+}
+
 /// What to say of Codex's trust in mem's hooks (`trust`, see
 /// [`crate::codex_trust`]): nothing when all are trusted, else how many
 /// are not and how to trust them; with `toml`, also the `config.toml`
 /// lines that trust them.
-pub fn codex_trust_notes(trust: &[crate::codex_trust::HookTrust], toml: bool) -> Vec<String> {
-    use crate::codex_trust::Trust;
+pub fn codex_trust_notes(trust: &[codex_trust::HookTrust], toml: bool) -> Vec<String> {
+    use codex_trust::Trust;
     let mut out = Vec::new();
     if trust.is_empty() {
         return out;
     }
-    let open: Vec<&crate::codex_trust::HookTrust> = trust
+    let open: Vec<&codex_trust::HookTrust> = trust
         .iter()
         .filter(|t| matches!(t.trust, Trust::Untrusted | Trust::Modified))
         .collect();
@@ -938,9 +954,9 @@ pub fn codex_trust_notes(trust: &[crate::codex_trust::HookTrust], toml: bool) ->
             out.push(format!(
                 "codex: what `/hooks` writes to {config} to trust them (trust only hooks you have read):"
             ));
-            out.push(crate::codex_trust::trust_toml(&open).trim_end().to_string());
+            out.push(codex_trust::trust_toml(&open).trim_end().to_string());
         } else {
-            out.push("codex: `mem-recall hooks status --codex` says which are trusted".to_string());
+            out.push("codex: `mem-hook status --codex` says which are trusted".to_string());
         }
     }
     if off > 0 {
@@ -1034,7 +1050,7 @@ mod tests {
             "'/opt/my tools/bin/mem-transcript' replay --hook | '/opt/my tools/bin/mem-extract' | '/opt/my tools/bin/mem-index' write >&2"
         );
         let es = entries(Path::new("/b"), &Model::default(), Agent::Claude);
-        assert_eq!(es[0].command, "/b/mem-recall --hook");
+        assert_eq!(es[0].command, "/b/mem-hook");
     }
 
     #[test]
@@ -1103,7 +1119,7 @@ mod tests {
         // the old bare entry was updated where it was, beside the user's
         assert_eq!(
             s["hooks"]["SessionStart"],
-            json!([{"hooks":[{"type":"command","command":"/b/mem-recall --hook","timeout":10},{"type":"command","command":"echo hi"}]}])
+            json!([{"hooks":[{"type":"command","command":"/b/mem-hook","timeout":10},{"type":"command","command":"echo hi"}]}])
         );
         let once = s.clone();
         assert!(merge(&mut s, &es).is_empty());
@@ -1111,7 +1127,7 @@ mod tests {
         assert_eq!(s.keys().collect::<Vec<_>>(), ["hooks", "z"]);
         assert_eq!(
             s["hooks"]["PreToolUse"],
-            json!([{"matcher":"Bash","hooks":[{"type":"command","command":"/b/mem-recall --hook","timeout":5}]}])
+            json!([{"matcher":"Bash","hooks":[{"type":"command","command":"/b/mem-hook","timeout":5}]}])
         );
         // uninstall leaves exactly the user's hook
         let c = remove(&mut s);
@@ -1138,7 +1154,7 @@ mod tests {
             s["hooks"]["Stop"],
             json!([
                 {"hooks":[{"type":"command","command":"/b/mem-transcript replay --hook | /b/mem-extract | /b/mem-index write >&2","timeout":30}]},
-                {"hooks":[{"type":"command","command":"/b/mem-recall --hook","timeout":30}]}
+                {"hooks":[{"type":"command","command":"/b/mem-hook","timeout":30}]}
             ])
         );
         remove(&mut s);

@@ -1,0 +1,5 @@
+//! The `mem-hook` binary.
+
+fn main() -> std::process::ExitCode {
+    mem_core::cli::main_with("mem-hook", mem_hook::run)
+}
