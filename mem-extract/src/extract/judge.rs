@@ -91,7 +91,7 @@ pub(super) fn deictic(l: &str) -> Option<(usize, usize)> {
     let re = RE.get_or_init(|| {
         Regex::new(concat!(
             // that test, this one, the same file
-            r"(?:^|[^a-z'])((?:that|this|these|those|the same) (?:one|ones|test|tests|file|files|function|functions|thing|things|change|changes|check|checks|script|scripts|command|commands|approach|method|fix|bit|version|option|part|step|case|way|stuff|code|logic|pattern)s?)(?:[^a-z]|$)",
+            r"(?:^|[^a-z'])((?:that|this|these|those|the same) (?:one|ones|test|tests|file|files|function|functions|thing|things|change|changes|check|checks|script|scripts|command|commands|approach|method|fix|bit|version|option|part|step|case|way|stuff|code|logic|pattern)s?|the (?:py|python|js|javascript|ts|typescript|rs|rust|go|rb|ruby|sh|shell|yaml|yml|json|toml|md|markdown|css|html|sql) (?:file|script|module)s?)(?:[^a-z]|$)",
             // the object of the instruction's verb: run it on…, keep that.
             r"|(?:^|[^a-z'])(?:run|use|keep|fix|reuse|re-use|do|try|move|add|remove|change|test|save|put|call|push|commit|delete|drop|revert|rename|apply|merge|ship|store|leave|skip|mock|update|wrap|split|replace|copy|check|ignore|disable|enable|undo|follow|want|love|like|need|prefer)(?: (?:it|them)()|(?: (?:that|this|these|those))((?: (?:one|ones))?)(?:\s*[.,;:!?]|\s*$|\s+(?:on|for|in|to|with|again|now|too|instead|as|at|by|from|into|only|always|everywhere|here|there|all|every|before|after|when|if|so|and|but|or|a|an|the|up|out|back|away|saved|kept|removed)(?:[^a-z]|$)))",
             // the subject: "it should…", "this must…"
@@ -267,6 +267,7 @@ mod tests {
             ("Run it on every PR", &none, None),
             ("Use that one", &ci, Some("Use `.github/workflows/ci.yml`")),
             ("Keep that test", &none, None),
+            ("Keep the name of the py file", &none, None),
             ("Deploy those changes before the release", &none, None),
             ("This should live in utils", &none, None),
             ("It breaks the build", &none, None),
@@ -309,6 +310,18 @@ mod tests {
         assert_eq!(
             stand_alone("I'd love that test saved as a unit test", &stopped),
             Standing::Keep("I'd love the test `check_links.py` saved as a unit test".into())
+        );
+        // "the py file" is the file of the call the user stopped
+        let renamed = ctx(&[], Some("extract-feedback.py"), true);
+        assert_eq!(
+            stand_alone(
+                "Keep the name of the py file but change the script entry",
+                &renamed
+            ),
+            Standing::Keep(
+                "Keep the name of the file `extract-feedback.py` but change the script entry"
+                    .into()
+            )
         );
         assert_eq!(
             stand_alone("This should live in utils", &ci),

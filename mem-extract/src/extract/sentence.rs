@@ -15,6 +15,17 @@ pub(super) fn filler_re() -> &'static Regex {
     })
 }
 
+/// An approval after the instruction ("…, otherwise gtg", "otherwise all
+/// good", "otherwise LGTM!"): a word to the agent about this plan, never
+/// part of what the memory says.
+fn approval_tail_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)(?:[,;]\s*|\s+)(?:but\s+|and\s+)?otherwise,?\s+(?:it(?:'s| is)\s+|that(?:'s| is)\s+|it\s+)?(?:all\s+|looks\s+|all looks\s+|pretty\s+|very\s+)?(?:gtg|good to go|lgtm|good|fine|ok|okay|great|perfect|correct)\s*[.!]*\s*$")
+            .expect("approval regex")
+    })
+}
+
 /// Split a message into sentences (byte slices of `text`): on newlines, on
 /// `.`/`!`/`?` followed by whitespace, and after `。！？`. Fenced code blocks
 /// and quoted lines (`>`) are skipped.
@@ -90,6 +101,7 @@ pub(super) fn cut(s: &str, n: usize) -> String {
 
 pub(super) fn clean_sentence(s: &str) -> String {
     let s = filler_re().replace(s.trim(), "");
+    let s = approval_tail_re().replace(s.trim(), "");
     let s = s.trim();
     let mut c = s.chars();
     match c.next() {
@@ -227,6 +239,32 @@ pub(crate) fn quote_key(s: &str) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::clean_sentence;
+
+    /// An approval after the instruction is no part of it.
+    #[test]
+    fn an_approval_tail_is_cut() {
+        for (s, want) in [
+            (
+                "keep the name of the py file but change the pyproject script to reference it, otherwise gtg",
+                "Keep the name of the py file but change the pyproject script to reference it",
+            ),
+            (
+                "Use the v3 client; otherwise all good!",
+                "Use the v3 client",
+            ),
+            ("Rename the flag, otherwise LGTM.", "Rename the flag"),
+            ("Use pnpm otherwise it's fine", "Use pnpm"),
+            // "otherwise" that gives a reason stays
+            (
+                "Run the migrations first, otherwise the tests fail",
+                "Run the migrations first, otherwise the tests fail",
+            ),
+            ("Looks good", "Looks good"),
+        ] {
+            assert_eq!(clean_sentence(s), want, "{s}");
+        }
+    }
 
     /// Names are cut at a phrase boundary, never in the middle of one.
     #[test]
