@@ -63,7 +63,7 @@ use std::sync::{Arc, Mutex};
 use chrono::{Datelike, NaiveDate};
 use mem_core::records::{Expires, Kind, MemoryType, Scope, Source, Trust};
 
-use crate::gate::{Doc, Text, Texts};
+use crate::doc::{Doc, Text, Texts};
 use crate::inject::MdParts;
 
 /// Version of the layout; a cache of another version is ignored. 12:

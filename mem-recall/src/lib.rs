@@ -23,6 +23,7 @@ pub mod budget;
 pub mod cache;
 pub mod codex_trust;
 pub mod context;
+pub mod doc;
 pub mod error;
 pub mod gate;
 pub mod guard;
