@@ -34,7 +34,6 @@ pub mod install;
 pub mod json_edit;
 pub mod lessons;
 pub mod load;
-pub mod mapped;
 pub mod once;
 pub mod render;
 pub mod session_memory;
