@@ -731,7 +731,11 @@ fn a_truncated_or_damaged_cache_file_is_rebuilt() {
         let l = load_dir_within(&s.mem, Some(&s.cache), &Stems::default(), WINDOW).unwrap();
         assert_eq!((l.parsed, l.cached), (2, 0), "cut at {cut}");
         assert_eq!(ids(&l), want, "cut at {cut}");
-        assert_eq!(std::fs::read(&s.cache).unwrap().len(), good.len(), "cut at {cut}");
+        assert_eq!(
+            std::fs::read(&s.cache).unwrap().len(),
+            good.len(),
+            "cut at {cut}"
+        );
     }
     for at in (0..index_len).step_by(5) {
         let mut bad = good.clone();
@@ -756,6 +760,10 @@ fn a_cache_of_layout_12_is_rebuilt() {
     std::fs::write(&s.cache, &v12).unwrap();
     let l = load(&s);
     assert_eq!((l.parsed, l.cached), (2, 0));
-    assert!(std::fs::read_to_string(&s.cache).unwrap().starts_with(&head));
+    assert!(
+        std::fs::read_to_string(&s.cache)
+            .unwrap()
+            .starts_with(&head)
+    );
     assert_eq!(load(&s).cached, 2);
 }
