@@ -9,8 +9,13 @@ use regex_syntax::hir::{Hir, HirKind};
 
 /// The most literals kept for one regex; a regex that needs more (a long
 /// case-insensitive word has 2^n spellings before they are folded) is cut
-/// to shorter literals by the extractor.
-const LIMIT_TOTAL: usize = 512;
+/// to shorter literals by the extractor. Small, because the extraction
+/// runs whenever a scrubber is made.
+const LIMIT_TOTAL: usize = 64;
+
+/// The most suffix literals kept ([`suffixes`]): a date phrase ends in
+/// one of about 150 words.
+const SUFFIX_LIMIT_TOTAL: usize = 512;
 
 /// Literals of which every match of a regex contains at least one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +50,8 @@ pub fn required(pattern: &str) -> Option<Required> {
 /// prefix sets of `hir` and of its parts every match must go through (each
 /// part of a concatenation, the body of a capture or of a repetition of at
 /// least one, every branch of an alternation together). Best: the longest
-/// shortest literal, then the fewest literals.
+/// shortest literal, then the fewest literals; a prefix set whose shortest
+/// literal has 4 bytes is taken as it is.
 pub fn needed(hir: &Hir) -> Option<Required> {
     let lits = best(hir)?;
     let mut lower: Vec<Vec<u8>> = lits.iter().map(|l| l.to_ascii_lowercase()).collect();
@@ -73,10 +79,11 @@ pub fn needed(hir: &Hir) -> Option<Required> {
     (!literals.iter().any(String::is_empty)).then_some(Required { literals, icase })
 }
 
-/// The prefix literals of `hir` when they are finite and none is empty.
-fn prefixes(hir: &Hir, kind: ExtractKind) -> Option<Vec<Vec<u8>>> {
+/// The `kind` literals of `hir` (at most `limit`) when they are finite
+/// and none is empty.
+fn prefixes(hir: &Hir, kind: ExtractKind, limit: usize) -> Option<Vec<Vec<u8>>> {
     let mut ex = Extractor::new();
-    ex.kind(kind).limit_total(LIMIT_TOTAL);
+    ex.kind(kind).limit_total(limit);
     let seq: Seq = ex.extract(hir);
     let lits = seq.literals()?;
     if lits.is_empty() || lits.iter().any(|l| l.as_bytes().is_empty()) {
@@ -95,8 +102,16 @@ fn score(lits: &[Vec<u8>]) -> (usize, std::cmp::Reverse<usize>) {
     (min, std::cmp::Reverse(folded.len()))
 }
 
+/// A literal set this good is taken without looking into the parts.
+const GOOD_ENOUGH: usize = 4;
+
 fn best(hir: &Hir) -> Option<Vec<Vec<u8>>> {
-    let mut cands: Vec<Vec<Vec<u8>>> = prefixes(hir, ExtractKind::Prefix).into_iter().collect();
+    let mut cands: Vec<Vec<Vec<u8>>> = prefixes(hir, ExtractKind::Prefix, LIMIT_TOTAL)
+        .into_iter()
+        .collect();
+    if cands.first().is_some_and(|c| score(c).0 >= GOOD_ENOUGH) {
+        return cands.pop();
+    }
     match hir.kind() {
         HirKind::Capture(c) => cands.extend(best(&c.sub)),
         HirKind::Repetition(r) if r.min >= 1 => cands.extend(best(&r.sub)),
@@ -115,7 +130,7 @@ fn best(hir: &Hir) -> Option<Vec<Vec<u8>>> {
 /// bytes, ASCII-lowercased and distinct; `None` when they are not finite
 /// or one is empty.
 pub fn suffixes(hir: &Hir) -> Option<Vec<Vec<u8>>> {
-    let mut lits = prefixes(hir, ExtractKind::Suffix)?;
+    let mut lits = prefixes(hir, ExtractKind::Suffix, SUFFIX_LIMIT_TOTAL)?;
     for l in &mut lits {
         l.make_ascii_lowercase();
     }
