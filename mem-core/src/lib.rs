@@ -48,6 +48,7 @@ pub mod instruction;
 pub mod journal;
 pub mod jsonl;
 pub mod lesson;
+pub mod literals;
 pub mod lock;
 pub mod memdir;
 pub mod merge;

@@ -12,7 +12,8 @@
 //!
 //! Used by mem-extract (every candidate), mem-index (`write` refuses, `check`
 //! reports) and mem-dream (`redact`). Regexes use ASCII classes only and run
-//! only when one of their literal prefilters occurs in the text.
+//! only when one of the literals they need occurs in the text (read off each
+//! pattern when the scrubber is made, [`crate::literals`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -39,12 +40,6 @@ pub struct RuleSpec {
     pub name: String,
     /// Regex (Rust `regex` syntax).
     pub pattern: String,
-    /// Literals, one of which must occur before the regex runs (empty: always run).
-    #[serde(default)]
-    pub prefilter: Vec<String>,
-    /// Match the prefilter ASCII-case-insensitively.
-    #[serde(default)]
-    pub icase_prefilter: bool,
     /// Capture group to redact (0 = whole match).
     #[serde(default)]
     pub group: usize,
@@ -91,6 +86,12 @@ struct Rule {
     re: OnceLock<Option<Regex>>,
     /// From `run_bytes` and `min_run`: the bytes of the run and its length.
     run: Option<(Box<[bool; 256]>, usize)>,
+    /// The literals every match of the regex holds one of, read off the
+    /// pattern ([`crate::literals::required`]): the rule runs only on a
+    /// text holding one. Empty: none found, the rule always runs.
+    literals: Vec<String>,
+    /// Match [`Rule::literals`] ASCII-case-insensitively.
+    icase: bool,
 }
 
 impl Rule {
@@ -118,10 +119,10 @@ struct Prefilters {
 /// match exactly (same case).
 type Owner = (usize, Option<String>);
 
-/// A rule without prefilter, or with an empty literal (which occurs in
-/// every text): it always runs.
+/// A rule without literals, or with an empty one (which occurs in every
+/// text): it always runs.
 fn unfiltered(r: &Rule) -> bool {
-    r.spec.prefilter.is_empty() || r.spec.prefilter.iter().any(String::is_empty)
+    r.literals.is_empty() || r.literals.iter().any(String::is_empty)
 }
 
 impl Prefilters {
@@ -130,9 +131,9 @@ impl Prefilters {
         let mut owner = Vec::new();
         for (i, r) in rules.iter().enumerate() {
             if !unfiltered(r) {
-                for l in &r.spec.prefilter {
+                for l in &r.literals {
                     pats.push(l.as_str());
-                    owner.push((i, (!r.spec.icase_prefilter).then(|| l.clone())));
+                    owner.push((i, (!r.icase).then(|| l.clone())));
                 }
             }
         }
@@ -184,8 +185,8 @@ impl Prefilters {
             .map(|r| {
                 unfiltered(r)
                     || self.ac.is_none()
-                    || r.spec.prefilter.iter().any(|l| {
-                        if r.spec.icase_prefilter {
+                    || r.literals.iter().any(|l| {
+                        if r.icase {
                             text.to_ascii_lowercase().contains(&l.to_ascii_lowercase())
                         } else {
                             text.contains(l.as_str())
@@ -651,10 +652,14 @@ fn lazy_rule(r: &RuleSpec) -> Result<Rule> {
         )),
         _ => None,
     };
+    let (literals, icase) = crate::literals::required(&r.pattern)
+        .map_or((Vec::new(), false), |q| (q.literals, q.icase));
     Ok(Rule {
         spec: r.clone(),
         re: OnceLock::new(),
         run,
+        literals,
+        icase,
     })
 }
 
@@ -1568,9 +1573,9 @@ mod tests {
         ] {
             let may = sc.pre.candidates(text);
             for (r, got) in sc.rules.iter().zip(may) {
-                let want = r.spec.prefilter.is_empty()
-                    || r.spec.prefilter.iter().any(|l| {
-                        if r.spec.icase_prefilter {
+                let want = r.literals.is_empty()
+                    || r.literals.iter().any(|l| {
+                        if r.icase {
                             text.to_ascii_lowercase().contains(&l.to_ascii_lowercase())
                         } else {
                             text.contains(l.as_str())
@@ -1593,7 +1598,7 @@ mod tests {
         let lits: Vec<&str> = sc
             .rules
             .iter()
-            .flat_map(|r| r.spec.prefilter.iter().map(String::as_str))
+            .flat_map(|r| r.literals.iter().map(String::as_str))
             .collect();
         assert!(lits.len() > 30, "{}", lits.len());
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
@@ -1611,9 +1616,17 @@ mod tests {
                 let lit = lits[next(lits.len())];
                 // A piece: the whole literal, or its head or tail (which
                 // may be another literal, or overlap the next piece).
+                let mut half = lit.len() / 2;
+                while !lit.is_char_boundary(half) {
+                    half -= 1;
+                }
+                let mut head = lit.len() - lit.len() / 2;
+                while !lit.is_char_boundary(head) {
+                    head += 1;
+                }
                 let piece = match next(4) {
-                    0 => &lit[..lit.len() - lit.len() / 2],
-                    1 => &lit[lit.len() / 2..],
+                    0 => &lit[..head],
+                    1 => &lit[half..],
                     _ => lit,
                 };
                 for c in piece.chars() {
@@ -1634,6 +1647,105 @@ mod tests {
         }
         // The texts do hold literals: thousands of rules picked.
         assert!(marked > 6000, "{marked}");
+    }
+
+    /// A random string of the language of `h` (classes: a random member
+    /// of a random range; repetitions: up to 3 past their minimum; looks:
+    /// nothing, the caller checks the regex matches).
+    fn sample(h: &regex_syntax::hir::Hir, next: &mut impl FnMut(usize) -> usize, out: &mut String) {
+        use regex_syntax::hir::{Class, HirKind};
+        match h.kind() {
+            HirKind::Empty | HirKind::Look(_) => {}
+            HirKind::Literal(l) => out.push_str(&String::from_utf8_lossy(&l.0)),
+            HirKind::Class(Class::Unicode(c)) => {
+                let r = c.ranges()[next(c.ranges().len())];
+                let span = u32::from(r.end()) - u32::from(r.start()) + 1;
+                let ch = char::from_u32(u32::from(r.start()) + next(span as usize) as u32);
+                out.push(ch.unwrap_or(r.start()));
+            }
+            HirKind::Class(Class::Bytes(c)) => {
+                let r = c.ranges()[next(c.ranges().len())];
+                let b = r.start() + next(usize::from(r.end() - r.start()) + 1) as u8;
+                out.push(char::from(b));
+            }
+            HirKind::Capture(c) => sample(&c.sub, next, out),
+            HirKind::Concat(hs) => hs.iter().for_each(|h| sample(h, next, out)),
+            HirKind::Alternation(hs) => sample(&hs[next(hs.len())], next, out),
+            HirKind::Repetition(r) => {
+                let max = r.max.unwrap_or(r.min + 3).min(r.min + 3);
+                for _ in 0..r.min + next((max - r.min) as usize + 1) as u32 {
+                    sample(&r.sub, next, out);
+                }
+            }
+        }
+    }
+
+    /// The literals read off each rule's pattern never keep the rule from
+    /// a text its regex matches: on thousands of strings drawn from each
+    /// pattern's own syntax (letters' case flipped in some, between other
+    /// text), every match the regex finds passes the prefilter.
+    #[test]
+    fn derived_literals_never_hide_a_match() {
+        let sc = s();
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n.max(1) as u64) as usize
+        };
+        let mut matched = vec![0usize; sc.rules.len()];
+        for (i, r) in sc.rules.iter().enumerate() {
+            let hir = crate::literals::parse(&r.spec.pattern).unwrap();
+            let re = r.regex().unwrap();
+            for k in 0..400 {
+                let mut body = String::new();
+                sample(&hir, &mut next, &mut body);
+                if k % 3 == 1 {
+                    body = body
+                        .chars()
+                        .map(|c| {
+                            if next(2) == 0 {
+                                c.to_ascii_uppercase()
+                            } else {
+                                c.to_ascii_lowercase()
+                            }
+                        })
+                        .collect();
+                }
+                for text in [body.clone(), format!("x {body} y"), format!("key={body}\n")] {
+                    if re.is_match(&text) {
+                        matched[i] += 1;
+                        assert!(
+                            sc.pre.candidates(&text)[i],
+                            "{} hides {text:?}",
+                            r.spec.name
+                        );
+                    }
+                }
+            }
+        }
+        // every rule's regex matched many of the strings drawn from it
+        for (r, n) in sc.rules.iter().zip(&matched) {
+            assert!(*n >= 100, "{}: {n}", r.spec.name);
+        }
+        // the rules that name a token's prefix got it as a literal
+        let lits = |name: &str| {
+            sc.rules
+                .iter()
+                .find(|r| r.spec.name == name)
+                .map(|r| (r.literals.clone(), r.icase))
+        };
+        assert_eq!(lits("npm-token"), Some((vec!["npm_".to_string()], false)));
+        assert_eq!(lits("jwt"), Some((vec![".eyJ".to_string()], false)));
+        assert_eq!(
+            lits("bearer-token"),
+            Some((vec!["bearer".to_string()], true))
+        );
+        assert_eq!(
+            lits("url-password").map(|l| l.0),
+            Some(vec!["://".to_string()])
+        );
     }
 
     /// The run test finds a run of `n` class bytes wherever it lies, and

@@ -25,6 +25,7 @@
 
 use chrono::{Datelike, Days, Months, NaiveDate, Weekday};
 use regex::Regex;
+use regex_syntax::hir::{Capture, Class, Hir, HirKind, Repetition};
 use std::sync::OnceLock;
 
 /// How a date mention relates to the base day.
@@ -66,52 +67,122 @@ impl DateMention {
 const WEEKDAYS: &str = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|thur|thu|fri|sat|sun";
 const MONTHS: &str = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec";
 
+/// The date regex's pattern, without its `(?i)` (see [`re`]).
+fn pattern() -> String {
+    let day = format!(
+        r"(?:the day after tomorrow|tomorrow|today|tonight|yesterday|in (?P<n>\d{{1,3}}|one|two|three|four|five|six|seven|ten) days?|(?P<mod>this|next|last|on|coming|this coming) (?P<wd>{WEEKDAYS})|(?P<bare>{WEEKDAYS})|next week|this week|last week|next month|end of (?:the )?(?:week|month|day)|eow|eod|eom|(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})|(?P<mon1>{MONTHS})\.? (?P<d1>\d{{1,2}})(?:st|nd|rd|th)?|(?P<d2>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<mon2>{MONTHS}))"
+    );
+    format!(
+        r"(?P<bound>(?:until|till|through|thru|by|before|no later than|up to)\s+(?:(?:the )?end of\s+)?)?{day}"
+    )
+}
+
 fn re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        let day = format!(
-            r"(?:the day after tomorrow|tomorrow|today|tonight|yesterday|in (?P<n>\d{{1,3}}|one|two|three|four|five|six|seven|ten) days?|(?P<mod>this|next|last|on|coming|this coming) (?P<wd>{WEEKDAYS})|(?P<bare>{WEEKDAYS})|next week|this week|last week|next month|end of (?:the )?(?:week|month|day)|eow|eod|eom|(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})|(?P<mon1>{MONTHS})\.? (?P<d1>\d{{1,2}})(?:st|nd|rd|th)?|(?P<d2>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<mon2>{MONTHS}))"
-        );
-        Regex::new(&format!(
-            r"(?i)(?P<bound>(?:until|till|through|thru|by|before|no later than|up to)\s+(?:(?:the )?end of\s+)?)?{day}"
-        ))
-        .expect("date regex")
-    })
+    RE.get_or_init(|| Regex::new(&format!("(?i){}", pattern())).expect("date regex"))
+}
+
+/// How the words a date phrase can end with end: for each suffix literal
+/// of the regex ([`mem_core::literals::suffixes`]) whose last word holds no
+/// digit, the last (up to) three bytes of that word, lowercased. `None`
+/// when the regex has no finite suffix set or one ends outside a word (the
+/// text is then always searched).
+///
+/// Read off the pattern parsed as ASCII and without its `(?i)`: on an
+/// ASCII text (the only kind [`may_hold_date`] filters) `\d` and `\s`
+/// match the same bytes as in Unicode mode, and the case of a word is
+/// ignored where the tails are compared. Each digit class is read as the
+/// one digit `0` ([`digits_as_zero`]): a word with a digit passes whatever
+/// the digit, and the numbers' spellings would be too many to list.
+fn tails() -> Option<&'static [Vec<u8>]> {
+    static TAILS: OnceLock<Option<Vec<Vec<u8>>>> = OnceLock::new();
+    TAILS
+        .get_or_init(|| {
+            let hir = regex_syntax::ParserBuilder::new()
+                .unicode(false)
+                .build()
+                .parse(&pattern())
+                .ok()?;
+            let mut tails = Vec::new();
+            for lit in mem_core::literals::suffixes(&digits_as_zero(&hir))? {
+                let start = lit
+                    .iter()
+                    .rposition(|b| !b.is_ascii_alphanumeric())
+                    .map_or(0, |i| i + 1);
+                let word = &lit[start..];
+                if word.is_empty() {
+                    return None;
+                }
+                if !word.iter().any(u8::is_ascii_digit) {
+                    tails.push(word[word.len().saturating_sub(3)..].to_vec());
+                }
+            }
+            tails.sort();
+            tails.dedup();
+            Some(tails)
+        })
+        .as_deref()
 }
 
 /// False when `text` cannot hold a date phrase that [`find_dates`] keeps.
 ///
 /// A kept phrase ends at the end of a word (of ASCII letters and digits),
-/// and its last token is a number or ends with one of the last three
-/// letters of a word the phrases end with (`day`, `week`, `tomorrow`, a
-/// weekday or a month, …). So a text none of whose words has a digit or
-/// ends with one of those holds none. Text that is not ASCII is always
-/// searched (Unicode digits and case folding).
+/// and its last token is a number or ends with one of the [`tails`] read
+/// off the regex (`day`, `eek`, `row`: the ends of `day`, `week`,
+/// `tomorrow`, a weekday or a month, …). So a text none of whose words has
+/// a digit or ends with one of those holds none. Text that is not ASCII is
+/// always searched (Unicode digits and case folding).
+/// `h` with each class of digits only replaced by the literal `0`.
+fn digits_as_zero(h: &Hir) -> Hir {
+    let digits = |lo: u32, hi: u32| lo >= u32::from(b'0') && hi <= u32::from(b'9');
+    match h.kind() {
+        HirKind::Class(Class::Unicode(c))
+            if c.ranges()
+                .iter()
+                .all(|r| digits(r.start().into(), r.end().into())) =>
+        {
+            Hir::literal(*b"0")
+        }
+        HirKind::Class(Class::Bytes(c))
+            if c.ranges()
+                .iter()
+                .all(|r| digits(r.start().into(), r.end().into())) =>
+        {
+            Hir::literal(*b"0")
+        }
+        HirKind::Capture(c) => Hir::capture(Capture {
+            index: c.index,
+            name: c.name.clone(),
+            sub: Box::new(digits_as_zero(&c.sub)),
+        }),
+        HirKind::Repetition(r) => Hir::repetition(Repetition {
+            min: r.min,
+            max: r.max,
+            greedy: r.greedy,
+            sub: Box::new(digits_as_zero(&r.sub)),
+        }),
+        HirKind::Concat(hs) => Hir::concat(hs.iter().map(digits_as_zero).collect()),
+        HirKind::Alternation(hs) => Hir::alternation(hs.iter().map(digits_as_zero).collect()),
+        _ => h.clone(),
+    }
+}
+
 fn may_hold_date(text: &str) -> bool {
-    const TAILS: [&[u8; 3]; 39] = [
-        b"day", b"ays", b"row", b"ght", b"eek", b"nth", b"eow", b"eod", b"eom", b"mon", b"tue",
-        b"ues", b"wed", b"thu", b"hur", b"urs", b"fri", b"sat", b"sun", b"ary", b"rch", b"ril",
-        b"may", b"une", b"uly", b"ust", b"ber", b"jan", b"feb", b"mar", b"apr", b"jun", b"jul",
-        b"aug", b"sep", b"ept", b"oct", b"nov", b"dec",
-    ];
     if !text.is_ascii() {
         return true;
     }
+    let Some(tails) = tails() else {
+        return true;
+    };
     text.as_bytes()
         .split(|b| !b.is_ascii_alphanumeric())
         .any(|w| {
             if w.iter().any(u8::is_ascii_digit) {
                 return true;
             }
-            let [.., a, b, c] = w else {
-                return false;
-            };
-            let tail = [
-                a.to_ascii_lowercase(),
-                b.to_ascii_lowercase(),
-                c.to_ascii_lowercase(),
-            ];
-            TAILS.iter().any(|t| **t == tail)
+            tails
+                .iter()
+                .any(|t| w.len() >= t.len() && w[w.len() - t.len()..].eq_ignore_ascii_case(t))
         })
 }
 
@@ -376,6 +447,33 @@ mod tests {
         assert_eq!(resolve("saturation", wed), None);
         assert_eq!(resolve("FRIDAY", wed), Some(d("2026-07-10")));
         assert!(find_dates("nothing to see here", wed).is_empty());
+    }
+
+    /// The word ends are read off the regex, and they filter: the ends of
+    /// its last words, none of a word it cannot end with.
+    #[test]
+    fn tails_are_read_off_the_regex() {
+        let t = tails().expect("a finite suffix set");
+        for end in [
+            &b"day"[..],
+            b"ays",
+            b"eek",
+            b"nth",
+            b"row",
+            b"ght",
+            b"eow",
+            b"may",
+            b"sep",
+            b"ept",
+        ] {
+            assert!(
+                t.iter().any(|x| x == end),
+                "{:?} not in {t:?}",
+                String::from_utf8_lossy(end)
+            );
+        }
+        assert!(t.iter().all(|x| !x.is_empty() && x.len() <= 3), "{t:?}");
+        assert!(!t.iter().any(|x| x == b"ter" || x == b"ugh"), "{t:?}");
     }
 
     /// The prefilter never hides a phrase the regex finds and keeps.

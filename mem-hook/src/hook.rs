@@ -79,8 +79,6 @@ pub fn budget() -> Duration {
 /// stopped before the answer is written: the agent gets the whole answer
 /// or nothing.
 pub fn run_guarded(common: &Common) -> Exit {
-    // A recall cache shortened under the hook ends it as nothing injected.
-    mem_recall::mapped::set_lost_status(0);
     let limit = budget();
     let mut alarm = match Alarm::arm(
         limit,

@@ -63,13 +63,14 @@ use std::sync::{Arc, Mutex};
 use chrono::{Datelike, NaiveDate};
 use mem_core::records::{Expires, Kind, MemoryType, Scope, Source, Trust};
 
-use crate::gate::{Doc, Text, Texts};
+use crate::doc::{Doc, Text, Texts};
 use crate::inject::MdParts;
 
-/// Version of the layout; a cache of another version is ignored. 12:
-/// layout 11's, with a memory's trust as a reader believes it
-/// ([`mem_core::lesson::believed_trust`]).
-pub const CACHE_VERSION: u64 = 12;
+/// Version of the layout; a cache of another version is ignored (and
+/// rebuilt). 13: layout 12's (a memory's trust as a reader believes it,
+/// [`mem_core::lesson::believed_trust`]), its index read into memory
+/// whole instead of mapped.
+pub const CACHE_VERSION: u64 = 13;
 
 /// The cache file's name inside the memory dir's cache folder.
 pub const CACHE_FILE: &str = "recall-v2.cache";
@@ -267,8 +268,12 @@ pub fn read_sized(path: &Path, sized: impl FnOnce(u64)) -> Option<Cache> {
         return None;
     }
     sized(index_len);
-    // The docs borrow from these bytes for the rest of the process.
-    let bytes = crate::mapped::leak_start(&f, usize::try_from(index_len).ok()?)?;
+    // Read whole into the heap (a file replaced meanwhile stays the one
+    // read; one shortened in place reads short and is rebuilt). The docs
+    // borrow from these bytes for the rest of the process.
+    let mut buf = vec![0u8; usize::try_from(index_len).ok()?];
+    f.read_exact_at(&mut buf, 0).ok()?;
+    let bytes: &'static [u8] = Box::leak(buf.into_boxed_slice());
     let text = simdutf8::basic::from_utf8(bytes).ok()?;
     let mut cache = parse(text)?;
     cache.mds = Some(Mds {

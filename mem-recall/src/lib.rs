@@ -20,13 +20,12 @@
 pub mod alias;
 pub mod cache;
 pub mod context;
-
+pub mod doc;
 pub mod error;
 pub mod gate;
 pub mod guard;
 pub mod inject;
 pub mod load;
-pub mod mapped;
 pub mod render;
 pub mod state;
 pub mod tier;

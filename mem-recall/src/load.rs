@@ -34,7 +34,7 @@ use mem_core::Memory;
 
 use crate::cache::{self, Cache};
 pub use crate::cache::{CACHE_FILE, CACHE_VERSION};
-use crate::gate::{Doc, Text};
+use crate::doc::{Doc, Text};
 use crate::inject::{MdParts, md_parts};
 use mem_core::text::Stems;
 

@@ -709,3 +709,57 @@ fn a_reserved_name_in_the_cache_is_not_read_as_a_memory() {
     assert!(l.broken.is_empty(), "{:?}", l.broken);
     assert_eq!(ids(&l), ["fixture-before-verify", "mirror-slow-on-0711"]);
 }
+
+/// A cache file cut short at any length, or with any byte of its index
+/// changed, is rebuilt or (for a change that still parses) read as what it
+/// says: never a panic, never a memory other than the directory's.
+#[test]
+fn a_truncated_or_damaged_cache_file_is_rebuilt() {
+    let s = setup();
+    load(&s);
+    let good = std::fs::read(&s.cache).unwrap();
+    let want = ["fixture-before-verify", "mirror-slow-on-0711"];
+    let index_len = cache::index_of(std::str::from_utf8(&good).unwrap())
+        .unwrap()
+        .len();
+    for cut in (0..good.len()).step_by(7) {
+        std::fs::write(&s.cache, &good[..cut]).unwrap();
+        let l = load_dir_within(&s.mem, Some(&s.cache), &Stems::default(), WINDOW).unwrap();
+        assert_eq!((l.parsed, l.cached), (2, 0), "cut at {cut}");
+        assert_eq!(ids(&l), want, "cut at {cut}");
+        assert_eq!(
+            std::fs::read(&s.cache).unwrap().len(),
+            good.len(),
+            "cut at {cut}"
+        );
+    }
+    for at in (0..index_len).step_by(5) {
+        let mut bad = good.clone();
+        bad[at] ^= 0x5a;
+        std::fs::write(&s.cache, &bad).unwrap();
+        let l = load_dir_within(&s.mem, Some(&s.cache), &Stems::default(), WINDOW).unwrap();
+        assert_eq!(ids(&l), want, "byte {at}");
+        assert!(l.broken.is_empty(), "byte {at}: {:?}", l.broken);
+    }
+}
+
+/// A cache of the previous layout version (12, whose index was mapped
+/// into memory) is rebuilt, not read.
+#[test]
+fn a_cache_of_layout_12_is_rebuilt() {
+    let s = setup();
+    load(&s);
+    let good = std::fs::read_to_string(&s.cache).unwrap();
+    let head = format!("{}{};", cache::MAGIC, cache::CACHE_VERSION);
+    assert_eq!(cache::CACHE_VERSION, 13);
+    let v12 = good.replacen(&head, &format!("{}12;", cache::MAGIC), 1);
+    std::fs::write(&s.cache, &v12).unwrap();
+    let l = load(&s);
+    assert_eq!((l.parsed, l.cached), (2, 0));
+    assert!(
+        std::fs::read_to_string(&s.cache)
+            .unwrap()
+            .starts_with(&head)
+    );
+    assert_eq!(load(&s).cached, 2);
+}
