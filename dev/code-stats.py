@@ -13,7 +13,7 @@ import re
 import sys
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CRATES = ["mem-core", "mem-core/text", "mem-lock", "mem-transcript", "mem-extract", "mem-index",
+CRATES = ["mem-core", "mem-core/text", "mem-vocab", "mem-lock", "mem-transcript", "mem-extract", "mem-index",
           "mem-recall", "mem-hook", "mem-dream", "mem-docs"]
 
 

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use mem_core::Exit;
 
-use crate::{NAME, RecallError, Result};
+use crate::error::{NAME, RecallError, Result};
 
 /// The binary the old spellings run, found next to `mem-recall`.
 pub const MEM_HOOK: &str = "mem-hook";

@@ -8,6 +8,9 @@ use std::path::PathBuf;
 
 use mem_core::error::Exit;
 
+/// The tool's name in messages.
+pub const NAME: &str = "mem-recall";
+
 /// An error of `mem-recall` (its library and its binary). Printed once as
 /// `mem-recall: {err}`.
 #[derive(Debug, thiserror::Error)]

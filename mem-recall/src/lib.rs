@@ -29,8 +29,7 @@ pub mod load;
 pub mod render;
 pub mod state;
 pub mod tier;
-pub mod vocab;
-mod vocab_key;
+pub use mem_vocab as vocab;
 
 use std::path::{Component, Path, PathBuf};
 
@@ -39,13 +38,10 @@ use mem_core::Exit;
 use mem_core::cli::{Output, PlaceArgs, TimeArgs, warn};
 use mem_core::time::Clock;
 
-pub use crate::error::{RecallError, Result};
+pub use crate::error::{NAME, RecallError, Result};
 use crate::gate::{Action, DEFAULT_MIN_SCORE, Decision, Query};
 use crate::load::Item;
 use mem_core::text::Stems;
-
-/// The tool's name in messages.
-pub const NAME: &str = "mem-recall";
 
 const EXAMPLES: &str = "\
 Examples:

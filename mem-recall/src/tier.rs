@@ -20,7 +20,7 @@ use mem_core::cli::warn;
 use mem_core::team_trust;
 use mem_core::tier::{Conflict, PersonalEntry, Tier};
 
-use crate::NAME;
+use crate::error::NAME;
 use crate::load::{self, Item};
 use mem_core::text::Stems;
 

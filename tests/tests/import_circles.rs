@@ -11,9 +11,10 @@
 //! item that B defines; a circle is a strongly connected group of two files
 //! or more, reported with the names that tie each file to the next.
 //!
-//! Crates covered: mem-core, mem-text (mem-core/text), mem-lock,
-//! mem-transcript, mem-index, mem-dream, mem-docs, mem-extract, mem-hook and
-//! this crate's harness (tests/src).
+//! Crates covered: every crate of the workspace — mem-core, mem-text
+//! (mem-core/text), mem-lock, mem-transcript, mem-index, mem-dream,
+//! mem-docs, mem-extract, mem-vocab, mem-recall, mem-hook — and this
+//! crate's harness (tests/src).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -29,6 +30,8 @@ const CRATES: &[&str] = &[
     "mem-dream",
     "mem-docs",
     "mem-extract",
+    "mem-vocab",
+    "mem-recall",
     "mem-hook",
     "tests",
 ];

@@ -19,8 +19,10 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+mod vocab_key;
+
 use crate::vocab_key::{key, term_key};
-use mem_core::text::{Stems, is_cjk, is_stop_word, words};
+use mem_text::{Stems, is_cjk, is_stop_word, words};
 
 /// The built-in vocabulary indexed and stemmed at compile time
 /// (`build.rs`): its lines and, per term key, the lines with a term of that
@@ -122,7 +124,7 @@ mod index {
 
     #[cfg(test)]
     mod tests {
-        use mem_core::text::{STOP_WORDS, Stems, is_stop_word, words};
+        use mem_text::{STOP_WORDS, Stems, is_stop_word, words};
 
         #[test]
         fn the_tables_hold_every_line_and_key() {
@@ -173,7 +175,7 @@ mod index {
                     assert_eq!(super::term_content(j), s.content(t).join(" "), "{t}");
                     assert_eq!(super::term_key(j), crate::vocab_key::key(&ws[0]), "{t}");
                     let as_written = t_as_written.next().unwrap().trim();
-                    let pick = if as_written.chars().any(mem_core::text::is_cjk) {
+                    let pick = if as_written.chars().any(mem_text::is_cjk) {
                         String::new()
                     } else {
                         crate::vocab_key::term_key(as_written).unwrap().into_owned()
