@@ -25,9 +25,10 @@
 //! The lesson fires when the command matches `Y` and neither an earlier part
 //! of the same line nor anything the session ran before matches `X`; or
 //! when it matches `X` (replacement) and no part of it matches `X′`. What the
-//! session ran is read from its transcript (`transcript_path`): Bash
-//! `command` strings of Claude Code entries and the `arguments` of Codex
-//! function calls. Only the bytes added since the last call are read (an
+//! session ran is read from its transcript (`transcript_path`) by
+//! [`mem_transcript::commands_since`]: the commands of the main agent's
+//! tool calls (Claude Code's Bash, Codex's shell calls). Only the bytes
+//! added since the last call are read (an
 //! offset kept in `commands.json` in the session's hook-state folder, with
 //! the simple commands seen so far); each command seen by this hook is
 //! added too.
