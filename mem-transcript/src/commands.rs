@@ -2,9 +2,10 @@
 //! `PreToolUse` lessons check a precondition against (docs/hooks.md
 //! "Lessons at the moment of action").
 //!
-//! The lines are read as `replay` reads them (Claude Code entries through
-//! the node index and pass 2, Codex rollouts through the rollout reader),
-//! and the commands are taken from the main agent's `tool_use` events:
+//! The lines are read with `replay`'s readers (a Claude Code line with its
+//! entry model, [`crate::claude::Entry`]; a Codex rollout through the
+//! rollout reader, whose calls become `tool_use` events), and the commands
+//! are taken from the main agent's tool calls:
 //! their input's `command` (a string, or an argument list whose script after
 //! `-lc`/`-c` is the command, else its words joined by one space) or `cmd`.
 //! That is Claude Code's `Bash` `input.command` and the `arguments` of
@@ -17,8 +18,9 @@ use mem_core::Error;
 use serde_json::Value;
 
 use crate::capture::{complete_end, split};
-use crate::claude::{self, Branch, SIDECHAIN};
-use crate::event::Sink;
+use mem_core::jsonl::{parse_lossy, sanitize};
+
+use crate::claude::{Content, Entry};
 use crate::input::{Input, Source};
 
 /// The shell commands of the main agent's tool calls in the complete lines
@@ -31,9 +33,11 @@ use crate::input::{Input, Source};
 /// back, reading starts at the first line that begins in them. A file
 /// shorter than `offset` (rewritten) is read from its start. A line still
 /// being written (no final newline) is left for the next call. Side-chain
-/// (sub-agent) events are left out; lines that do not parse are passed
-/// over without a warning. Claude Code entries of every main-agent branch
-/// count (a rewound branch's commands did run).
+/// (sub-agent) calls are left out; lines that do not parse are passed over
+/// without a warning. Claude Code entries of every main-agent branch count
+/// (a rewound branch's commands did run). A Codex rollout is read whole
+/// each time (its calls' names span it), its events before `offset`
+/// dropped.
 ///
 /// Errors: the transcript cannot be opened or read (a missing file, a
 /// directory, an I/O error).
@@ -54,15 +58,14 @@ pub fn commands_since(
     if end <= start {
         return Ok((Vec::new(), end.max(offset)));
     }
-    let events = match crate::input::sniff(&inp)? {
-        Source::Claude => claude_events(&inp, start, end)?,
-        Source::Codex => codex_events(path, &inp, start, end)?,
+    let cmds = match crate::input::sniff(&inp)? {
+        Source::Claude => claude_commands(&inp, start, end)?,
+        Source::Codex => split(&codex_events(path, &inp, start, end)?)
+            .into_iter()
+            .filter(|(_, e)| e.kind == "tool_use" && !e.sidechain)
+            .filter_map(|(_, e)| e.input.as_ref().and_then(command_of))
+            .collect(),
     };
-    let cmds = split(&events)
-        .into_iter()
-        .filter(|(_, e)| e.kind == "tool_use" && !e.sidechain)
-        .filter_map(|(_, e)| e.input.as_ref().and_then(command_of))
-        .collect();
     Ok((cmds, end))
 }
 
@@ -102,23 +105,46 @@ fn line_start_at(inp: &Input, at: u64, end: u64) -> Result<u64, Error> {
     Ok(end)
 }
 
-/// The events (JSON lines) of the main-agent entries among the Claude Code
-/// lines `[start, end)`, in file order.
-fn claude_events(inp: &Input, start: u64, end: u64) -> Result<Vec<u8>, Error> {
-    let (ix, _) = claude::index_range(inp, start, end)?;
-    let br = Branch {
-        nodes: (0..ix.nodes.len() as u32)
-            .filter(|&i| !ix.nodes[i as usize].has(SIDECHAIN))
-            .collect(),
-        ..Branch::default()
-    };
-    let mut buf = Vec::new();
-    if !br.nodes.is_empty() {
-        let mut sink = Sink::buffered(&mut buf, false);
-        claude::emit(inp, &ix, &br, false, &mut sink, 1)?;
-        sink.flush().map_err(|e| Error::io("<memory>", e))?;
+/// The commands of the main agent's `tool_use` blocks among the Claude Code
+/// lines `[start, end)`, in file order: each line is read with replay's
+/// entry model ([`claude::Entry`]), lines without a `"tool_use"` token
+/// passed over unparsed (no entry holds a tool call without one).
+fn claude_commands(inp: &Input, start: u64, end: u64) -> Result<Vec<String>, Error> {
+    static TOOL_USE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"tool_use\""));
+    let mut out = Vec::new();
+    let mut rd = inp.lines_in(start, end);
+    while let Some(line) = rd.next_line().map_err(|e| Error::io(&inp.label, e))? {
+        if TOOL_USE.find(line.bytes).is_none() {
+            continue;
+        }
+        let clean = sanitize(line.bytes);
+        let mut copy = None;
+        let Ok((entry, _, _)) = parse_lossy(&clean, &mut copy, serde_json::from_slice::<Entry>)
+        else {
+            continue;
+        };
+        if entry.ty.as_deref() != Some("assistant") || entry.sidechain == Some(true) {
+            continue;
+        }
+        let Some(Content::Blocks(blocks)) = entry.message.and_then(|m| m.content) else {
+            continue;
+        };
+        for b in blocks {
+            if b.ty.as_deref() != Some("tool_use") {
+                continue;
+            }
+            if let Some(c) = b
+                .input
+                .and_then(|raw| serde_json::from_str::<Value>(raw).ok())
+                .as_ref()
+                .and_then(command_of)
+            {
+                out.push(c);
+            }
+        }
     }
-    Ok(buf)
+    Ok(out)
 }
 
 /// The events (JSON lines) of the Codex rollout lines `[start, end)`: the
