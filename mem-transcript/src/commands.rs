@@ -244,6 +244,22 @@ mod tests {
     }
 
     #[test]
+    fn spaced_json_is_read_and_a_command_that_is_no_string_passed_over() {
+        let t = tempfile::tempdir().unwrap();
+        let p = write(
+            t.path(),
+            "s.jsonl",
+            concat!(
+                r#"{"type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls -la"}}]}}"#,
+                "\n",
+                r#"{"type": "assistant", "uuid": "a2", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": 1}}]}}"#,
+                "\n",
+            ),
+        );
+        assert_eq!(commands_since(&p, 0, u64::MAX).unwrap().0, ["ls -la"]);
+    }
+
+    #[test]
     fn codex_function_call_commands() {
         check(
             "rollout-2026-01-01.jsonl",
