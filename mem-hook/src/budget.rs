@@ -13,9 +13,9 @@
 //! mapping and a second task to end at exit on every hook call, which the
 //! hook's latency (docs/hooks.md "Latency") cannot afford.
 //!
-//! This module and [`mem_recall::mapped`] (the recall cache mapped into
-//! memory) are the only ones of the workspace with `unsafe` code: the two
-//! calls below, each with its safety argument.
+//! This module is the only one of the workspace with `unsafe` code (the
+//! recall cache is read whole, not mapped): the two calls below, each with
+//! its safety argument.
 #![allow(unsafe_code)]
 
 use std::time::Duration;

@@ -25,9 +25,10 @@
 //! The lesson fires when the command matches `Y` and neither an earlier part
 //! of the same line nor anything the session ran before matches `X`; or
 //! when it matches `X` (replacement) and no part of it matches `X′`. What the
-//! session ran is read from its transcript (`transcript_path`): Bash
-//! `command` strings of Claude Code entries and the `arguments` of Codex
-//! function calls. Only the bytes added since the last call are read (an
+//! session ran is read from its transcript (`transcript_path`) by
+//! [`mem_transcript::commands_since`]: the commands of the main agent's
+//! tool calls (Claude Code's Bash, Codex's shell calls). Only the bytes
+//! added since the last call are read (an
 //! offset kept in `commands.json` in the session's hook-state folder, with
 //! the simple commands seen so far); each command seen by this hook is
 //! added too.
@@ -53,7 +54,6 @@
 //! cache folder, keyed per topic file by name, mtime, size, inode and ctime.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -489,96 +489,20 @@ pub fn programs(lessons: &[Lesson]) -> Vec<String> {
 }
 
 /// Read the transcript at `path` from `seen.offset` to its last complete
-/// line, adding the commands found.
+/// line (at most its last [`MAX_READ`] bytes), adding the commands found
+/// ([`mem_transcript::commands_since`]). A transcript that cannot be read
+/// adds nothing.
 pub fn read_transcript(seen: &mut Seen, path: &Path) {
     let p = path.to_string_lossy().into_owned();
     if seen.transcript.as_deref() != Some(&p) {
         seen.transcript = Some(p);
         seen.offset = 0;
     }
-    let Ok(mut f) = std::fs::File::open(path) else {
+    let Ok((cmds, end)) = mem_transcript::commands_since(path, seen.offset, MAX_READ) else {
         return;
     };
-    let Ok(len) = f.metadata().map(|m| m.len()) else {
-        return;
-    };
-    if len < seen.offset {
-        // rewritten: read again from the start
-        seen.offset = 0;
-    }
-    let start = seen.offset.max(len.saturating_sub(MAX_READ));
-    if start >= len || f.seek(SeekFrom::Start(start)).is_err() {
-        return;
-    }
-    let mut buf = Vec::with_capacity((len - start) as usize);
-    if f.take(len - start).read_to_end(&mut buf).is_err() {
-        return;
-    }
-    let Some(last_nl) = memchr::memrchr(b'\n', &buf) else {
-        return;
-    };
-    let chunk = &buf[..=last_nl];
-    let cmds = commands_in(chunk);
     seen.add(cmds.iter().map(String::as_str));
-    seen.offset = start + chunk.len() as u64;
-}
-
-/// The JSON string starting at `s[0] == b'"'`, decoded; `None` when it does
-/// not end on that line.
-fn json_string(s: &[u8]) -> Option<String> {
-    let mut i = 1;
-    while i < s.len() {
-        match s[i] {
-            b'\\' => i += 2,
-            b'"' => return serde_json::from_slice(&s[..=i]).ok(),
-            b'\n' => return None,
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-/// The bytes from the start of a JSON value after a key's colon (blanks
-/// other than newlines skipped).
-fn value_at(s: &[u8]) -> Option<&[u8]> {
-    let i = s.iter().position(|b| !matches!(b, b' ' | b'\t' | b'\r'))?;
-    (s[i] == b'"').then_some(&s[i..])
-}
-
-/// The shell commands a chunk of transcript lines records: Claude Code's
-/// Bash `"command":"…"` values and Codex function calls' `"arguments"`
-/// (`{"command":[…,"-lc","…"]}` or `{"cmd":"…"}`).
-pub fn commands_in(chunk: &[u8]) -> Vec<String> {
-    let mut out = Vec::new();
-    for at in memchr::memmem::find_iter(chunk, b"\"command\":") {
-        if let Some(s) = value_at(&chunk[at + 10..]).and_then(json_string) {
-            out.push(s);
-        }
-    }
-    for at in memchr::memmem::find_iter(chunk, b"\"arguments\":") {
-        let Some(args) = value_at(&chunk[at + 12..]).and_then(json_string) else {
-            continue;
-        };
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(&args) else {
-            continue;
-        };
-        match (v.get("command"), v.get("cmd")) {
-            (Some(serde_json::Value::Array(a)), _) => {
-                let w: Vec<&str> = a.iter().filter_map(|x| x.as_str()).collect();
-                match w.as_slice() {
-                    [_, flag, script, ..] if matches!(*flag, "-lc" | "-c") => {
-                        out.push((*script).to_string());
-                    }
-                    _ => out.push(w.join(" ")),
-                }
-            }
-            (Some(serde_json::Value::String(s)), _) | (_, Some(serde_json::Value::String(s))) => {
-                out.push(s.clone());
-            }
-            _ => {}
-        }
-    }
-    out
+    seen.offset = end;
 }
 
 // ---------------------------------------------------------------- the hook
@@ -978,19 +902,39 @@ mod tests {
 
     #[test]
     fn transcript_commands_of_claude_and_codex() {
-        let chunk = br#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"npm run build \"x\"","description":"d"}}]}}
-{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"cargo fmt --all\"],\"workdir\":\"/p\"}"}}
-{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"make lint\"}"}}
-"#;
+        let t = tempfile::tempdir().unwrap();
+        let claude = t.path().join("s.jsonl");
+        std::fs::write(
+            &claude,
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"go"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:01Z","message":{"role":"assistant","id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"npm run build \"x\"","description":"d"}}]}}
+"#,
+        )
+        .unwrap();
+        let codex = t.path().join("rollout-2026-01-01.jsonl");
+        std::fs::write(
+            &codex,
+            r#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"s","cwd":"/p"}}
+{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"function_call","name":"shell","call_id":"c1","arguments":"{\"command\":[\"bash\",\"-lc\",\"cargo fmt --all\"],\"workdir\":\"/p\"}"}}
+{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","call_id":"c2","arguments":"{\"cmd\":\"make lint\"}"}}
+"#,
+        )
+        .unwrap();
+        let mut seen = Seen::default();
+        seen.track(vec!["npm".into(), "cargo".into(), "make".into()]);
+        read_transcript(&mut seen, &claude);
+        assert_eq!(seen.commands, ["npm run build x"]);
+        assert_eq!(seen.offset, std::fs::metadata(&claude).unwrap().len());
+        // read again: nothing new
+        read_transcript(&mut seen, &claude);
+        assert_eq!(seen.commands, ["npm run build x"]);
+        // another transcript is read from its start
+        read_transcript(&mut seen, &codex);
         assert_eq!(
-            commands_in(chunk),
-            vec!["npm run build \"x\"", "cargo fmt --all", "make lint"]
+            seen.commands,
+            ["npm run build x", "cargo fmt --all", "make lint"]
         );
-        // spaced JSON too; a non-string command is passed over
-        assert_eq!(
-            commands_in(b"{\"command\": \"ls -la\"}\n{\"command\": [1]}\n"),
-            vec!["ls -la"]
-        );
+        assert_eq!(seen.offset, std::fs::metadata(&codex).unwrap().len());
     }
 
     #[test]

@@ -358,21 +358,21 @@ struct Run<'a> {
 
 /// One emitted event, as much of it as capture reads.
 #[derive(Debug, Deserialize)]
-struct Lite {
+pub(crate) struct Lite {
     #[serde(default)]
-    role: String,
+    pub(crate) role: String,
     #[serde(default)]
-    kind: String,
+    pub(crate) kind: String,
     #[serde(default)]
-    tool: Option<String>,
+    pub(crate) tool: Option<String>,
     #[serde(default)]
-    input: Option<serde_json::Value>,
+    pub(crate) input: Option<serde_json::Value>,
     #[serde(default)]
-    sidechain: bool,
+    pub(crate) sidechain: bool,
     #[serde(default)]
-    uuid: Option<String>,
+    pub(crate) uuid: Option<String>,
     #[serde(default)]
-    line: u64,
+    pub(crate) line: u64,
 }
 
 impl Run<'_> {
@@ -589,7 +589,7 @@ fn codex_tail(
 
 /// The event lines of `buf` with what capture reads of each (lines that do
 /// not parse are kept as they are, read as nothing).
-fn split(buf: &[u8]) -> Vec<(&[u8], Lite)> {
+pub(crate) fn split(buf: &[u8]) -> Vec<(&[u8], Lite)> {
     buf.split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
         .map(|l| {
@@ -637,7 +637,7 @@ fn carry_of(kept: &[&Vec<(&[u8], Lite)>]) -> Vec<String> {
 /// The end of the last complete line (after its `\n`) at or after `from`;
 /// `from` when there is none (a line still being written is left for the
 /// next run).
-fn complete_end(inp: &Input, from: u64) -> Result<u64, Error> {
+pub(crate) fn complete_end(inp: &Input, from: u64) -> Result<u64, Error> {
     use std::os::unix::fs::FileExt;
     const CHUNK: u64 = 64 * 1024;
     let mut hi = inp.size;

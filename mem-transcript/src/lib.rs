@@ -17,6 +17,7 @@ pub mod branch_lines;
 pub mod capture;
 pub mod claude;
 pub mod codex;
+pub mod commands;
 pub mod entries;
 pub mod error;
 pub mod event;
@@ -33,6 +34,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use mem_core::Error;
 use mem_core::jsonl::Warning;
 
+pub use crate::commands::commands_since;
 pub use crate::error::TranscriptError;
 use crate::input::{Input, Source};
 pub use crate::replay::{Notice, ReplayOptions, replay_file, replay_to_vec};
