@@ -4,6 +4,7 @@
 //! pinned environment ([`scrub`], [`Home`]), find the project's fixtures
 //! ([`fixtures`]) and, as extra coverage, `../shared` ([`shared_or_skip`]).
 
+pub mod canonical;
 pub mod corpus;
 
 use std::io::Write;

@@ -62,45 +62,8 @@ impl Env {
     }
 }
 
+#[allow(unused_imports)]
 pub use mem_tests::{stderr, stdout};
 
-/// The arguments of a recall of `task` from memory directory `mem` on
-/// 2026-07-11, as JSON lines.
-pub fn task_args<'a>(mem: &'a str, task: &'a str) -> Vec<&'a str> {
-    vec![
-        "--memory-dir",
-        mem,
-        "--task",
-        task,
-        "--today",
-        "2026-07-11",
-        "--format",
-        "jsonl",
-    ]
-}
-
-pub fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        stdout(o),
-        stderr(o)
-    );
-    stdout(o)
-}
-
-pub fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-pub const FIXTURE: &str = "---\nname: \"Run setup before build-token\"\ndescription: \"build-token needs data/fixture.json, which only setup creates\"\ntype: feedback\nkind: durable-lesson\ntriggers: [\"build-token\", \"verify\", \"fixture\"]\nverified_at: 2026-07-11\nexpires: never\n---\nFact: Run setup before build-token.\nWhy: data/fixture.json is generated and git-ignored; a fresh clone lacks it.\nHow to use: Before any verification, run node src/setup.mjs.\n";
-
-pub const MIRROR: &str = "---\nname: \"Package mirror slow on 07-11\"\ndescription: \"the internal mirror is flaky today; setup may take minutes\"\ntype: project\nkind: one-time-state\ntriggers: [\"setup\", \"mirror\", \"build-token\"]\nverified_at: 2026-07-11\nexpires: 2026-07-12\n---\nFact: The internal package mirror is slow today; setup can take several minutes.\n";
-
-/// A memory dir with the canonical two memories.
-pub fn canonical(dir: &Path) {
-    write(&dir.join("fixture-before-verify.md"), FIXTURE);
-    write(&dir.join("mirror-slow-on-0711.md"), MIRROR);
-}
+#[allow(unused_imports)]
+pub use mem_tests::canonical::{FIXTURE, MIRROR, canonical, ok, task_args, write};
