@@ -68,14 +68,21 @@ Examples:
 /// hook event; with one, install, remove or show the hooks.
 ///
 /// Without a subcommand it reads the hook JSON on stdin (SessionStart,
-/// UserPromptSubmit, or PreToolUse for Bash) and prints
+/// UserPromptSubmit, PreToolUse for Bash, or Stop) and prints
 /// {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}} within
 /// 10,000 characters; each memory once per session; on PreToolUse the
 /// lessons that bear on the command (see docs/hooks.md); SessionStart
-/// starts mem-dream detached when a consolidation is due. Nothing recalled
-/// → nothing printed. Never fails: on any error it prints nothing, exits 0
-/// and says why on stderr; past its time budget (2 s; env
-/// MEM_HOOK_BUDGET_MS, in milliseconds) likewise.
+/// starts mem-dream detached when a consolidation is due; Stop prints
+/// nothing and folds the turn into the session memory (thresholds: env
+/// MEM_SESSION_INIT_TOKENS, MEM_SESSION_UPDATE_TOKENS,
+/// MEM_SESSION_TOOL_CALLS). Nothing recalled → nothing printed. Never
+/// fails: on any error it prints nothing, exits 0 and says why on stderr;
+/// past its time budget (2 s; env MEM_HOOK_BUDGET_MS, in milliseconds;
+/// on Stop the agent's hook timeout) likewise.
+///
+/// `install` also writes Claude Code's `/dream` command
+/// (`commands/dream.md` beside the settings: `mem-dream --force`), never
+/// over a file of the user's own.
 ///
 /// `install` writes the hooks of every event mem serves, each with its
 /// timeout and the tools' absolute paths (the directory of this mem-hook,
