@@ -459,16 +459,14 @@ pub(super) fn tool_for_task(s: &str, prev: Option<&str>) -> Option<String> {
             .to_string();
         obj = format!("the {np}");
     }
-    let verb = &c["verb"];
-    let mut out = String::with_capacity(s.len());
-    out.extend(verb.chars().next().map(|ch| ch.to_ascii_uppercase()));
-    out.push_str(&verb[1..].to_ascii_lowercase());
-    out.push_str(&format!(
-        " {obj} {} {}{}",
+    // (clean_sentence capitalises the verb)
+    let out = format!(
+        "{} {obj} {} {}{}",
+        c["verb"].to_ascii_lowercase(),
         &c["prep"],
         &c["cmd"],
         c["rest"].trim_end()
-    ));
+    );
     Some(clean_sentence(out.trim_end_matches([',', ';', ' '])))
 }
 
@@ -483,13 +481,8 @@ pub(super) fn should_rather(s: &str) -> String {
             .expect("so-should regex")
     });
     match re.captures(s) {
-        Some(c) => {
-            let rest = c.name("rest").map_or(s, |m| m.as_str());
-            let mut out = String::with_capacity(rest.len());
-            out.extend(rest.chars().next().map(|ch| ch.to_ascii_uppercase()));
-            out.push_str(&rest[1..]);
-            clean_sentence(&out)
-        }
+        // (clean_sentence capitalises "we")
+        Some(c) => clean_sentence(c.name("rest").map_or(s, |m| m.as_str())),
         None => clean_sentence(s),
     }
 }
