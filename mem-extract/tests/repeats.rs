@@ -397,3 +397,38 @@ fn what_the_user_says_in_every_session_is_a_standing_instruction() {
         ms.iter().map(|m| &m.name).collect::<Vec<_>>()
     );
 }
+
+/// Years of sessions, each starting with the same launcher line: read once
+/// per message, counted by session, one memory (a run over thousands of
+/// sessions stays linear in the messages).
+#[test]
+fn a_message_said_in_thousands_of_sessions_is_one_memory() {
+    let evs: Vec<Event> = (0..3000)
+        .map(|n| {
+            said(
+                n,
+                &format!("Run the integration tests for module m{n} before the release again"),
+            )
+        })
+        .collect();
+    let start = std::time::Instant::now();
+    let ms = extract(&evs, &ExtractOptions::default()).memories;
+    let got: Vec<&Memory> = ms
+        .iter()
+        .filter(|m| m.extra.get("rule").and_then(|r| r.as_str()) == Some("repeat/user-says"))
+        .collect();
+    assert_eq!(
+        got.len(),
+        1,
+        "{:?}",
+        ms.iter().map(|m| &m.name).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        got[0].fact.as_deref(),
+        Some("Run the integration tests for module <id> before the release again")
+    );
+    assert_eq!(got[0].description, "The user said this in 3000 sessions");
+    assert_eq!(got[0].evidence.len(), 8);
+    // (was minutes when every message was compared with every other)
+    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
+}

@@ -674,8 +674,9 @@ const MIN_SAID_WORDS: usize = 6;
 /// Words a repeated message may have (longer: a pasted document).
 const MAX_SAID_WORDS: usize = 120;
 
-/// Messages kept for comparison (the latest).
-const MAX_SAID: usize = 4096;
+/// Templates kept (the first seen): a bound on the memory of a run over
+/// years of sessions.
+const MAX_TEMPLATES: usize = 1 << 16;
 
 /// What the user says again and again: the same message (the words of a
 /// launcher or a habit: "Work on bead spotter-fum. Run bd show spotter-fum
@@ -683,40 +684,60 @@ const MAX_SAID: usize = 4096;
 /// [`MIN_SESSIONS`] sessions or more, where only one word differs from
 /// session to session, is a standing instruction: one memory with that word
 /// as `<id>` ("Work on bead <id>. Run bd show <id> …").
+///
+/// Each message is read once: it stands for itself and, per distinct word,
+/// for the template with every occurrence of that word made `<id>`
+/// (`spotter-fum` twice in "Work on bead spotter-fum. Run bd show
+/// spotter-fum …"); messages of one template are counted by session, and
+/// by value (one value is no placeholder). Linear in the messages.
 #[derive(Default)]
 pub(super) struct Said {
-    /// Each message's words and where it was said.
-    msgs: Vec<(Vec<String>, At)>,
+    /// Per template (a hash of its words): its words, the values its
+    /// `<id>` took, and each session's latest saying.
+    templates: FastMap<u64, Template>,
 }
 
-/// The template two messages share: the same words but at the positions
-/// where each holds one other word (the same one at each such position:
-/// `spotter-fum` twice against `spotter-4te` twice), that word made `<id>`.
-/// `None` when they differ otherwise, or not at all (one value is no
-/// placeholder: the message itself is the template then).
-fn template_of(a: &[String], b: &[String]) -> Option<Vec<String>> {
-    if a.len() != b.len() {
-        return None;
+/// One template's sayings (see [`Said`]).
+struct Template {
+    words: Vec<String>,
+    /// The distinct values of `<id>` (at most two are needed).
+    values: Vec<String>,
+    /// Per session (its digest), the latest saying.
+    sessions: Vec<At>,
+}
+
+/// A word without the punctuation after it (`spotter-fum.` → `spotter-fum`).
+fn core(w: &str) -> &str {
+    w.trim_end_matches(['.', ',', ':', ';', '!', '?'])
+}
+
+/// A template's key: the hash of its words.
+fn key_of<'a>(words: impl Iterator<Item = &'a str>) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = foldhash::fast::FixedState::default().build_hasher();
+    for w in words {
+        h.write(w.as_bytes());
+        h.write_u8(0);
     }
-    let (mut va, mut vb): (Option<&str>, Option<&str>) = (None, None);
-    let mut out = Vec::with_capacity(a.len());
-    for (x, y) in a.iter().zip(b) {
-        if x == y {
-            out.push(x.clone());
-            continue;
+    h.finish()
+}
+
+/// The key of the template of `words` with every word whose [`core`] is
+/// `v` made `<id>` (its punctuation kept); never a whole message's key.
+fn masked_key(words: &[&str], v: &str) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = foldhash::fast::FixedState::default().build_hasher();
+    for x in words {
+        if core(x) == v {
+            h.write(b"<id>");
+            h.write(&x.as_bytes()[v.len()..]);
+        } else {
+            h.write(x.as_bytes());
         }
-        // the value without the punctuation after it ("spotter-fum.")
-        let tx = x.trim_end_matches(['.', ',', ':', ';', '!', '?']);
-        let ty = y.trim_end_matches(['.', ',', ':', ';', '!', '?']);
-        if x[tx.len()..] != y[ty.len()..] || tx.is_empty() || ty.is_empty() {
-            return None;
-        }
-        if *va.get_or_insert(tx) != tx || *vb.get_or_insert(ty) != ty {
-            return None;
-        }
-        out.push(format!("<id>{}", &x[tx.len()..]));
+        h.write_u8(0);
     }
-    Some(out)
+    h.write_u8(1);
+    h.finish()
 }
 
 impl Said {
@@ -726,61 +747,107 @@ impl Said {
         if t.starts_with(['<', '[', '/', '!']) {
             return;
         }
-        let words: Vec<String> = t.split_whitespace().map(str::to_string).collect();
+        let words: Vec<&str> = t.split_whitespace().collect();
         if !(MIN_SAID_WORDS..=MAX_SAID_WORDS).contains(&words.len()) {
             return;
         }
-        if self.msgs.len() == MAX_SAID {
-            // years of sessions: the latest messages are what the user says now
-            self.msgs.remove(0);
+        // the message itself (no placeholder), then one template per
+        // distinct word
+        let whole = key_of(words.iter().copied());
+        self.add(
+            whole,
+            || words.iter().map(|w| (*w).to_string()).collect(),
+            None,
+            at,
+        );
+        let mut done: Vec<&str> = Vec::new();
+        for w in &words {
+            let v = core(w);
+            if v.is_empty() || done.contains(&v) {
+                continue;
+            }
+            done.push(v);
+            let masked = |x: &str, id: &mut String| -> Option<String> {
+                (core(x) == v).then(|| {
+                    id.clear();
+                    id.push_str("<id>");
+                    id.push_str(&x[v.len()..]);
+                    id.clone()
+                })
+            };
+            let k = masked_key(&words, v);
+            self.add(
+                k,
+                || {
+                    let mut buf = String::new();
+                    words
+                        .iter()
+                        .map(|x| masked(x, &mut buf).unwrap_or_else(|| (*x).to_string()))
+                        .collect()
+                },
+                Some(v),
+                at,
+            );
         }
-        self.msgs.push((words, at.clone()));
+    }
+
+    /// Count saying `at` for the template of key `k` (its words made by
+    /// `words` when it is new), its `<id>` being `value`.
+    fn add(&mut self, k: u64, words: impl FnOnce() -> Vec<String>, value: Option<&str>, at: &At) {
+        if self.templates.len() >= MAX_TEMPLATES && !self.templates.contains_key(&k) {
+            // full: what was said in one session only goes first
+            self.templates.retain(|_, t| t.sessions.len() >= 2);
+            if self.templates.len() >= MAX_TEMPLATES {
+                return;
+            }
+        }
+        let t = self.templates.entry(k).or_insert_with(|| Template {
+            words: words(),
+            values: Vec::new(),
+            sessions: Vec::new(),
+        });
+        if let Some(v) = value
+            && t.values.len() < 2
+            && !t.values.iter().any(|x| x == v)
+        {
+            t.values.push(v.to_string());
+        }
+        // a stream gives a session's events together: its saying, if any,
+        // is among the last few
+        let recent = t.sessions.len().saturating_sub(4);
+        match t.sessions[recent..]
+            .iter_mut()
+            .find(|s| s.digest == at.digest)
+        {
+            Some(s) => *s = at.clone(),
+            None => t.sessions.push(at.clone()),
+        }
     }
 
     /// The memories: one per template said in [`MIN_SESSIONS`] sessions or
-    /// more (the latest saying of each session as evidence).
+    /// more (the latest saying of each session as evidence); a template
+    /// with a placeholder only when its `<id>` took two values or more.
     pub(super) fn memories(&self, opts: &ExtractOptions, notes: &mut Notes) -> Vec<Cand> {
-        // template → the sessions (their latest saying), in order
-        let mut found: Vec<(Vec<String>, Vec<&At>)> = Vec::new();
-        // only messages of one length can share a template
-        let mut by_len: FastMap<usize, Vec<&(Vec<String>, At)>> = FastMap::default();
-        for m in &self.msgs {
-            by_len.entry(m.0.len()).or_default().push(m);
-        }
-        let mut lens: Vec<usize> = by_len.keys().copied().collect();
-        lens.sort_unstable();
-        for group in lens.iter().map(|n| &by_len[n]) {
-            for (i, (a, at_a)) in group.iter().map(|m| (&m.0, &m.1)).enumerate() {
-                for (b, at_b) in group[i + 1..].iter().map(|m| (&m.0, &m.1)) {
-                    if at_a.digest == at_b.digest {
-                        continue;
-                    }
-                    let Some(t) = (if a == b {
-                        Some(a.clone())
-                    } else {
-                        template_of(a, b)
-                    }) else {
-                        continue;
-                    };
-                    let entry = match found.iter_mut().position(|(k, _)| *k == t) {
-                        Some(p) => &mut found[p].1,
-                        None => {
-                            found.push((t, Vec::new()));
-                            &mut found.last_mut().expect("pushed").1
-                        }
-                    };
-                    for at in [at_a, at_b] {
-                        match entry.iter_mut().find(|s| s.digest == at.digest) {
-                            Some(s) if s.line < at.line => *s = at,
-                            Some(_) => {}
-                            None => entry.push(at),
-                        }
-                    }
-                }
-            }
-        }
+        let mut found: Vec<&Template> = self
+            .templates
+            .values()
+            .filter(|t| t.sessions.len() >= 2)
+            .filter(|t| {
+                let placeholder = t.words.iter().any(|w| w.starts_with("<id>"));
+                !placeholder || t.values.len() >= 2
+            })
+            .collect();
+        let last_of = |t: &Template| {
+            t.sessions
+                .iter()
+                .map(|a| (a.ts, a.line))
+                .max()
+                .expect("a template has sessions")
+        };
+        found.sort_by(|a, b| last_of(a).cmp(&last_of(b)).then(a.words.cmp(&b.words)));
         let mut out = Vec::new();
-        for (words, ats) in found {
+        for t in found {
+            let (words, ats) = (&t.words, t.sessions.iter().collect::<Vec<&At>>());
             let text = words.join(" ");
             let last = ats
                 .iter()
