@@ -46,7 +46,7 @@ pub fn commands_since(
     offset: u64,
     max_read: u64,
 ) -> Result<(Vec<String>, u64), Error> {
-    let inp = Input::open(path)?;
+    let inp = open_regular(path)?;
     let offset = if offset > inp.size { 0 } else { offset };
     let end = complete_end(&inp, offset)?;
     let floor = inp.size.saturating_sub(max_read);
@@ -67,6 +67,24 @@ pub fn commands_since(
             .collect(),
     };
     Ok((cmds, end))
+}
+
+/// The transcript at `path` as an [`Input`], only when it is a regular file
+/// (a compressed one through [`Input::open`]): a FIFO or a device named as
+/// the transcript is refused at once, never waited on.
+///
+/// Errors: [`Error::Io`] naming the path (not found, not a regular file).
+fn open_regular(path: &Path) -> Result<Input, Error> {
+    if path.extension().is_some_and(|e| e == "zst") {
+        return Input::open(path);
+    }
+    let file = mem_core::confine::open_regular(path, true)?;
+    let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    Ok(Input {
+        file,
+        label: path.display().to_string(),
+        size,
+    })
 }
 
 /// The shell command a tool call's input carries (see module docs).
@@ -281,5 +299,22 @@ mod tests {
         let (cmds, _) = commands_since(&p, 1 << 40, u64::MAX).unwrap();
         assert_eq!(cmds.len(), 2);
         assert!(commands_since(&t.path().join("missing.jsonl"), 0, u64::MAX).is_err());
+    }
+
+    /// A FIFO named as the transcript is refused at once, never waited on
+    /// (no writer ever comes here).
+    #[test]
+    fn a_fifo_is_refused_without_waiting() {
+        let t = tempfile::tempdir().unwrap();
+        let fifo = t.path().join("s.jsonl");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let start = std::time::Instant::now();
+        let err = commands_since(&fifo, 0, u64::MAX).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 }
