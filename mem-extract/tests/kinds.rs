@@ -238,6 +238,11 @@ fn a_rejection_reason_says_what_to_do_instead() {
         bash(0, "n1", "npm install"),
         result(1, "n1", &format!("{rejected} use pnpm"), true),
         user(2, "[Request interrupted by user for tool use]"),
+        // the file open in the IDE is what "the py file" names
+        user(
+            3,
+            "<ide_selection>The user selected the lines 5 to 5 from /home/user/proj/fetch-review.py:\nimport bs4\n</ide_selection>",
+        ),
         call(
             3,
             "e1",
@@ -265,11 +270,22 @@ fn a_rejection_reason_says_what_to_do_instead() {
         names(&ms),
         [
             "Use pnpm instead of `npm install`",
-            "Keep the name of the py file but change the pyproject script",
+            "Keep the name of the file `fetch-review.py`",
         ]
     );
     assert_eq!(ms[0].triggers, ["pnpm", "install", "npm"]);
     assert_eq!(ms[0].mem_type, MemoryType::Feedback);
+    // with no file of its kind around, "the py file" names nothing: dropped
+    let ms = run(&[
+        call(0, "e1", "Edit", json!({"file_path": "/p/pyproject.toml"})),
+        result(
+            1,
+            "e1",
+            &format!("{rejected} Let's keep the name of the py file but change the script entry"),
+            true,
+        ),
+    ]);
+    assert!(ms.is_empty(), "{:?}", names(&ms));
 }
 
 #[test]

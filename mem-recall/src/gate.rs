@@ -415,7 +415,7 @@ impl Prepared {
             .map(|(_, s)| s.clone())
             .collect();
         let lower = q.task.to_lowercase();
-        let (concepts, translated) = concepts(&ws, &all, q.vocabulary.as_deref(), stems);
+        let (concepts, translated) = concepts(&q.task, &ws, &all, q.vocabulary.as_deref(), stems);
         let names = q
             .paths
             .iter()
@@ -579,6 +579,10 @@ struct Alt {
     verb: bool,
     /// How it shows in `matched`.
     show: String,
+    /// The task's name it comes from ([`compounds`]): the words of one
+    /// name (`coderabbit-extract`, `src/app.ts`) count once among the
+    /// [`MIN_MATCHED_STEMS`] words a memory must share with the task.
+    name: usize,
 }
 
 /// The task's concepts: each vocabulary term found in it (its own content
@@ -589,11 +593,13 @@ struct Alt {
 /// English translations of the task's Chinese terms (see
 /// [`crate::vocab::Vocabulary::translations`]), stems joined by spaces.
 fn concepts(
+    task: &str,
     ws: &[String],
     all: &[Cow<'static, str>],
     vocab: Option<&crate::vocab::Vocabulary>,
     stems: &Stems,
 ) -> (Vec<Concept>, Vec<String>) {
+    let names = compounds(task, ws.len());
     let found = vocab.map(|v| v.find(ws, all, stems)).unwrap_or_default();
     let mut covered = vec![false; ws.len()];
     let mut out: Vec<Concept> = Vec::new();
@@ -631,6 +637,7 @@ fn concepts(
                     stems: own,
                     weight: 1.0,
                     verb: f.end - f.start == 1 && is_task_verb(&ws[f.start]),
+                    name: names[f.start],
                 });
             }
             for t in v.alternatives(f.term) {
@@ -644,6 +651,7 @@ fn concepts(
                     weight: EXPANSION_WEIGHT,
                     verb: false,
                     show: format!("{} (via {label})", term.text),
+                    name: names[f.start],
                 });
             }
             if !alts.is_empty() {
@@ -662,6 +670,7 @@ fn concepts(
             weight: 1.0,
             verb: is_task_verb(&ws[i]),
             show: all[i].to_string(),
+            name: names[i],
         }];
         let next = i + 1;
         if next < ws.len()
@@ -676,11 +685,44 @@ fn concepts(
                 weight: 1.0,
                 verb: false,
                 show: joined,
+                name: names[i],
             });
         }
         out.push(Concept { alts });
     }
     (out, translated)
+}
+
+/// The name each of the task's `n` words (as [`mem_core::text::words`]
+/// reads them) belongs to: words written together with `-`, `_`, `.` or
+/// `/` and no space between (`coderabbit-extract`, `src/app.ts`) share
+/// one number, every other word has its own. A task whose words cannot be
+/// lined up with its whitespace-separated pieces gives each word its own.
+fn compounds(task: &str, n: usize) -> Vec<usize> {
+    let mut out = Vec::with_capacity(n);
+    let mut name = 0;
+    for piece in task.split_whitespace() {
+        let k = mem_core::text::words(piece).len();
+        // a name is written with one of the joiners; other marks (a comma,
+        // a quote, words of a script without spaces) separate words
+        let joined = piece
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+        for _ in 0..k {
+            out.push(name);
+            if !joined {
+                name += 1;
+            }
+        }
+        if joined {
+            name += 1;
+        }
+    }
+    if out.len() != n {
+        return (0..n).collect();
+    }
+    out
 }
 
 /// True for a verb nearly every task starts with (lowercased): it names
@@ -912,7 +954,14 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
         // beside a phrase the task shares with the memory ("add a
         // third-party library"; see [`is_task_verb`])
         let phrase = hit.iter().any(|a| a.stems.len() > 1);
-        dec.terms = hit.iter().filter(|a| phrase || !a.verb).count();
+        let mut names: Vec<usize> = hit
+            .iter()
+            .filter(|a| phrase || !a.verb)
+            .map(|a| a.name)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        dec.terms = names.len();
         // A passing score makes the memory relevant; a failing one is still
         // shown beside other matches (for --explain).
         let passes = dec.terms >= MIN_MATCHED_STEMS && score >= q.min_score;
@@ -1190,5 +1239,41 @@ mod tests {
         ] {
             assert!(recalled(task).is_empty(), "{task}: {:?}", recalled(task));
         }
+    }
+
+    /// The words of one name in the task (`coderabbit-extract`,
+    /// `api/billing.rs`) are one word of what the task is about: they meet
+    /// a memory that names `extract-coderabbit-feedback.py` once, short of
+    /// the two words the score needs; said apart, they are two.
+    #[test]
+    fn a_name_in_the_task_counts_once() {
+        assert_eq!(compounds("run coderabbit-extract now", 4), [0, 1, 1, 2]);
+        assert_eq!(compounds("see src/app.ts, then fix", 6), [0, 1, 1, 1, 2, 3]);
+        // words of a script without spaces are words of their own
+        assert_eq!(compounds("修复 登录", 2), [0, 1]);
+        // words that do not line up with the pieces: each its own
+        assert_eq!(compounds("a b", 3), [0, 1, 2]);
+        let stems = Stems::default();
+        let mut m = Memory::new(
+            "Keep the name of the file `extract-coderabbit-feedback.py`",
+            "",
+            MemoryType::Feedback,
+        );
+        m.triggers = vec!["extract-coderabbit-feedback.py".into()];
+        let docs = [Doc::from_memory("keep-script-name", &m, &stems)];
+        let refs: Vec<&Doc> = docs.iter().collect();
+        let today = NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
+        let recalled = |task: &str| {
+            let q = Query::with_defaults(task.to_string(), today, None);
+            decide(&refs, &q, &stems)
+                .into_iter()
+                .any(|d| d.action == Action::Recall)
+        };
+        assert!(!recalled("improve the error message of coderabbit-extract"));
+        assert!(recalled("the extract script of coderabbit prints nothing"));
+        // the name itself is the memory's trigger
+        assert!(recalled(
+            "split extract-coderabbit-feedback.py into modules"
+        ));
     }
 }

@@ -194,6 +194,21 @@ impl Extractor {
         };
         let rule = clean_sentence(&first[c.get(1).map_or(0, |m| m.start())..]);
         let rule = rule.trim_end_matches(['.', '!']).to_string();
+        // "keep the name of the py file": named from the turns before, or dropped
+        let rule = match super::judge::stand_alone(&rule, &ctx) {
+            super::judge::Standing::Keep(f) => f,
+            super::judge::Standing::ContextFree => {
+                note(
+                    &mut self.notes,
+                    false,
+                    Bucket::CurrentContext,
+                    "drop/context-free",
+                    at.line,
+                    reason,
+                );
+                return;
+            }
+        };
         let fact = match cmd {
             Some(c) if !rule.contains(" instead") && first.len() < 80 => {
                 format!("{rule} instead of `{c}`")

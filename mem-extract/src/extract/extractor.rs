@@ -133,6 +133,9 @@ impl Extractor {
                     if t.starts_with(INTERRUPTED) {
                         self.after_interrupt = true;
                     }
+                    if t.starts_with("<ide_") {
+                        self.ctx.ide_wrapper(t);
+                    }
                     let at = self.at(ev);
                     // a command the user ran themselves (`!uv run ty check`)
                     // is one the project runs

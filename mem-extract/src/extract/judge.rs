@@ -22,6 +22,10 @@ pub(super) struct Context {
     /// The user stopped the agent (an interrupt, a rejected tool call) and
     /// has not written since: the next message is about the stopped call.
     pub(super) stopped: bool,
+    /// The file the user has open in the IDE, by its file name: the last
+    /// `<ide_opened_file>` or `<ide_selection>` wrapper of the user's turns
+    /// (Claude Code's IDE integration adds them to the user's message).
+    pub(super) ide_file: Option<String>,
 }
 
 impl Context {
@@ -38,6 +42,26 @@ impl Context {
         }
     }
 
+    /// Read a wrapper Claude Code's IDE integration puts in the user's
+    /// message: "The user opened the file /p/x.py in the IDE", "The user
+    /// selected the lines 5 to 9 from /p/x.py: …". The file becomes what
+    /// "the py file" may name.
+    pub(super) fn ide_wrapper(&mut self, text: &str) {
+        static RE: OnceLock<Regex> = OnceLock::new();
+        let re = RE.get_or_init(|| {
+            Regex::new(r"^<ide_(?:opened_file|selection)>The user (?:opened the file (?P<a>\S+) in the IDE|selected the lines \d+ to \d+ from (?P<b>\S+?):)")
+                .expect("ide wrapper regex")
+        });
+        if let Some(c) = re.captures(text)
+            && let Some(p) = c.name("a").or_else(|| c.name("b"))
+        {
+            let name = p.as_str().rsplit(['/', '\\']).next().unwrap_or("");
+            if !name.is_empty() && name.len() <= 80 {
+                self.ide_file = Some(name.to_string());
+            }
+        }
+    }
+
     /// What "it", "that test" most likely names: the file of the stopped
     /// call, else the one thing the agent's last message named. `None` when
     /// nothing or more than one thing is named.
@@ -51,6 +75,49 @@ impl Context {
             [one] => Some(one),
             _ => None,
         }
+    }
+
+    /// What "the py file" names: a file of that extension (`ext`, lowercase,
+    /// `py` for "py" and "python") — the stopped call's, else the one such
+    /// file the agent's last message named, else the one open in the IDE.
+    pub(super) fn typed_referent(&self, ext: &[&str]) -> Option<&str> {
+        let is = |f: &str| {
+            f.rsplit_once('.')
+                .is_some_and(|(_, e)| ext.iter().any(|x| e.eq_ignore_ascii_case(x)))
+        };
+        if self.stopped
+            && let Some(f) = self.last_file.as_deref().filter(|f| is(f))
+        {
+            return Some(f);
+        }
+        let mut named = self.names.iter().filter(|n| is(n));
+        match (named.next(), named.next()) {
+            (Some(one), None) => return Some(one),
+            (Some(_), Some(_)) => return None,
+            _ => {}
+        }
+        self.ide_file.as_deref().filter(|f| is(f))
+    }
+}
+
+/// The extensions a typed file noun ("the py file", "the yaml file") names.
+fn extensions_of(word: &str) -> &'static [&'static str] {
+    match word {
+        "py" | "python" => &["py"],
+        "js" | "javascript" => &["js", "mjs", "cjs"],
+        "ts" | "typescript" => &["ts", "tsx", "mts"],
+        "rs" | "rust" => &["rs"],
+        "go" => &["go"],
+        "rb" | "ruby" => &["rb"],
+        "sh" | "shell" => &["sh", "bash"],
+        "yaml" | "yml" => &["yaml", "yml"],
+        "json" => &["json"],
+        "toml" => &["toml"],
+        "md" | "markdown" => &["md"],
+        "css" => &["css"],
+        "html" => &["html", "htm"],
+        "sql" => &["sql"],
+        _ => &[],
     }
 }
 
@@ -163,7 +230,17 @@ pub(super) fn stand_alone(fact: &str, ctx: &Context) -> Standing {
     {
         return Standing::Keep(fact.to_string());
     }
-    let Some(r) = ctx.referent() else {
+    let words: Vec<&str> = l[start..end].split_whitespace().collect();
+    // "the py file" names a file of its kind; "it", "that test" the one thing
+    let typed = match words.as_slice() {
+        ["the", kind, _] => Some(extensions_of(kind)).filter(|e| !e.is_empty()),
+        _ => None,
+    };
+    let r = match typed {
+        Some(ext) => ctx.typed_referent(ext),
+        None => ctx.referent(),
+    };
+    let Some(r) = r else {
         return Standing::ContextFree;
     };
     // the fact already names it ("reuse `x.html` for this": "this" is x.html)
@@ -173,7 +250,6 @@ pub(super) fn stand_alone(fact: &str, ctx: &Context) -> Standing {
     // the pointing words give way to the name: "run it" → "run `ci.yml`",
     // "that test" → "the test `check.py`"; offsets of the ASCII-lowercased
     // copy are the fact's
-    let words: Vec<&str> = l[start..end].split_whitespace().collect();
     let named = match words.as_slice() {
         [_, noun] if !matches!(*noun, "one" | "ones") && words[0] != "the" => {
             format!("the {noun} `{r}`")
@@ -248,6 +324,7 @@ mod tests {
             names: names.iter().map(|s| s.to_string()).collect(),
             last_file: file.map(str::to_string),
             stopped,
+            ide_file: None,
         }
     }
 
@@ -330,6 +407,42 @@ mod tests {
         // two names and no stopped call: nothing to choose
         let two = ctx(&["a.rs", "b.rs"], Some("c.rs"), false);
         assert_eq!(stand_alone("Run it twice", &two), Standing::ContextFree);
+    }
+
+    /// "The py file" names a file of its kind: the agent's one `.py` name
+    /// (another kind named beside it does not count), else the file open
+    /// in the IDE; two of the kind, or none, leave it context-free.
+    #[test]
+    fn a_typed_file_noun_names_a_file_of_its_kind() {
+        let fact = "Keep the name of the py file";
+        let mixed = ctx(&["pyproject.toml", "tool/run_all.py"], None, false);
+        assert_eq!(
+            stand_alone(fact, &mixed),
+            Standing::Keep("Keep the name of the file `tool/run_all.py`".into())
+        );
+        let two = ctx(&["a.py", "b.py"], None, false);
+        assert_eq!(stand_alone(fact, &two), Standing::ContextFree);
+        let mut ide = ctx(&["pyproject.toml"], None, false);
+        ide.ide_wrapper(
+            "<ide_selection>The user selected the lines 3 to 4 from /home/u/p/fetch-pr-notes.py:\nimport x</ide_selection>",
+        );
+        assert_eq!(ide.ide_file.as_deref(), Some("fetch-pr-notes.py"));
+        assert_eq!(
+            stand_alone(fact, &ide),
+            Standing::Keep("Keep the name of the file `fetch-pr-notes.py`".into())
+        );
+        // the open file is of another kind: nothing names "the yaml file"
+        assert_eq!(
+            stand_alone("Move the yaml file to config/", &ide),
+            Standing::ContextFree
+        );
+        ide.ide_wrapper(
+            "<ide_opened_file>The user opened the file /home/u/p/deploy.yml in the IDE. This may or may not be related.</ide_opened_file>",
+        );
+        assert_eq!(
+            stand_alone("Move the yaml file to config/", &ide),
+            Standing::Keep("Move the file `deploy.yml` to config/".into())
+        );
     }
 
     #[test]

@@ -177,7 +177,7 @@ pub(super) const DANGLING: &[&str] = &[
 pub(super) fn clause_end(head: &str) -> Option<usize> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)(?:;\s| [—–-] | \(|, (?:but|and|so|or|which|because|since|though|although|while|whereas|the|this|that|use|don't|do|please|not|instead|otherwise|then) )")
+        Regex::new(r"(?i)(?:;\s| [—–-] | \(| but |, (?:but|and|so|or|which|because|since|though|although|while|whereas|the|this|that|use|don't|do|please|not|instead|otherwise|then) )")
             .expect("clause regex")
     });
     re.find_iter(head).map(|m| m.start()).last()
