@@ -22,6 +22,7 @@
 //! them, event by event.
 
 mod classify;
+mod constraint;
 mod decisions;
 mod extractor;
 mod finish;

@@ -13,6 +13,7 @@ use mem_core::truncate::floor_to_chars;
 use super::classify::{
     Cat, Class, classify, colon_why, instruction_clause, rule_of_question, why_of,
 };
+use super::constraint::{kept_constraint, names_of_message};
 use super::judge::{Context, Standing, is_reason, names_lasting, one_off_expiry, stand_alone};
 use super::merge::{Cand, Merged, Parts, merge_parts};
 use super::notes::{Notes, note};
@@ -38,6 +39,10 @@ pub(super) struct Draft<'r> {
     pub(super) why: Option<String>,
     pub(super) how: Vec<String>,
     pub(super) date: Option<dates::DateMention>,
+    /// The memory's name when it is not the fact's title.
+    pub(super) name: Option<String>,
+    /// The memory's triggers when they are not read off the fact.
+    pub(super) triggers: Vec<String>,
 }
 
 /// Is this URL one the user points to as a resource (dashboard, runbook,
@@ -174,14 +179,19 @@ pub(super) fn draft_into(
         );
         return;
     }
-    let mut m = base_memory(title_of(&fact), cut(&fact, 150), t, kind, at, opts);
+    let name = d.name.as_deref().map_or_else(|| title_of(&fact), title_of);
+    let mut m = base_memory(name, cut(&fact, 150), t, kind, at, opts);
     if let (Cat::Dated, Some(dm)) = (d.cat, &d.date) {
         m.expires = Some(Expires::On(dm.date));
     } else if one_off && let Some(day) = at.day() {
         m.expires = Some(Expires::On(one_off_expiry(day)));
         m.kind = Some(Kind::OneTimeState);
     }
-    m.triggers = triggers_with(&fact, words, 5);
+    m.triggers = if d.triggers.is_empty() {
+        triggers_with(&fact, words, 5)
+    } else {
+        d.triggers
+    };
     m.why = why();
     m.how = how();
     m.fact = Some(fact);
@@ -276,6 +286,8 @@ pub(super) fn from_message(
         return;
     }
     let norm = normalize_quotes(cut_pasted_output(text, at.line, notes));
+    // what the message names: a constraint's "it" stands for it
+    let named = names_of_message(&norm);
     let mut current: Option<Draft> = None;
     // the sentence before, whatever its class: what "it" may point at
     let mut prev: Option<&str> = None;
@@ -343,6 +355,31 @@ pub(super) fn from_message(
             }
         }
         let (class, date) = classify(rules, &l, base);
+        // a request or a question may carry a constraint that outlives it
+        if !matches!(class, Class::Keep(..))
+            && let Some(c) = kept_constraint(s, &named)
+        {
+            note(
+                notes,
+                true,
+                Bucket::DurableInstruction,
+                "feedback/kept-constraint",
+                at.line,
+                s,
+            );
+            settle(current.take(), ctx, at, base, opts, scrubber, out, notes);
+            current = Some(Draft {
+                cat: Cat::Feedback,
+                rule: "feedback/kept-constraint",
+                fact: c.fact,
+                why: None,
+                how: Vec::new(),
+                date: None,
+                name: Some(c.name),
+                triggers: c.triggers,
+            });
+            continue;
+        }
         match class {
             Class::Drop(b, rule) => note(notes, false, b, rule, at.line, s),
             Class::Other => match current.as_mut() {
@@ -421,6 +458,8 @@ pub(super) fn from_message(
                     why,
                     how,
                     date,
+                    name: None,
+                    triggers: Vec::new(),
                 });
             }
         }

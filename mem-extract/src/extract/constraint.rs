@@ -1,0 +1,248 @@
+//! A lasting constraint said inside a request: "read `tokenizer.js` and
+//! refactor it while keeping it dependency free", "add a retry to
+//! `fetch.ts`, but keep it backwards compatible", "without adding new
+//! dependencies" (docs/extraction.md "The rules' kinds").
+//!
+//! The request is for this session; the constraint is on the thing it
+//! names and outlives it. A pointing subject ("it", "them") is named by the
+//! files the same message names; a constraint on nothing named is dropped.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use super::judge::names_in;
+use super::sentence::clean_sentence;
+
+/// A constraint found in a request: the fact in the user's words, a short
+/// name (the subject and the lasting properties only) and its triggers (the
+/// subject's names and the properties).
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Constraint {
+    pub(super) fact: String,
+    pub(super) name: String,
+    pub(super) triggers: Vec<String>,
+}
+
+/// The constraint in `s` (one sentence of a user message) on what the
+/// message names (`named`: its files and identifiers, in order): "Keep
+/// `public/tokenizer.{css,js,html}` dependency free and compilation free".
+/// `None` when `s` states no constraint of a lasting kind (a property of
+/// code, not of the answer: "keep it short" is about the reply) or when a
+/// pointing subject has nothing named to stand for.
+pub(super) fn kept_constraint(s: &str, named: &[String]) -> Option<Constraint> {
+    static KEEP: OnceLock<Regex> = OnceLock::new();
+    static WITHOUT: OnceLock<Regex> = OnceLock::new();
+    let keep = KEEP.get_or_init(|| {
+        Regex::new(r"(?i)(?:^|[\s,;(])(?:while |but |and |also |please |just |i(?:'d| would) (?:like|want|prefer) to |let's |we should |we need to |make sure to |try to )?(?:keep|keeping|leave|leaving)\s+(?P<subj>it|them|this|these|that|those|everything|the [a-z0-9_./-]+(?: [a-z0-9_./-]+){0,2}?|`[^`]{2,60}`)\s+(?P<prop>[^,;?!]{3,120}?)\s*(?:[,;?!]|\.(?:\s|$)|$| so | then | and (?:then |also )?(?:see|add|make|propose|fix|update|write|run|do|check)\b)")
+            .expect("keep regex")
+    });
+    let without = WITHOUT.get_or_init(|| {
+        Regex::new(r"(?i)(?:^|[\s,;(])without (?:adding|introducing|pulling in|using|any|a|new)\s[^,;?!.]{0,40}?(?:dependenc(?:y|ies)|deps|librar(?:y|ies)|packages?|frameworks?|build step|bundler|compilation|compile step)(?:[^a-z]|$)")
+            .expect("without regex")
+    });
+    if let Some(c) = keep.captures(s) {
+        let prop = c["prop"].trim().trim_end_matches(['.', ' ']);
+        if !lasting_property(prop) {
+            return None;
+        }
+        let subj = c["subj"].trim();
+        // a name inside the property is its exception, not its subject
+        let named: Vec<String> = named
+            .iter()
+            .filter(|n| !prop.contains(n.as_str()))
+            .cloned()
+            .collect();
+        let (subj, names) = if pointing(subj) {
+            (subject_of(&named)?, named)
+        } else {
+            (subj.to_string(), names_in(subj))
+        };
+        return Some(constraint(&subj, prop, &names));
+    }
+    if let Some(m) = without.find(s) {
+        let what = m
+            .as_str()
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .trim_end_matches(|c: char| !c.is_alphanumeric());
+        let subj = subject_of(named)?;
+        return Some(constraint(&subj, what, named));
+    }
+    None
+}
+
+/// The constraint "keep `subj` `prop`" on the things `names` names.
+fn constraint(subj: &str, prop: &str, names: &[String]) -> Constraint {
+    let fact = clean_sentence(&format!("keep {subj} {prop}"));
+    let props: Vec<&str> = property_re()
+        .find_iter(prop)
+        .map(|m| m.as_str().trim_matches(|c: char| !c.is_alphanumeric()))
+        .collect();
+    let name = if props.is_empty() || props.join(" and ") == prop {
+        fact.clone()
+    } else {
+        clean_sentence(&format!("keep {subj} {}", props.join(" and ")))
+    };
+    // triggers: each file's name and the stem they share, then the properties
+    let mut triggers: Vec<String> = Vec::new();
+    let mut add = |t: &str| {
+        let t = t.to_ascii_lowercase();
+        if t.len() >= 3 && !triggers.contains(&t) {
+            triggers.push(t);
+        }
+    };
+    for n in names {
+        let file = n.rsplit('/').next().unwrap_or(n);
+        add(file);
+        if let Some((stem, _)) = file.rsplit_once('.') {
+            add(stem);
+        }
+    }
+    for p in &props {
+        add(p);
+    }
+    triggers.truncate(6);
+    Constraint {
+        fact,
+        name,
+        triggers,
+    }
+}
+
+fn pointing(subj: &str) -> bool {
+    matches!(
+        subj.to_ascii_lowercase().as_str(),
+        "it" | "them" | "this" | "these" | "that" | "those" | "everything"
+    )
+}
+
+/// A property that holds of code for good, never of the reply: free of
+/// dependencies, of a build step, of a framework; compatible; the same
+/// files; standalone, plain, vanilla.
+fn lasting_property(prop: &str) -> bool {
+    property_re().is_match(prop)
+}
+
+fn property_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)(?:^|[^a-z])(?:(?:dependency|dep|compil(?:ation|e)|build|framework|library|jquery|bundler|npm|runtime|allocation|unsafe|network|side[- ]effect)[- ]free|zero[- ]dep(?:endenc(?:y|ies))?|no (?:new |extra |external )?(?:dependenc(?:y|ies)|deps|build step|bundler|compilation|framework)|without (?:a |any )?(?:build|compil)|backwards?[- ]compatible|(?:api|abi)[- ]compatible|compatible with|the same (?:\d+|one|two|three|four|five|single) [a-z ]*files?|(?:a )?single[- ]file|in (?:one|a single) file|standalone|self[- ]contained|stdlib[- ]only|standard library only|pure (?:python|js|javascript|rust|css|html|go|sql|functions?)|vanilla|plain (?:js|javascript|html|css|sql|python)|stateless|synchronous|async(?:hronous)?|idempotent|deterministic|offline|portable|posix|under \d+ (?:lines|kb|ms))(?:[^a-z]|$)")
+            .expect("property regex")
+    })
+}
+
+/// What a pointing subject stands for: the files and identifiers the
+/// message names; several files of one path and stem are written once
+/// (`public/tokenizer.{css,js,html}`). `None` when it names nothing, or
+/// more than three different things.
+fn subject_of(named: &[String]) -> Option<String> {
+    let files: Vec<&String> = named.iter().collect();
+    match files.as_slice() {
+        [] => None,
+        [one] => Some(format!("`{one}`")),
+        many => {
+            let split: Vec<Option<(&str, &str)>> =
+                many.iter().map(|f| f.rsplit_once('.')).collect();
+            if let Some(Some((stem, _))) = split.first()
+                && split
+                    .iter()
+                    .all(|x| x.is_some_and(|(s, e)| s == *stem && !e.contains('/')))
+            {
+                let exts: Vec<&str> = split.iter().flatten().map(|(_, e)| *e).collect();
+                return Some(format!("`{stem}.{{{}}}`", exts.join(",")));
+            }
+            (many.len() <= 3).then(|| {
+                many.iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+        }
+    }
+}
+
+/// The files and identifiers a user message names, `@` mentions included
+/// (`@public/tokenizer.css` is Claude Code's way of attaching a file).
+pub(super) fn names_of_message(text: &str) -> Vec<String> {
+    static AT: OnceLock<Regex> = OnceLock::new();
+    let at = AT.get_or_init(|| Regex::new(r"(^|[\s(])@([A-Za-z0-9_./-])").expect("at regex"));
+    names_in(&at.replace_all(text, "$1$2"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(text: &str) -> Vec<String> {
+        names_of_message(text)
+    }
+
+    #[test]
+    fn a_lasting_constraint_in_a_request_is_named() {
+        let msg = "Can you please read @public/tokenizer.css, @public/tokenizer.js, @public/tokenizer.html and do a review while keeping it simple and dependency free (except for transformers.js) and compilation free, see TODOs and propose a plan?";
+        assert_eq!(
+            kept_constraint(msg, &named(msg)).map(|c| c.fact).as_deref(),
+            Some(
+                "Keep `public/tokenizer.{css,js,html}` simple and dependency free (except for transformers.js) and compilation free"
+            )
+        );
+        let msg = "Add a retry to `src/fetch.ts`, but keep it backwards compatible.";
+        assert_eq!(
+            kept_constraint(msg, &named(msg)).map(|c| c.fact).as_deref(),
+            Some("Keep `src/fetch.ts` backwards compatible")
+        );
+        let msg = "Refactor the parser and keep the public API backwards compatible";
+        assert_eq!(
+            kept_constraint(msg, &named(msg)).map(|c| c.fact).as_deref(),
+            Some("Keep the public API backwards compatible")
+        );
+        let msg = "So I'd like to keep them the same 3 simple files, but add the features from the TODOs in app.js and app.css";
+        assert_eq!(
+            kept_constraint(msg, &named(msg)).map(|c| c.fact).as_deref(),
+            Some("Keep `app.{js,css}` the same 3 simple files")
+        );
+        let msg = "Please rework scripts/release.sh without adding any new dependencies.";
+        assert_eq!(
+            kept_constraint(msg, &named(msg)).map(|c| c.fact).as_deref(),
+            Some("Keep `scripts/release.sh` without adding any new dependencies")
+        );
+    }
+
+    #[test]
+    fn a_constraint_on_the_reply_or_on_nothing_named_is_not_kept() {
+        for msg in [
+            // about the answer, not the code
+            "Summarise the changes in utils.py but keep it short",
+            "Explain the retry in fetch.ts, keep it brief and simple",
+            // a property of no lasting kind
+            "Fix the layout in app.css while keeping it pretty",
+            // pointing at nothing the message names
+            "Clean this up while keeping it dependency free",
+            "Refactor it without adding new dependencies",
+        ] {
+            assert_eq!(kept_constraint(msg, &named(msg)), None, "{msg}");
+        }
+    }
+
+    /// The name says the subject and the lasting properties; the triggers
+    /// are the files, their shared stem and the properties.
+    #[test]
+    fn a_constraint_is_named_by_its_properties() {
+        let msg = "Read @public/tokenizer.css and @public/tokenizer.js while keeping it simple and dependency free (except for transformers.js) and compilation free, then propose a plan";
+        let c = kept_constraint(msg, &named(msg)).unwrap();
+        assert_eq!(
+            c.name,
+            "Keep `public/tokenizer.{css,js}` dependency free and compilation free"
+        );
+        assert_eq!(
+            c.triggers,
+            [
+                "tokenizer.css",
+                "tokenizer",
+                "tokenizer.js",
+                "dependency free",
+                "compilation free"
+            ]
+        );
+    }
+}
