@@ -59,7 +59,9 @@ pub use self::finish::ensure_id;
 pub use self::options::{DEFAULT_MAX_QUOTE, ExtractOptions, Extraction, MAX_EVIDENCE};
 pub use self::sentence::sentences;
 pub use self::summary::summary_quotes;
-pub use self::view::{EventView, MAX_MESSAGE_BYTES, min_text_window, write_path_of};
+pub use self::view::{
+    Choice, EventView, MAX_MESSAGE_BYTES, choices_of, min_text_window, write_path_of,
+};
 
 /// The evidence pointer of an event: `transcript:<12 hex BLAKE3 of the session id>#<line>`.
 pub fn evidence_of(ev: &Event) -> String {

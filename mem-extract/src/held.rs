@@ -33,6 +33,7 @@ struct Held {
     tool_id: Option<Range<usize>>,
     command: Option<String>,
     path: Option<Range<usize>>,
+    choices: Vec<crate::extract::Choice>,
     /// The text's range, and whether it is still JSON-escaped.
     text: Option<(Range<usize>, bool)>,
     is_error: Option<bool>,
@@ -95,6 +96,7 @@ impl HeldTurn {
             tool_id: ev.tool_id.as_deref().map(&mut put),
             command: ev.command,
             path: ev.path.as_deref().map(&mut put),
+            choices: ev.choices,
             text,
             is_error: ev.is_error,
             sidechain: ev.sidechain,
@@ -121,6 +123,7 @@ impl HeldTurn {
                 tool_id: h.tool_id.map(s),
                 command: h.command,
                 path: h.path.map(s),
+                choices: h.choices,
                 text: h.text.map(|(r, escaped)| {
                     if escaped {
                         EventText::Escaped(s(r))

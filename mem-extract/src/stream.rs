@@ -27,7 +27,7 @@ use mem_core::Error;
 use mem_core::jsonl::{describe, for_each_record};
 use mem_core::scan::{Obj, RawStr, at_end};
 
-use crate::extract::{EventView, command_in, write_path_of};
+use crate::extract::{EventView, choices_of, command_in, write_path_of};
 use crate::text::EventText;
 
 /// A string, borrowed from the line when it has no escapes.
@@ -99,6 +99,7 @@ struct ToolInputFields {
     file_path: Option<Value>,
     path: Option<Value>,
     notebook_path: Option<Value>,
+    questions: Option<Value>,
 }
 
 impl ToolInputFields {
@@ -109,6 +110,7 @@ impl ToolInputFields {
             "file_path" => self.file_path.as_ref(),
             "path" => self.path.as_ref(),
             "notebook_path" => self.notebook_path.as_ref(),
+            "questions" => self.questions.as_ref(),
             _ => None,
         }
     }
@@ -121,6 +123,7 @@ impl ToolInputFields {
             b"file_path" => Some(&mut self.file_path),
             b"path" => Some(&mut self.path),
             b"notebook_path" => Some(&mut self.notebook_path),
+            b"questions" => Some(&mut self.questions),
             _ => None,
         }
     }
@@ -229,6 +232,12 @@ impl<'a> RawEvent<'a, RawText<'a>> {
             ),
             None => (None, None),
         };
+        let choices = self
+            .input
+            .as_ref()
+            .and_then(|i| i.get("questions"))
+            .map(choices_of)
+            .unwrap_or_default();
         EventView {
             session: self.session.0,
             line: self.line,
@@ -241,6 +250,7 @@ impl<'a> RawEvent<'a, RawText<'a>> {
             tool_id: self.tool_id.map(|s| s.0),
             command,
             path,
+            choices,
             text: self.text.map(|t| EventText::Escaped(Cow::Borrowed(t.0))),
             is_error: self.is_error,
             sidechain: self.sidechain,

@@ -217,6 +217,86 @@ fn answers_to_the_question_tool_are_decisions() {
     assert_eq!(ms[1].triggers, ["tgz", "tar", "formats", "supported"]);
 }
 
+/// The option the user picked is said with what the agent said it means:
+/// "Option C: Extra field" alone names nothing a later session can use.
+#[test]
+fn an_answer_picking_an_option_says_what_the_option_means() {
+    let ms = run(&[
+        call(
+            0,
+            "q1",
+            "AskUserQuestion",
+            json!({"questions": [
+                {"question": "How should unreadable archives be reported in the listing?",
+                 "options": [
+                    {"label": "Option A: Comment line", "description": "Add a # comment line after the entry"},
+                    {"label": "Option B: Status column", "description": "Add BROKEN as a 5th tab-separated column of the entry"}]},
+                {"question": "Should gzip files found on disk be opened as well as nested ones?",
+                 "options": [
+                    {"label": "Yes, both on disk and nested", "description": "Open .gz wherever it is found"},
+                    {"label": "Only nested ones", "description": ""}]}]}),
+        ),
+        result(
+            1,
+            "q1",
+            "User has answered your questions: \"How should unreadable archives be reported in the listing?\"=\"Option B: Status column\", \"Should gzip files found on disk be opened as well as nested ones?\"=\"Yes, both on disk and nested\". You can now continue with the user's answers in mind.",
+            false,
+        ),
+    ]);
+    assert_eq!(
+        names(&ms),
+        [
+            "How should unreadable archives be reported in the listing: Status column",
+            "Should gzip files found on disk be opened: Yes, both on disk and nested",
+        ]
+    );
+    assert_eq!(
+        ms[0].description,
+        "Status column: Add BROKEN as a 5th tab-separated column of the entry"
+    );
+    assert_eq!(
+        ms[0].fact.as_deref(),
+        Some(
+            "Asked \"How should unreadable archives be reported in the listing?\", the user answered \"Option B: Status column\": Add BROKEN as a 5th tab-separated column of the entry."
+        )
+    );
+    // the option's letter is no trigger
+    assert!(
+        !ms[0].triggers.iter().any(|t| t == "option"),
+        "{:?}",
+        ms[0].triggers
+    );
+    assert!(
+        ms[0].triggers.iter().any(|t| t == "tab-separated"),
+        "{:?}",
+        ms[0].triggers
+    );
+}
+
+/// A constraint said inside a request is kept about what the message
+/// names; one about the reply, or about nothing named, is not.
+#[test]
+fn a_constraint_inside_a_request_is_kept() {
+    let ms = run(&[
+        user(
+            0,
+            "Can you read @web/player.js and @web/player.css and tidy them up while keeping them framework-free and without a build step, then suggest next steps?",
+        ),
+        user(2, "Summarise what changed in lib/a.py but keep it short."),
+        user(4, "Clean this up while keeping it dependency free."),
+    ]);
+    assert_eq!(
+        names(&ms),
+        ["Keep `web/player.{js,css}` framework-free and without a build step"]
+    );
+    assert_eq!(
+        ms[0].fact.as_deref(),
+        Some("Keep `web/player.{js,css}` framework-free and without a build step")
+    );
+    assert_eq!(ms[0].mem_type, MemoryType::Feedback);
+    assert_eq!(ms[0].extra["rule"], "feedback/kept-constraint");
+}
+
 #[test]
 fn the_same_text_from_another_tool_is_not_a_decision() {
     let ms = run(&[

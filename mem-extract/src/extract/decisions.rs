@@ -15,8 +15,10 @@ use super::message::from_message;
 use super::notes::note;
 use super::options::ExtractOptions;
 use super::origin::{At, base_memory};
-use super::sentence::{clean_sentence, cut, lower, normalize_quotes, sentences, title_of};
-use super::view::{EventView, MAX_MESSAGE_BYTES};
+use super::sentence::{
+    DANGLING, clean_sentence, cut, lower, normalize_quotes, sentences, title_of,
+};
+use super::view::{Choice, EventView, MAX_MESSAGE_BYTES};
 use crate::command::command_keywords;
 use crate::command::short_cmd;
 use crate::note::Bucket;
@@ -37,6 +39,7 @@ impl Extractor {
                 Pending {
                     ask,
                     cmd: ev.command.as_deref().map(short_cmd),
+                    choices: if ask { ev.choices.clone() } else { Vec::new() },
                 },
             );
             return;
@@ -65,7 +68,7 @@ impl Extractor {
             if let Some(rest) = t.strip_prefix(ANSWERED) {
                 let at = self.at(ev);
                 for (q, a) in answers(rest) {
-                    self.answer(&at, &q, &a);
+                    self.answer(&at, &q, &a, &call.choices);
                 }
             }
             return;
@@ -83,14 +86,23 @@ impl Extractor {
     }
 
     /// One answer to the agent's question: a decision in the user's words.
-    pub(super) fn answer(&mut self, at: &At, q: &str, a: &str) {
+    pub(super) fn answer(&mut self, at: &At, q: &str, a: &str, choices: &[Choice]) {
         let a = a.trim();
         let q = q.trim();
         if a.is_empty() || a.len() > 400 || q.len() > 400 {
             return;
         }
+        // the option the user picked, and what the agent said it means
+        let meaning = choices
+            .iter()
+            .find(|c| c.question.trim() == q && c.label.trim().eq_ignore_ascii_case(a))
+            .map(|c| c.description.trim())
+            .filter(|d| !d.is_empty());
         let scrub = |s: &str| self.scrubber.scrub(s).text;
+        let meaning = meaning.map(|d| scrub(d).trim_end_matches(['.', ' ']).to_string());
         let (q, a) = (scrub(q), scrub(a));
+        // "Option C: Extra field" says "Extra field"
+        let shown = option_label(&a);
         // a short answer says little alone: the question names the subject
         let bare = {
             let l = lower(&a);
@@ -107,18 +119,22 @@ impl Extractor {
             title_of(&clean_sentence(&a))
         } else {
             // the question's first clause, short, then the answer
-            let full = q.split(['?', '(']).next().unwrap_or(&q).trim();
-            let mut q = floor_to_chars(full, 40);
-            if q.len() < full.len() {
-                q = q.rfind(' ').map_or(q, |i| &q[..i]);
-            }
-            title_of(&format!("{q}: {a}"))
+            let room = 72usize.saturating_sub(shown.chars().count() + 2).max(30);
+            title_of(&format!("{}: {shown}", question_head(&q, room)))
         };
-        let fact = format!("Asked \"{q}\", the user answered \"{a}\".");
-        let words = content_words(&format!("{q} {a}"));
+        let fact = match &meaning {
+            Some(d) => format!("Asked \"{q}\", the user answered \"{a}\": {d}."),
+            None => format!("Asked \"{q}\", the user answered \"{a}\"."),
+        };
+        let words = content_words(&format!("{q} {a} {}", meaning.as_deref().unwrap_or("")));
+        // the description says what was chosen when the agent said what it means
+        let description = match &meaning {
+            Some(d) => cut(&format!("{shown}: {d}"), 150),
+            None => cut(&fact, 150),
+        };
         let mut m = base_memory(
             name,
-            cut(&fact, 150),
+            description,
             MemoryType::Feedback,
             Kind::Preference,
             at,
@@ -140,7 +156,16 @@ impl Extractor {
                 &q,
             );
         }
-        m.triggers = triggers_with(&a, content_words(&a), 5);
+        m.triggers = triggers_with(shown, content_words(shown), 5);
+        if let Some(d) = &meaning
+            && m.triggers.len() < 4
+        {
+            for w in triggers_with(d.as_str(), content_words(d), 4 - m.triggers.len()) {
+                if !m.triggers.contains(&w) {
+                    m.triggers.push(w);
+                }
+            }
+        }
         if m.triggers.len() < 3 {
             let more = triggers_with(q.as_str(), content_words(&q), 5 - m.triggers.len());
             for w in more {
@@ -340,6 +365,40 @@ impl Extractor {
             key: None,
         });
     }
+}
+
+/// An option's label without its "Option C:" / "B)" prefix: "Option C:
+/// Extra field" → "Extra field".
+fn option_label(a: &str) -> &str {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)^(?:option\s+)?(?:[a-h]|\d{1,2})\s*[:.)]\s+(?P<rest>\S.*)$")
+            .expect("option regex")
+    });
+    match re.captures(a).and_then(|c| c.name("rest")) {
+        Some(m) if a.to_ascii_lowercase().starts_with("option") || a.len() > 3 => m.as_str(),
+        _ => a,
+    }
+}
+
+/// A question's first clause, at most `max` characters, cut at a whole word
+/// and never on a word that needs the next ("Should tar archives found in
+/// the" → "Should tar archives found").
+fn question_head(q: &str, max: usize) -> String {
+    let full = q.split(['?', '(']).next().unwrap_or(q).trim();
+    let mut head = floor_to_chars(full, max);
+    if head.len() < full.len() {
+        head = head.rfind(' ').map_or(head, |i| &head[..i]);
+    }
+    let mut words: Vec<&str> = head.split_whitespace().collect();
+    while words.len() > 2
+        && words
+            .last()
+            .is_some_and(|w| DANGLING.contains(&lower(w).as_str()))
+    {
+        words.pop();
+    }
+    words.join(" ")
 }
 
 /// A list of short items joined by `+`, `,`, `/` or "and": names chosen,

@@ -7,6 +7,8 @@ use crate::text::EventText;
 pub(super) struct Pending {
     pub(super) ask: bool,
     pub(super) cmd: Option<String>,
+    /// The options the question tool offered (empty for other calls).
+    pub(super) choices: Vec<super::view::Choice>,
 }
 
 /// The question tool's result: `User has answered your questions: "Q"="A", …`.

@@ -37,6 +37,9 @@ pub struct EventView<'a> {
     pub command: Option<String>,
     /// The file a tool call writes (`file_path`, `path` or `notebook_path` of its input).
     pub path: Option<Cow<'a, str>>,
+    /// For the question tool (`AskUserQuestion`): the options it offered
+    /// (see [`choices_of`]).
+    pub choices: Vec<Choice>,
     /// The text (see the type's docs).
     pub text: Option<EventText<'a>>,
     /// For `tool_result`: whether the tool reported an error.
@@ -79,6 +82,10 @@ impl<'a> EventView<'a> {
             path: input
                 .and_then(|i| write_path_of(|k| i.get(k)))
                 .map(Cow::Borrowed),
+            choices: input
+                .and_then(|i| i.get("questions"))
+                .map(choices_of)
+                .unwrap_or_default(),
             text: ev
                 .text
                 .as_deref()
@@ -106,6 +113,7 @@ impl<'a> EventView<'a> {
             tool_id: self.tool_id.map(o),
             command: self.command,
             path: self.path.map(o),
+            choices: self.choices,
             text: self.text.map(EventText::into_owned),
             is_error: self.is_error,
             sidechain: self.sidechain,
@@ -120,4 +128,51 @@ pub fn write_path_of<'v>(get: impl Fn(&str) -> Option<&'v serde_json::Value>) ->
     ["file_path", "path", "notebook_path"]
         .iter()
         .find_map(|k| get(k).and_then(|v| v.as_str()))
+}
+
+/// One option the question tool offered: its question, the option's label
+/// (what the answer says) and the description the agent wrote beside it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Choice {
+    /// The question, as asked.
+    pub question: String,
+    /// The option's label: the answer when the user picks it.
+    pub label: String,
+    /// What the option means, in the agent's words (may be empty).
+    pub description: String,
+}
+
+/// The options of a question tool's `questions` input (`[{"question": Q,
+/// "options": [{"label": L, "description": D}, …]}, …]`), at most 64; any
+/// other shape gives none.
+pub fn choices_of(questions: &serde_json::Value) -> Vec<Choice> {
+    let mut out = Vec::new();
+    for q in questions.as_array().into_iter().flatten() {
+        let Some(question) = q.get("question").and_then(|v| v.as_str()) else {
+            continue;
+        };
+        for o in q
+            .get("options")
+            .and_then(|v| v.as_array())
+            .into_iter()
+            .flatten()
+        {
+            let Some(label) = o.get("label").and_then(|v| v.as_str()) else {
+                continue;
+            };
+            let description = o.get("description").and_then(|v| v.as_str()).unwrap_or("");
+            if out.len() < 64
+                && question.len() <= 400
+                && label.len() <= 400
+                && description.len() <= 400
+            {
+                out.push(Choice {
+                    question: question.to_string(),
+                    label: label.to_string(),
+                    description: description.to_string(),
+                });
+            }
+        }
+    }
+    out
 }
