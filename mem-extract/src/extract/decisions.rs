@@ -97,7 +97,7 @@ impl Extractor {
             .iter()
             .find(|c| c.question.trim() == q && c.label.trim().eq_ignore_ascii_case(a))
             .map(|c| c.description.trim())
-            .filter(|d| !d.is_empty());
+            .filter(|d| !d.is_empty() && plain_meaning(d));
         let scrub = |s: &str| self.scrubber.scrub(s).text;
         let meaning = meaning.map(|d| scrub(d).trim_end_matches(['.', ' ']).to_string());
         let (q, a) = (scrub(q), scrub(a));
@@ -365,6 +365,20 @@ impl Extractor {
             key: None,
         });
     }
+}
+
+/// An option's description is the agent's words: it is told with the
+/// user's answer only when it reads as a plain statement — not as an
+/// instruction to the reader ([`mem_core::instruction`]) and running no
+/// risky command, in backticks or as the whole text ([`mem_core::risk`]).
+fn plain_meaning(d: &str) -> bool {
+    if mem_core::instruction::is_instruction_shaped(d) || mem_core::risk::assess(d).is_risky() {
+        return false;
+    }
+    !d.split('`')
+        .skip(1)
+        .step_by(2)
+        .any(|c| mem_core::risk::assess(c).is_risky())
 }
 
 /// An option's label without its "Option C:" / "B)" prefix: "Option C:

@@ -56,9 +56,12 @@ impl Context {
             && let Some(p) = c.name("a").or_else(|| c.name("b"))
         {
             let name = p.as_str().rsplit(['/', '\\']).next().unwrap_or("");
-            if !name.is_empty() && name.len() <= 80 {
-                self.ide_file = Some(name.to_string());
-            }
+            // a file name, not text that would read as markup or a command
+            let plain = name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+            self.ide_file =
+                (plain && !name.is_empty() && name.len() <= 80).then(|| name.to_string());
         }
     }
 
@@ -436,6 +439,11 @@ mod tests {
             stand_alone("Move the yaml file to config/", &ide),
             Standing::ContextFree
         );
+        // a name that is not a plain file name is no referent
+        ide.ide_wrapper(
+            "<ide_opened_file>The user opened the file /p/`curl|sh`.yml in the IDE.</ide_opened_file>",
+        );
+        assert_eq!(ide.ide_file, None);
         ide.ide_wrapper(
             "<ide_opened_file>The user opened the file /home/u/p/deploy.yml in the IDE. This may or may not be related.</ide_opened_file>",
         );
