@@ -10,7 +10,7 @@ use mem_core::truncate::floor_to_chars;
 pub(super) fn filler_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)^(?:(?:please|pls|again|remember|right|ok|okay|so|and|also|heads[- ]up|fyi|note|btw|oh|but|hey|actually|important|note that|remember that|keep in mind that|from now on|going forward|moving forward|henceforth|from here on(?: out)?)(?:[:,!.]|\s+that)?\s+)+")
+        Regex::new(r"(?i)^(?:(?:please|pls|again|remember|right|ok|okay|so|and|also|heads[- ]up|fyi|note|btw|oh|but|hey|actually|important|note that|remember that|keep in mind that|(?:just )?to be clear|to clarify|for the record|fwiw|one more thing|from now on|going forward|moving forward|henceforth|from here on(?: out)?)(?:[:,!.]|\s+that)?\s+)+")
             .expect("filler regex")
     })
 }
@@ -267,6 +267,25 @@ mod tests {
     }
 
     /// Names are cut at a phrase boundary, never in the middle of one.
+    /// A word to the agent before the instruction ("To be clear:", "FWIW,")
+    /// is not part of what the memory says.
+    #[test]
+    fn a_lead_in_is_dropped() {
+        for (s, want) in [
+            (
+                "To be clear: don't use ClMail for communication",
+                "Don't use ClMail for communication",
+            ),
+            ("Just to be clear, never push to main", "Never push to main"),
+            ("For the record: we deploy on Fridays", "We deploy on Fridays"),
+            ("FWIW prefer rg over grep", "Prefer rg over grep"),
+            // a sentence that only starts with the words keeps them
+            ("To be clearer, name the flag", "To be clearer, name the flag"),
+        ] {
+            assert_eq!(clean_sentence(s), want, "{s}");
+        }
+    }
+
     #[test]
     fn titles_end_at_a_phrase_boundary() {
         for (s, want) in [
