@@ -67,10 +67,11 @@ use crate::doc::{Doc, Text, Texts};
 use crate::inject::MdParts;
 
 /// Version of the layout; a cache of another version is ignored (and
-/// rebuilt). 13: layout 12's (a memory's trust as a reader believes it,
-/// [`mem_core::lesson::believed_trust`]), its index read into memory
-/// whole instead of mapped.
-pub const CACHE_VERSION: u64 = 13;
+/// rebuilt). 14: layout 13's (a memory's trust as a reader believes it,
+/// [`mem_core::lesson::believed_trust`], its index read into memory whole)
+/// with the names of several words among a memory's terms
+/// ([`mem_core::text::is_name_term`]).
+pub const CACHE_VERSION: u64 = 14;
 
 /// The cache file's name inside the memory dir's cache folder.
 pub const CACHE_FILE: &str = "recall-v2.cache";

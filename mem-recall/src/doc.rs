@@ -209,6 +209,13 @@ impl Doc {
                 *tf.entry(s).or_default() += w;
                 len += 1;
             }
+            // a name of several words also whole (`real-database-tests`):
+            // a task that writes it meets it as one phrase (gate.rs)
+            mem_core::text::each_term(text, |t| {
+                if mem_core::text::is_name_term(t) {
+                    *tf.entry(t.to_string()).or_default() += w;
+                }
+            });
         }
         for t in m.triggers.iter().filter(|t| !t.starts_with("re:")) {
             for s in stems.content(t) {

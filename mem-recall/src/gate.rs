@@ -583,6 +583,10 @@ struct Alt {
     /// name (`coderabbit-extract`, `src/app.ts`) count once among the
     /// [`MIN_MATCHED_STEMS`] words a memory must share with the task.
     name: usize,
+    /// The whole name (`real-database-tests`), met only where the memory
+    /// writes it so ([`mem_core::text::is_name_term`]): a phrase the task
+    /// and the memory share.
+    whole: bool,
 }
 
 /// The task's concepts: each vocabulary term found in it (its own content
@@ -599,10 +603,23 @@ fn concepts(
     vocab: Option<&crate::vocab::Vocabulary>,
     stems: &Stems,
 ) -> (Vec<Concept>, Vec<String>) {
-    let names = compounds(task, ws.len());
+    let (names, wholes) = compounds(task, ws.len());
+    // each name of several words, whole: one more concept of its name
+    let mut out: Vec<Concept> = wholes
+        .into_iter()
+        .map(|(term, name)| Concept {
+            alts: vec![Alt {
+                show: term.clone(),
+                stems: vec![term],
+                weight: 1.0,
+                verb: false,
+                name,
+                whole: true,
+            }],
+        })
+        .collect();
     let found = vocab.map(|v| v.find(ws, all, stems)).unwrap_or_default();
     let mut covered = vec![false; ws.len()];
-    let mut out: Vec<Concept> = Vec::new();
     let mut translated: Vec<String> = Vec::new();
     let mut seen: HashSet<Vec<String>> = HashSet::new();
     let content = |i: usize| !mem_core::text::is_stop_word(&ws[i]);
@@ -638,6 +655,7 @@ fn concepts(
                     weight: 1.0,
                     verb: f.end - f.start == 1 && is_task_verb(&ws[f.start]),
                     name: names[f.start],
+                    whole: false,
                 });
             }
             for t in v.alternatives(f.term) {
@@ -652,6 +670,7 @@ fn concepts(
                     verb: false,
                     show: format!("{} (via {label})", term.text),
                     name: names[f.start],
+                    whole: false,
                 });
             }
             if !alts.is_empty() {
@@ -671,6 +690,7 @@ fn concepts(
             verb: is_task_verb(&ws[i]),
             show: all[i].to_string(),
             name: names[i],
+            whole: false,
         }];
         let next = i + 1;
         if next < ws.len()
@@ -686,6 +706,7 @@ fn concepts(
                 verb: false,
                 show: joined,
                 name: names[i],
+                whole: false,
             });
         }
         out.push(Concept { alts });
@@ -696,13 +717,27 @@ fn concepts(
 /// The name each of the task's `n` words (as [`mem_core::text::words`]
 /// reads them) belongs to: words written together with `-`, `_`, `.` or
 /// `/` and no space between (`coderabbit-extract`, `src/app.ts`) share
-/// one number, every other word has its own. A task whose words cannot be
-/// lined up with its whitespace-separated pieces gives each word its own.
-fn compounds(task: &str, n: usize) -> Vec<usize> {
+/// one number, every other word has its own; also each name of several
+/// words joined by `-`, `_` or `.` ([`mem_core::text::is_name_term`]),
+/// whole, with its number. A task whose words cannot be lined up with its
+/// whitespace-separated pieces gives each word its own and no names.
+fn compounds(task: &str, n: usize) -> (Vec<usize>, Vec<(String, usize)>) {
     let mut out = Vec::with_capacity(n);
+    let mut wholes: Vec<(String, usize)> = Vec::new();
     let mut name = 0;
     for piece in task.split_whitespace() {
         let k = mem_core::text::words(piece).len();
+        // the names of several words in the piece, by the number of the
+        // name their first word gets below
+        let first = out.len();
+        let mut at = 0;
+        mem_core::text::each_term(piece, |t| {
+            let w = mem_core::text::words(t).len();
+            if mem_core::text::is_name_term(t) && !wholes.iter().any(|(x, _)| x == t) {
+                wholes.push((t.to_string(), first + at));
+            }
+            at += w;
+        });
         // a name is written with one of the joiners; other marks (a comma,
         // a quote, words of a script without spaces) separate words
         let joined = piece
@@ -720,9 +755,13 @@ fn compounds(task: &str, n: usize) -> Vec<usize> {
         }
     }
     if out.len() != n {
-        return (0..n).collect();
+        return ((0..n).collect(), Vec::new());
     }
-    out
+    // word index → the number of its name
+    for w in &mut wholes {
+        w.1 = out.get(w.1).copied().unwrap_or(w.1);
+    }
+    (out, wholes)
 }
 
 /// True for a verb nearly every task starts with (lowercased): it names
@@ -953,7 +992,7 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
         // a task verb is no word of what the task is about: it counts only
         // beside a phrase the task shares with the memory ("add a
         // third-party library"; see [`is_task_verb`])
-        let phrase = hit.iter().any(|a| a.stems.len() > 1);
+        let phrase = hit.iter().any(|a| a.stems.len() > 1 || a.whole);
         let mut names: Vec<usize> = hit
             .iter()
             .filter(|a| phrase || !a.verb)
@@ -961,7 +1000,9 @@ pub fn decide(docs: &[&Doc], q: &Query, stems: &Stems) -> Vec<Decision> {
             .collect();
         names.sort_unstable();
         names.dedup();
-        dec.terms = names.len();
+        // a name the memory writes whole is a phrase they share: two words
+        let whole = hit.iter().filter(|a| a.whole).count();
+        dec.terms = names.len() + whole;
         // A passing score makes the memory relevant; a failing one is still
         // shown beside other matches (for --explain).
         let passes = dec.terms >= MIN_MATCHED_STEMS && score >= q.min_score;
@@ -1247,12 +1288,21 @@ mod tests {
     /// the two words the score needs; said apart, they are two.
     #[test]
     fn a_name_in_the_task_counts_once() {
-        assert_eq!(compounds("run coderabbit-extract now", 4), [0, 1, 1, 2]);
-        assert_eq!(compounds("see src/app.ts, then fix", 6), [0, 1, 1, 1, 2, 3]);
+        assert_eq!(
+            compounds("run coderabbit-extract now", 4),
+            (
+                vec![0, 1, 1, 2],
+                vec![("coderabbit-extract".to_string(), 1)]
+            )
+        );
+        assert_eq!(
+            compounds("see src/app.ts, then fix", 6),
+            (vec![0, 1, 1, 1, 2, 3], vec![("app.ts".to_string(), 1)])
+        );
         // words of a script without spaces are words of their own
-        assert_eq!(compounds("修复 登录", 2), [0, 1]);
+        assert_eq!(compounds("修复 登录", 2), (vec![0, 1], vec![]));
         // words that do not line up with the pieces: each its own
-        assert_eq!(compounds("a b", 3), [0, 1, 2]);
+        assert_eq!(compounds("a b", 3), (vec![0, 1, 2], vec![]));
         let stems = Stems::default();
         let mut m = Memory::new(
             "Keep the name of the file `extract-coderabbit-feedback.py`",

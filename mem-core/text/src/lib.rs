@@ -110,6 +110,21 @@ pub fn each_term(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
+/// True when `term` (one of [`each_term`]'s) is a name of several words
+/// joined by `-`, `_` or `.` (`real-database-tests`, `app.ts`,
+/// `session_nav`), not a number (`3.12`) or a word with an apostrophe
+/// (`don't`). Recall indexes such a name whole, beside its words, so a task
+/// that writes the same name meets it as one phrase.
+pub fn is_name_term(term: &str) -> bool {
+    term.contains(['-', '_', '.'])
+        && term.bytes().any(|b| b.is_ascii_alphabetic())
+        && term
+            .split(['-', '_', '.', '\''])
+            .filter(|w| !w.is_empty())
+            .count()
+            >= 2
+}
+
 /// The lowercased words of `text`, in order (see module docs and
 /// [`each_word`]).
 pub fn words(text: &str) -> Vec<String> {
@@ -179,6 +194,21 @@ impl Stems {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_of_several_words_are_name_terms() {
+        for t in [
+            "real-database-tests",
+            "app.ts",
+            "session_nav",
+            "build-token.mjs",
+        ] {
+            assert!(is_name_term(t), "{t}");
+        }
+        for t in ["3.12", "don't", "deploy", "v2", "-x"] {
+            assert!(!is_name_term(t), "{t}");
+        }
+    }
 
     #[test]
     fn stop_words_are_sorted() {

@@ -277,10 +277,16 @@ mod tests {
                 "Don't use ClMail for communication",
             ),
             ("Just to be clear, never push to main", "Never push to main"),
-            ("For the record: we deploy on Fridays", "We deploy on Fridays"),
+            (
+                "For the record: we deploy on Fridays",
+                "We deploy on Fridays",
+            ),
             ("FWIW prefer rg over grep", "Prefer rg over grep"),
             // a sentence that only starts with the words keeps them
-            ("To be clearer, name the flag", "To be clearer, name the flag"),
+            (
+                "To be clearer, name the flag",
+                "To be clearer, name the flag",
+            ),
         ] {
             assert_eq!(clean_sentence(s), want, "{s}");
         }
