@@ -725,7 +725,9 @@ fn compounds(task: &str, n: usize) -> (Vec<usize>, Vec<(String, usize)>) {
     let mut out = Vec::with_capacity(n);
     let mut wholes: Vec<(String, usize)> = Vec::new();
     let mut name = 0;
-    for piece in task.split_whitespace() {
+    // a path's parts are names of their own (`web/checkout/payment-form.tsx`
+    // names `web`, `checkout` and `payment-form.tsx`)
+    for piece in task.split(|c: char| c.is_whitespace() || matches!(c, '/' | '\\')) {
         let k = mem_core::text::words(piece).len();
         // the names of several words in the piece, by the number of the
         // name their first word gets below
@@ -738,12 +740,13 @@ fn compounds(task: &str, n: usize) -> (Vec<usize>, Vec<(String, usize)>) {
             }
             at += w;
         });
-        // a name is written with one of the joiners; other marks (a comma,
-        // a quote, words of a script without spaces) separate words
+        // a name is written with one of the joiners (and may end in `'s` or
+        // `:42`); other marks (a comma, a quote, words of a script without
+        // spaces) separate words
         let joined = piece
             .trim_matches(|c: char| !c.is_alphanumeric())
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '\'' | ':'));
         for _ in 0..k {
             out.push(name);
             if !joined {
@@ -1297,7 +1300,18 @@ mod tests {
         );
         assert_eq!(
             compounds("see src/app.ts, then fix", 6),
-            (vec![0, 1, 1, 1, 2, 3], vec![("app.ts".to_string(), 1)])
+            (vec![0, 1, 2, 2, 3, 4], vec![("app.ts".to_string(), 2)])
+        );
+        // a name with `'s` or a line number is still one name
+        assert_eq!(
+            compounds("coderabbit-extract's output at tool.py:42", 8),
+            (
+                vec![0, 0, 0, 1, 2, 3, 3, 3],
+                vec![
+                    ("coderabbit-extract's".to_string(), 0),
+                    ("tool.py".to_string(), 3)
+                ]
+            )
         );
         // words of a script without spaces are words of their own
         assert_eq!(compounds("修复 登录", 2), (vec![0, 1], vec![]));
@@ -1325,5 +1339,36 @@ mod tests {
         assert!(recalled(
             "split extract-coderabbit-feedback.py into modules"
         ));
+        // a name the memory writes whole is a phrase they share
+        let m = Memory::new(
+            "Staging deploys need the VPN; see real-database-tests",
+            "",
+            MemoryType::Feedback,
+        );
+        let docs = [Doc::from_memory("staging-vpn", &m, &stems)];
+        let refs: Vec<&Doc> = docs.iter().collect();
+        let recalled = |task: &str| {
+            let q = Query::with_defaults(task.to_string(), today, None);
+            decide(&refs, &q, &stems)
+                .into_iter()
+                .any(|d| d.action == Action::Recall)
+        };
+        assert!(recalled("the real-database-tests schema"));
+        assert!(!recalled("the tests-real-database schema"));
+        // the parts of a path name different things
+        let m = Memory::new(
+            "The checkout payment form needs the card stub",
+            "",
+            MemoryType::Feedback,
+        );
+        let docs = [Doc::from_memory("checkout-payment-form", &m, &stems)];
+        let refs: Vec<&Doc> = docs.iter().collect();
+        let recalled = |task: &str| {
+            let q = Query::with_defaults(task.to_string(), today, None);
+            decide(&refs, &q, &stems)
+                .into_iter()
+                .any(|d| d.action == Action::Recall)
+        };
+        assert!(recalled("fix web/checkout/payment-form.tsx"));
     }
 }

@@ -105,7 +105,7 @@ impl Extractor {
         let shown = option_label(&a);
         // a short answer says little alone: the question names the subject
         let bare = {
-            let l = lower(&a);
+            let l = lower(shown);
             [
                 "yes", "no", "option", "ok", "sure", "both", "neither", "all", "none",
             ]
@@ -113,10 +113,10 @@ impl Extractor {
             .any(|w| l.starts_with(w))
                 // a list of names ("Credo + Dialyxir + mix_audit") says
                 // what was chosen, not for what
-                || is_list_of_names(&a)
+                || is_list_of_names(shown)
         };
-        let name = if a.split_whitespace().count() >= 4 && !bare {
-            title_of(&clean_sentence(&a))
+        let name = if shown.split_whitespace().count() >= 4 && !bare {
+            title_of(&clean_sentence(shown))
         } else {
             // the question's first clause, short, then the answer
             let room = 72usize.saturating_sub(shown.chars().count() + 2).max(30);
@@ -132,6 +132,9 @@ impl Extractor {
             Some(d) => cut(&format!("{shown}: {d}"), 150),
             None => cut(&fact, 150),
         };
+        // the answer is a label the agent wrote: one that runs a risky
+        // command ("git push --force origin main") is no normal-trust memory
+        let risky_answer = super::constraint::runs_risky(&a);
         let mut m = base_memory(
             name,
             description,
@@ -166,13 +169,22 @@ impl Extractor {
                 }
             }
         }
-        if m.triggers.len() < 3 {
+        // the question names the subject of a bare answer ("Yes", "Also
+        // .tgz"); an answer the agent described names its own
+        if m.triggers.len() < 3 && (bare || meaning.is_none()) {
             let more = triggers_with(q.as_str(), content_words(&q), 5 - m.triggers.len());
             for w in more {
                 if !m.triggers.contains(&w) {
                     m.triggers.push(w);
                 }
             }
+        }
+        if risky_answer {
+            m.trust = Some(Trust::Low);
+            m.extra.insert(
+                mem_core::lesson::RISK_KEY.into(),
+                serde_json::Value::String("the answer runs a risky command".into()),
+            );
         }
         self.add_decision(m, fact, "decision/answer", at, &a, words);
     }
@@ -273,7 +285,10 @@ impl Extractor {
     ) {
         m.fact = Some(fact);
         m.source = Some(Source::User);
-        m.trust = Some(Trust::Normal);
+        // (a decision already found suspect stays low)
+        if m.trust != Some(Trust::Low) {
+            m.trust = Some(Trust::Normal);
+        }
         m.confidence = Some(0.8);
         m.extra.insert("rule".into(), rule.into());
         note(
@@ -368,17 +383,22 @@ impl Extractor {
 }
 
 /// An option's description is the agent's words: it is told with the
-/// user's answer only when it reads as a plain statement — not as an
-/// instruction to the reader ([`mem_core::instruction`]) and running no
-/// risky command, in backticks or as the whole text ([`mem_core::risk`]).
+/// user's answer only when it reads as a plain statement of what the option
+/// does — at most 200 bytes, no instruction to the reader
+/// ([`mem_core::instruction`]), no word about agents, sessions, memory,
+/// permissions or secrets, no address, and no risky command read from any
+/// word on ([`mem_core::risk`]).
 fn plain_meaning(d: &str) -> bool {
-    if mem_core::instruction::is_instruction_shaped(d) || mem_core::risk::assess(d).is_risky() {
-        return false;
-    }
-    !d.split('`')
-        .skip(1)
-        .step_by(2)
-        .any(|c| mem_core::risk::assess(c).is_risky())
+    static RE: OnceLock<Regex> = OnceLock::new();
+    // words that speak to whoever reads the memory, or reach outside
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)(?:^|[^a-z])(?:agent|assistant|claude|codex|model|session|sessions|memory|memories|instruction|instructions|prompt|approve|approves|approval|permission|permissions|mandatory|must|always|never|every later|from now on|credential|credentials|token|tokens|password|secret|secrets|keys?)(?:[^a-z]|$)|://|www\.")
+            .expect("meaning regex")
+    });
+    d.len() <= 200
+        && !re.is_match(d)
+        && !mem_core::instruction::is_instruction_shaped(d)
+        && !super::constraint::runs_risky(d)
 }
 
 /// An option's label without its "Option C:" / "B)" prefix: "Option C:
@@ -401,9 +421,11 @@ fn option_label(a: &str) -> &str {
 fn question_head(q: &str, max: usize) -> String {
     let full = q.split(['?', '(']).next().unwrap_or(q).trim();
     let mut head = floor_to_chars(full, max);
-    if head.len() < full.len() {
-        head = head.rfind(' ').map_or(head, |i| &head[..i]);
+    if head.len() == full.len() {
+        // the whole clause: its last word ends it ("… belong to")
+        return head.to_string();
     }
+    head = head.rfind(' ').map_or(head, |i| &head[..i]);
     let mut words: Vec<&str> = head.split_whitespace().collect();
     while words.len() > 2
         && words

@@ -51,6 +51,8 @@ pub struct Extractor {
     pub(super) said: FastSet<u64>,
     /// What the turns before the next user message name (its "it").
     pub(super) ctx: Context,
+    /// The session `ctx` belongs to: a new session names nothing yet.
+    ctx_session: String,
     /// In how many of the run's user messages each content word occurs,
     /// and how many messages: a word most of them contain is no trigger.
     pub(super) df: FastMap<String, u32>,
@@ -74,6 +76,7 @@ impl Extractor {
             secrets: SecretValues::default(),
             said: FastSet::default(),
             ctx: Context::default(),
+            ctx_session: String::new(),
             df: FastMap::default(),
             messages: 0,
         }
@@ -97,6 +100,13 @@ impl Extractor {
         if ev.sidechain {
             self.skipped += 1;
             return;
+        }
+        // what one session named is not what "it" means in the next
+        if *ev.session != *self.ctx_session {
+            self.ctx = Context::default();
+            self.after_interrupt = false;
+            self.ctx_session.clear();
+            self.ctx_session.push_str(&ev.session);
         }
         match &*ev.kind {
             "text" if ev.role == "user" => {

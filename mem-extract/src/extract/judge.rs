@@ -49,9 +49,12 @@ impl Context {
     pub(super) fn ide_wrapper(&mut self, text: &str) {
         static RE: OnceLock<Regex> = OnceLock::new();
         let re = RE.get_or_init(|| {
-            Regex::new(r"^<ide_(?:opened_file|selection)>The user (?:opened the file (?P<a>\S+) in the IDE|selected the lines \d+ to \d+ from (?P<b>\S+?):)")
+            Regex::new(r"^<ide_(?:opened_file|selection)>The user (?:opened the file (?P<a>[^\n]{1,400}?) in the IDE|selected the lines \d+ to \d+ from (?P<b>[^\n]{1,400}?\.[A-Za-z0-9]{1,10}):)")
                 .expect("ide wrapper regex")
         });
+        // every wrapper says what is open now: one that names no plain
+        // file leaves nothing open, never the file before
+        self.ide_file = None;
         if let Some(c) = re.captures(text)
             && let Some(p) = c.name("a").or_else(|| c.name("b"))
         {
@@ -70,12 +73,12 @@ impl Context {
     /// nothing or more than one thing is named.
     pub(super) fn referent(&self) -> Option<&str> {
         if self.stopped
-            && let Some(f) = &self.last_file
+            && let Some(f) = self.last_file.as_deref().filter(|f| plain_name(f))
         {
             return Some(f);
         }
         match self.names.as_slice() {
-            [one] => Some(one),
+            [one] if plain_name(one) => Some(one),
             _ => None,
         }
     }
@@ -85,8 +88,9 @@ impl Context {
     /// file the agent's last message named, else the one open in the IDE.
     pub(super) fn typed_referent(&self, ext: &[&str]) -> Option<&str> {
         let is = |f: &str| {
-            f.rsplit_once('.')
-                .is_some_and(|(_, e)| ext.iter().any(|x| e.eq_ignore_ascii_case(x)))
+            plain_name(f)
+                && f.rsplit_once('.')
+                    .is_some_and(|(_, e)| ext.iter().any(|x| e.eq_ignore_ascii_case(x)))
         };
         if self.stopped
             && let Some(f) = self.last_file.as_deref().filter(|f| is(f))
@@ -101,6 +105,20 @@ impl Context {
         }
         self.ide_file.as_deref().filter(|f| is(f))
     }
+}
+
+/// A name a pointing word may stand for: a file of the checkout or an
+/// identifier as written (`src/app.ts`, `group.visible`, `ci.yml`) — not a
+/// URL, an option (`--index-url=…`), an absolute or home path or one that
+/// climbs out (`..`): those name what is outside the project, and a
+/// memory would tell a later session to run or use it.
+fn plain_name(n: &str) -> bool {
+    !n.is_empty()
+        && n.len() <= 120
+        && !n.starts_with(['-', '/', '~'])
+        && !n.contains("..")
+        && n.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/'))
 }
 
 /// The extensions a typed file noun ("the py file", "the yaml file") names.
@@ -407,6 +425,31 @@ mod tests {
             stand_alone("This should live in utils", &ci),
             Standing::Keep("`.github/workflows/ci.yml` should live in utils".into())
         );
+        // a URL, an option, a path out of the checkout: nothing to name
+        for bad in [
+            "https://get.example.test/install.sh",
+            "--index-url=https://x.test/simple/setup.py",
+            "../../../home/u/.config/autostart/x.py",
+            "/etc/cron.d/job.sh",
+            "~/.bashrc",
+        ] {
+            let c = ctx(&[bad], None, false);
+            assert_eq!(
+                stand_alone("Run it before the dev server", &c),
+                Standing::ContextFree,
+                "{bad}"
+            );
+            assert_eq!(
+                stand_alone("Use the shell script instead", &c),
+                Standing::ContextFree,
+                "{bad}"
+            );
+            assert_eq!(
+                stand_alone("Always run the sh file first", &c),
+                Standing::ContextFree,
+                "{bad}"
+            );
+        }
         // two names and no stopped call: nothing to choose
         let two = ctx(&["a.rs", "b.rs"], Some("c.rs"), false);
         assert_eq!(stand_alone("Run it twice", &two), Standing::ContextFree);
@@ -444,6 +487,19 @@ mod tests {
             "<ide_opened_file>The user opened the file /p/`curl|sh`.yml in the IDE.</ide_opened_file>",
         );
         assert_eq!(ide.ide_file, None);
+        // a path with a space, a Windows path: the file, and never the one before
+        ide.ide_wrapper(
+            "<ide_opened_file>The user opened the file /home/u/My Scripts/cleanup.py in the IDE.</ide_opened_file>",
+        );
+        assert_eq!(ide.ide_file.as_deref(), Some("cleanup.py"));
+        ide.ide_wrapper(
+            "<ide_selection>The user selected the lines 1 to 2 from C:\\src\\tools\\fetch.py:\nimport os</ide_selection>",
+        );
+        assert_eq!(ide.ide_file.as_deref(), Some("fetch.py"));
+        ide.ide_wrapper(
+            "<ide_opened_file>The user opened the file Untitled-1 in the IDE.</ide_opened_file>",
+        );
+        assert_eq!(ide.ide_file.as_deref(), Some("Untitled-1"));
         ide.ide_wrapper(
             "<ide_opened_file>The user opened the file /home/u/p/deploy.yml in the IDE. This may or may not be related.</ide_opened_file>",
         );

@@ -25,6 +25,15 @@ pub(super) fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
 }
 
 pub(super) fn merge_into(into: &mut Memory, from: Memory) {
+    // a low trust on either side stays low (docs/records.md)
+    if from.trust == Some(mem_core::records::Trust::Low) {
+        into.trust = from.trust;
+        if let Some(r) = from.extra.get(mem_core::lesson::RISK_KEY) {
+            into.extra
+                .entry(mem_core::lesson::RISK_KEY.to_string())
+                .or_insert_with(|| r.clone());
+        }
+    }
     let (why, how) = (from.why, from.how);
     merge_parts(
         into,
