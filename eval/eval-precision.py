@@ -14,8 +14,8 @@ rollouts under ~/.codex/sessions/. Then, in the checkout, the README's first run
 Each memory written is scored against the labels (a memory is a label when every `match` group
 has one of its alternatives in its name, description, body or triggers, case-insensitive; an
 alternative `re:RE` is a regex; `in: name` looks at the name only): `keep` → good, `marginal` → marginal, `harmful` → harmful (a
-kind that must not appear as a durable memory; harmful wins over keep; one that expires within 30
-days of its session is an expiring one-off instead), anything else → noise. Then each task runs
+kind that must not appear as a durable memory; harmful wins over keep; a harmful or marginal one
+that expires within 30 days of its session is an expiring one-off instead), anything else → noise. Then each task runs
 `mem-recall --task`: a recalled memory that is one of the task's `expect` labels is a hit, any
 other recalled memory a false recall.
 
@@ -175,7 +175,7 @@ def verdict(mem, labels):
     for kind in ("harmful", "keep", "marginal"):
         for lab in labels.get(kind, []):
             if is_label(mem, lab):
-                if kind == "harmful" and expiring(mem):
+                if kind in ("harmful", "marginal") and expiring(mem):
                     return "expiring", lab["id"]
                 return kind, lab["id"]
     if expiring(mem):

@@ -99,6 +99,30 @@ fn corrections_asked_as_questions_become_the_rule_they_ask_for() {
     assert!(ms.iter().all(|m| m.mem_type == MemoryType::Feedback));
     assert_eq!(one_with(&ms, "linter").triggers, ["linter"]);
     assert_eq!(one_with(&ms, "utils").triggers, ["format_day", "utils"]);
+    // "did you …?" checks this time's work: it expires with it, unless it
+    // names something lasting
+    let linter = one_with(&ms, "linter");
+    assert!(
+        matches!(linter.expires, Some(mem_core::records::Expires::On(_))),
+        "{linter:?}"
+    );
+    assert_eq!(
+        linter.kind,
+        Some(mem_core::records::Kind::OneTimeState),
+        "{linter:?}"
+    );
+    assert_ne!(
+        one_with(&ms, "client").kind,
+        Some(mem_core::records::Kind::OneTimeState)
+    );
+    let ms = run(&[user(0, "did you run `cargo fmt --all` before committing?")]);
+    assert_eq!(names(&ms), ["Run `cargo fmt --all` before committing"]);
+    assert_ne!(
+        ms[0].kind,
+        Some(mem_core::records::Kind::OneTimeState),
+        "{:?}",
+        ms[0]
+    );
 }
 
 #[test]

@@ -138,7 +138,11 @@ pub fn rule_of_question(question: &str) -> Option<String> {
     let out = if let Some(p) = tail("pred") {
         format!("{} should {p}", c.name("subj").map_or("", |m| m.as_str()))
     } else if let Some(p) = tail("did") {
-        format!("{p} before finishing")
+        if p.contains(" before ") {
+            p
+        } else {
+            format!("{p} before finishing")
+        }
     } else if let Some(p) = tail("dont") {
         format!("Don't {p}")
     } else {

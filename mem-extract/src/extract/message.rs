@@ -43,6 +43,9 @@ pub(super) struct Draft<'r> {
     pub(super) name: Option<String>,
     /// The memory's triggers when they are not read off the fact.
     pub(super) triggers: Vec<String>,
+    /// Said about this moment ("did you push?"): it expires soon unless it
+    /// names something lasting.
+    pub(super) moment: bool,
 }
 
 /// Is this URL one the user points to as a resource (dashboard, runbook,
@@ -242,7 +245,7 @@ fn settle(
             }
         }
     }
-    let one_off = d.cat == Cat::Feedback && ctx.stopped && !lasting;
+    let one_off = d.cat == Cat::Feedback && (ctx.stopped || d.moment) && !lasting;
     if one_off {
         note(
             notes,
@@ -377,6 +380,7 @@ pub(super) fn from_message(
                 date: None,
                 name: Some(c.name),
                 triggers: c.triggers,
+                moment: false,
             });
             continue;
         }
@@ -451,6 +455,11 @@ pub(super) fn from_message(
                     _ => clean_sentence(s),
                 };
                 settle(current.take(), ctx, at, base, opts, scrubber, out, notes);
+                // "did you push?" checks what was done this time; "did you
+                // run X before committing?" asks for a step of every commit
+                let moment = rule == "feedback/correction-question"
+                    && did_you(&l)
+                    && !l.contains(" before ");
                 current = Some(Draft {
                     cat,
                     rule,
@@ -460,11 +469,20 @@ pub(super) fn from_message(
                     date,
                     name: None,
                     triggers: Vec::new(),
+                    moment,
                 });
             }
         }
     }
     settle(current.take(), ctx, at, base, opts, scrubber, out, notes);
+}
+
+/// A question that checks what the agent did this time: "did you push?",
+/// "have you run the tests?" (`l` lowercased).
+fn did_you(l: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"(?:^|[^a-z])(?:did|have) you ").expect("did-you regex"))
+        .is_match(l)
 }
 
 /// The instruction in "you can test it with `act`": "Test the GitHub Action

@@ -95,8 +95,34 @@ pub(crate) fn lower(s: &str) -> String {
     s.to_ascii_lowercase()
 }
 
+/// `s` in at most `n` characters: whole when it fits, else cut at the last
+/// word that fits (never inside a word, a backticked command or a quote
+/// left open) with `…` after it.
 pub(super) fn cut(s: &str, n: usize) -> String {
-    floor_to_chars(s, n).to_string()
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let head = floor_to_chars(s, n.saturating_sub(1));
+    let mut t = match head.rfind(' ') {
+        Some(i) if i >= head.len() / 2 => &head[..i],
+        _ => head,
+    };
+    loop {
+        let before = t;
+        t = t.trim_end_matches([',', ';', ':', ' ', '-', '(', '—']);
+        for q in ['`', '"'] {
+            if t.matches(q).count() % 2 == 1
+                && let Some(i) = t.rfind(q)
+                && i >= t.len() / 2
+            {
+                t = &t[..i];
+            }
+        }
+        if t == before {
+            break;
+        }
+    }
+    format!("{t}…")
 }
 
 pub(super) fn clean_sentence(s: &str) -> String {
@@ -239,7 +265,7 @@ pub(crate) fn quote_key(s: &str) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::clean_sentence;
+    use super::{clean_sentence, cut};
 
     /// An approval after the instruction is no part of it.
     #[test]
@@ -267,6 +293,27 @@ mod tests {
     }
 
     /// Names are cut at a phrase boundary, never in the middle of one.
+    /// A long text is cut at a word, never inside a quote or a command.
+    #[test]
+    fn a_cut_ends_at_a_word() {
+        assert_eq!(cut("short enough", 20), "short enough");
+        assert_eq!(
+            cut(
+                "`git add x.css` fails here; `git add -f x.css` (with a flag added) works",
+                50
+            ),
+            "`git add x.css` fails here; `git add -f x.css`…"
+        );
+        assert_eq!(
+            cut(
+                "Asked \"Which rig do these beads belong to?\", the user answered \"No rig\".",
+                60
+            ),
+            "Asked \"Which rig do these beads belong to?\", the user…"
+        );
+        assert!(cut(&"word ".repeat(100), 150).chars().count() <= 150);
+    }
+
     /// A word to the agent before the instruction ("To be clear:", "FWIW,")
     /// is not part of what the memory says.
     #[test]
