@@ -1226,3 +1226,32 @@ fn the_file_open_in_one_session_is_not_the_next_ones() {
     ]);
     assert_eq!(names(&ms), ["Never rename the file `deploy_prod.py`"]);
 }
+
+/// "Let's use / go with / switch to X" chooses a tool or an approach: the
+/// choice is kept from its verb on; what points at the moment is not.
+#[test]
+fn a_choice_said_with_lets_is_kept() {
+    let ms = run(&[
+        user(0, "ok, fine, let's go with postgres for the queue"),
+        user(2, "Let's also migrate to AudioWorklet."),
+        user(4, "Let's use Tailwind for styling, not CSS modules"),
+        user(6, "let's stick with vitest"),
+        // the moment's choices: an option, a step, a branch, a thing at hand
+        user(8, "let's go with option 2"),
+        user(10, "let's move to the next task"),
+        user(12, "let's switch to main"),
+        user(14, "let's use it"),
+        user(16, "let's use grep to find the caller"),
+        user(18, "let's pick up the next bead"),
+    ]);
+    assert_eq!(
+        names(&ms),
+        [
+            "Go with postgres for the queue",
+            "Migrate to AudioWorklet",
+            "Use Tailwind for styling, not CSS modules",
+            "Stick with vitest",
+        ]
+    );
+    assert!(ms.iter().all(|m| m.extra["rule"] == "feedback/lets-choose"));
+}

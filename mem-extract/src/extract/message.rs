@@ -449,6 +449,7 @@ pub(super) fn from_message(
                         tool_for_task(s, prev).unwrap_or_else(|| clean_sentence(s))
                     }
                     "feedback/should-rather" => should_rather(s),
+                    "feedback/lets-choose" => lets_choose(s).unwrap_or_else(|| clean_sentence(s)),
                     _ if cat == Cat::Feedback => {
                         clean_sentence(rule_clause(rules, rule, s, &l).unwrap_or(s))
                     }
@@ -475,6 +476,19 @@ pub(super) fn from_message(
         }
     }
     settle(current.take(), ctx, at, base, opts, scrubber, out, notes);
+}
+
+/// The choice in "ok, fine, let's go with postgres": "Go with postgres",
+/// the words from the verb on to the end of the clause; "let's also
+/// migrate to AudioWorklet" → "Migrate to AudioWorklet".
+pub(super) fn lets_choose(s: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)(?:^|[^a-z])let(?:'s| us) (?:also |just |then |now |instead )?(?P<choice>(?:use|go with|pick|choose|stick (?:with|to)|switch to|migrate to|move to|adopt|standardi[sz]e on) [^,;.!?]+(?:, not [^,;.!?]+)?)")
+            .expect("lets regex")
+    });
+    let c = re.captures(s)?;
+    Some(clean_sentence(c["choice"].trim()))
 }
 
 /// A question that checks what the agent did this time: "did you push?",
