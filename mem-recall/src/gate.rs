@@ -1318,57 +1318,42 @@ mod tests {
         // words that do not line up with the pieces: each its own
         assert_eq!(compounds("a b", 3), (vec![0, 1, 2], vec![]));
         let stems = Stems::default();
-        let mut m = Memory::new(
-            "Keep the name of the file `extract-coderabbit-feedback.py`",
-            "",
-            MemoryType::Feedback,
-        );
-        m.triggers = vec!["extract-coderabbit-feedback.py".into()];
-        let docs = [Doc::from_memory("keep-script-name", &m, &stems)];
-        let refs: Vec<&Doc> = docs.iter().collect();
         let today = NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
-        let recalled = |task: &str| {
+        // is the one memory named `name` (triggers `triggers`) recalled for `task`?
+        let recalls = |name: &str, triggers: &[&str], task: &str| {
+            let mut m = Memory::new(name, "", MemoryType::Feedback);
+            m.triggers = triggers.iter().map(|t| t.to_string()).collect();
+            let docs = [Doc::from_memory("m", &m, &stems)];
+            let refs: Vec<&Doc> = docs.iter().collect();
             let q = Query::with_defaults(task.to_string(), today, None);
             decide(&refs, &q, &stems)
                 .into_iter()
                 .any(|d| d.action == Action::Recall)
         };
-        assert!(!recalled("improve the error message of coderabbit-extract"));
-        assert!(recalled("the extract script of coderabbit prints nothing"));
+        let keep = "Keep the name of the file `extract-coderabbit-feedback.py`";
+        let file = ["extract-coderabbit-feedback.py"];
+        assert!(!recalls(
+            keep,
+            &file,
+            "improve the error message of coderabbit-extract"
+        ));
+        assert!(recalls(
+            keep,
+            &file,
+            "the extract script of coderabbit prints nothing"
+        ));
         // the name itself is the memory's trigger
-        assert!(recalled(
+        assert!(recalls(
+            keep,
+            &file,
             "split extract-coderabbit-feedback.py into modules"
         ));
         // a name the memory writes whole is a phrase they share
-        let m = Memory::new(
-            "Staging deploys need the VPN; see real-database-tests",
-            "",
-            MemoryType::Feedback,
-        );
-        let docs = [Doc::from_memory("staging-vpn", &m, &stems)];
-        let refs: Vec<&Doc> = docs.iter().collect();
-        let recalled = |task: &str| {
-            let q = Query::with_defaults(task.to_string(), today, None);
-            decide(&refs, &q, &stems)
-                .into_iter()
-                .any(|d| d.action == Action::Recall)
-        };
-        assert!(recalled("the real-database-tests schema"));
-        assert!(!recalled("the tests-real-database schema"));
+        let vpn = "Staging deploys need the VPN; see real-database-tests";
+        assert!(recalls(vpn, &[], "the real-database-tests schema"));
+        assert!(!recalls(vpn, &[], "the tests-real-database schema"));
         // the parts of a path name different things
-        let m = Memory::new(
-            "The checkout payment form needs the card stub",
-            "",
-            MemoryType::Feedback,
-        );
-        let docs = [Doc::from_memory("checkout-payment-form", &m, &stems)];
-        let refs: Vec<&Doc> = docs.iter().collect();
-        let recalled = |task: &str| {
-            let q = Query::with_defaults(task.to_string(), today, None);
-            decide(&refs, &q, &stems)
-                .into_iter()
-                .any(|d| d.action == Action::Recall)
-        };
-        assert!(recalled("fix web/checkout/payment-form.tsx"));
+        let form = "The checkout payment form needs the card stub";
+        assert!(recalls(form, &[], "fix web/checkout/payment-form.tsx"));
     }
 }

@@ -268,33 +268,34 @@ mod tests {
 
     #[test]
     fn a_lasting_constraint_in_a_request_is_named() {
-        let msg = "Can you please read @public/tokenizer.css, @public/tokenizer.js, @public/tokenizer.html and do a review while keeping it simple and dependency free (except for transformers.js) and compilation free, see TODOs and propose a plan?";
-        assert_eq!(
-            kept_constraint(msg, &named(msg)).map(|c| c.fact).as_deref(),
-            Some(
-                "Keep `public/tokenizer.{css,js,html}` simple and dependency free (except for transformers.js) and compilation free"
-            )
-        );
-        let msg = "Add a retry to `src/fetch.ts`, but keep it backwards compatible.";
-        assert_eq!(
-            kept_constraint(msg, &named(msg)).map(|c| c.fact).as_deref(),
-            Some("Keep `src/fetch.ts` backwards compatible")
-        );
-        let msg = "Refactor the parser and keep the public API backwards compatible";
-        assert_eq!(
-            kept_constraint(msg, &named(msg)).map(|c| c.fact).as_deref(),
-            Some("Keep the public API backwards compatible")
-        );
-        let msg = "So I'd like to keep them the same 3 simple files, but add the features from the TODOs in app.js and app.css";
-        assert_eq!(
-            kept_constraint(msg, &named(msg)).map(|c| c.fact).as_deref(),
-            Some("Keep `app.{js,css}` the same 3 simple files")
-        );
-        let msg = "Please rework scripts/release.sh without adding any new dependencies.";
-        assert_eq!(
-            kept_constraint(msg, &named(msg)).map(|c| c.fact).as_deref(),
-            Some("Keep `scripts/release.sh` without adding any new dependencies")
-        );
+        for (msg, want) in [
+            (
+                "Can you please read @public/tokenizer.css, @public/tokenizer.js, @public/tokenizer.html and do a review while keeping it simple and dependency free (except for transformers.js) and compilation free, see TODOs and propose a plan?",
+                "Keep `public/tokenizer.{css,js,html}` simple and dependency free (except for transformers.js) and compilation free",
+            ),
+            (
+                "Add a retry to `src/fetch.ts`, but keep it backwards compatible.",
+                "Keep `src/fetch.ts` backwards compatible",
+            ),
+            (
+                "Refactor the parser and keep the public API backwards compatible",
+                "Keep the public API backwards compatible",
+            ),
+            (
+                "So I'd like to keep them the same 3 simple files, but add the features from the TODOs in app.js and app.css",
+                "Keep `app.{js,css}` the same 3 simple files",
+            ),
+            (
+                "Please rework scripts/release.sh without adding any new dependencies.",
+                "Keep `scripts/release.sh` without adding any new dependencies",
+            ),
+        ] {
+            assert_eq!(
+                kept_constraint(msg, &named(msg)).map(|c| c.fact).as_deref(),
+                Some(want),
+                "{msg}"
+            );
+        }
     }
 
     #[test]

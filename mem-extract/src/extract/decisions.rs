@@ -232,19 +232,8 @@ impl Extractor {
         let rule = clean_sentence(&first[c.get(1).map_or(0, |m| m.start())..]);
         let rule = rule.trim_end_matches(['.', '!']).to_string();
         // "keep the name of the py file": named from the turns before, or dropped
-        let rule = match super::judge::stand_alone(&rule, &ctx) {
-            super::judge::Standing::Keep(f) => f,
-            super::judge::Standing::ContextFree => {
-                note(
-                    &mut self.notes,
-                    false,
-                    Bucket::CurrentContext,
-                    "drop/context-free",
-                    at.line,
-                    reason,
-                );
-                return;
-            }
+        let Some(rule) = self.standing(&rule, &ctx, at.line, reason) else {
+            return;
         };
         let fact = match cmd {
             Some(c) if !rule.contains(" instead") && first.len() < 80 => {
@@ -269,6 +258,26 @@ impl Extractor {
         m.triggers = trig;
         m.why = Some("The user rejected the tool call and said so.".into());
         self.add_decision(m, fact, "decision/rejection", at, reason, words);
+    }
+
+    /// `fact` made to stand alone from `ctx` ([`super::judge::stand_alone`]);
+    /// `None`, noted `drop/context-free` with `quoted` at `line`, when it
+    /// points at nothing the turns around name.
+    fn standing(&mut self, fact: &str, ctx: &Context, line: u64, quoted: &str) -> Option<String> {
+        match super::judge::stand_alone(fact, ctx) {
+            super::judge::Standing::Keep(f) => Some(f),
+            super::judge::Standing::ContextFree => {
+                note(
+                    &mut self.notes,
+                    false,
+                    Bucket::CurrentContext,
+                    "drop/context-free",
+                    line,
+                    quoted,
+                );
+                None
+            }
+        }
     }
 
     /// Keep a decision the user stated inside a tool result: the user's
@@ -328,19 +337,9 @@ impl Extractor {
         let fact = self.scrubber.scrub(&clean_sentence(s)).text;
         let fact = fact.trim_end_matches(['.', '!']).to_string();
         let lasting = names_lasting(&fact);
-        let fact = match super::judge::stand_alone(&fact, &self.ctx) {
-            super::judge::Standing::Keep(f) => f,
-            super::judge::Standing::ContextFree => {
-                note(
-                    &mut self.notes,
-                    false,
-                    Bucket::CurrentContext,
-                    "drop/context-free",
-                    at.line,
-                    s,
-                );
-                return;
-            }
+        let ctx = self.ctx.clone();
+        let Some(fact) = self.standing(&fact, &ctx, at.line, s) else {
+            return;
         };
         let words = content_words(&fact);
         let mut m = preference(&fact, at, &self.opts);
