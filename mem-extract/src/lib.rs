@@ -19,6 +19,7 @@ mod held;
 pub use mem_core::instruction;
 pub mod model;
 mod note;
+mod risky;
 pub mod rules;
 pub mod session;
 use mem_core::set;

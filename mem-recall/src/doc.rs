@@ -214,6 +214,15 @@ impl Doc {
             mem_core::text::each_term(text, |t| {
                 if mem_core::text::is_name_term(t) {
                     *tf.entry(t.to_string()).or_default() += w;
+                    // a file's name said without its extension is the same
+                    // name (`extract-feedback` for `extract-feedback.py`)
+                    if let Some((stem, ext)) = t.rsplit_once('.')
+                        && (1..=5).contains(&ext.len())
+                        && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+                        && mem_core::text::is_name_term(stem)
+                    {
+                        *tf.entry(stem.to_string()).or_default() += w;
+                    }
                 }
             });
         }

@@ -1342,6 +1342,8 @@ mod tests {
             &file,
             "the extract script of coderabbit prints nothing"
         ));
+        // the file's name without its extension is its name too
+        assert!(recalls(keep, &file, "rename extract-coderabbit-feedback"));
         // the name itself is the memory's trigger
         assert!(recalls(
             keep,

@@ -132,7 +132,8 @@ fn properties(prop: &str) -> Option<String> {
 /// ([`mem_core::risk`], read from every word on).
 fn constraint(subj: &str, prop: &str, names: &[String]) -> Option<Constraint> {
     let fact = clean_sentence(&format!("keep {subj} {prop}"));
-    if runs_risky(&fact) {
+    // a property says what the code is, never what to run or to whom
+    if crate::risky::risky_in(&fact).is_some() || !plain_words(prop) {
         return None;
     }
     let props: Vec<&str> = property_re()
@@ -180,22 +181,17 @@ fn constraint(subj: &str, prop: &str, names: &[String]) -> Option<Constraint> {
     })
 }
 
-/// Does `text` run a risky command anywhere: read from each word on, as a
-/// command line (after the look-alike letters and dashes of
-/// [`mem_core::instruction::normalize`])?
-pub(super) fn runs_risky(text: &str) -> bool {
-    let t = mem_core::instruction::normalize(text).replace('`', " ");
-    let mut at = 0;
-    for w in t.split(' ') {
-        if !w.is_empty() && mem_core::risk::assess(&t[at..]).is_risky() {
-            return true;
-        }
-        at += w.len() + 1;
-        if at >= t.len() {
-            break;
-        }
-    }
-    false
+/// Words that describe code and nothing else: no instruction to the
+/// reader ([`mem_core::instruction`]), no word about agents, sessions,
+/// memory, permissions or secrets, no address or host (`get.example.test/x`),
+/// no pipe, `$(` or `&&`.
+pub(super) fn plain_words(text: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)(?:^|[^a-z])(?:agent|agents|assistant|claude|codex|model|session|sessions|memory|memories|instruction|instructions|prompt|approve|approves|approval|permission|permissions|mandatory|credential|credentials|token|tokens|password|secret|secrets|keys?)(?:[^a-z]|$)|://|www\.|[a-z0-9-]+\.[a-z0-9.-]+/|[|∣｜]|\$\(|&&")
+            .expect("plain words regex")
+    });
+    !re.is_match(text) && !mem_core::instruction::is_instruction_shaped(text)
 }
 
 fn pointing(subj: &str) -> bool {

@@ -134,7 +134,11 @@ impl Extractor {
         };
         // the answer is a label the agent wrote: one that runs a risky
         // command ("git push --force origin main") is no normal-trust memory
-        let risky_answer = super::constraint::runs_risky(&a);
+        let risky_answer = crate::risky::risky_in(&a).is_some()
+            || meaning
+                .as_deref()
+                .is_some_and(|d| crate::risky::risky_in(&format!("{a} {d}")).is_some())
+            || !super::constraint::plain_words(&a);
         let mut m = base_memory(
             name,
             description,
@@ -218,6 +222,18 @@ impl Extractor {
                 .expect("rejection regex")
         });
         let first = sentences(reason).into_iter().next().unwrap_or("").trim();
+        // a reason longer than a sentence is pasted material
+        if first.len() > 400 {
+            note(
+                &mut self.notes,
+                false,
+                Bucket::CurrentContext,
+                "drop/too-long",
+                at.line,
+                first,
+            );
+            return;
+        }
         let Some(c) = re.captures(first) else {
             note(
                 &mut self.notes,
@@ -383,21 +399,22 @@ impl Extractor {
 
 /// An option's description is the agent's words: it is told with the
 /// user's answer only when it reads as a plain statement of what the option
-/// does — at most 200 bytes, no instruction to the reader
-/// ([`mem_core::instruction`]), no word about agents, sessions, memory,
-/// permissions or secrets, no address, and no risky command read from any
-/// word on ([`mem_core::risk`]).
+/// does — at most 200 bytes, no word of a command line (a shell, a pipe,
+/// `curl`, `sudo`, a hook, backticks), no instruction to the reader, no
+/// word about agents, sessions, memory, permissions or secrets, no address
+/// ([`super::constraint::plain_words`]) and no risky command read from any
+/// word on ([`crate::risky::risky_in`]).
 fn plain_meaning(d: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
-    // words that speak to whoever reads the memory, or reach outside
+    // words of a command line rather than of a description
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)(?:^|[^a-z])(?:agent|assistant|claude|codex|model|session|sessions|memory|memories|instruction|instructions|prompt|approve|approves|approval|permission|permissions|mandatory|must|always|never|every later|from now on|credential|credentials|token|tokens|password|secret|secrets|keys?)(?:[^a-z]|$)|://|www\.")
+        Regex::new(r"(?i)(?:^|[^a-z])(?:always|never|every later|from now on|must|curl|wget|sudo|sh|bash|zsh|chmod|chown|rm|eval|exec|pipe|pipes|piped|shell|shells|script|scripts|hook|hooks|verify|verification)(?:[^a-z]|$)|`")
             .expect("meaning regex")
     });
     d.len() <= 200
         && !re.is_match(d)
-        && !mem_core::instruction::is_instruction_shaped(d)
-        && !super::constraint::runs_risky(d)
+        && super::constraint::plain_words(d)
+        && crate::risky::risky_in(d).is_none()
 }
 
 /// An option's label without its "Option C:" / "B)" prefix: "Option C:

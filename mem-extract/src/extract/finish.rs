@@ -2,8 +2,9 @@
 
 use std::collections::HashSet;
 
-use mem_core::records::Memory;
+use mem_core::records::{Memory, Source, Trust};
 use mem_core::scrub::Scrubber;
+use mem_core::truncate::floor_to_chars;
 
 use super::merge::Cand;
 use super::notes::{Notes, note};
@@ -35,8 +36,31 @@ pub(super) fn finish_candidates(
         if m.description.trim().is_empty() {
             m.description = m.name.clone();
         }
-        // whichever rule wrote it, a risky command is never normal trust
-        if let Some(why) = mem_core::lesson::gate(&mut m) {
+        // whichever rule wrote it, a risky command is never normal trust:
+        // a lesson's command, or one the memory's words tell to run
+        let mut why = mem_core::lesson::gate(&mut m);
+        if why.is_none() && m.trust != Some(Trust::Low) && m.source != Some(Source::Manual) {
+            let said = [
+                Some(m.name.as_str()),
+                Some(m.description.as_str()),
+                m.fact.as_deref(),
+                m.how.as_deref(),
+            ];
+            if let Some(a) = said
+                .into_iter()
+                .flatten()
+                .find_map(|t| crate::risky::risky_in(floor_to_chars(t, 2000)))
+            {
+                let w = a.summary();
+                m.trust = Some(Trust::Low);
+                m.extra.insert(
+                    mem_core::lesson::RISK_KEY.into(),
+                    serde_json::Value::String(w.clone()),
+                );
+                why = Some(w);
+            }
+        }
+        if let Some(why) = why {
             note(
                 &mut notes,
                 true,

@@ -117,8 +117,28 @@ fn plain_name(n: &str) -> bool {
         && n.len() <= 120
         && !n.starts_with(['-', '/', '~'])
         && !n.contains("..")
+        && !n.starts_with(".git/")
+        && !looks_like_host(n)
         && n.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/'))
+}
+
+/// A host, or a path on one: `get.example.test/i.sh`, `pypi.example.com`
+/// — a first part with a dot that goes on with a path, or that ends in a
+/// top-level domain, where a file's name ends in its extension.
+fn looks_like_host(n: &str) -> bool {
+    const TLDS: &[&str] = &[
+        "com", "org", "net", "io", "dev", "test", "xyz", "ai", "co", "info", "biz", "cloud",
+        "site", "online", "tech", "me", "example", "invalid", "local", "internal",
+    ];
+    let (first, rest) = n.split_once('/').unwrap_or((n, ""));
+    let dotted = first.len() > 1 && first[1..].contains('.');
+    dotted
+        && (!rest.is_empty()
+            || first
+                .rsplit('.')
+                .next()
+                .is_some_and(|tld| TLDS.contains(&tld.to_ascii_lowercase().as_str())))
 }
 
 /// The extensions a typed file noun ("the py file", "the yaml file") names.
@@ -427,7 +447,9 @@ mod tests {
         );
         // a URL, an option, a path out of the checkout: nothing to name
         for bad in [
-            "https://get.example.test/install.sh",
+            "get.example.test/i.sh",
+            "pypi.example.com",
+            ".git/hooks/pre-commit",
             "--index-url=https://x.test/simple/setup.py",
             "../../../home/u/.config/autostart/x.py",
             "/etc/cron.d/job.sh",

@@ -173,11 +173,14 @@ impl Merged {
 
     pub(super) fn add(&mut self, c: Cand) {
         match self.hit(c.mem.mem_type, c.key.as_deref(), &c.tokens) {
-            Some(i) => {
+            // a suspect candidate never merges into a trusted one, nor the
+            // other way round: "never force-push" and a picked `git push
+            // --force` share their words, not their trust
+            Some(i) if self.v[i].mem.trust == c.mem.trust => {
                 self.note_merge(|| c.mem.name.clone());
                 merge_into(&mut self.v[i].mem, c.mem);
             }
-            None => self.v.push(c),
+            _ => self.v.push(c),
         }
     }
 }

@@ -288,6 +288,22 @@ pub(super) fn from_message(
         );
         return;
     }
+    // the text a compaction summary starts with: the summary's own words,
+    // read (when flagged) by the summary path, never as the user's
+    if t.as_bytes()
+        .get(..CONTINUED.len())
+        .is_some_and(|h| h.eq_ignore_ascii_case(CONTINUED.as_bytes()))
+    {
+        note(
+            notes,
+            false,
+            Bucket::CurrentContext,
+            "drop/wrapped-or-pasted",
+            at.line,
+            t,
+        );
+        return;
+    }
     let norm = normalize_quotes(cut_pasted_output(text, at.line, notes));
     // what the message names: a constraint's "it" stands for it
     let named = names_of_message(&norm);
@@ -484,7 +500,7 @@ pub(super) fn from_message(
 pub(super) fn lets_choose(s: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)(?:^|[^a-z])let(?:'s| us) (?:also |just |then |now |instead )?(?P<choice>(?:use|go with|pick|choose|stick (?:with|to)|switch to|migrate to|move to|adopt|standardi[sz]e on) [^,;.!?]+(?:, not [^,;.!?]+)?)")
+        Regex::new(r"(?i)(?:^|[^a-z])let(?:'s| us) (?:also |just |then |now |instead )?(?P<choice>(?:use|go with|pick|choose|stick (?:with|to)|switch to|migrate to|move to|adopt|standardi[sz]e on) (?:[^,;.!?]|\.\S)+?(?:, not (?:[^,;.!?]|\.\S)+?)?)(?:\s+(?:and|then|but|so|if|because|to|until|unless|when)\s|[,;!?]|\.(?:\s|$)|$)")
             .expect("lets regex")
     });
     let c = re.captures(s)?;
@@ -592,6 +608,9 @@ fn rule_clause<'s>(rules: &Rules, label: &str, s: &'s str, l: &str) -> Option<&'
     );
     (!rest.is_empty() && alone).then_some(rest)
 }
+
+/// How Claude Code's compaction summary begins.
+const CONTINUED: &str = "This session is being continued from a previous conversation";
 
 /// A log-like line: a timestamp, `fatal:`, `error`, a traceback, a prompt.
 const LOG_LINE: &str = r"(?i)^\s*(?:\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s|$)|\d{4}-\d{2}-\d{2}[t ]\d|\[\d|fatal:|error[:\[]|\w*error:|warning:|traceback|at \S+[(:]|npm err|\$ |>>> |e\s{2,}|file \x22)";
