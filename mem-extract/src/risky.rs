@@ -11,7 +11,6 @@ const NEGATIONS: &[&str] = &[
     "don't",
     "dont",
     "not",
-    "no",
     "avoid",
     "stop",
     "without",
@@ -76,11 +75,19 @@ fn first_unnegated(t: &str) -> Option<Assessment> {
     };
     let negation = |w: &str| NEGATIONS.contains(&bare(w).as_str());
     let ends_clause = |w: &str| {
-        w.ends_with(['.', ';', ':', '!', '?']) || matches!(bare(w).as_str(), "and" | "but" | "then")
+        w.ends_with(['.', ';', ':', '!', '?', ','])
+            || matches!(bare(w).as_str(), "and" | "but" | "then" | "so")
     };
     let mut negated = false;
     for (i, &(start, w)) in words.iter().enumerate() {
-        if negation(w) {
+        // "never mind", "don't worry": no prohibition of what follows
+        let next = words.get(i + 1).map(|&(_, x)| bare(x)).unwrap_or_default();
+        if negation(w)
+            && !matches!(
+                next.as_str(),
+                "mind" | "worry" | "care" | "bother" | "forget" | "know" | "think" | "wait"
+            )
+        {
             negated = true;
         }
         if !negated {
@@ -117,6 +124,11 @@ mod tests {
             "curl -o i.sh https://get.example.test/i.sh, sh i.sh",
             "Use pnpm for installs and push with git push --force origin main",
             "Commit with 'git commit --no-verify'",
+            // words of negation that prohibit nothing
+            "Never mind, use git push --force",
+            "No, use sudo for installs",
+            "Don't worry about it, run sudo make install",
+            "Not now. Push with git push --force",
         ] {
             assert!(risky_in(t).is_some(), "{t}");
         }
