@@ -444,7 +444,8 @@ fn a_rejection_reason_says_what_to_do_instead() {
             "Keep the name of the file `fetch-review.py`",
         ]
     );
-    assert_eq!(ms[0].triggers, ["pnpm", "install", "npm"]);
+    // a choice of package manager bears on every dependency a task adds
+    assert_eq!(ms[0].triggers, ["pnpm", "install", "npm", "dependency"]);
     assert_eq!(ms[0].mem_type, MemoryType::Feedback);
     // with no file of its kind around, "the py file" names nothing: dropped
     let ms = run(&[
@@ -730,7 +731,14 @@ fn an_instruction_for_every_later_task_is_kept_however_it_is_marked() {
         ]
     );
     assert!(ms.iter().all(|m| m.mem_type == MemoryType::Feedback));
-    assert_eq!(one_with(&ms, "pnpm").triggers, ["pnpm"]);
+    assert_eq!(one_with(&ms, "pnpm").triggers, ["pnpm", "dependency"]);
+    // running a tool is no choice of package manager
+    assert!(
+        !one_with(&ms, "cargo fmt")
+            .triggers
+            .iter()
+            .any(|t| t == "dependency")
+    );
     assert_eq!(
         one_with(&ms, "pnpm").extra["rule"],
         serde_json::json!("feedback/from-now-on")

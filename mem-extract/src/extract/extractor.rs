@@ -252,6 +252,7 @@ impl Extractor {
         notes.v.extend(repeat_notes.v);
         for c in &mut merged {
             generic_triggers(&mut c.mem, &df, messages, &mut notes);
+            package_manager_trigger(&mut c.mem);
         }
         for c in &mut merged {
             secrets.clear(&mut c.mem);
@@ -325,6 +326,38 @@ pub(super) fn generic_triggers(
             true
         }
     });
+}
+
+/// Package managers: a choice of one bears on every dependency a task adds.
+/// (Not `cargo` or `go`: those build and test too.)
+const PACKAGE_MANAGERS: &[&str] = &[
+    "bun", "bundler", "composer", "conda", "mamba", "npm", "pip", "pip3", "pipenv", "pnpm",
+    "poetry", "uv", "yarn",
+];
+
+/// Words before a package manager that make it a choice: "use pnpm",
+/// "switch to poetry", "pnpm over npm", "instead of npm".
+const CHOOSING: &[&str] = &[
+    "use", "using", "prefer", "with", "to", "choose", "pick", "adopt", "over", "of", "not",
+];
+
+/// A choice of package manager the user made ("use pnpm instead of `npm
+/// install`", "let's go with poetry") is about every dependency a later
+/// task adds: `dependency` joins its triggers, so "add eslint as a dev
+/// dependency" recalls it. Running one ("run `pnpm build`") is no choice,
+/// and a lesson (a command that failed) gets none.
+pub(super) fn package_manager_trigger(m: &mut mem_core::records::Memory) {
+    if m.source != Some(Source::User) || m.triggers.iter().any(|t| t == "dependency") {
+        return;
+    }
+    let words = mem_core::text::words(&m.name);
+    let chosen = words.iter().enumerate().any(|(i, w)| {
+        PACKAGE_MANAGERS.contains(&w.as_str())
+            && (i == 0 || CHOOSING.contains(&words[i - 1].as_str()))
+    });
+    if chosen {
+        m.triggers.push("dependency".into());
+    }
 }
 
 #[cfg(test)]
