@@ -429,6 +429,48 @@ pub(crate) fn segments_ops(c: &str) -> Vec<(Vec<&str>, Op)> {
         .collect()
 }
 
+/// The step of an `A && B …` line that failed, as written: the steps
+/// before it ran (a step that fails stops the line), and a staging step
+/// like `git add -A` prints nothing when it passes, so the failure is the
+/// last step's — unless the failing output (`output_l`, lowercased) names
+/// an earlier step's program or subcommand. `None` for a single command,
+/// a line joined otherwise (`;`, `|`, `||`) or one that starts with a
+/// setup step (`cd`, `source`, `export`: [`lesson_form`] keeps those).
+pub(crate) fn failing_step(c: &str, output_l: &str) -> Option<String> {
+    let segs = segments_ops(c);
+    if segs.len() < 2
+        || segs[..segs.len() - 1].iter().any(|(_, op)| *op != Op::And)
+        || core_of(&segs[..1].iter().map(|(s, _)| s.clone()).collect::<Vec<_>>())
+            .is_none_or(|core| core.len() != segs[0].0.len())
+    {
+        return None;
+    }
+    let said: std::collections::HashSet<&str> = output_l
+        .split(|c: char| !c.is_alphanumeric() && c != '-' && c != '_')
+        .filter(|w| w.len() >= 2)
+        .collect();
+    let head = |s: &[&str]| -> Vec<String> {
+        s.iter()
+            .filter(|w| !w.starts_with('-'))
+            .take(2)
+            .map(|w| lower(w))
+            .collect()
+    };
+    let last = segs.len() - 1;
+    let last_head = head(&segs[last].0);
+    // the last earlier step whose own words (not the last step's) the
+    // output says, else the last step
+    let i = (0..last)
+        .rev()
+        .find(|&i| {
+            head(&segs[i].0)
+                .iter()
+                .any(|w| !last_head.contains(w) && said.contains(w.as_str()))
+        })
+        .unwrap_or(last);
+    Some(segs[i].0.join(" "))
+}
+
 /// The command a line runs for its effect: the first segment that is not a
 /// `cd`, `source`/`.`, `export` or env assignment (leading `VAR=x` words
 /// dropped from it).
@@ -646,6 +688,40 @@ mod tests {
 
     /// A fix is found with other flags, run another way or in prose; never
     /// by the failing command's own words, nor a short lone word.
+    #[test]
+    fn the_failing_step_of_a_chain() {
+        let out = "pre-commit validation failed: [format] code is not formatted. run 'mix format' to fix.";
+        assert_eq!(
+            failing_step("git add -A && git commit", out).as_deref(),
+            Some("git commit")
+        );
+        // the output names the earlier step
+        assert_eq!(
+            failing_step(
+                "npm ci && npm test",
+                "npm err! ci can only install with an existing package-lock.json"
+            )
+            .as_deref(),
+            Some("npm ci")
+        );
+        assert_eq!(
+            failing_step("npm ci && npm test", "1 failing test in parser.spec.ts").as_deref(),
+            Some("npm test")
+        );
+        assert_eq!(
+            failing_step(
+                "make gen && cargo test",
+                "make: *** no rule to make target 'gen'"
+            )
+            .as_deref(),
+            Some("make gen")
+        );
+        // one command, a setup step first, other operators: not a chain of steps
+        assert_eq!(failing_step("git commit", out), None);
+        assert_eq!(failing_step("cd web && npm test", out), None);
+        assert_eq!(failing_step("make; make test", out), None);
+    }
+
     #[test]
     fn named_loosely_finds_the_fix_not_the_failing_command() {
         for (text, cmd, failed, want) in [

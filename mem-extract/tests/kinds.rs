@@ -1341,3 +1341,28 @@ fn an_unflagged_summary_is_not_the_users_words() {
     )]);
     assert!(ms.is_empty(), "{:?}", names(&ms));
 }
+
+/// Of a chain that failed (`git add -A && git commit`), the lesson names
+/// the step that failed: staging passed silently, the commit's check
+/// refused; the same step is named whatever was staged.
+#[test]
+fn a_chain_lesson_names_the_step_that_failed() {
+    let ms = run(&[
+        bash(0, "c1", "git add -A && git commit -m 'feat: a'"),
+        result(
+            1,
+            "c1",
+            "Pre-commit validation failed:\n[FORMAT] Code is not formatted.\nRun 'mix format' to fix.",
+            true,
+        ),
+        bash(2, "f1", "mix format"),
+        result(3, "f1", "", false),
+        bash(4, "c2", "git add -A && git commit -m 'feat: a'"),
+        result(5, "c2", "[main 1a2b3c4] feat: a", false),
+    ]);
+    assert_eq!(names(&ms), ["Run mix format before git commit"]);
+    assert_eq!(
+        ms[0].fact.as_deref(),
+        Some("Run `mix format` before `git commit`.")
+    );
+}

@@ -15,8 +15,8 @@ use super::origin::{At, base_memory};
 use super::sentence::{cut, lower, title_of};
 use super::view::{EventView, min_text_window};
 use crate::command::{
-    MAX_RETRY_GAP, core_of, error_line, head_of, is_inspection, is_script, lesson_form,
-    looks_failed, named_in_output, named_loosely, norm_cmd, segments, short_cmd,
+    MAX_RETRY_GAP, core_of, error_line, failing_step, head_of, is_inspection, is_script,
+    lesson_form, looks_failed, named_in_output, named_loosely, norm_cmd, segments, short_cmd,
 };
 use crate::command::{command_keywords, general_cmd, retry_of, specific_cmd};
 use crate::note::Bucket;
@@ -375,8 +375,10 @@ impl Lessons {
             );
             return;
         };
-        let (sa, sb) = (specific_cmd(&short_cmd(a)), specific_cmd(&short_cmd(b)));
-        let (ga, gb) = (general_cmd(&short_cmd(a)), general_cmd(&short_cmd(b)));
+        // of a chain (`git add -A && git commit`), the step that failed
+        let a_step = failing_step(&short_cmd(a), &out_l).unwrap_or_else(|| short_cmd(a));
+        let (sa, sb) = (specific_cmd(&a_step), specific_cmd(&short_cmd(b)));
+        let (ga, gb) = (general_cmd(&a_step), general_cmd(&short_cmd(b)));
         // What the fix does decides its trust (docs/security.md "What a
         // command does"): a risky fix is never a normal-trust lesson; a
         // project-local, harmless one is, whoever named it; another named
