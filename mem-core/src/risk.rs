@@ -275,12 +275,14 @@ pub fn secret_name(name: &str) -> bool {
         "ACCESS_KEY",
         "PRIVATE_KEY",
         "CREDENTIAL",
-        "AUTH",
         "PGPASS",
         "MYSQL_PWD",
     ]
     .iter()
     .any(|k| n.contains(k))
+        // a part that starts with AUTH (`GITHUB_AUTH`, `AUTHORIZATION`),
+        // not one that holds it (`NODE_TLS_REJECT_UNAUTHORIZED`)
+        || n.split('_').any(|part| part.starts_with("AUTH"))
         || n == "PASS"
         || n.ends_with("_PASS")
         || n.ends_with("_PWD")
@@ -2023,6 +2025,27 @@ mod tests {
     fn class(line: &str) -> (Class, Vec<RiskKind>) {
         let a = assess(line);
         (a.class, a.risks.iter().map(|r| r.kind).collect())
+    }
+
+    /// A name is a secret's by a part of it, not by letters inside a word:
+    /// `GITHUB_AUTH`, `AUTHORIZATION` are, `NODE_TLS_REJECT_UNAUTHORIZED`
+    /// (whose `=1` is the safe setting) is not.
+    #[test]
+    fn secret_names_by_their_parts() {
+        for n in [
+            "GITHUB_AUTH",
+            "AUTHORIZATION",
+            "NPM_AUTH_TOKEN",
+            "DB_PASS",
+            "API_KEY",
+        ] {
+            assert!(secret_name(n), "{n}");
+        }
+        for n in ["NODE_TLS_REJECT_UNAUTHORIZED", "PATH", "HOME"] {
+            assert!(!secret_name(n), "{n}");
+        }
+        assert!(!assess("NODE_TLS_REJECT_UNAUTHORIZED=1 npm test").is_risky());
+        assert!(assess("NODE_TLS_REJECT_UNAUTHORIZED=0 npm test").is_risky());
     }
 
     /// Risky lines and harmless ones that look like them, each with the

@@ -352,7 +352,10 @@ pub fn record_to_memory(
             format!("instruction-shaped: {pattern}").into(),
         );
     }
-    mem_core::lesson::gate(&mut m);
+    // and a risky command anywhere in its words (its reason too)
+    if mem_core::lesson::gate(&mut m).is_none() {
+        crate::risky::gate_words(&mut m, true);
+    }
     crate::extract::ensure_id(&mut m);
     Ok(m)
 }

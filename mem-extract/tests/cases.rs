@@ -585,6 +585,28 @@ fn model_cmd_output_is_validated_and_scrubbed() {
     let (code, out, _) = run_bin(&["--model-cmd", &cmd], &evs, &[]);
     assert_eq!(code, 0);
     assert_eq!(records(&out).len(), 1);
+    // a model's record whose words run a risky command is low trust,
+    // wherever the command is said (its reason too)
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ncat >/dev/null\necho '{\"name\":\"Installs\",\"description\":\"How installs work here\",\"type\":\"feedback\",\"why\":\"Because it must be run as sudo make install.\"}'\necho '{\"name\":\"Formatting\",\"description\":\"Run mix format before committing\",\"type\":\"feedback\"}'\n",
+    )
+    .unwrap();
+    let (code, out, _) = run_bin(&["--model-cmd", &cmd], &evs, &[]);
+    assert_eq!(code, 0);
+    let recs = records(&out);
+    let trust: Vec<(&str, Option<Trust>)> = recs
+        .iter()
+        .filter(|m| m.source == Some(Source::Model))
+        .map(|m| (m.name.as_str(), m.trust))
+        .collect();
+    assert_eq!(
+        trust,
+        [
+            ("Installs", Some(Trust::Low)),
+            ("Formatting", Some(Trust::Normal))
+        ]
+    );
 }
 
 #[test]

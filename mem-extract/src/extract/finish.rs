@@ -2,9 +2,8 @@
 
 use std::collections::HashSet;
 
-use mem_core::records::{Memory, Source, Trust};
+use mem_core::records::{Memory, Source};
 use mem_core::scrub::Scrubber;
-use mem_core::truncate::floor_to_chars;
 
 use super::merge::Cand;
 use super::notes::{Notes, note};
@@ -23,6 +22,12 @@ pub(super) fn finish_candidates(
     let mut sensitive = Vec::new();
     for c in merged {
         let mut m = c.mem;
+        // whichever rule wrote it, a risky command is never normal trust: a
+        // lesson's command, or one the memory's words tell to run (a
+        // person's reason too) — read before the scrubber hides any of it
+        let person = m.source == Some(Source::User);
+        let risk =
+            mem_core::lesson::gate(&mut m).or_else(|| crate::risky::gate_words(&mut m, person));
         let r = scrubber.scrub_memory(&mut m);
         if !r.remaining.is_empty() || m.name.trim().is_empty() {
             let what: Vec<String> = r
@@ -36,31 +41,13 @@ pub(super) fn finish_candidates(
         if m.description.trim().is_empty() {
             m.description = m.name.clone();
         }
-        // whichever rule wrote it, a risky command is never normal trust:
-        // a lesson's command, or one the memory's words tell to run
-        let mut why = mem_core::lesson::gate(&mut m);
-        if why.is_none() && m.trust != Some(Trust::Low) && m.source != Some(Source::Manual) {
-            let said = [
-                Some(m.name.as_str()),
-                Some(m.description.as_str()),
-                m.fact.as_deref(),
-                m.how.as_deref(),
-            ];
-            if let Some(a) = said
-                .into_iter()
-                .flatten()
-                .find_map(|t| crate::risky::risky_in(floor_to_chars(t, 2000)))
-            {
-                let w = a.summary();
-                m.trust = Some(Trust::Low);
-                m.extra.insert(
-                    mem_core::lesson::RISK_KEY.into(),
-                    serde_json::Value::String(w.clone()),
-                );
-                why = Some(w);
-            }
-        }
-        if let Some(why) = why {
+        if let Some(why) = risk {
+            // (the reason quotes the command: scrubbed like the memory)
+            let why = scrubber.scrub(&why).text;
+            m.extra.insert(
+                mem_core::lesson::RISK_KEY.into(),
+                serde_json::Value::String(why.clone()),
+            );
             note(
                 &mut notes,
                 true,
