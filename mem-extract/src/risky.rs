@@ -11,7 +11,8 @@ const PROHIBITIONS: &[&str] = &["never", "don't", "dont", "avoid", "stop", "not"
 /// Programs a command line starts with (beside a path, a flag or an
 /// environment assignment): where a risky command may begin in a person's
 /// words. An English word before a flag ("forget to pass --no-verify") is
-/// not a program: the command is read from a later word.
+/// not a program: the command is read from a later word. Sorted (binary
+/// search; the test `programs_are_sorted` checks).
 const PROGRAMS: &[&str] = &[
     "add-apt-repository",
     "apt",
@@ -203,12 +204,13 @@ pub(crate) fn risky_in(text: &str) -> Option<Assessment> {
             }
         })
         .collect();
-    for line in [t.clone(), t.replace(", ", " && ")] {
-        if let Some(a) = first_unnegated(&line) {
-            return Some(a);
-        }
+    if let Some(a) = first_unnegated(&t) {
+        return Some(a);
     }
-    None
+    // a list said as one line: "curl … -o i.sh, sh i.sh"
+    t.contains(", ")
+        .then(|| first_unnegated(&t.replace(", ", " && ")))
+        .flatten()
 }
 
 /// `t` with a space wherever a CJK character meets a letter, digit or
@@ -243,21 +245,37 @@ fn first_unnegated(t: &str) -> Option<Assessment> {
         }
         at += w.len() + 1;
     }
-    let bare: Vec<String> = words
+    let raw: Vec<&str> = words.iter().map(|&(_, w)| w).collect();
+    let trimmed = |w: &str| -> String {
+        w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+            .to_ascii_lowercase()
+    };
+    // where a command may start: a program's name, a path, a flag or an
+    // assignment (most texts have none: nothing more is read)
+    let starts: Vec<bool> = raw
         .iter()
-        .map(|(_, w)| {
-            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-                .to_ascii_lowercase()
+        .map(|w| {
+            w.starts_with(['-', '.', '/', '~', '$'])
+                || w.contains(['=', '/'])
+                || (w.len() <= 24
+                    && PROGRAMS
+                        .binary_search_by(|p| {
+                            p.bytes().cmp(
+                                w.trim_matches(|c: char| !c.is_alphanumeric())
+                                    .bytes()
+                                    .map(|b| b.to_ascii_lowercase()),
+                            )
+                        })
+                        .is_ok())
         })
         .collect();
-    let raw: Vec<&str> = words.iter().map(|&(_, w)| w).collect();
+    if !starts.contains(&true) {
+        return None;
+    }
+    let bare: Vec<String> = raw.iter().map(|w| trimmed(w)).collect();
     let mut i = 0;
     while i < words.len() {
-        let w = bare[i].as_str();
-        let starts = PROGRAMS.contains(&w)
-            || words[i].1.starts_with(['-', '.', '/', '~', '$'])
-            || words[i].1.contains(['=', '/']);
-        if !starts {
+        if !starts[i] {
             i += 1;
             continue;
         }
@@ -395,7 +413,12 @@ fn forbidden(bare: &[String], raw: &[&str], i: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::risky_in;
+    use super::{PROGRAMS, risky_in};
+
+    #[test]
+    fn programs_are_sorted() {
+        assert!(PROGRAMS.windows(2).all(|w| w[0] < w[1]), "{PROGRAMS:?}");
+    }
 
     #[test]
     fn a_risky_command_is_found_wherever_it_is_said() {

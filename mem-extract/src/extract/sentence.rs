@@ -97,7 +97,7 @@ pub(crate) fn lower(s: &str) -> String {
 
 /// `s` in at most `n` characters: whole when it fits, else cut at the last
 /// word that fits (never inside a word, a backticked command or a quote
-/// left open) with `…` after it.
+/// left open) with `...` after it.
 pub(super) fn cut(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         return s.to_string();
@@ -122,7 +122,9 @@ pub(super) fn cut(s: &str, n: usize) -> String {
             break;
         }
     }
-    format!("{t}…")
+    // (three dots: an ASCII text stays ASCII, which the instruction
+    // detector reads on its fast path)
+    format!("{t}...")
 }
 
 pub(super) fn clean_sentence(s: &str) -> String {
@@ -302,14 +304,14 @@ mod tests {
                 "`git add x.css` fails here; `git add -f x.css` (with a flag added) works",
                 50
             ),
-            "`git add x.css` fails here; `git add -f x.css`…"
+            "`git add x.css` fails here; `git add -f x.css`..."
         );
         assert_eq!(
             cut(
                 "Asked \"Which rig do these beads belong to?\", the user answered \"No rig\".",
                 60
             ),
-            "Asked \"Which rig do these beads belong to?\", the user…"
+            "Asked \"Which rig do these beads belong to?\", the user..."
         );
         assert!(cut(&"word ".repeat(100), 150).chars().count() <= 150);
     }
