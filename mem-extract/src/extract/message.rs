@@ -277,23 +277,13 @@ pub(super) fn from_message(
     let t = text.trim_start();
     // `text` may be a window: the length that counts is the whole text's
     let trimmed_len = text_len - (text.len() - t.len());
-    if t.starts_with('<') || trimmed_len > MAX_MESSAGE_BYTES {
-        note(
-            notes,
-            false,
-            Bucket::CurrentContext,
-            "drop/wrapped-or-pasted",
-            at.line,
-            t,
-        );
-        return;
-    }
-    // the text a compaction summary starts with: the summary's own words,
-    // read (when flagged) by the summary path, never as the user's
-    if t.as_bytes()
+    // (a message that starts as a compaction summary is the summary's own
+    // words, read when flagged by the summary path, never the user's)
+    let summary = t
+        .as_bytes()
         .get(..CONTINUED.len())
-        .is_some_and(|h| h.eq_ignore_ascii_case(CONTINUED.as_bytes()))
-    {
+        .is_some_and(|h| h.eq_ignore_ascii_case(CONTINUED.as_bytes()));
+    if t.starts_with('<') || trimmed_len > MAX_MESSAGE_BYTES || summary {
         note(
             notes,
             false,
