@@ -24,13 +24,14 @@ pub(super) struct Constraint {
     pub(super) triggers: Vec<String>,
 }
 
-/// The constraint in `s` (one sentence of a user message) on what the
-/// message names (`named`: its files and identifiers, in order): "Keep
+/// The constraint in `s` (one sentence of the user message `message`) on
+/// what the message names (its files and identifiers, read only when a
+/// constraint is said): "Keep
 /// `public/tokenizer.{css,js,html}` dependency free and compilation free".
 /// `None` when `s` states no constraint of a lasting kind (a property of
 /// code, not of the answer: "keep it short" is about the reply) or when a
 /// pointing subject has nothing named to stand for.
-pub(super) fn kept_constraint(s: &str, named: &[String]) -> Option<Constraint> {
+pub(super) fn kept_constraint(s: &str, message: &str) -> Option<Constraint> {
     static KEEP: OnceLock<Regex> = OnceLock::new();
     static WITHOUT: OnceLock<Regex> = OnceLock::new();
     let keep = KEEP.get_or_init(|| {
@@ -46,10 +47,9 @@ pub(super) fn kept_constraint(s: &str, named: &[String]) -> Option<Constraint> {
         let prop = prop.as_str();
         let subj = c["subj"].trim();
         // a name inside the property is its exception, not its subject
-        let named: Vec<String> = named
-            .iter()
+        let named: Vec<String> = names_of_message(message)
+            .into_iter()
             .filter(|n| !prop.contains(n.as_str()))
-            .cloned()
             .collect();
         let (subj, names) = if pointing(subj) {
             (subject_of(&named)?, named)
@@ -63,8 +63,9 @@ pub(super) fn kept_constraint(s: &str, named: &[String]) -> Option<Constraint> {
             .as_str()
             .trim_start_matches(|c: char| !c.is_alphanumeric())
             .trim_end_matches(|c: char| !c.is_alphanumeric());
-        let subj = subject_of(named)?;
-        return constraint(&subj, what, named);
+        let named = names_of_message(message);
+        let subj = subject_of(&named)?;
+        return constraint(&subj, what, &named);
     }
     None
 }
@@ -248,7 +249,7 @@ fn subject_of(named: &[String]) -> Option<String> {
 
 /// The files and identifiers a user message names, `@` mentions included
 /// (`@public/tokenizer.css` is Claude Code's way of attaching a file).
-pub(super) fn names_of_message(text: &str) -> Vec<String> {
+fn names_of_message(text: &str) -> Vec<String> {
     static AT: OnceLock<Regex> = OnceLock::new();
     let at = AT.get_or_init(|| Regex::new(r"(^|[\s(])@([A-Za-z0-9_./-])").expect("at regex"));
     names_in(&at.replace_all(text, "$1$2"))
@@ -257,10 +258,6 @@ pub(super) fn names_of_message(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn named(text: &str) -> Vec<String> {
-        names_of_message(text)
-    }
 
     #[test]
     fn a_lasting_constraint_in_a_request_is_named() {
@@ -287,7 +284,7 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                kept_constraint(msg, &named(msg)).map(|c| c.fact).as_deref(),
+                kept_constraint(msg, msg).map(|c| c.fact).as_deref(),
                 Some(want),
                 "{msg}"
             );
@@ -308,7 +305,7 @@ mod tests {
             // a length is about the reply as often as about the code
             "Summarise @docs/api.md but keep it under 200 lines",
         ] {
-            assert_eq!(kept_constraint(msg, &named(msg)), None, "{msg}");
+            assert_eq!(kept_constraint(msg, msg), None, "{msg}");
         }
     }
 
@@ -335,7 +332,7 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                kept_constraint(msg, &named(msg)).map(|c| c.fact).as_deref(),
+                kept_constraint(msg, msg).map(|c| c.fact).as_deref(),
                 want,
                 "{msg}"
             );
@@ -347,7 +344,7 @@ mod tests {
     #[test]
     fn a_constraint_is_named_by_its_properties() {
         let msg = "Read @public/tokenizer.css and @public/tokenizer.js while keeping it simple and dependency free (except for transformers.js) and compilation free, then propose a plan";
-        let c = kept_constraint(msg, &named(msg)).unwrap();
+        let c = kept_constraint(msg, msg).unwrap();
         assert_eq!(
             c.name,
             "Keep `public/tokenizer.{css,js}` dependency free and compilation free"

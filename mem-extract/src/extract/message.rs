@@ -13,7 +13,7 @@ use mem_core::truncate::floor_to_chars;
 use super::classify::{
     Cat, Class, classify, colon_why, instruction_clause, rule_of_question, why_of,
 };
-use super::constraint::{kept_constraint, names_of_message};
+use super::constraint::kept_constraint;
 use super::judge::{Context, Standing, is_reason, names_lasting, one_off_expiry, stand_alone};
 use super::merge::{Cand, Merged, Parts, merge_parts};
 use super::notes::{Notes, note};
@@ -295,8 +295,6 @@ pub(super) fn from_message(
         return;
     }
     let norm = normalize_quotes(cut_pasted_output(text, at.line, notes));
-    // what the message names: a constraint's "it" stands for it
-    let named = names_of_message(&norm);
     let mut current: Option<Draft> = None;
     // the sentence before, whatever its class: what "it" may point at
     let mut prev: Option<&str> = None;
@@ -366,7 +364,7 @@ pub(super) fn from_message(
         let (class, date) = classify(rules, &l, base);
         // a request or a question may carry a constraint that outlives it
         if !matches!(class, Class::Keep(..))
-            && let Some(c) = kept_constraint(s, &named)
+            && let Some(c) = kept_constraint(s, &norm)
         {
             note(
                 notes,
