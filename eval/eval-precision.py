@@ -15,7 +15,8 @@ Each memory written is scored against the labels (a memory is a label when every
 has one of its alternatives in its name, description, body or triggers, case-insensitive; an
 alternative `re:RE` is a regex; `in: name` looks at the name only): `keep` → good, `marginal` → marginal, `harmful` → harmful (a
 kind that must not appear as a durable memory; harmful wins over keep; a harmful or marginal one
-that expires within 30 days of its session is an expiring one-off instead), anything else → noise. Then each task runs
+that expires within 30 days of its session is an expiring one-off instead), anything else → noise. A memory
+is every label of its kind it matches (one that says two kept things writes both). Then each task runs
 `mem-recall --task`: a recalled memory that is one of the task's `expect` labels is a hit, any
 other recalled memory a false recall.
 
@@ -172,15 +173,17 @@ def expiring(mem):
 
 
 def verdict(mem, labels):
+    """The memory's kind, its first label of that kind, and every label of that
+    kind it matches (a memory that says two kept things is both)."""
     for kind in ("harmful", "keep", "marginal"):
-        for lab in labels.get(kind, []):
-            if is_label(mem, lab):
-                if kind in ("harmful", "marginal") and expiring(mem):
-                    return "expiring", lab["id"]
-                return kind, lab["id"]
+        ids = [lab["id"] for lab in labels.get(kind, []) if is_label(mem, lab)]
+        if ids:
+            if kind in ("harmful", "marginal") and expiring(mem):
+                return "expiring", ids[0], ids
+            return kind, ids[0], ids
     if expiring(mem):
-        return "expiring", None
-    return "noise", None
+        return "expiring", None, []
+    return "noise", None, []
 
 
 def recall(bindir, env, memdir, task):
@@ -213,13 +216,13 @@ def score(path, bindir, corpus, verbose):
         if verbose:
             print("   " + stderr.replace("\n", "\n   "))
         for m in mems:
-            kind, lid = verdict(m, labels)
+            kind, lid, ids = verdict(m, labels)
             counts[kind] += 1
-            by_file[m["file"]] = (kind, lid)
+            by_file[m["file"]] = (kind, ids)
             if verbose:
                 exp = f" (expires {m['expires']})" if m.get("expires") and str(m["expires"]) != "never" else ""
-                print(f"  {kind:8} {lid or '-':24} {m['name'][:70]}{exp}  [{', '.join(map(str, m['triggers']))}]")
-        kept = {lid for k, lid in by_file.values() if k == "keep"}
+                print(f"  {kind:8} {'+'.join(ids) or '-':24} {m['name'][:70]}{exp}  [{', '.join(map(str, m['triggers']))}]")
+        kept = {i for k, ids in by_file.values() if k == "keep" for i in ids}
         hits = expected = false = 0
         for t in labels.get("tasks", []):
             got = recall(bindir, env, memdir, t["task"])
@@ -228,9 +231,9 @@ def score(path, bindir, corpus, verbose):
             found = set()
             bad = []
             for f in got:
-                kind, lid = by_file.get(f, ("noise", None))
-                if lid in want:
-                    found.add(lid)
+                kind, ids = by_file.get(f, ("noise", []))
+                if want.intersection(ids):
+                    found.update(want.intersection(ids))
                 else:
                     bad.append(f)
             hits += len(found)
