@@ -115,6 +115,39 @@ fn corrections_asked_as_questions_become_the_rule_they_ask_for() {
         one_with(&ms, "client").kind,
         Some(mem_core::records::Kind::OneTimeState)
     );
+    // a question put with a pasted failure proposes a fix for that failure
+    let one_off = |ms: &[Memory]| {
+        ms.iter()
+            .map(|m| m.kind == Some(mem_core::records::Kind::OneTimeState))
+            .collect::<Vec<_>>()
+    };
+    for (q, log) in [
+        (
+            "Still broken, maybe we should use the https repo address?",
+            "01:12:38.208\n Cloning into '/vercel/path0/vendor/lib'...\n01:12:38.300\n Host key verification failed.\n01:12:38.301\n fatal: Could not read from remote repository.\n",
+        ),
+        (
+            "why not bump the timeout instead?",
+            "Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\nTimeoutError: timed out\nerror: job failed\n",
+        ),
+        (
+            "shouldn't we retry the upload?",
+            "2026-03-01 10:00:01 upload started\n2026-03-01 10:00:31 error: connection reset\n2026-03-01 10:00:31 fatal: giving up\n",
+        ),
+    ] {
+        let ms = run(&[user(0, &format!("{q}\n\n{log}"))]);
+        assert_eq!(ms.len(), 1, "{q}: {ms:?}");
+        assert_eq!(one_off(&ms), [true], "{q}: {ms:?}");
+        // without the pasted failure the same question is a lasting rule
+        let ms = run(&[user(0, q)]);
+        assert_eq!(one_off(&ms), [false], "{q}: {ms:?}");
+    }
+    // a rule that names something lasting stays, log or none
+    let ms = run(&[user(
+        0,
+        "why not use `scripts/retry.sh` for uploads?\n\n2026-03-01 10:00:01 upload\n2026-03-01 10:00:31 error: reset\nfatal: giving up\n",
+    )]);
+    assert_eq!(one_off(&ms), [false], "{ms:?}");
     let ms = run(&[user(0, "did you run `cargo fmt --all` before committing?")]);
     assert_eq!(names(&ms), ["Run `cargo fmt --all` before committing"]);
     assert_ne!(

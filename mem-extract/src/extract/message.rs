@@ -294,7 +294,11 @@ pub(super) fn from_message(
         );
         return;
     }
-    let norm = normalize_quotes(cut_pasted_output(text, at.line, notes));
+    let said = cut_pasted_output(text, at.line, notes);
+    // a message that pastes a failure asks about that failure: a question
+    // it puts ("maybe we should use the https address?") is a try for it
+    let reports_failure = said.len() < text.len();
+    let norm = normalize_quotes(said);
     let mut current: Option<Draft> = None;
     // the sentence before, whatever its class: what "it" may point at
     let mut prev: Option<&str> = None;
@@ -461,10 +465,10 @@ pub(super) fn from_message(
                 };
                 settle(current.take(), ctx, at, base, opts, scrubber, out, notes);
                 // "did you push?" checks what was done this time; "did you
-                // run X before committing?" asks for a step of every commit
+                // run X before committing?" asks for a step of every commit;
+                // a question put with a pasted failure proposes a fix for it
                 let moment = rule == "feedback/correction-question"
-                    && did_you(&l)
-                    && !l.contains(" before ");
+                    && (did_you(&l) && !l.contains(" before ") || reports_failure);
                 current = Some(Draft {
                     cat,
                     rule,
