@@ -397,6 +397,90 @@ fn an_answer_picking_an_option_says_what_the_option_means() {
     );
 }
 
+/// Answers to one question call about one subject are one decision asked
+/// in parts: "Also .tgz" alone says little, with "tar archives on disk
+/// too: yes" it is the project's tar support.
+#[test]
+fn answers_about_one_subject_are_one_decision() {
+    let ask = |qs: serde_json::Value, answered: &str| {
+        run(&[
+            call(0, "q1", "AskUserQuestion", json!({ "questions": qs })),
+            result(
+                1,
+                "q1",
+                &format!(
+                    "User has answered your questions: {answered}. You can now continue with the user's answers in mind."
+                ),
+                false,
+            ),
+        ])
+    };
+    let ms = ask(
+        json!([
+            {"question": "Should the response cache also be used by the CLI?",
+             "options": [{"label": "Yes, CLI and server", "description": "Share one cache directory between the CLI and the server"},
+                         {"label": "Server only", "description": "Keep the CLI uncached"}]},
+            {"question": "Where should cache entries expire?",
+             "options": [{"label": "After one day", "description": "Entries older than 24 hours are refetched"},
+                         {"label": "Never", "description": ""}]},
+            {"question": "Which license should the project use?",
+             "options": [{"label": "MIT", "description": ""}, {"label": "Apache-2.0", "description": ""}]}
+        ]),
+        "\"Should the response cache also be used by the CLI?\"=\"Yes, CLI and server\", \"Where should cache entries expire?\"=\"After one day\", \"Which license should the project use?\"=\"MIT\"",
+    );
+    assert_eq!(
+        names(&ms),
+        [
+            "Should the response cache also be used by the CLI: Yes, CLI and server",
+            "Which license should the project use: MIT",
+        ]
+    );
+    assert_eq!(
+        ms[0].description,
+        "Share one cache directory between the CLI and the server; After one day: Entries older than 24 hours are refetched"
+    );
+    let fact = ms[0].fact.as_deref().unwrap_or_default();
+    assert!(
+        fact.contains("the user answered \"Yes, CLI and server\""),
+        "{fact}"
+    );
+    assert!(
+        fact.contains(
+            "Asked \"Where should cache entries expire?\", the user answered \"After one day\""
+        ),
+        "{fact}"
+    );
+    assert!(
+        ms[0]
+            .triggers
+            .iter()
+            .any(|t| t.contains("refetched") || t.contains("entries")),
+        "{:?}",
+        ms[0].triggers
+    );
+    // a question about this moment stays apart and expires; one without an
+    // option's meaning joins by its answer alone
+    let ms = ask(
+        json!([
+            {"question": "How should we proceed with these migration warnings?"},
+            {"question": "Should migrations run inside a transaction?"},
+            {"question": "Which migration tool should we use?"}
+        ]),
+        "\"How should we proceed with these migration warnings?\"=\"fix them now\", \"Should migrations run inside a transaction?\"=\"Yes, always\", \"Which migration tool should we use?\"=\"sqlx migrate\"",
+    );
+    assert_eq!(ms.len(), 2, "{ms:?}");
+    let expiring: Vec<bool> = ms
+        .iter()
+        .map(|m| matches!(m.expires, Some(mem_core::records::Expires::On(_))))
+        .collect();
+    assert_eq!(expiring, [true, false], "{ms:?}");
+    assert_eq!(
+        ms[1].name,
+        "Should migrations run inside a transaction: Yes, always"
+    );
+    assert_eq!(ms[1].description, "sqlx migrate");
+}
+
 /// A constraint said inside a request is kept about what the message
 /// names; one about the reply, or about nothing named, is not.
 #[test]

@@ -1,5 +1,6 @@
 //! Decisions inside tool results: answers, rejections, corrections after an interrupt.
 
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -67,8 +68,12 @@ impl Extractor {
         if call.ask && ev.is_error != Some(true) {
             if let Some(rest) = t.strip_prefix(ANSWERED) {
                 let at = self.at(ev);
-                for (q, a) in answers(rest) {
-                    self.answer(&at, &q, &a, &call.choices);
+                let got: Vec<Answer> = answers(rest)
+                    .iter()
+                    .filter_map(|(q, a)| self.answer(&at, q, a, &call.choices))
+                    .collect();
+                for a in one_decision_per_subject(got) {
+                    self.add_decision(a.m, a.fact, "decision/answer", &at, &a.a, a.words);
                 }
             }
             return;
@@ -85,12 +90,13 @@ impl Extractor {
         }
     }
 
-    /// One answer to the agent's question: a decision in the user's words.
-    pub(super) fn answer(&mut self, at: &At, q: &str, a: &str, choices: &[Choice]) {
+    /// One answer to the agent's question: a decision in the user's words
+    /// (`None` for an empty or over-long one).
+    fn answer(&mut self, at: &At, q: &str, a: &str, choices: &[Choice]) -> Option<Answer> {
         let a = a.trim();
         let q = q.trim();
         if a.is_empty() || a.len() > 400 || q.len() > 400 {
-            return;
+            return None;
         }
         // the option the user picked, and what the agent said it means
         let meaning = choices
@@ -190,7 +196,25 @@ impl Extractor {
                 serde_json::Value::String("the answer runs a risky command".into()),
             );
         }
-        self.add_decision(m, fact, "decision/answer", at, &a, words);
+        let subject = content_words(&q)
+            .into_iter()
+            .filter(|w| !crate::triggers::is_weak(w))
+            .map(|w| w.trim_end_matches('s').to_string())
+            .filter(|w| w.len() >= 3)
+            .collect();
+        let gist = match &meaning {
+            Some(d) => format!("{shown}: {d}"),
+            None => shown.to_string(),
+        };
+        Some(Answer {
+            m,
+            fact,
+            words,
+            subject,
+            meaning,
+            gist,
+            a,
+        })
     }
 
     /// The reason the user gave when rejecting a tool call: read like a
@@ -395,6 +419,75 @@ impl Extractor {
             key: None,
         });
     }
+}
+
+/// One answer of the question tool, made into a memory not yet kept.
+struct Answer {
+    m: Memory,
+    /// "Asked "Q", the user answered "A": what the option means."
+    fact: String,
+    /// The answer's words and its question's (near-duplicate detection).
+    words: Vec<String>,
+    /// The question's subject words, a plural's "s" dropped ("tar",
+    /// "archive"): weak and stop words left out.
+    subject: BTreeSet<String>,
+    /// What the picked option means, in the agent's words.
+    meaning: Option<String>,
+    /// The answer as shown, with its meaning: "Also .tgz: Include .tgz as
+    /// an alias for .tar.gz".
+    gist: String,
+    /// The answer as the user gave it.
+    a: String,
+}
+
+/// The answers of one question call, those about one subject made one
+/// memory: "Should tar archives on disk be read too?" = "Yes" and "Which
+/// tar formats?" = "Also .tgz" are one decision asked in parts, and the
+/// second alone says little. Answers join when their questions share a
+/// subject word; a one-off (expiring) or low-trust answer stays apart.
+/// The joined memory keeps the first's name; its description adds what
+/// the others chose, its fact holds every question and answer.
+fn one_decision_per_subject(got: Vec<Answer>) -> Vec<Answer> {
+    let lasting =
+        |a: &Answer| !matches!(a.m.expires, Some(Expires::On(_))) && a.m.trust != Some(Trust::Low);
+    // each kept answer and the gists of those joined to it
+    let mut out: Vec<(Answer, Vec<String>)> = Vec::new();
+    for a in got {
+        let joins = lasting(&a)
+            .then(|| {
+                out.iter_mut()
+                    .find(|(o, _)| lasting(o) && !o.subject.is_disjoint(&a.subject))
+            })
+            .flatten();
+        let Some((o, gists)) = joins else {
+            out.push((a, Vec::new()));
+            continue;
+        };
+        gists.push(a.gist);
+        o.fact = format!("{} {}", o.fact, a.fact);
+        for t in a.m.triggers {
+            if !o.m.triggers.contains(&t) && o.m.triggers.len() < 6 {
+                o.m.triggers.push(t);
+            }
+        }
+        o.words.extend(a.words);
+        o.subject.extend(a.subject);
+    }
+    out.into_iter()
+        .map(|(mut o, gists)| {
+            if !gists.is_empty() {
+                // the name says the first answer: its meaning, then the others'
+                let parts: Vec<&str> = o
+                    .meaning
+                    .iter()
+                    .map(String::as_str)
+                    .chain(gists.iter().map(String::as_str))
+                    .collect();
+                o.m.description = cut(&parts.join("; "), 150);
+            }
+            o
+        })
+        .collect()
 }
 
 /// An option's description is the agent's words: it is told with the
