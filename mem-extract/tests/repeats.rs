@@ -432,3 +432,74 @@ fn a_message_said_in_thousands_of_sessions_is_one_memory() {
     // (was minutes when every message was compared with every other)
     assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
 }
+
+/// One long session of several pieces of work repeats a check as several
+/// sessions do: run successfully for three of the user's requests, it is
+/// how the project does it, with its setup; many runs for one request, or
+/// for short replies ("continue", "yes, go on"), are not.
+#[test]
+fn a_check_run_for_three_requests_of_one_session_is_how_the_project_does_it() {
+    // session 0: each request, then the check run twice
+    let session = |requests: &[&str], cmd: &str| -> Vec<Event> {
+        let mut out = Vec::new();
+        let mut seq = 0;
+        for r in requests {
+            let mut e = common::event(&sid(0), seq, "user", "text");
+            e.text = Some((*r).into());
+            out.push(e);
+            for _ in 0..2 {
+                let mut run = ran(0, seq + 1, cmd, true);
+                for (k, ev) in run.iter_mut().enumerate() {
+                    ev.tool_id = Some(format!("t{seq}-{k}"));
+                }
+                run[1].tool_id = run[0].tool_id.clone();
+                out.extend(run);
+                seq += 3;
+            }
+            seq += 1;
+        }
+        out
+    };
+    let three = [
+        "Is everything OK with this project? Do all the tests pass?",
+        "New feature: read nested tar archives as we read zip files",
+        "OK, so first commit the changes related to the previous task, then go on",
+    ];
+    for (cmd, want) in [
+        (
+            "source .venv/bin/activate && ruff check src/",
+            "This project lints its code with `ruff check src/`",
+        ),
+        (
+            "cd web && pnpm vitest run",
+            "This project runs its tests with `cd web && pnpm vitest run`",
+        ),
+    ] {
+        let ms = extract(&session(&three, cmd), &ExtractOptions::default()).memories;
+        let p = project(&ms);
+        assert_eq!(
+            p.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(),
+            [want],
+            "{cmd}"
+        );
+        // the setup is in what the memory says to run
+        let fact = p[0].fact.as_deref().unwrap_or_default();
+        assert!(fact.contains(&format!("`{cmd}`")), "{fact}");
+        assert!(
+            p[0].why
+                .as_deref()
+                .is_some_and(|w| w.contains("3 requests of 1 session")),
+            "{:?}",
+            p[0].why
+        );
+        // two requests, or three of which one is a short reply, are not enough
+        for requests in [&three[..2], &[three[0], "yes, go on", three[2]][..]] {
+            let ms = extract(&session(requests, cmd), &ExtractOptions::default()).memories;
+            assert!(project(&ms).is_empty(), "{requests:?}: {:?}", names(&ms));
+        }
+    }
+}
+
+fn names(ms: &[Memory]) -> Vec<&str> {
+    ms.iter().map(|m| m.name.as_str()).collect()
+}

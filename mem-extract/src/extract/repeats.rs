@@ -8,6 +8,7 @@
 //! stream, oldest first.
 
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 use mem_core::records::{Kind, MemoryType, Source, Trust};
 use mem_core::risk::Class;
@@ -27,6 +28,13 @@ pub(crate) const MIN_SESSIONS: usize = 3;
 /// Sessions enough when the user ran the check themselves in one of them
 /// (their choice, not the agent's habit).
 pub(crate) const MIN_SESSIONS_USER: usize = 2;
+
+/// The user's requests a command family must run successfully for when
+/// the sessions are fewer than [`MIN_SESSIONS`]: one long session of
+/// several pieces of work repeats a check as several sessions do. A
+/// request is a message of [`MIN_SAID_WORDS`] words or more ("continue",
+/// "yes" start no new work).
+pub(crate) const MIN_REQUESTS: u64 = 3;
 
 /// What a check does for the project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -177,6 +185,10 @@ struct Family {
     last: u64,
     /// Runs the user typed themselves in the agent's shell.
     by_user: u64,
+    /// The user's requests (in a session) the family ran for, and the
+    /// latest one (its session's digest and number).
+    requests: u64,
+    last_request: Option<(Rc<str>, u64)>,
     /// How many runs selected each subset (`-m browser`, `-p api`): the
     /// option and its value.
     select: FastMap<(String, String), u64>,
@@ -499,8 +511,15 @@ impl Repeats {
             rest: Vec::new(),
             last: 0,
             by_user: 0,
+            requests: 0,
+            last_request: None,
             select: FastMap::default(),
         });
+        let request = (at.digest.clone(), self.said.requests);
+        if f.last_request.as_ref() != Some(&request) {
+            f.requests += 1;
+            f.last_request = Some(request);
+        }
         f.runs += 1;
         f.by_user += u64::from(by_user);
         for (i, w) in rest.iter().enumerate() {
@@ -543,6 +562,7 @@ impl Repeats {
             let enough = |f: &Family| {
                 f.sessions.len() >= MIN_SESSIONS
                     || (f.by_user > 0 && f.sessions.len() >= MIN_SESSIONS_USER)
+                    || f.requests >= MIN_REQUESTS
             };
             for f in &fams {
                 if !enough(f) {
@@ -552,7 +572,12 @@ impl Repeats {
                         Bucket::CurrentContext,
                         "repeat/too-few-sessions",
                         f.sessions.last().map_or(0, |a| a.line),
-                        &format!("{} ({} sessions)", f.head, f.sessions.len()),
+                        &format!(
+                            "{} ({} sessions, {} requests)",
+                            f.head,
+                            f.sessions.len(),
+                            f.requests
+                        ),
                     );
                 }
             }
@@ -582,7 +607,16 @@ impl Repeats {
         let select = f.selections();
         let n = f.sessions.len();
         let last = f.sessions.last().expect("a family has a session");
-        let name = title_of(&format!("This project {} with `{cmd}`", f.topic.doing()));
+        // the check without its setup (`cd web && `, `source .venv/bin/activate
+        // && `): the name says it when the whole command is too long for a
+        // title, the triggers are its words; the description says it whole
+        let check = cmd.rsplit(" && ").next().unwrap_or(&cmd);
+        let whole = format!("This project {} with `{cmd}`", f.topic.doing());
+        let name = if title_of(&whole) == whole {
+            whole
+        } else {
+            title_of(&format!("This project {} with `{check}`", f.topic.doing()))
+        };
         note(
             notes,
             true,
@@ -615,8 +649,17 @@ impl Repeats {
                 ))
                 .collect::<String>()
         ));
+        let over = if n >= MIN_SESSIONS || f.by_user > 0 {
+            format!("{n} sessions")
+        } else {
+            format!(
+                "{} requests of {n} session{}",
+                f.requests,
+                if n == 1 { "" } else { "s" }
+            )
+        };
         m.why = Some(format!(
-            "`{cmd}` ran successfully {} times in {n} sessions{}.",
+            "`{cmd}` ran successfully {} times in {over}{}.",
             f.runs,
             last.day()
                 .map(|d| format!(", the last on {d}"))
@@ -627,7 +670,7 @@ impl Repeats {
         m.trust = Some(Trust::Normal);
         m.confidence = Some((0.6 + 0.05 * n.saturating_sub(MIN_SESSIONS_USER) as f64).min(0.9));
         let mut trig: Vec<String> = f.topic.words().iter().map(|w| w.to_string()).collect();
-        for k in crate::command::command_keywords(&cmd) {
+        for k in crate::command::command_keywords(check) {
             if !trig.contains(&k) {
                 trig.push(k);
             }
@@ -695,6 +738,9 @@ pub(super) struct Said {
     /// Per template (a hash of its words): its words, the values its
     /// `<id>` took, and each session's latest saying.
     templates: FastMap<u64, Template>,
+    /// The user's requests so far: messages of [`MIN_SAID_WORDS`] words or
+    /// more ([`Repeats::ran`] counts the requests a check ran for).
+    pub(super) requests: u64,
 }
 
 /// One template's sayings (see [`Said`]).
@@ -748,6 +794,9 @@ impl Said {
             return;
         }
         let words: Vec<&str> = t.split_whitespace().collect();
+        if words.len() >= MIN_SAID_WORDS {
+            self.requests += 1;
+        }
         if !(MIN_SAID_WORDS..=MAX_SAID_WORDS).contains(&words.len()) {
             return;
         }
