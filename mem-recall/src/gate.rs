@@ -797,6 +797,9 @@ pub fn is_task_verb(w: &str) -> bool {
             | "try"
             | "need"
             | "want"
+            | "include"
+            | "handle"
+            | "improve"
     )
 }
 

@@ -404,6 +404,9 @@ fn a_task_verb_is_no_word_of_what_the_task_is_about() {
         "add a new static analysis check",
         "fix the static page title",
         "update the static assets path",
+        "include the static pages in the sitemap",
+        "handle a missing static directory",
+        "improve the static file cache headers",
     ] {
         let out = run(task);
         assert!(
@@ -414,6 +417,25 @@ fn a_task_verb_is_no_word_of_what_the_task_is_about() {
     }
     let out = run("commit the compiled stylesheet");
     assert!(out.starts_with("RECALL force-add-css"), "{out}");
+    // "include", "handle", "improve" name what to do as well
+    write(
+        &mem.join("tgz-alias.md"),
+        "---\nname: Tar formats also take .tgz\ndescription: Include .tgz files as an alias for .tar.gz files\ntype: feedback\n---\nInclude .tgz files as an alias for .tar.gz files.\n",
+    );
+    for task in [
+        "include hidden files in the listing",
+        "handle files that are too large",
+        "improve how files are sorted",
+    ] {
+        let out = run(task);
+        assert!(
+            out.contains("SKIP   tgz-alias — no-match (score ")
+                && !out.contains("RECALL tgz-alias"),
+            "{task}: {out}"
+        );
+    }
+    let out = run("read .tgz files too");
+    assert!(out.contains("RECALL tgz-alias"), "{out}");
 }
 
 #[test]
