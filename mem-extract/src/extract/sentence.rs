@@ -130,12 +130,53 @@ pub(super) fn cut(s: &str, n: usize) -> String {
 pub(super) fn clean_sentence(s: &str) -> String {
     let s = filler_re().replace(s.trim(), "");
     let s = approval_tail_re().replace(s.trim(), "");
+    let s = file_mentions(s.trim());
     let s = s.trim();
     let mut c = s.chars();
     match c.next() {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
         None => String::new(),
     }
+}
+
+/// Claude Code's file mentions written as code: "reuse
+/// @templates/nav.html" → "reuse `templates/nav.html`". A mention starts a
+/// word and ends in a file extension; an address (`me@example.com`) or a
+/// package scope (`@types/node`) stays.
+fn file_mentions(s: &str) -> Cow<'_, str> {
+    if !s.contains('@') {
+        return Cow::Borrowed(s);
+    }
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?:^|[\s(\[])@((?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.[A-Za-z][A-Za-z0-9]{0,7})")
+            .expect("mention regex")
+    });
+    let mut out = String::new();
+    let mut last = 0;
+    for c in re.captures_iter(s) {
+        let path = c.get(1).expect("group 1");
+        // the mention ends the word: a space, a closing mark, a sentence's end
+        let rest = &s[path.end()..];
+        let ends = rest.is_empty()
+            || rest.starts_with(|ch: char| ch.is_whitespace() || ",;:!?)]".contains(ch))
+            || rest
+                .strip_prefix('.')
+                .is_some_and(|r| r.is_empty() || r.starts_with(char::is_whitespace));
+        if !ends {
+            continue;
+        }
+        out.push_str(&s[last..path.start() - 1]);
+        out.push('`');
+        out.push_str(path.as_str());
+        out.push('`');
+        last = path.end();
+    }
+    if last == 0 {
+        return Cow::Borrowed(s);
+    }
+    out.push_str(&s[last..]);
+    Cow::Owned(out)
 }
 
 /// A short title from a sentence: the sentence itself up to 72
@@ -268,6 +309,46 @@ pub(crate) fn quote_key(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::{clean_sentence, cut};
+
+    /// Claude Code's `@path` file mentions read as code; addresses and
+    /// package scopes stay as written.
+    #[test]
+    fn a_file_mention_is_written_as_code() {
+        for (s, want) in [
+            (
+                "could we reuse @claude_code_log/templates/components/session_nav.html",
+                "Could we reuse `claude_code_log/templates/components/session_nav.html`",
+            ),
+            (
+                "keep @src/app.ts and @README.md in sync.",
+                "Keep `src/app.ts` and `README.md` in sync.",
+            ),
+            (
+                "see (@docs/setup.md), then run it",
+                "See (`docs/setup.md`), then run it",
+            ),
+            (
+                "mail me@example.com about it",
+                "Mail me@example.com about it",
+            ),
+            (
+                "add @types/node as a dev dependency",
+                "Add @types/node as a dev dependency",
+            ),
+            (
+                "ping @alice about the review",
+                "Ping @alice about the review",
+            ),
+            (
+                "use @scope/pkg.v2beta instead",
+                "Use `scope/pkg.v2beta` instead",
+            ),
+            ("read @notes.md.bak", "Read `notes.md.bak`"),
+            ("the file @a.py: it fails", "The file `a.py`: it fails"),
+        ] {
+            assert_eq!(clean_sentence(s), want, "{s}");
+        }
+    }
 
     /// An approval after the instruction is no part of it.
     #[test]
