@@ -503,6 +503,23 @@ fn a_constraint_inside_a_request_is_kept() {
     );
     assert_eq!(ms[0].mem_type, MemoryType::Feedback);
     assert_eq!(ms[0].extra["rule"], "feedback/kept-constraint");
+    // where the whole product runs is said of the project
+    let ms = run(&[
+        user(0, "yes please, and let's make it cross-browser"),
+        user(2, "ok. Also make the page work on all browsers, thanks"),
+        user(4, "make it faster please"),
+    ]);
+    assert_eq!(
+        names(&ms),
+        [
+            "Keep the project cross-browser",
+            "Keep the page working on all browsers"
+        ]
+    );
+    assert!(
+        ms.iter()
+            .all(|m| m.expires.is_none() || m.expires == Some(mem_core::records::Expires::Never))
+    );
 }
 
 #[test]

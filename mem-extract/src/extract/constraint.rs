@@ -52,11 +52,33 @@ pub(super) fn kept_constraint(s: &str, message: &str) -> Option<Constraint> {
             .filter(|n| !prop.contains(n.as_str()))
             .collect();
         let (subj, names) = if pointing(subj) {
-            (subject_of(&named)?, named)
+            match subject_of(&named) {
+                Some(n) => (n, named),
+                // a property of a whole product: "it" is the project
+                None if product_wide(prop) => (PROJECT.to_string(), named),
+                None => return None,
+            }
         } else {
             (subj.to_string(), names_in(subj))
         };
         return constraint(&subj, prop, &names);
+    }
+    if let Some(c) = make_re().captures(s) {
+        let prop = c["prop"].trim();
+        let subj = c["subj"].trim();
+        let named = names_of_message(message);
+        let subj = if pointing(subj) {
+            subject_of(&named).unwrap_or_else(|| PROJECT.to_string())
+        } else {
+            subj.to_string()
+        };
+        // "cross-browser" is what it is; "on all browsers" where it works
+        let prop = if prop.contains(' ') {
+            format!("working {prop}")
+        } else {
+            prop.to_string()
+        };
+        return constraint(&subj, &prop, &named);
     }
     if let Some(m) = without.find(s) {
         let what = m
@@ -195,6 +217,31 @@ pub(super) fn plain_words(text: &str) -> bool {
     !re.is_match(text) && !mem_core::instruction::is_instruction_shaped(text)
 }
 
+/// What "it" stands for when a property of a whole product is said of
+/// nothing the message names.
+const PROJECT: &str = "the project";
+
+/// "let's make it cross-browser", "make the app work on all browsers":
+/// a property of a whole product (where it runs), said as what to make.
+fn make_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)(?:^|[\s,;(])(?:and |also |please |just |let's |let us |we should |we need to |make sure to |try to )?make (?P<subj>it|them|this|everything|the (?:app|site|website|page|project|tool|cli|library|ui|frontend|extension|game|player|recorder|[a-z0-9_-]{2,30} app))\s+(?:work\s+|run\s+)?(?P<prop>cross[- ]browser|cross[- ]platform|platform[- ]independent|browser[- ]agnostic|(?:on|in|across) (?:all|every|any|other|modern|major) (?:browsers?|platforms?|operating systems|oses)|on windows(?: too| as well)?)(?:[^a-z-]|$)")
+            .expect("make regex")
+    })
+}
+
+/// A property of a whole product: where it runs (cross-browser,
+/// cross-platform, portable, offline, POSIX).
+fn product_wide(prop: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)^(?:cross[- ]browser|cross[- ]platform|platform[- ]independent|browser[- ]agnostic|portable|offline|posix)(?: compatible)?$")
+            .expect("product regex")
+    })
+    .is_match(prop.trim())
+}
+
 fn pointing(subj: &str) -> bool {
     matches!(
         subj.to_ascii_lowercase().as_str(),
@@ -212,7 +259,7 @@ fn lasting_property(prop: &str) -> bool {
 fn property_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)(?:^|[^a-z])(?:(?:dependency|dep|compil(?:ation|e)|build|framework|library|jquery|bundler|npm|runtime|allocation|unsafe|network|side[- ]effect)[- ]free|zero[- ]dep(?:endenc(?:y|ies))?|no (?:new |extra |external )?(?:dependenc(?:y|ies)|deps|build step|bundler|compilation|framework)|without (?:a |any )?(?:build(?: step)?|compil(?:ation|ing|e step)?)|backwards?[- ]compatible|(?:api|abi)[- ]compatible|compatible with|the same (?:\d+|one|two|three|four|five|single) [a-z ]*files?|(?:a )?single[- ]file|in (?:one|a single) file|standalone|self[- ]contained|stdlib[- ]only|standard library only|pure (?:python|js|javascript|rust|css|html|go|sql|functions?)|vanilla|plain (?:js|javascript|html|css|sql|python)|stateless|synchronous|async(?:hronous)?|idempotent|deterministic|offline|portable|posix)(?:[^a-z]|$)")
+        Regex::new(r"(?i)(?:^|[^a-z])(?:(?:dependency|dep|compil(?:ation|e)|build|framework|library|jquery|bundler|npm|runtime|allocation|unsafe|network|side[- ]effect)[- ]free|zero[- ]dep(?:endenc(?:y|ies))?|no (?:new |extra |external )?(?:dependenc(?:y|ies)|deps|build step|bundler|compilation|framework)|without (?:a |any )?(?:build(?: step)?|compil(?:ation|ing|e step)?)|backwards?[- ]compatible|(?:api|abi)[- ]compatible|compatible with|the same (?:\d+|one|two|three|four|five|single) [a-z ]*files?|(?:a )?single[- ]file|in (?:one|a single) file|standalone|self[- ]contained|stdlib[- ]only|standard library only|pure (?:python|js|javascript|rust|css|html|go|sql|functions?)|vanilla|plain (?:js|javascript|html|css|sql|python)|stateless|synchronous|async(?:hronous)?|idempotent|deterministic|offline|portable|posix|cross[- ]browser|cross[- ]platform|platform[- ]independent|browser[- ]agnostic)(?:[^a-z]|$)")
             .expect("property regex")
     })
 }
@@ -288,6 +335,59 @@ mod tests {
                 Some(want),
                 "{msg}"
             );
+        }
+    }
+
+    /// Where a whole product runs is a property of the project: "it" with
+    /// nothing named stands for the project.
+    #[test]
+    fn where_the_product_runs_is_a_constraint_on_the_project() {
+        for (msg, want) in [
+            (
+                "yes please, and let's make it cross-browser",
+                "Keep the project cross-browser",
+            ),
+            (
+                "Looks good. Please make the app work on all browsers",
+                "Keep the app working on all browsers",
+            ),
+            (
+                "let's make it cross-platform, I'm on a Mac but others use Linux",
+                "Keep the project cross-platform",
+            ),
+            (
+                "Fix the crash on startup, but keep it cross-platform",
+                "Keep the project cross-platform",
+            ),
+            (
+                "we should make the site work across modern browsers",
+                "Keep the site working across modern browsers",
+            ),
+            (
+                "Rework @bin/setup.sh and make it work on Windows too",
+                "Keep `bin/setup.sh` working on Windows too",
+            ),
+        ] {
+            assert_eq!(
+                kept_constraint(msg, msg).map(|c| c.fact).as_deref(),
+                Some(want),
+                "{msg}"
+            );
+        }
+        let c = kept_constraint(
+            "yes please, and let's make it cross-browser",
+            "yes please, and let's make it cross-browser",
+        )
+        .expect("a constraint");
+        assert_eq!(c.triggers, ["cross-browser"]);
+        for msg in [
+            "make it work",
+            "make it faster and cross-check the numbers",
+            "make it work in Chrome",
+            "make it cross-browser-ish, whatever",
+            "let's make it responsive",
+        ] {
+            assert_eq!(kept_constraint(msg, msg), None, "{msg}");
         }
     }
 
