@@ -503,3 +503,31 @@ fn a_check_run_for_three_requests_of_one_session_is_how_the_project_does_it() {
 fn names(ms: &[Memory]) -> Vec<&str> {
     ms.iter().map(|m| m.name.as_str()).collect()
 }
+
+/// A check whose command a retry lesson already says to run is that
+/// lesson: one memory, not two that say the same.
+#[test]
+fn a_check_a_lesson_already_names_is_no_second_memory() {
+    let mut evs = Vec::new();
+    // session 0: bare pytest fails, the activated one passes
+    evs.extend(ran(0, 0, "pytest", false));
+    evs.extend(ran(0, 2, "source .venv/bin/activate && pytest", true));
+    // sessions 1..=3 run the activated form
+    evs.extend(sessions(1, 3, &["source .venv/bin/activate && pytest"]));
+    let ms = extract(&evs, &ExtractOptions::default()).memories;
+    assert!(project(&ms).is_empty(), "{:?}", names(&ms));
+    assert_eq!(
+        names(&ms),
+        ["Use `source .venv/bin/activate && pytest` instead of `pytest`"]
+    );
+    // without the lesson the check is a memory of its own
+    let ms = extract(
+        &sessions(1, 3, &["source .venv/bin/activate && pytest"]),
+        &ExtractOptions::default(),
+    )
+    .memories;
+    assert_eq!(
+        names(&ms),
+        ["This project runs its tests with `source .venv/bin/activate && pytest`"]
+    );
+}

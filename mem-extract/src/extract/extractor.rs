@@ -248,7 +248,10 @@ impl Extractor {
             off: notes.off,
             ..Notes::default()
         };
-        merged.extend(lessons.repeats.memories(&opts, &mut repeat_notes));
+        let repeated = lessons
+            .repeats
+            .memories(&opts, &mut repeat_notes, &mut merged);
+        merged.extend(repeated);
         notes.v.extend(repeat_notes.v);
         for c in &mut merged {
             generic_triggers(&mut c.mem, &df, messages, &mut notes);

@@ -549,8 +549,16 @@ impl Repeats {
     }
 
     /// The memories: for each topic, the family run successfully in
-    /// [`MIN_SESSIONS`] sessions or more that ran last.
-    pub(super) fn memories(&self, opts: &ExtractOptions, notes: &mut Notes) -> Vec<Cand> {
+    /// [`MIN_SESSIONS`] sessions or more that ran last. A family whose
+    /// command a lesson of `kept` already says to run ("Use `source
+    /// .venv/bin/activate && pytest` instead of `pytest`") is that lesson:
+    /// no second memory, the lesson gets the topic's words as triggers.
+    pub(super) fn memories(
+        &self,
+        opts: &ExtractOptions,
+        notes: &mut Notes,
+        kept: &mut [Cand],
+    ) -> Vec<Cand> {
         let mut out = Vec::new();
         for topic in Topic::ALL {
             let mut fams: Vec<&Family> = self
@@ -593,6 +601,32 @@ impl Repeats {
                     "repeat/default-form",
                     f.sessions.last().map_or(0, |a| a.line),
                     &format!("`{cmd}`: what the agent runs unprompted"),
+                );
+                continue;
+            }
+            let said = format!("`{cmd}`");
+            let lesson = kept.iter_mut().find(|c| {
+                c.mem.trust != Some(Trust::Low)
+                    && c.mem
+                        .extra
+                        .get("rule")
+                        .and_then(|r| r.as_str())
+                        .is_some_and(|r| r.starts_with("lesson/"))
+                    && c.mem.fact.as_deref().is_some_and(|f| f.contains(&said))
+            });
+            if let Some(l) = lesson {
+                for w in f.topic.words() {
+                    if l.mem.triggers.len() < 8 && !l.mem.triggers.iter().any(|t| t == w) {
+                        l.mem.triggers.push((*w).to_string());
+                    }
+                }
+                note(
+                    notes,
+                    false,
+                    Bucket::CurrentContext,
+                    "repeat/same-as-lesson",
+                    f.sessions.last().map_or(0, |a| a.line),
+                    &format!("`{cmd}`: the lesson \"{}\" says it", l.mem.name),
                 );
                 continue;
             }
