@@ -1389,13 +1389,22 @@ fn a_choice_said_with_lets_is_kept() {
     assert_eq!(
         names(&ms),
         [
-            "Go with postgres for the queue",
-            "Migrate to AudioWorklet",
+            "Use postgres for the queue",
+            "Use AudioWorklet",
             "Use Tailwind for styling, not CSS modules",
-            "Stick with vitest",
+            "Use vitest",
         ]
     );
     assert!(ms.iter().all(|m| m.extra["rule"] == "feedback/lets-choose"));
+    // a migration is said as the state it leaves, with how it was chosen
+    assert_eq!(
+        ms[1].fact.as_deref(),
+        Some("Use AudioWorklet: the user chose to migrate to AudioWorklet")
+    );
+    assert_eq!(
+        ms[2].fact.as_deref(),
+        Some("Use Tailwind for styling, not CSS modules")
+    );
 }
 
 /// A choice with "let's" keeps the choice only: the rest of the request, a
@@ -1414,7 +1423,7 @@ fn a_choice_ends_where_the_request_goes_on() {
     ]);
     assert_eq!(
         names(&ms),
-        ["Use pnpm for installs", "Go with v1.2.3 of the client"]
+        ["Use pnpm for installs", "Use v1.2.3 of the client"]
     );
     assert!(ms.iter().all(|m| m.trust == Some(Trust::Normal)));
 }
@@ -1449,7 +1458,7 @@ fn words_that_run_a_risky_command_are_low_trust() {
         [
             ("Always use sudo for installs".to_string(), Some(Trust::Low)),
             (
-                "Go with chmod 777 for the uploads dir".to_string(),
+                "Use chmod 777 for the uploads dir".to_string(),
                 Some(Trust::Low)
             ),
             (

@@ -449,6 +449,7 @@ pub(super) fn from_message(
                 if cat == Cat::Dated {
                     how.extend(instruction_clause(rules, s));
                 }
+                let mut name = None;
                 let fact = match rule {
                     "feedback/correction-question" => {
                         rule_of_question(s).unwrap_or_else(|| clean_sentence(s))
@@ -457,7 +458,13 @@ pub(super) fn from_message(
                         tool_for_task(s, prev).unwrap_or_else(|| clean_sentence(s))
                     }
                     "feedback/should-rather" => should_rather(s),
-                    "feedback/lets-choose" => lets_choose(s).unwrap_or_else(|| clean_sentence(s)),
+                    "feedback/lets-choose" => match lets_choose(s) {
+                        Some((n, f)) => {
+                            name = Some(n);
+                            f
+                        }
+                        None => clean_sentence(s),
+                    },
                     _ if cat == Cat::Feedback => {
                         clean_sentence(rule_clause(rules, rule, s, &l).unwrap_or(s))
                     }
@@ -476,7 +483,7 @@ pub(super) fn from_message(
                     why,
                     how,
                     date,
-                    name: None,
+                    name,
                     triggers: Vec::new(),
                     moment,
                 });
@@ -486,17 +493,28 @@ pub(super) fn from_message(
     settle(current.take(), ctx, at, base, opts, scrubber, out, notes);
 }
 
-/// The choice in "ok, fine, let's go with postgres": "Go with postgres",
-/// the words from the verb on to the end of the clause; "let's also
-/// migrate to AudioWorklet" → "Migrate to AudioWorklet".
-pub(super) fn lets_choose(s: &str) -> Option<String> {
+/// The choice in "ok, fine, let's go with postgres": the name says what to
+/// use from now on, the words after the verb to the end of the clause
+/// ("Use postgres"), the fact also how it was chosen ("Use postgres: the
+/// user chose to go with postgres"); "let's also migrate to AudioWorklet"
+/// → "Use AudioWorklet", a state, never a pending job. "let's use X" is
+/// "Use X" alone.
+pub(super) fn lets_choose(s: &str) -> Option<(String, String)> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)(?:^|[^a-z])let(?:'s| us) (?:also |just |then |now |instead )?(?P<choice>(?:use|go with|pick|choose|stick (?:with|to)|switch to|migrate to|move to|adopt|standardi[sz]e on) (?:[^,;.!?]|\.\S)+?(?:, not (?:[^,;.!?]|\.\S)+?)?)(?:\s+(?:and|then|but|so|if|because|to|until|unless|when)\s|[,;!?]|\.(?:\s|$)|$)")
+        Regex::new(r"(?i)(?:^|[^a-z])let(?:'s| us) (?:also |just |then |now |instead )?(?P<verb>use|go with|pick|choose|stick (?:with|to)|switch to|migrate to|move to|adopt|standardi[sz]e on) (?P<what>(?:[^,;.!?]|\.\S)+?(?:, not (?:[^,;.!?]|\.\S)+?)?)(?:\s+(?:and|then|but|so|if|because|to|until|unless|when)\s|[,;!?]|\.(?:\s|$)|$)")
             .expect("lets regex")
     });
     let c = re.captures(s)?;
-    Some(clean_sentence(c["choice"].trim()))
+    let what = c["what"].trim();
+    let verb = c["verb"].to_lowercase();
+    let name = clean_sentence(&format!("use {what}"));
+    let fact = if verb == "use" {
+        name.clone()
+    } else {
+        format!("{name}: the user chose to {verb} {what}")
+    };
+    Some((name, fact))
 }
 
 /// A question that checks what the agent did this time: "did you push?",
