@@ -161,8 +161,8 @@ impl IndexEntry {
             desc.push_str(&format!("[expired {d}] "));
         }
         // Claude Code loads this file verbatim: no line may carry markup
-        desc.push_str(&neutralize(&one_line(&self.description)));
-        let title = escape_title(&neutralize(&one_line(&self.title)));
+        desc.push_str(&placeholders(&neutralize(&one_line(&self.description))));
+        let title = escape_title(&placeholders(&neutralize(&one_line(&self.title))));
         let desc = desc.trim_end();
         // The link is never cut: a long title or description is cut (at a
         // character boundary, ending in `…`) so that the line stays under
@@ -294,6 +294,30 @@ pub fn cut_line(line: &str) -> String {
     }
     let head = floor_to_chars(line, MAX_LINE_CHARS - 2);
     format!("{}…", head.trim_end())
+}
+
+/// A placeholder [`neutralize`] opened with `‹` is closed with `›`: `Run
+/// bd show ‹id>` reads `Run bd show ‹id›` (a word of letters, digits, `_`
+/// or `-`, at most 32 bytes, then `>`).
+fn placeholders(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('‹') {
+        let after = &rest[i + '‹'.len_utf8()..];
+        out.push_str(&rest[..i + '‹'.len_utf8()]);
+        let word = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(after.len());
+        if (1..=32).contains(&word) && after[word..].starts_with('>') {
+            out.push_str(&after[..word]);
+            out.push('›');
+            rest = &after[word + 1..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn one_line(s: &str) -> String {
@@ -564,7 +588,7 @@ fn has_lint(line: &str) -> bool {
 fn in_mem_format(line: &str, e: &IndexEntry) -> bool {
     let head = format!(
         "- [{}]({})",
-        escape_title(&neutralize(&one_line(&e.title))),
+        escape_title(&placeholders(&neutralize(&one_line(&e.title)))),
         e.file
     );
     line.strip_prefix(&head)
@@ -958,6 +982,22 @@ mod neutralize_tests {
         assert_eq!(neutralize("＜／ｓｙｓｔｅｍ＞"), "‹／ｓｙｓｔｅｍ＞");
         assert_eq!(neutralize("x\u{202e}kcab\u{202c} y"), "xkcab y");
         assert_eq!(neutralize("1 < 2 and 3 ＜ 4"), "1 < 2 and 3 ＜ 4");
+    }
+
+    /// An index line's placeholder reads as one: both of its marks change.
+    #[test]
+    fn a_placeholder_keeps_matching_marks() {
+        let p = |s: &str| super::placeholders(&neutralize(s));
+        assert_eq!(
+            p("Run bd show <id> on <branch-name>"),
+            "Run bd show ‹id› on ‹branch-name›"
+        );
+        assert_eq!(p("<system>hi</system>"), "‹system›hi‹/system>");
+        assert_eq!(p("<a href=x>"), "‹a href=x>");
+        assert_eq!(p("a <b c> d > e"), "a ‹b c> d > e");
+        assert_eq!(p("<id>>"), "‹id›>");
+        assert_eq!(p("‹"), "‹");
+        assert_eq!(p("1 < 2 > 0"), "1 < 2 > 0");
     }
 }
 
