@@ -1509,3 +1509,78 @@ fn a_chain_lesson_names_the_step_that_failed() {
         Some("Run `mix format` before `git commit`.")
     );
 }
+
+/// A commit or push its hook refused on a check: the check that passed
+/// after the code was fixed is the step to run before it.
+#[test]
+fn a_check_a_commit_hook_refused_on_is_run_before_it() {
+    let edit = |seq: u64, id: &str| {
+        [
+            call(
+                seq,
+                id,
+                "Edit",
+                json!({"file_path": "/home/user/proj/lib/a.ex"}),
+            ),
+            result(seq + 1, id, "ok", false),
+        ]
+    };
+    let gate = |cmd: &str, refusal: &str, check: &str, ok_check: bool| {
+        let mut evs = vec![bash(0, "a", cmd), result(1, "a", refusal, true)];
+        evs.extend(edit(2, "e"));
+        evs.push(bash(4, "c", check));
+        evs.push(result(5, "c", "done", !ok_check));
+        evs.push(bash(6, "d", cmd));
+        evs.push(result(7, "d", "[main 1a2b3c4] feat: x", false));
+        run(&evs)
+    };
+    for (cmd, refusal, check, want) in [
+        (
+            "git add -A && git commit -m \"feat: x\"",
+            "Pre-commit validation failed:\n\n[DIALYZER]\nFinding suitable PLTs\nlib/a.ex:12: pattern_match",
+            "mix dialyzer --format short",
+            "Run mix dialyzer before git commit",
+        ),
+        (
+            "git commit -m wip",
+            "husky - pre-commit hook exited with code 1 (error)\n> lint\n  3 problems",
+            "pnpm lint",
+            "Run pnpm lint before git commit",
+        ),
+        (
+            "git push origin feat-x",
+            "pre-push: running pytest\n1 failed, 20 passed\nerror: failed to push some refs",
+            "uv run pytest -q",
+            "Run uv run pytest -q before git push",
+        ),
+    ] {
+        let ms = gate(cmd, refusal, check, true);
+        assert_eq!(names(&ms), [want], "{cmd}");
+        assert_eq!(ms[0].extra["rule"], "lesson/gate-check");
+        assert_eq!(ms[0].trust, Some(Trust::Normal));
+        assert!(
+            ms[0]
+                .why
+                .as_deref()
+                .is_some_and(|w| w.contains("was refused on what")),
+            "{:?}",
+            ms[0].why
+        );
+        // a check that failed, or one the refusal does not name, is no step
+        assert!(gate(cmd, refusal, check, false).is_empty(), "{cmd}");
+        assert!(
+            gate(cmd, refusal, "mix credo --strict", true).is_empty(),
+            "{cmd}"
+        );
+    }
+    // not a commit or push: an edit fixed the tests, the linter is no step
+    assert!(
+        gate(
+            "cargo test",
+            "error: test failed, clippy said so",
+            "cargo clippy --all-targets",
+            true
+        )
+        .is_empty()
+    );
+}

@@ -56,6 +56,70 @@ pub(super) struct Lessons {
     pub(super) regen: super::regen::Regen,
 }
 
+/// The check a commit or push was refused on: `a` (its failing step) is
+/// `git commit` or `git push`, and a project check (tests, lint, format,
+/// type check, build: [`super::repeats::family_of`]) the refusal's output
+/// `out_l` names by its tool ran successfully among `between` (the
+/// commands after the failure). The check as its family says it (`mix
+/// dialyzer`, `mix credo --strict`), the last such one.
+fn gate_check(a: &str, between: &[&(String, At)], out_l: &str) -> Option<(String, At)> {
+    let step = failing_step(&short_cmd(a), out_l).unwrap_or_else(|| short_cmd(a));
+    let mut w = step.split_whitespace();
+    if w.next() != Some("git") || !matches!(w.next(), Some("commit" | "push")) {
+        return None;
+    }
+    let said = |word: &str| {
+        out_l.match_indices(word).any(|(i, m)| {
+            let before = out_l[..i].chars().next_back();
+            let after = out_l[i + m.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+    };
+    between.iter().rev().find_map(|(c, at)| {
+        let (_, head, rest) = super::repeats::family_of(&short_cmd(c))?;
+        // the check's own words (`dialyzer`, `credo`, `lint`, `pytest`), not a
+        // runner's or "check" (a hook says "Checking 88 files")
+        let named = head
+            .rsplit(" && ")
+            .next()
+            .unwrap_or(&head)
+            .split_whitespace()
+            .map(|w| w.rsplit('/').next().unwrap_or(w).to_lowercase())
+            .filter(|w| {
+                w.len() >= 4
+                    && !matches!(
+                        w.as_str(),
+                        "python"
+                            | "python3"
+                            | "poetry"
+                            | "bundle"
+                            | "cargo"
+                            | "check"
+                            | "pnpm"
+                            | "yarn"
+                            | "make"
+                            | "just"
+                            | "exec"
+                    )
+            })
+            .any(|w| said(&w));
+        if !named {
+            return None;
+        }
+        let flags: Vec<&String> = rest.iter().take_while(|w| w.starts_with('-')).collect();
+        let cmd = if flags.len() == rest.len() && rest.len() <= 3 {
+            std::iter::once(&head)
+                .chain(flags)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" ")
+        } else {
+            head.clone()
+        };
+        Some((cmd, at.clone()))
+    })
+}
+
 /// The commands of a lesson as its evidence showed them (see
 /// [`Lessons::forms`]).
 pub(super) struct Forms {
@@ -343,7 +407,14 @@ impl Lessons {
                     .find(|(c, _)| self.regen.input_of(c).is_some())
             })
             .or_else(|| between.last().filter(|_| self.edits == f.edits))
-            .copied();
+            .map(|(c, at)| (c.clone(), at.clone()));
+        // a commit or push its hook refused on a check: the check that then
+        // passed, whatever edits fixed the code, is the step to run first
+        let gate = (fix.is_none() || self.edits != f.edits)
+            .then(|| gate_check(a, &between, &out_l))
+            .flatten();
+        let fix = gate.clone().or(fix);
+        let fix = fix.as_ref();
         if let Some((b, b_at)) = fix
             && let Some(input) = self.regen.input_of(b)
         {
@@ -353,7 +424,7 @@ impl Lessons {
             self.regenerated(a, &f, &input, &b, &b_at, call, ev, opts);
             return;
         }
-        if fix.is_some() && self.edits != f.edits {
+        if gate.is_none() && fix.is_some() && self.edits != f.edits {
             note(
                 &mut self.notes,
                 false,
@@ -377,7 +448,15 @@ impl Lessons {
         };
         // of a chain (`git add -A && git commit`), the step that failed
         let a_step = failing_step(&short_cmd(a), &out_l).unwrap_or_else(|| short_cmd(a));
-        let (sa, sb) = (specific_cmd(&a_step), specific_cmd(&short_cmd(b)));
+        let (mut sa, sb) = (specific_cmd(&a_step), specific_cmd(&short_cmd(b)));
+        if gate.is_some() {
+            // the hook checks every commit or push, whatever its arguments
+            sa = a_step
+                .split_whitespace()
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" ");
+        }
         let (ga, gb) = (general_cmd(&a_step), general_cmd(&short_cmd(b)));
         // What the fix does decides its trust (docs/security.md "What a
         // command does"): a risky fix is never a normal-trust lesson; a
@@ -413,6 +492,8 @@ impl Lessons {
         evidence.dedup();
         let rule = if suggested {
             "lesson/fix-named-by-output"
+        } else if gate.is_some() {
+            "lesson/gate-check"
         } else if is_install_or_env_step(b) {
             "lesson/install-or-env-step"
         } else {
@@ -444,6 +525,12 @@ impl Lessons {
                     "`{sa}` failed; `{sb}` ran, then `{sa}` passed. That fix is risky ({}) \
                      (output: {output_at}).",
                     risk.summary()
+                );
+            }
+            if gate.is_some() {
+                return format!(
+                    "`{sa}` was refused on what `{sb}` checks; after edits `{sb}` passed, \
+                     then `{sa}` did (output: {output_at})."
                 );
             }
             match quote {
@@ -502,7 +589,11 @@ impl Lessons {
             format!("{sa} failed until a risky command ran (low trust)")
         } else {
             // the lesson first, then what taught it
-            format!("Run {sb} before {sa}: {sa} failed until {sb} ran")
+            if gate.is_some() {
+                format!("Run {sb} before {sa}: {sa} was refused on what it checks")
+            } else {
+                format!("Run {sb} before {sa}: {sa} failed until {sb} ran")
+            }
         };
         let mut m = base_memory(
             name(),

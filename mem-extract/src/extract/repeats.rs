@@ -264,7 +264,7 @@ pub(super) struct Repeats {
 /// the words up to the task word) and the words after it. `None` for what
 /// is not a project-local, harmless check ([`mem_core::risk::Class::Local`]),
 /// an inspection or an inline script.
-fn family_of(raw: &str) -> Option<(Topic, String, Vec<String>)> {
+pub(super) fn family_of(raw: &str) -> Option<(Topic, String, Vec<String>)> {
     if is_inspection(raw) || is_script(raw) {
         return None;
     }
