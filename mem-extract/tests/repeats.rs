@@ -358,6 +358,15 @@ fn what_the_user_says_in_every_session_is_a_standing_instruction() {
             "Work on bead <id>. Run bd show <id> to see the issue details and bd ready to find available subtasks."
         )
     );
+    // the description adds what the title leaves out
+    assert_eq!(
+        got[0].name,
+        "Work on bead <id>. Run bd show <id> to see the issue details"
+    );
+    assert_eq!(
+        got[0].description,
+        "and bd ready to find available subtasks."
+    );
     assert_eq!(got[0].evidence.len(), 3);
     assert_eq!(got[0].source, Some(mem_core::records::Source::User));
     assert!(

@@ -17,7 +17,7 @@ use super::merge::Cand;
 use super::notes::{Notes, note};
 use super::options::{ExtractOptions, FastMap, MAX_EVIDENCE};
 use super::origin::{At, base_memory};
-use super::sentence::title_of;
+use super::sentence::{cut, title_of};
 use crate::command::specific_cmd;
 use crate::command::{core_of, is_inspection, is_script, lesson_form, segments};
 use crate::note::Bucket;
@@ -958,9 +958,19 @@ impl Said {
             );
             let fact = super::sentence::clean_sentence(&text);
             let n = ats.len();
+            let title = title_of(&fact);
+            // what the title leaves out of the message, else where it came from
+            let rest = fact
+                .strip_prefix(title.as_str())
+                .map(|r| r.trim_start_matches(['.', ',', ';', ':', ' ']))
+                .filter(|r| r.len() >= 8);
+            let description = match rest {
+                Some(r) => cut(r, 150),
+                None => format!("The user said this in {n} sessions"),
+            };
             let mut m = base_memory(
-                title_of(&fact),
-                format!("The user said this in {n} sessions"),
+                title,
+                description,
                 MemoryType::Feedback,
                 Kind::Preference,
                 last,
