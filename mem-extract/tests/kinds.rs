@@ -304,8 +304,13 @@ fn an_answer_picking_an_option_says_what_the_option_means() {
         names(&ms),
         [
             "How should unreadable archives be reported in the listing: Status column",
-            "Should gzip files found on disk be opened: Yes, both on disk and nested",
+            // a yes with what it means: the meaning is the decision
+            "Open .gz wherever it is found",
         ]
+    );
+    assert_eq!(
+        ms[1].description,
+        "Should gzip files found on disk be opened as well as nested ones: Yes, both on disk and nested"
     );
     assert_eq!(
         ms[0].description,
@@ -431,13 +436,13 @@ fn answers_about_one_subject_are_one_decision() {
     assert_eq!(
         names(&ms),
         [
-            "Should the response cache also be used by the CLI: Yes, CLI and server",
+            "Share one cache directory between the CLI and the server",
             "Which license should the project use: MIT",
         ]
     );
     assert_eq!(
         ms[0].description,
-        "Share one cache directory between the CLI and the server; After one day: Entries older than 24 hours are refetched"
+        "Should the response cache also be used by the CLI: Yes, CLI and server; After one day: Entries older than 24 hours are refetched"
     );
     let fact = ms[0].fact.as_deref().unwrap_or_default();
     assert!(

@@ -540,3 +540,175 @@ fn a_check_a_lesson_already_names_is_no_second_memory() {
         ["This project runs its tests with `source .venv/bin/activate && pytest`"]
     );
 }
+
+/// A burst of runs while debugging one test is one unit of work: it never
+/// becomes the project's command, nor does a family seen only in the
+/// requests of one session replace one seen in three sessions.
+#[test]
+fn a_debugging_burst_is_not_how_the_project_runs_its_tests() {
+    let mut evs = sessions(0, 3, &["uv run pytest -q"]);
+    let debug = "uv run pytest tests/test_invoice.py::test_parse_date_tz -x -vv";
+    let mut e = said(
+        3,
+        "the invoice dates are off by a day for users in Tokyo, can you look?",
+    );
+    e.seq = 0;
+    evs.push(e);
+    for k in 0..3u64 {
+        evs.extend(ran(3, 1 + 2 * k, debug, true));
+    }
+    let ms = extract(&evs, &ExtractOptions::default()).memories;
+    let p = project(&ms);
+    assert_eq!(p.len(), 1, "{:?}", names(&ms));
+    assert_eq!(
+        p[0].how.as_deref(),
+        Some("To run the tests, run `uv run pytest -q`.")
+    );
+    // three requests of one later session, another family: the sessions' one stays
+    let mut evs = sessions(0, 3, &["uv run pytest -q"]);
+    let mut seq = 0;
+    for r in [
+        "add a currency column to the invoices table please",
+        "now make the exporter write the currency too",
+        "and the importer should read it back as well",
+    ] {
+        let mut e = common::event(&sid(3), seq, "user", "text");
+        e.text = Some(r.into());
+        evs.push(e);
+        let mut run = ran(3, seq + 1, "make test-fast", true);
+        for ev in &mut run {
+            ev.tool_id = Some(format!("r{seq}"));
+        }
+        evs.extend(run);
+        seq += 3;
+    }
+    let ms = extract(&evs, &ExtractOptions::default()).memories;
+    let p = project(&ms);
+    assert_eq!(
+        p.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(),
+        ["This project runs its tests with `uv run pytest -q`"]
+    );
+    // a file the runs were pointed at is what they checked that time, even
+    // when every run names the same one
+    for cmd in [
+        "uv run pytest tests/test_api.py -q",
+        "uv run pytest -q tests/test_api.py::test_list",
+    ] {
+        let ms = extract(&sessions(0, 4, &[cmd]), &ExtractOptions::default()).memories;
+        assert_eq!(
+            project(&ms)
+                .iter()
+                .map(|m| m.name.as_str())
+                .collect::<Vec<_>>(),
+            ["This project runs its tests with `uv run pytest -q`"],
+            "{cmd}"
+        );
+    }
+}
+
+/// A check that also ships, or that cannot fail, is no way of checking;
+/// a setup out of the project, a sourced file other than a virtual
+/// environment or an address in the environment is not this project's.
+#[test]
+fn a_check_that_ships_or_cannot_fail_is_no_memory() {
+    for cmd in [
+        "mvn compile deploy",
+        "./gradlew build publish",
+        "make build install",
+        "make build-push",
+        "npm run build -- --publish always",
+        "make test-and-release",
+        "uv run scripts/test_and_push.py",
+        "pnpm test -u",
+        "npm test -- -u",
+        "uv run pytest --snapshot-update",
+        "uv run pytest --force-regen",
+        "npx jest --updateSnapshot",
+        "ruff check --exit-zero src/",
+        "cargo clippy -- -A warnings",
+        "uv run pytest --cov-fail-under=0",
+        "uv run pytest -W ignore --disable-warnings",
+        "uv run mypy --ignore-missing-imports --follow-imports=skip src",
+        "make lint || true",
+        "cd /tmp/otherproj && make test",
+        "cd ../sibling && make test",
+        "source scripts/disable_checks.sh && make test",
+        ". ./.env.production && npm run build",
+        "DATABASE_URL=postgres://admin@db.internal/shop uv run pytest",
+    ] {
+        let ms = extract(&sessions(0, 4, &[cmd]), &ExtractOptions::default()).memories;
+        assert!(project(&ms).is_empty(), "{cmd}: {:?}", names(&ms));
+    }
+    // the environment a check needs is part of it; a build profile is no release
+    for (cmd, want) in [
+        (
+            "RAILS_ENV=test bundle exec rspec",
+            "This project runs its tests with `RAILS_ENV=test bundle exec rspec`",
+        ),
+        (
+            "cargo build --release --locked",
+            "This project builds with `cargo build --release --locked`",
+        ),
+        (
+            "cd services/billing-api && bundle exec rspec --fail-fast",
+            "This project runs its tests with `cd services/billing-api && bundle exec rspec --fail-fast`",
+        ),
+    ] {
+        let ms = extract(&sessions(0, 4, &[cmd]), &ExtractOptions::default()).memories;
+        assert_eq!(
+            project(&ms)
+                .iter()
+                .map(|m| m.name.as_str())
+                .collect::<Vec<_>>(),
+            [want],
+            "{cmd}"
+        );
+    }
+}
+
+/// A short yes ("yes please go ahead and do that") or a pasted log starts
+/// no new work: three such messages are not three requests.
+#[test]
+fn a_yes_or_a_pasted_log_is_no_request() {
+    let run_for = |requests: &[&str]| {
+        let mut evs = Vec::new();
+        let mut seq = 0;
+        for r in requests {
+            let mut e = common::event(&sid(0), seq, "user", "text");
+            e.text = Some((*r).into());
+            evs.push(e);
+            let mut run = ran(0, seq + 1, "uv run pytest -q", true);
+            for ev in &mut run {
+                ev.tool_id = Some(format!("r{seq}"));
+            }
+            evs.extend(run);
+            seq += 3;
+        }
+        project(&extract(&evs, &ExtractOptions::default()).memories).len()
+    };
+    let first = "Please add a currency column to the invoices table";
+    assert_eq!(
+        run_for(&[
+            first,
+            "Now make the exporter write the currency as well",
+            "And the importer should read it back too, thanks"
+        ]),
+        1
+    );
+    assert_eq!(
+        run_for(&[
+            first,
+            "yes please go ahead and do that",
+            "ok sounds good, go on with the next one"
+        ]),
+        0
+    );
+    assert_eq!(
+        run_for(&[
+            first,
+            "it fails like this:\nTraceback (most recent call last):\n  File \"a.py\", line 3\nerror: boom\nfatal: giving up",
+            "and now this:\n2026-03-01 10:00:01 start\n2026-03-01 10:00:02 error: x\n2026-03-01 10:00:03 fatal: y",
+        ]),
+        0
+    );
+}

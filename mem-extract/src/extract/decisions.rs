@@ -121,7 +121,29 @@ impl Extractor {
                 // what was chosen, not for what
                 || is_list_of_names(shown)
         };
-        let name = if shown.split_whitespace().count() >= 4 && !bare {
+        // "Yes, both filesystem and embedded" with what it means: the
+        // meaning is the decision, said whole ("Treat .tar/.tar.gz like
+        // .zip - …"); the question and the answer describe it
+        let first = l_first_word(shown);
+        let yes_no = matches!(
+            first.as_str(),
+            "yes"
+                | "yep"
+                | "no"
+                | "nope"
+                | "ok"
+                | "okay"
+                | "sure"
+                | "both"
+                | "neither"
+                | "all"
+                | "none"
+                | "option"
+        );
+        let by_meaning = yes_no && meaning.is_some();
+        let name = if let (true, Some(d)) = (by_meaning, &meaning) {
+            title_of(&clean_sentence(d))
+        } else if shown.split_whitespace().count() >= 4 && !bare {
             title_of(&clean_sentence(shown))
         } else {
             // the question's first clause, short, then the answer
@@ -133,8 +155,15 @@ impl Extractor {
             None => format!("Asked \"{q}\", the user answered \"{a}\"."),
         };
         let words = content_words(&format!("{q} {a} {}", meaning.as_deref().unwrap_or("")));
-        // the description says what was chosen when the agent said what it means
+        // the description says what was chosen when the agent said what it
+        // means; what was asked when the meaning is the name
+        let lead = match &meaning {
+            Some(_) if by_meaning => Some(format!("{}: {shown}", question_head(&q, 100))),
+            Some(d) => Some(d.clone()),
+            None => None,
+        };
         let description = match &meaning {
+            Some(_) if by_meaning => cut(lead.as_deref().unwrap_or_default(), 150),
             Some(d) => cut(&format!("{shown}: {d}"), 150),
             None => cut(&fact, 150),
         };
@@ -211,7 +240,7 @@ impl Extractor {
             fact,
             words,
             subject,
-            meaning,
+            lead,
             gist,
             a,
         })
@@ -431,8 +460,10 @@ struct Answer {
     /// The question's subject words, a plural's "s" dropped ("tar",
     /// "archive"): weak and stop words left out.
     subject: BTreeSet<String>,
-    /// What the picked option means, in the agent's words.
-    meaning: Option<String>,
+    /// What a joined description says of this answer first: what the
+    /// picked option means (the name says the answer), or the question and
+    /// the answer (the name says what the option means).
+    lead: Option<String>,
     /// The answer as shown, with its meaning: "Also .tgz: Include .tgz as
     /// an alias for .tar.gz".
     gist: String,
@@ -476,9 +507,9 @@ fn one_decision_per_subject(got: Vec<Answer>) -> Vec<Answer> {
     out.into_iter()
         .map(|(mut o, gists)| {
             if !gists.is_empty() {
-                // the name says the first answer: its meaning, then the others'
+                // the name says the first answer: its lead, then the others'
                 let parts: Vec<&str> = o
-                    .meaning
+                    .lead
                     .iter()
                     .map(String::as_str)
                     .chain(gists.iter().map(String::as_str))
@@ -556,6 +587,14 @@ fn is_list_of_names(a: &str) -> bool {
         .filter(|p| !p.is_empty())
         .collect();
     items.len() >= 2 && items.iter().all(|p| p.split_whitespace().count() <= 2)
+}
+
+/// The first word of `s`, lowercased (letters and digits).
+fn l_first_word(s: &str) -> String {
+    s.split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .unwrap_or("")
+        .to_lowercase()
 }
 
 /// The `"question"="answer"` pairs of the question tool's result (the text

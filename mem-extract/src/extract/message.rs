@@ -625,10 +625,10 @@ const CONTINUED: &str = "This session is being continued from a previous convers
 /// A log-like line: a timestamp, `fatal:`, `error`, a traceback, a prompt.
 const LOG_LINE: &str = r"(?i)^\s*(?:\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s|$)|\d{4}-\d{2}-\d{2}[t ]\d|\[\d|fatal:|error[:\[]|\w*error:|warning:|traceback|at \S+[(:]|npm err|\$ |>>> |e\s{2,}|file \x22)";
 
-/// A message with pasted output (three or more log-like lines: timestamps,
-/// `fatal:`, `error`, tracebacks, prompts) keeps only the text before the
-/// first such line: pasted output is raw evidence, not the user's words.
-pub(super) fn cut_pasted_output<'a>(text: &'a str, line: u64, notes: &mut Notes) -> &'a str {
+/// Where the pasted output of a message starts (the byte offset of its
+/// first log-like line, when it has three or more: see
+/// [`cut_pasted_output`]).
+pub(super) fn first_pasted_line(text: &str) -> Option<usize> {
     // compiled for ASCII lines first (see `crate::set`); the test
     // `log_pattern_compiles` checks the Unicode form
     static RE: OnceLock<AsciiFirstSet> = OnceLock::new();
@@ -643,8 +643,15 @@ pub(super) fn cut_pasted_output<'a>(text: &'a str, line: u64, notes: &mut Notes)
         }
         off += line.len();
     }
-    match first {
-        Some(i) if n >= 3 => {
+    first.filter(|_| n >= 3)
+}
+
+/// A message with pasted output (three or more log-like lines: timestamps,
+/// `fatal:`, `error`, tracebacks, prompts) keeps only the text before the
+/// first such line: pasted output is raw evidence, not the user's words.
+pub(super) fn cut_pasted_output<'a>(text: &'a str, line: u64, notes: &mut Notes) -> &'a str {
+    match first_pasted_line(text) {
+        Some(i) => {
             note(
                 notes,
                 false,

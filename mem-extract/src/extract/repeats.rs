@@ -29,6 +29,9 @@ pub(crate) const MIN_SESSIONS: usize = 3;
 /// (their choice, not the agent's habit).
 pub(crate) const MIN_SESSIONS_USER: usize = 2;
 
+/// Words of a family's runs kept in order (a bound over years of runs).
+const MAX_ORDER: usize = 64;
+
 /// The user's requests a command family must run successfully for when
 /// the sessions are fewer than [`MIN_SESSIONS`]: one long session of
 /// several pieces of work repeats a check as several sessions do. A
@@ -175,8 +178,13 @@ struct Family {
     runs: u64,
     /// The last run of each session, in the order the sessions came.
     sessions: Vec<At>,
-    /// How many runs carried each word after the family's head.
+    /// How many units of work (a session's request, see `requests`)
+    /// carried each word after the family's head, and how many runs.
     words: FastMap<String, u64>,
+    run_words: FastMap<String, u64>,
+    /// Every word seen after the head, first seen first (at most
+    /// [`MAX_ORDER`]): where a kept word the latest run lacks goes.
+    order: Vec<String>,
     /// The setup (`cd dir && `) and head of the latest run, and the words
     /// after the head.
     head: String,
@@ -186,17 +194,20 @@ struct Family {
     /// Runs the user typed themselves in the agent's shell.
     by_user: u64,
     /// The user's requests (in a session) the family ran for, and the
-    /// latest one (its session's digest and number).
+    /// latest one (its session's digest and number): its units of work.
     requests: u64,
     last_request: Option<(Rc<str>, u64)>,
-    /// How many runs selected each subset (`-m browser`, `-p api`): the
+    /// The words and selections the current unit has counted already.
+    unit_seen: BTreeSet<String>,
+    /// How many units of work selected each subset (`-m browser`, `-p api`): the
     /// option and its value.
     select: FastMap<(String, String), u64>,
 }
 
 impl Family {
     /// The family's command: the head and the words after it that at
-    /// least half the runs carried, in the latest run's order.
+    /// least half its units of work carried, in the latest run's order
+    /// (a test the agent ran ten times while debugging it is one unit's).
     /// Options whose values vary ([`Family::selections`]) are left out
     /// with their values: the memory lists those apart.
     fn command(&self) -> String {
@@ -212,12 +223,48 @@ impl Family {
                 skip = !w.contains('=');
                 continue;
             }
-            if self.words.get(w).is_some_and(|&n| n * 2 >= self.runs) {
+            if self.kept(w) {
+                cmd.push(' ');
+                cmd.push_str(w);
+            }
+        }
+        // kept words the latest run lacked (it was a unit's odd one out)
+        let mut skip = false;
+        for w in &self.order {
+            if std::mem::take(&mut skip) || self.rest.contains(w) {
+                continue;
+            }
+            let flag = w.split('=').next().unwrap_or(w);
+            if varying.iter().any(|v| v == flag) {
+                skip = !w.contains('=');
+                continue;
+            }
+            if self.kept(w) {
                 cmd.push(' ');
                 cmd.push_str(w);
             }
         }
         cmd
+    }
+
+    /// A word the family's command keeps: carried by at least half its
+    /// runs and by at least half its units of work (ten runs while
+    /// debugging one test are one unit's), never a file the run was
+    /// pointed at (`test/a_test.exs`, `tests/x.py::test_y`: what it
+    /// checked that time).
+    fn kept(&self, w: &str) -> bool {
+        let file = w.contains("::")
+            || (!w.starts_with('-')
+                && w.rsplit('/').next().is_some_and(|f| {
+                    f.rsplit_once('.').is_some_and(|(stem, ext)| {
+                        !stem.is_empty()
+                            && (1..=5).contains(&ext.len())
+                            && ext.bytes().all(|b| b.is_ascii_alphabetic())
+                    })
+                }));
+        !file
+            && self.words.get(w).is_some_and(|&n| n * 2 >= self.requests)
+            && self.run_words.get(w).is_some_and(|&n| n * 2 >= self.runs)
     }
 
     /// The subsets the runs selected, per option, most run first (at most
@@ -271,17 +318,52 @@ pub(super) fn family_of(raw: &str) -> Option<(Topic, String, Vec<String>)> {
     if mem_core::risk::assess(raw).class != Class::Local {
         return None;
     }
+    // an address anywhere (an assignment's database URL too) is another
+    // system's; a check that cannot fail is no check
+    if raw.contains("://") || weakens_check(raw) {
+        return None;
+    }
+    // the setup as run: a `cd` out of the project (what [`in_root`] left
+    // absolute) or a sourced file other than a virtual environment's
+    // activation is no way of this project's
+    for s in segments(raw) {
+        match s.first().copied() {
+            Some("cd" | "pushd") => {
+                let d = s.get(1).copied().unwrap_or("~");
+                if d.starts_with(['/', '~', '$']) || d.split('/').any(|p| p == "..") {
+                    return None;
+                }
+            }
+            Some("source" | ".") => {
+                let f = s.get(1).copied().unwrap_or("");
+                if !(f.ends_with("/bin/activate") || f.ends_with("/bin/activate.fish")) {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
     let form = specific_cmd(&lesson_form(raw));
     let segs = segments(&form);
     let core = core_of(&segs)?;
     let at = segs
         .iter()
         .position(|s| core_of(std::slice::from_ref(s)).is_some())?;
-    let setup: Vec<String> = segs[..at]
+    let mut setup: Vec<String> = segs[..at]
         .iter()
-        .filter(|s| matches!(s[0], "cd" | "pushd" | "source" | "."))
+        .filter(|s| matches!(s[0], "cd" | "pushd" | "source" | "." | "export"))
         .map(|s| s.join(" "))
         .collect();
+    // the environment the check ran with (`RAILS_ENV=test bundle exec
+    // rspec`) is part of how it runs
+    let env: Vec<&str> = segs[at]
+        .iter()
+        .take_while(|w| w.contains('=') && !w.starts_with('-'))
+        .copied()
+        .collect();
+    if !env.is_empty() {
+        setup.push(String::new());
+    }
     let base = |w: &str| w.rsplit('/').next().unwrap_or(w).to_lowercase();
     let mut i = 0;
     let p0 = base(core[0]);
@@ -330,10 +412,91 @@ pub(super) fn family_of(raw: &str) -> Option<(Topic, String, Vec<String>)> {
     };
     let task = base(core[task_at]);
     let topic = Topic::of(&task, &prog)?;
+    // a check that also ships (`mvn compile deploy`, `make build-push`,
+    // `npm run build -- --publish always`, `scripts/test_and_push.py`)
+    if core.iter().any(|w| ships(w)) {
+        return None;
+    }
     let mut head: Vec<String> = setup;
-    head.push(core[..=task_at].join(" "));
+    let check = core[..=task_at].join(" ");
+    match head.last_mut() {
+        // (the placeholder for the environment: it goes before the check)
+        Some(last) if last.is_empty() => *last = format!("{} {check}", env.join(" ")),
+        _ => head.push(check),
+    }
     let rest = core[task_at + 1..].iter().map(|w| w.to_string()).collect();
     Some((topic, head.join(" && "), rest))
+}
+
+/// A word of a check's command line that publishes, deploys, installs,
+/// pushes or releases: the words of a target or script name (`build-push`,
+/// `test_and_release`) split at `-`, `_`, `.`, `:` and `/`, or an option
+/// that does it (`--publish`; `--release` is a build profile).
+fn ships(w: &str) -> bool {
+    let w = w.to_ascii_lowercase();
+    if let Some(flag) = w.strip_prefix('-') {
+        // an option is itself the act (`--publish`), never a profile
+        // (`--release`)
+        let name = flag.trim_start_matches('-');
+        let name = name.split('=').next().unwrap_or(name);
+        return matches!(name, "publish" | "deploy" | "push" | "upload" | "ship");
+    }
+    w.split(['-', '_', '.', ':', '/', '=']).any(|p| {
+        matches!(
+            p,
+            "deploy"
+                | "deploys"
+                | "deployment"
+                | "publish"
+                | "release"
+                | "push"
+                | "install"
+                | "upload"
+                | "ship"
+                | "promote"
+                | "submit"
+        )
+    })
+}
+
+/// True for a command line that makes its check pass whatever the code
+/// does: snapshots rewritten (`-u`, `--update-snapshots`,
+/// `--snapshot-update`, `--force-regen`), lint findings allowed
+/// (`--exit-zero`, `-A warnings`, `--cap-lints allow`), coverage or
+/// warnings switched off (`--cov-fail-under=0`, `--disable-warnings`,
+/// `-W ignore`), type checks loosened (`--ignore-missing-imports`,
+/// `--follow-imports=skip`), hooks skipped (`--no-verify`), or a failure
+/// swallowed (`|| true`).
+fn weakens_check(raw: &str) -> bool {
+    let words: Vec<&str> = raw.split_whitespace().collect();
+    words.iter().enumerate().any(|(i, w)| {
+        let next = words.get(i + 1).copied().unwrap_or("");
+        let flag = w.split('=').next().unwrap_or(w);
+        matches!(
+            flag,
+            "--update-snapshots"
+                | "--updateSnapshot"
+                | "--update-snapshot"
+                | "--snapshot-update"
+                | "--force-regen"
+                | "--exit-zero"
+                | "--cap-lints"
+                | "--disable-warnings"
+                | "--ignore-missing-imports"
+                | "--no-verify"
+                | "--passWithNoTests"
+                | "--no-cov"
+        ) || (*w == "-u" && !words[..i].iter().any(|p| p.starts_with("python")))
+            || (flag == "--cov-fail-under" && w.ends_with("=0"))
+            || (*w == "--cov-fail-under" && next == "0")
+            || (*w == "--follow-imports=skip" || *w == "--follow-imports" && next == "skip")
+            || (*w == "-A" && next.starts_with("warnings"))
+            || w.starts_with("-Awarnings")
+            || (*w == "-W" && next == "ignore")
+            || *w == "-Wignore"
+            || (*w == "||" && matches!(next, "true" | ":" | "exit"))
+            || *w == "||true"
+    })
 }
 
 /// Options that select which tests or packages a check runs: their values
@@ -513,12 +676,16 @@ impl Repeats {
             by_user: 0,
             requests: 0,
             last_request: None,
+            unit_seen: BTreeSet::new(),
+            run_words: FastMap::default(),
+            order: Vec::new(),
             select: FastMap::default(),
         });
         let request = (at.digest.clone(), self.said.requests);
         if f.last_request.as_ref() != Some(&request) {
             f.requests += 1;
             f.last_request = Some(request);
+            f.unit_seen.clear();
         }
         f.runs += 1;
         f.by_user += u64::from(by_user);
@@ -531,14 +698,29 @@ impl Repeats {
                 && let Some(v) = value.filter(|v| !v.starts_with('-'))
             {
                 let v = v.trim_matches(['"', '\'']).to_string();
-                *f.select.entry((flag.to_string(), v)).or_default() += 1;
+                // once per unit of work: a burst of runs while debugging
+                // one test is one vote
+                if f.unit_seen.insert(format!("{flag}\u{0}{v}")) {
+                    *f.select.entry((flag.to_string(), v)).or_default() += 1;
+                }
             }
         }
         f.last = self.n;
-        let mut seen = BTreeSet::new();
-        for w in &rest {
-            if seen.insert(w) {
+        let mut in_run = BTreeSet::new();
+        for (i, w) in rest.iter().enumerate() {
+            if f.unit_seen.insert(w.clone()) {
                 *f.words.entry(w.clone()).or_default() += 1;
+            }
+            if in_run.insert(w) {
+                *f.run_words.entry(w.clone()).or_default() += 1;
+            }
+            if f.order.len() < MAX_ORDER && !f.order.contains(w) {
+                // after the word it followed, so an option keeps its value
+                let at = i
+                    .checked_sub(1)
+                    .and_then(|p| f.order.iter().position(|o| *o == rest[p]))
+                    .map_or(f.order.len(), |p| p + 1);
+                f.order.insert(at, w.clone());
             }
         }
         f.rest = rest;
@@ -589,7 +771,18 @@ impl Repeats {
                     );
                 }
             }
-            let Some(f) = fams.iter().rev().find(|f| enough(f)) else {
+            // a family seen in enough sessions is the project's way; one
+            // seen only in the requests of fewer sessions never replaces it
+            let by_sessions = |f: &Family| {
+                f.sessions.len() >= MIN_SESSIONS
+                    || (f.by_user > 0 && f.sessions.len() >= MIN_SESSIONS_USER)
+            };
+            let Some(f) = fams
+                .iter()
+                .rev()
+                .find(|f| by_sessions(f))
+                .or_else(|| fams.iter().rev().find(|f| enough(f)))
+            else {
                 continue;
             };
             let cmd = f.command();
@@ -646,7 +839,15 @@ impl Repeats {
         // title, the triggers are its words; the description says it whole
         let check = cmd.rsplit(" && ").next().unwrap_or(&cmd);
         let whole = format!("This project {} with `{cmd}`", f.topic.doing());
-        let name = if title_of(&whole) == whole {
+        // only a virtual environment's activation may go unsaid in a name
+        let steps: Vec<&str> = cmd.split(" && ").collect();
+        let venv_only = steps.len() > 1
+            && steps[..steps.len() - 1].iter().all(|s| {
+                let mut w = s.split_whitespace();
+                matches!(w.next(), Some("source" | "."))
+                    && w.next().is_some_and(|f| f.ends_with("/bin/activate"))
+            });
+        let name = if title_of(&whole) == whole || !venv_only {
             whole
         } else {
             title_of(&format!("This project {} with `{check}`", f.topic.doing()))
@@ -828,7 +1029,42 @@ impl Said {
             return;
         }
         let words: Vec<&str> = t.split_whitespace().collect();
-        if words.len() >= MIN_SAID_WORDS {
+        // a request starts new work: not a short yes to go on ("yes please
+        // go ahead and do that"), not a pasted log
+        let first = words[0]
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_ascii_lowercase();
+        let affirms = matches!(
+            first.as_str(),
+            "yes"
+                | "yeah"
+                | "yep"
+                | "ok"
+                | "okay"
+                | "sure"
+                | "go"
+                | "great"
+                | "thanks"
+                | "perfect"
+                | "sounds"
+                | "fine"
+                | "right"
+                | "correct"
+                | "exactly"
+                | "agreed"
+                | "lgtm"
+                | "cool"
+                | "nice"
+                | "good"
+        );
+        if words.len()
+            >= if affirms {
+                2 * MIN_SAID_WORDS
+            } else {
+                MIN_SAID_WORDS
+            }
+            && super::message::first_pasted_line(t).is_none()
+        {
             self.requests += 1;
         }
         if !(MIN_SAID_WORDS..=MAX_SAID_WORDS).contains(&words.len()) {
