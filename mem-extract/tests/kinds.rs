@@ -115,23 +115,22 @@ fn corrections_asked_as_questions_become_the_rule_they_ask_for() {
         one_with(&ms, "client").kind,
         Some(mem_core::records::Kind::OneTimeState)
     );
-    // a question put with a pasted failure proposes a fix for that failure
+    // a maybe put with a pasted failure proposes a fix for that failure
     let one_off = |ms: &[Memory]| {
         ms.iter()
             .map(|m| m.kind == Some(mem_core::records::Kind::OneTimeState))
             .collect::<Vec<_>>()
     };
+    let deploy_log = "01:12:38.208\n Cloning into '/vercel/path0/vendor/lib'...\n01:12:38.300\n Host key verification failed.\n01:12:38.301\n fatal: Could not read from remote repository.\n";
+    let traceback = "Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\nTimeoutError: timed out\nerror: job failed\n";
     for (q, log) in [
         (
             "Still broken, maybe we should use the https repo address?",
-            "01:12:38.208\n Cloning into '/vercel/path0/vendor/lib'...\n01:12:38.300\n Host key verification failed.\n01:12:38.301\n fatal: Could not read from remote repository.\n",
+            deploy_log,
         ),
+        ("perhaps we should bump the timeout?", traceback),
         (
-            "why not bump the timeout instead?",
-            "Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\nTimeoutError: timed out\nerror: job failed\n",
-        ),
-        (
-            "shouldn't we retry the upload?",
+            "I think we should retry the upload?",
             "2026-03-01 10:00:01 upload started\n2026-03-01 10:00:31 error: connection reset\n2026-03-01 10:00:31 fatal: giving up\n",
         ),
     ] {
@@ -142,12 +141,38 @@ fn corrections_asked_as_questions_become_the_rule_they_ask_for() {
         let ms = run(&[user(0, q)]);
         assert_eq!(one_off(&ms), [false], "{q}: {ms:?}");
     }
-    // a rule that names something lasting stays, log or none
+    // a correction that is no maybe, a step before every push, a paste
+    // that reports no failure, a rule that names something lasting: kept
+    for (q, log) in [
+        (
+            "Shouldn't the server store every timestamp in UTC?",
+            traceback,
+        ),
+        (
+            "Did you run the linter before pushing? CI is red again:",
+            deploy_log,
+        ),
+        (
+            "I think we should keep the nightly export job out of the backup window",
+            "01:00 backup starts\n01:30 export runs\n02:00 backup ends\n",
+        ),
+        (
+            "maybe we should use `scripts/retry.sh` for uploads?",
+            traceback,
+        ),
+    ] {
+        let ms = run(&[user(0, &format!("{q}\n\n{log}"))]);
+        assert_eq!(one_off(&ms), [false], "{q}: {ms:?}");
+    }
+    // a rule said after the maybe is a memory of its own, and lasts
     let ms = run(&[user(
         0,
-        "why not use `scripts/retry.sh` for uploads?\n\n2026-03-01 10:00:01 upload\n2026-03-01 10:00:31 error: reset\nfatal: giving up\n",
+        &format!(
+            "Maybe we should use the https repo address? Never push over ssh from the CI runners, the runner has no key.\n\n{deploy_log}"
+        ),
     )]);
-    assert_eq!(one_off(&ms), [false], "{ms:?}");
+    assert_eq!(one_off(&ms), [true, false], "{ms:?}");
+    assert!(ms[1].name.starts_with("Never push over ssh"), "{ms:?}");
     let ms = run(&[user(0, "did you run `cargo fmt --all` before committing?")]);
     assert_eq!(names(&ms), ["Run `cargo fmt --all` before committing"]);
     assert_ne!(

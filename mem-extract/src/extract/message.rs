@@ -295,9 +295,10 @@ pub(super) fn from_message(
         return;
     }
     let said = cut_pasted_output(text, at.line, notes);
-    // a message that pastes a failure asks about that failure: a question
-    // it puts ("maybe we should use the https address?") is a try for it
-    let reports_failure = said.len() < text.len();
+    // a message that pastes a failure asks about that failure: a fix it
+    // proposes as a maybe ("maybe we should use the https address?") is a
+    // try for it
+    let reports_failure = said.len() < text.len() && failure_re().is_match(&text[said.len()..]);
     let norm = normalize_quotes(said);
     let mut current: Option<Draft> = None;
     // the sentence before, whatever its class: what "it" may point at
@@ -431,8 +432,10 @@ pub(super) fn from_message(
                 };
                 note(notes, true, bucket, rule, at.line, s);
                 if let Some(d) = current.as_mut() {
-                    let joins = d.cat == cat && cat != Cat::Dated
-                        || d.cat == Cat::Dated && cat == Cat::Feedback;
+                    // (a remark about this moment never carries a rule said after it)
+                    let joins = !d.moment
+                        && (d.cat == cat && cat != Cat::Dated
+                            || d.cat == Cat::Dated && cat == Cat::Feedback);
                     if joins {
                         d.how.push(clean_sentence(s));
                         if d.why.is_none() {
@@ -473,9 +476,13 @@ pub(super) fn from_message(
                 settle(current.take(), ctx, at, base, opts, scrubber, out, notes);
                 // "did you push?" checks what was done this time; "did you
                 // run X before committing?" asks for a step of every commit;
-                // a question put with a pasted failure proposes a fix for it
+                // a maybe put with a pasted failure proposes a fix for it
                 let moment = rule == "feedback/correction-question"
-                    && (did_you(&l) && !l.contains(" before ") || reports_failure);
+                    && if did_you(&l) {
+                        !l.contains(" before ")
+                    } else {
+                        reports_failure && tentative(&l)
+                    };
                 current = Some(Draft {
                     cat,
                     rule,
@@ -515,6 +522,28 @@ pub(super) fn lets_choose(s: &str) -> Option<(String, String)> {
         format!("{name}: the user chose to {verb} {what}")
     };
     Some((name, fact))
+}
+
+/// Words of a failure in pasted output: an error, a fatal stop, a refusal.
+fn failure_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)(?:^|[^a-z])(?:error|errors|fatal|failed|failure|fails|exception|traceback|panicked|denied|refused|cannot|could not|couldn't|not found|exit (?:code|status) [1-9])(?:[^a-z]|$)")
+            .expect("failure regex")
+    })
+}
+
+/// A proposal made as a maybe ("maybe we should…", "perhaps…", "I think
+/// we should…", "I guess…") rather than as a correction (`l` lowercased).
+fn tentative(l: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?:^|[^a-z])(?:maybe|perhaps|possibly|i guess|i think|might be worth)(?:[^a-z]|$)",
+        )
+        .expect("tentative regex")
+    })
+    .is_match(l)
 }
 
 /// A question that checks what the agent did this time: "did you push?",
@@ -623,7 +652,7 @@ fn rule_clause<'s>(rules: &Rules, label: &str, s: &'s str, l: &str) -> Option<&'
 const CONTINUED: &str = "This session is being continued from a previous conversation";
 
 /// A log-like line: a timestamp, `fatal:`, `error`, a traceback, a prompt.
-const LOG_LINE: &str = r"(?i)^\s*(?:\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s|$)|\d{4}-\d{2}-\d{2}[t ]\d|\[\d|fatal:|error[:\[]|\w*error:|warning:|traceback|at \S+[(:]|npm err|\$ |>>> |e\s{2,}|file \x22)";
+const LOG_LINE: &str = r"(?i)^\s*(?:\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:\s|$)|\d{4}-\d{2}-\d{2}[t ]\d|\[\s*\d+[:.\-/]|fatal:|hint:|error[:\[]|\w*error:|warning:|traceback|at \S+[(:]|npm err|\$ |>>> |e\s{2,}|file \x22)";
 
 /// Where the pasted output of a message starts (the byte offset of its
 /// first log-like line, when it has three or more: see
@@ -693,6 +722,20 @@ mod tests {
             (
                 "two lines only\nerror: x\nwarning: y\n",
                 "two lines only\nerror: x\nwarning: y\n",
+            ),
+            // git's advice is the tool's words
+            (
+                "the push fails:\nhint: prefer the release branch over main\nhint: see git help\nerror: failed to push some refs\n",
+                "the push fails:\n",
+            ),
+            // timestamps in brackets are a log's; numbered reasons are the person's
+            (
+                "it hangs:\n[12:00:01] start\n[12:00:02] wait\n[2026-03-01 12:00:03] stop\n",
+                "it hangs:\n",
+            ),
+            (
+                "Shouldn't the importer validate currency codes?\n[1] typos\n[2] retired codes\n[3] the bank rejects them\n",
+                "Shouldn't the importer validate currency codes?\n[1] typos\n[2] retired codes\n[3] the bank rejects them\n",
             ),
         ] {
             assert_eq!(cut_pasted_output(text, 1, &mut notes), keep, "{text}");
