@@ -427,9 +427,9 @@ fn an_answer_picking_an_option_says_what_the_option_means() {
     );
 }
 
-/// Answers to one question call about one subject are one decision asked
-/// in parts: "Also .tgz" alone says little, with "tar archives on disk
-/// too: yes" it is the project's tar support.
+/// An answer that adds to the one before ("Also .tgz" after "tar archives
+/// on disk too: yes") is one decision with it; other answers of the call,
+/// even about the same subject, stay apart.
 #[test]
 fn answers_about_one_subject_are_one_decision() {
     let ask = |qs: serde_json::Value, answered: &str| {
@@ -439,7 +439,7 @@ fn answers_about_one_subject_are_one_decision() {
                 1,
                 "q1",
                 &format!(
-                    "User has answered your questions: {answered}. You can now continue with the user's answers in mind."
+                    "Your questions have been answered: {answered}. You can now continue with these answers in mind."
                 ),
                 false,
             ),
@@ -450,24 +450,27 @@ fn answers_about_one_subject_are_one_decision() {
             {"question": "Should the response cache also be used by the CLI?",
              "options": [{"label": "Yes, CLI and server", "description": "Share one cache directory between the CLI and the server"},
                          {"label": "Server only", "description": "Keep the CLI uncached"}]},
+            {"question": "Which cache backends should be supported?",
+             "options": [{"label": "Files only", "description": ""},
+                         {"label": "Also Redis", "description": "Redis as a second backend beside the files"}]},
             {"question": "Where should cache entries expire?",
-             "options": [{"label": "After one day", "description": "Entries older than 24 hours are refetched"},
-                         {"label": "Never", "description": ""}]},
+             "options": [{"label": "After one day", "description": "Entries older than 24 hours are refetched"}]},
             {"question": "Which license should the project use?",
              "options": [{"label": "MIT", "description": ""}, {"label": "Apache-2.0", "description": ""}]}
         ]),
-        "\"Should the response cache also be used by the CLI?\"=\"Yes, CLI and server\", \"Where should cache entries expire?\"=\"After one day\", \"Which license should the project use?\"=\"MIT\"",
+        "\"Should the response cache also be used by the CLI?\"=\"Yes, CLI and server\", \"Which cache backends should be supported?\"=\"Also Redis\", \"Where should cache entries expire?\"=\"After one day\", \"Which license should the project use?\"=\"MIT\"",
     );
     assert_eq!(
         names(&ms),
         [
             "Share one cache directory between the CLI and the server",
+            "Where should cache entries expire: After one day",
             "Which license should the project use: MIT",
         ]
     );
     assert_eq!(
         ms[0].description,
-        "Should the response cache also be used by the CLI: Yes, CLI and server; After one day: Entries older than 24 hours are refetched"
+        "Should the response cache also be used by the CLI: Yes, CLI and server; Also Redis: Redis as a second backend beside the files"
     );
     let fact = ms[0].fact.as_deref().unwrap_or_default();
     assert!(
@@ -476,39 +479,37 @@ fn answers_about_one_subject_are_one_decision() {
     );
     assert!(
         fact.contains(
-            "Asked \"Where should cache entries expire?\", the user answered \"After one day\""
+            "Asked \"Which cache backends should be supported?\", the user answered \"Also Redis\""
         ),
         "{fact}"
     );
-    assert!(
-        ms[0]
-            .triggers
-            .iter()
-            .any(|t| t.contains("refetched") || t.contains("entries")),
-        "{:?}",
-        ms[0].triggers
-    );
-    // a question about this moment stays apart and expires; one without an
-    // option's meaning joins by its answer alone
-    let ms = ask(
-        json!([
-            {"question": "How should we proceed with these migration warnings?"},
-            {"question": "Should migrations run inside a transaction?"},
-            {"question": "Which migration tool should we use?"}
-        ]),
-        "\"How should we proceed with these migration warnings?\"=\"fix them now\", \"Should migrations run inside a transaction?\"=\"Yes, always\", \"Which migration tool should we use?\"=\"sqlx migrate\"",
-    );
-    assert_eq!(ms.len(), 2, "{ms:?}");
-    let expiring: Vec<bool> = ms
-        .iter()
-        .map(|m| matches!(m.expires, Some(mem_core::records::Expires::On(_))))
-        .collect();
-    assert_eq!(expiring, [true, false], "{ms:?}");
-    assert_eq!(
-        ms[1].name,
-        "Should migrations run inside a transaction: Yes, always"
-    );
-    assert_eq!(ms[1].description, "sqlx migrate");
+    // an addition about another subject, after a one-off, or after a
+    // question that runs a risky command, stays apart
+    for (first, q2) in [
+        (
+            "\"Which approach do you prefer for caching?\"=\"Redis\"",
+            "Which approach should error reporting take?",
+        ),
+        (
+            "\"The e2e suite is red on main; should I skip e2e for today's hotfix?\"=\"Yes, skip e2e\"",
+            "Which e2e runner should the project standardise on?",
+        ),
+        (
+            "\"The feature branch was rebased; should I update it with git push --force origin main?\"=\"Yes\"",
+            "Which feature branch naming should we follow?",
+        ),
+    ] {
+        let q1 = first
+            .split("\"=\"")
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches('"');
+        let ms = ask(
+            json!([{"question": q1}, {"question": q2}]),
+            &format!("{first}, \"{q2}\"=\"Also the usual one\""),
+        );
+        assert_eq!(ms.len(), 2, "{first}: {:?}", names(&ms));
+    }
 }
 
 /// A constraint said inside a request is kept about what the message
@@ -1613,4 +1614,54 @@ fn a_check_a_commit_hook_refused_on_is_run_before_it() {
         )
         .is_empty()
     );
+}
+
+/// The answer to a question that asks for a secret is one: never written,
+/// whatever it looks like; Claude Code's newer answer marks are read.
+#[test]
+fn an_answer_to_a_question_for_a_secret_is_never_written() {
+    for (marker, tail) in [
+        (
+            "Your questions have been answered:",
+            "You can now continue with these answers in mind.",
+        ),
+        (
+            "The user answered:",
+            "Read the answers carefully — they may request clarification, changes, or that you not proceed — and follow what they actually say.",
+        ),
+        (
+            "User has answered your questions:",
+            "You can now continue with the user's answers in mind.",
+        ),
+    ] {
+        let ms = run(&[
+            call(
+                0,
+                "q1",
+                "AskUserQuestion",
+                json!({"questions": [
+                    {"question": "Which Postgres version should the staging database run?"},
+                    {"question": "Which password should the staging database user get?"},
+                    {"question": "Paste the API key for the mail service"}]}),
+            ),
+            result(
+                1,
+                "q1",
+                &format!(
+                    "{marker} \"Which Postgres version should the staging database run?\"=\"16 like prod\", \"Which password should the staging database user get?\"=\"Tr0ub4dor&3-staging\", \"Paste the API key for the mail service\"=\"mk_live_9f8e7d\". {tail}"
+                ),
+                false,
+            ),
+        ]);
+        assert_eq!(
+            names(&ms),
+            ["Which Postgres version should the staging database run: 16 like prod"],
+            "{marker}"
+        );
+        let all = serde_json::to_string(&ms).unwrap_or_default();
+        assert!(
+            !all.contains("Tr0ub4dor") && !all.contains("mk_live"),
+            "{all}"
+        );
+    }
 }

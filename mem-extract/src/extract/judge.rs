@@ -317,7 +317,7 @@ pub(super) fn names_lasting(text: &str) -> bool {
 pub(super) fn one_off_question(q: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)(?:^|[^a-z])(?:how should (?:we|i) (?:proceed|continue|go on|handle (?:this|these|that|it))|what should (?:we|i) do (?:now|here|next|about (?:this|these|that|it))|should (?:we|i) (?:now|still|go ahead|proceed|continue)|(?:this|these|that|those) (?:one|ones|file|files|issue|issues|ticket|tickets|bead|beads|warning|warnings|error|errors|pr|branch|change|changes|test|tests|case|module)|right now|for now|this time)(?:[^a-z]|$)")
+        Regex::new(r"(?i)(?:^|[^a-z])(?:how should (?:we|i) (?:proceed|continue|go on|handle (?:this|these|that|it))|what should (?:we|i) do (?:now|here|next|about (?:this|these|that|it))|should (?:we|i) (?:now|still|go ahead|proceed|continue)|(?:this|these|that|those) (?:one|ones|file|files|issue|issues|ticket|tickets|bead|beads|warning|warnings|error|errors|pr|branch|change|changes|test|tests|case|module)|right now|for now|this time|today|today's|tonight|tomorrow|this week)(?:[^a-z]|$)")
             .expect("one-off regex")
     });
     re.is_match(q) || q.split_whitespace().any(is_file_name)

@@ -143,14 +143,16 @@ pub struct Choice {
 }
 
 /// The options of a question tool's `questions` input (`[{"question": Q,
-/// "options": [{"label": L, "description": D}, …]}, …]`), at most 64; any
-/// other shape gives none.
+/// "options": [{"label": L, "description": D}, …]}, …]`), at most 64; a
+/// question without options is one choice with an empty label (its
+/// question known); any other shape gives none.
 pub fn choices_of(questions: &serde_json::Value) -> Vec<Choice> {
     let mut out = Vec::new();
     for q in questions.as_array().into_iter().flatten() {
         let Some(question) = q.get("question").and_then(|v| v.as_str()) else {
             continue;
         };
+        let before = out.len();
         for o in q
             .get("options")
             .and_then(|v| v.as_array())
@@ -172,6 +174,13 @@ pub fn choices_of(questions: &serde_json::Value) -> Vec<Choice> {
                     description: description.to_string(),
                 });
             }
+        }
+        // a question without options (the user's own words) is known too
+        if out.len() == before && out.len() < 64 && question.len() <= 400 {
+            out.push(Choice {
+                question: question.to_string(),
+                ..Choice::default()
+            });
         }
     }
     out
