@@ -623,6 +623,13 @@ fn a_rejection_reason_says_what_to_do_instead() {
         ),
     ]);
     assert!(ms.is_empty(), "{:?}", names(&ms));
+    // Claude Code's newer wording of the reason
+    let newer = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said: ";
+    let ms = run(&[
+        bash(0, "y1", "yarn add zod"),
+        result(1, "y1", &format!("{newer} use pnpm"), true),
+    ]);
+    assert_eq!(names(&ms), ["Use pnpm instead of `yarn add zod`"]);
 }
 
 #[test]

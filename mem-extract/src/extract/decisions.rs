@@ -11,7 +11,7 @@ use mem_core::truncate::floor_to_chars;
 use super::extractor::Extractor;
 use super::judge::{Context, names_lasting, one_off_expiry, one_off_question};
 use super::markers::{
-    ANSWERED_LEN, MARKER_HEAD, Pending, REASON, REJECTED, after_answered, may_start_with_marker,
+    ANSWERED_LEN, MARKER_HEAD, Pending, REJECTED, after_answered, may_start_with_marker, reason_in,
 };
 use super::merge::Cand;
 use super::message::from_message;
@@ -82,12 +82,9 @@ impl Extractor {
         }
         if let Some(rest) = t.strip_prefix(REJECTED) {
             self.after_interrupt = true;
-            if let Some(i) = rest.find(REASON) {
-                let reason = rest[i + REASON.len()..].trim();
-                if !reason.is_empty() {
-                    let at = self.at(ev);
-                    self.rejection(&at, reason, call.cmd.as_deref());
-                }
+            if let Some(reason) = reason_in(rest) {
+                let at = self.at(ev);
+                self.rejection(&at, reason, call.cmd.as_deref());
             }
         }
     }

@@ -25,12 +25,25 @@ pub(super) const ANSWERED_ALL: [&str; 3] = [
 pub(super) const ANSWERED_LEN: usize = 34;
 
 /// The answer marker `t` starts with, and the text after it.
-pub(super) fn after_answered(t: &str) -> Option<&str> {
+pub(crate) fn after_answered(t: &str) -> Option<&str> {
     ANSWERED_ALL.iter().find_map(|m| t.strip_prefix(m))
 }
 /// A rejected tool call's result, and the phrase before the user's reason.
-pub(super) const REJECTED: &str = "The user doesn't want to proceed with this tool use.";
-pub(super) const REASON: &str = "The user provided the following reason for the rejection:";
+pub(crate) const REJECTED: &str = "The user doesn't want to proceed with this tool use.";
+/// The phrases before the user's reason, as Claude Code has written them
+/// (the second since 2.1.3xx).
+pub(super) const REASONS: [&str; 2] = [
+    "The user provided the following reason for the rejection:",
+    "To tell you how to proceed, the user said:",
+];
+
+/// The user's reason in a rejection's text after [`REJECTED`], if any.
+pub(crate) fn reason_in(rest: &str) -> Option<&str> {
+    REASONS
+        .iter()
+        .find_map(|r| rest.find(r).map(|i| rest[i + r.len()..].trim()))
+        .filter(|r| !r.is_empty())
+}
 /// The user text that marks an interrupt.
 pub(super) const INTERRUPTED: &str = "[Request interrupted by user";
 /// Bytes of a tool result decoded to see whether it starts with
