@@ -1672,3 +1672,55 @@ fn an_answer_to_a_question_for_a_secret_is_never_written() {
         );
     }
 }
+
+/// Rules alike in words but naming different commands are different
+/// memories; a rule said again and again is one, with a bounded list of
+/// triggers.
+#[test]
+fn rules_that_name_different_commands_never_merge() {
+    let ms = run(&[
+        user(
+            0,
+            "Always run `make check-api` before committing the api changes, the generated client drifts otherwise.",
+        ),
+        user(
+            2,
+            "Always run `make check-web` before committing the web changes, the generated client drifts otherwise.",
+        ),
+        user(
+            4,
+            "Always run `make check-api` before committing the api changes, the generated client drifts otherwise.",
+        ),
+    ]);
+    assert_eq!(
+        names(&ms),
+        [
+            "Always run `make check-api` before committing the api",
+            "Always run `make check-web` before committing the web",
+        ]
+    );
+    // one rule in many phrasings: one memory, its triggers bounded
+    let teams = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+        "juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo",
+    ];
+    let evs: Vec<Event> = teams
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            user(
+                2 * i as u64,
+                &format!(
+                    "Always run the linter before committing, the {t} reviewers insist on it."
+                ),
+            )
+        })
+        .collect();
+    let ms = run(&evs);
+    assert_eq!(ms.len(), 1, "{:?}", names(&ms));
+    assert!(
+        ms.iter().all(|m| m.triggers.len() <= 10),
+        "{:?}",
+        ms.iter().map(|m| m.triggers.len()).collect::<Vec<_>>()
+    );
+}

@@ -389,9 +389,10 @@ impl Extractor {
             at.line,
             quoted,
         );
+        let tokens = super::merge::tokens_of(m.fact.as_deref().unwrap_or(&m.name), words);
         self.cands.add(Cand {
             mem: m,
-            tokens: words.into_iter().collect(),
+            tokens,
             key: None,
         });
     }
@@ -454,9 +455,10 @@ impl Extractor {
             at.line,
             s,
         );
+        let tokens = super::merge::tokens_of(m.fact.as_deref().unwrap_or(&m.name), words);
         self.cands.add(Cand {
             mem: m,
-            tokens: words.into_iter().collect(),
+            tokens,
             key: None,
         });
     }

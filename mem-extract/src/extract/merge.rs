@@ -21,7 +21,8 @@ pub(super) fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     if a.is_empty() || b.is_empty() {
         return 0.0;
     }
-    a.intersection(b).count() as f64 / a.union(b).count() as f64
+    let shared = a.intersection(b).count();
+    shared as f64 / (a.len() + b.len() - shared) as f64
 }
 
 pub(super) fn merge_into(into: &mut Memory, from: Memory) {
@@ -72,6 +73,36 @@ impl Parts {
     }
 }
 
+/// Triggers a merged memory keeps (its own first, then the others' new ones).
+pub(super) const MAX_TRIGGERS: usize = 10;
+
+/// A name's mark in a token set: names sort before every word.
+const NAME: char = '\u{1}';
+
+/// The tokens a candidate merges by: the distinct content `words` of its
+/// text, and what the text names, marked ([`NAME`]): its code spans (`` `make
+/// check-api` ``) and its file and identifier names
+/// ([`super::judge::names_in`]), lowercased. Two memories that name
+/// different things are different memories ([`Merged::hit`]).
+pub(super) fn tokens_of(text: &str, words: impl IntoIterator<Item = String>) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = words.into_iter().collect();
+    for n in super::judge::names_in(text) {
+        out.insert(format!("{NAME}{}", n.to_lowercase()));
+    }
+    for span in text.split('`').skip(1).step_by(2) {
+        let span = span.trim();
+        if !span.is_empty() && span.len() <= 200 && !span.contains('\n') {
+            out.insert(format!("{NAME}{}", span.to_lowercase()));
+        }
+    }
+    out
+}
+
+/// The names among `tokens` (see [`tokens_of`]).
+fn names(tokens: &BTreeSet<String>) -> impl Iterator<Item = &String> {
+    tokens.iter().take_while(|t| t.starts_with(NAME))
+}
+
 /// [`merge_into`] with the near-duplicate in parts; its why and how are
 /// made only when `into` lacks them. The merge policy is mem's
 /// ([`mem_core::merge`]: confidence confirmed, triggers united); evidence
@@ -98,6 +129,8 @@ pub(super) fn merge_parts(
         }
     }
     mem_core::merge::unite(&mut into.triggers, &from.triggers);
+    // a memory merged a thousand times keeps a trigger list a task can use
+    into.triggers.truncate(MAX_TRIGGERS);
     into.verified_at = into.verified_at.max(from.verified_at);
     if into.why.is_none() {
         into.why = why();
@@ -118,8 +151,10 @@ pub(super) struct Merged {
 }
 
 impl Merged {
-    /// The kept candidate a new one of type `t` with `key` (else `tokens`)
-    /// merges into.
+    /// The kept candidate a new one of type `t` with `key` (else `tokens`,
+    /// see [`tokens_of`]) merges into. Words alike are not enough: "always
+    /// run `make check-api` before committing" and "… `make check-web` …"
+    /// name different commands, and their names must be the same.
     pub(super) fn hit(
         &self,
         t: MemoryType,
@@ -130,7 +165,10 @@ impl Merged {
             m.mem.mem_type == t
                 && match (m.key.as_deref(), key) {
                     (Some(a), Some(b)) => a == b,
-                    (None, None) => jaccard(&m.tokens, tokens) >= 0.6,
+                    (None, None) => {
+                        // (the names first: they are few and tell most apart)
+                        names(&m.tokens).eq(names(tokens)) && jaccard(&m.tokens, tokens) >= 0.6
+                    }
                     _ => false,
                 }
         })

@@ -156,14 +156,16 @@ pub(super) fn draft_into(
         Cat::Dated => (MemoryType::Project, Kind::OneTimeState, 0.8),
     };
     let words = content_words(&fact);
-    // each distinct word copied once (a fact repeats its words)
-    let tokens: BTreeSet<String> = words
-        .iter()
-        .map(String::as_str)
-        .collect::<BTreeSet<&str>>()
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
+    // each distinct word copied once (a fact repeats its words), and its names
+    let tokens = super::merge::tokens_of(
+        &fact,
+        words
+            .iter()
+            .map(String::as_str)
+            .collect::<BTreeSet<&str>>()
+            .into_iter()
+            .map(str::to_owned),
+    );
     let why = || d.why.as_deref().map(abs);
     let how = || (!d.how.is_empty()).then(|| abs(&d.how.join(" ")));
     if let Some(i) = out.hit(t, None, &tokens) {
