@@ -80,6 +80,11 @@ impl Extractor {
             }
             return;
         }
+        // a rejection is the client's error result: a command's output that
+        // starts with the same words (a file the agent printed) is output
+        if ev.is_error != Some(true) {
+            return;
+        }
         if let Some(rest) = t.strip_prefix(REJECTED) {
             self.after_interrupt = true;
             if let Some(reason) = reason_in(rest) {
