@@ -1635,6 +1635,23 @@ fn a_check_a_commit_hook_refused_on_is_run_before_it() {
             "{cmd}"
         );
     }
+    // a commit refused by no hook, or by the remote's: no step
+    assert!(
+        gate(
+            "git commit -m wip",
+            "On branch test-fixes\nno changes added to commit (use \"git add\")",
+            "npm test",
+            true
+        )
+        .is_empty()
+    );
+    assert!(gate(
+        "git push origin main",
+        "remote: pre-receive hook declined: run `uv run pytest -q` first\nremote: error: hook declined\nerror: failed to push some refs",
+        "uv run pytest -q",
+        true
+    )
+    .is_empty());
     // not a commit or push: an edit fixed the tests, the linter is no step
     assert!(
         gate(

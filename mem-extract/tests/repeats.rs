@@ -635,6 +635,23 @@ fn a_check_that_ships_or_cannot_fail_is_no_memory() {
         "source scripts/disable_checks.sh && make test",
         ". ./.env.production && npm run build",
         "DATABASE_URL=postgres://admin@db.internal/shop uv run pytest",
+        // an environment that loads code, passes options, names a host or a secret
+        "PYTEST_ADDOPTS=--snapshot-update uv run pytest",
+        "NODE_OPTIONS=--require=./.husky/preload.js npm run lint",
+        "LD_PRELOAD=./libhook.so make test",
+        "BASH_ENV=./scripts/env.sh make test",
+        "RUSTFLAGS=-Awarnings cargo clippy",
+        "JWT_SIGNING=9f8e7d6c5b4a39281706f5e4d3c2b1a0 uv run pytest",
+        "DB_HOST=prod-db.internal uv run pytest",
+        "export CI=1 && make test",
+        // a target that does more than check
+        "make build-and-tag",
+        "npm run build:migrate-prod",
+        "make test-drop-db",
+        "make lint-and-commit",
+        // runs nothing
+        "cargo test --no-run",
+        "uv run pytest --collect-only",
     ] {
         let ms = extract(&sessions(0, 4, &[cmd]), &ExtractOptions::default()).memories;
         assert!(project(&ms).is_empty(), "{cmd}: {:?}", names(&ms));
@@ -648,6 +665,15 @@ fn a_check_that_ships_or_cannot_fail_is_no_memory() {
         (
             "cargo build --release --locked",
             "This project builds with `cargo build --release --locked`",
+        ),
+        (
+            "CI=true npm run test:unit",
+            "This project runs its tests with `CI=true npm run test:unit`",
+        ),
+        // an option whose value (a test) is left out goes with it
+        (
+            "uv run pytest --deselect tests/test_slow.py::test_big -q",
+            "This project runs its tests with `uv run pytest -q`",
         ),
         (
             "cd services/billing-api && bundle exec rspec --fail-fast",
@@ -710,5 +736,63 @@ fn a_yes_or_a_pasted_log_is_no_request() {
             "and now this:\n2026-03-01 10:00:01 start\n2026-03-01 10:00:02 error: x\n2026-03-01 10:00:03 fatal: y",
         ]),
         0
+    );
+}
+
+/// Seen in several sessions, the sessions vote on a check's options: one
+/// debugging session of many requests is one vote; a check seen only in one
+/// session's requests is no way of working when it runs part of the check.
+/// A lesson that says not to run the project's command leaves it be.
+#[test]
+fn one_debugging_session_is_one_vote() {
+    let requests = [
+        "the invoice dates are off by a day for users in Tokyo, can you look?",
+        "still off for the users in Sydney, please check that one too",
+        "and what about the daylight saving change in March for Berlin users",
+    ];
+    let debug_session = |n: u32, cmd: &str| -> Vec<Event> {
+        let mut evs = Vec::new();
+        let mut seq = 0;
+        for r in requests {
+            let mut e = common::event(&sid(n), seq, "user", "text");
+            e.text = Some(r.into());
+            evs.push(e);
+            let mut run = ran(n, seq + 1, cmd, true);
+            for ev in &mut run {
+                ev.tool_id = Some(format!("d{n}-{seq}"));
+            }
+            evs.extend(run);
+            seq += 3;
+        }
+        evs
+    };
+    let mut evs = sessions(0, 3, &["uv run pytest -q"]);
+    evs.extend(debug_session(3, "uv run pytest -k timezone -x -q"));
+    let p: Vec<String> = project(&extract(&evs, &ExtractOptions::default()).memories)
+        .iter()
+        .map(|m| m.name.clone())
+        .collect();
+    assert_eq!(p, ["This project runs its tests with `uv run pytest -q`"]);
+    // the debugging session alone teaches nothing
+    let ms = extract(
+        &debug_session(0, "uv run pytest -k timezone -x"),
+        &ExtractOptions::default(),
+    )
+    .memories;
+    assert!(project(&ms).is_empty(), "{:?}", names(&ms));
+    // a lesson that replaced the command once leaves the project's own be
+    let mut evs = Vec::new();
+    evs.extend(ran(0, 0, "uv run pytest -q", false));
+    evs.extend(ran(0, 2, "uv run pytest -q -p no:randomly", true));
+    evs.extend(sessions(1, 3, &["uv run pytest -q"]));
+    let ms = extract(&evs, &ExtractOptions::default()).memories;
+    assert_eq!(
+        project(&ms)
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect::<Vec<_>>(),
+        ["This project runs its tests with `uv run pytest -q`"],
+        "{:?}",
+        names(&ms)
     );
 }

@@ -57,7 +57,9 @@ pub(super) struct Lessons {
 }
 
 /// The check a commit or push was refused on: `a` (its failing step) is
-/// `git commit` or `git push`, and a project check (tests, lint, format,
+/// `git commit` or `git push`, refused by a hook of the checkout (the
+/// output, its `remote:` lines left out, says hook, pre-commit, pre-push,
+/// husky, lefthook, overcommit or "validation failed"), and a project check (tests, lint, format,
 /// type check, build: [`super::repeats::family_of`]) the refusal's output
 /// `out_l` names by its tool ran successfully among `between` (the
 /// commands after the failure). The check as its family says it (`mix
@@ -66,6 +68,26 @@ fn gate_check(a: &str, between: &[&(String, At)], out_l: &str) -> Option<(String
     let step = failing_step(&short_cmd(a), out_l).unwrap_or_else(|| short_cmd(a));
     let mut w = step.split_whitespace();
     if w.next() != Some("git") || !matches!(w.next(), Some("commit" | "push")) {
+        return None;
+    }
+    // the refusal is a hook's of this checkout: a remote's words (`remote:`
+    // lines, a server's pre-receive hook) are another party's
+    let own: String = out_l
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("remote:"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let out_l = own.as_str();
+    let hook = [
+        "hook",
+        "pre-commit",
+        "pre-push",
+        "husky",
+        "lefthook",
+        "overcommit",
+        "validation failed",
+    ];
+    if !hook.iter().any(|h| out_l.contains(h)) {
         return None;
     }
     let said = |word: &str| {

@@ -182,6 +182,13 @@ struct Family {
     /// carried each word after the family's head, and how many runs.
     words: FastMap<String, u64>,
     run_words: FastMap<String, u64>,
+    /// How many sessions carried each word, and the words the latest
+    /// session has counted already.
+    session_words: FastMap<String, u64>,
+    session_seen: BTreeSet<String>,
+    /// Options some run gave no next word (the end, or another option):
+    /// they take no value (at most [`MAX_ORDER`]).
+    bare: BTreeSet<String>,
     /// Every word seen after the head, first seen first (at most
     /// [`MAX_ORDER`]): where a kept word the latest run lacks goes.
     order: Vec<String>,
@@ -212,37 +219,67 @@ impl Family {
     /// with their values: the memory lists those apart.
     fn command(&self) -> String {
         let varying: Vec<String> = self.selections().into_iter().map(|(f, _)| f).collect();
-        let mut cmd = self.head.clone();
+        // the latest run's words, then kept words it lacked (it was a
+        // unit's odd one out)
+        let words = self
+            .rest
+            .iter()
+            .chain(self.order.iter().filter(|w| !self.rest.contains(w)));
+        let mut out: Vec<&str> = Vec::new();
+        // the option before the word at hand, when it may take it as its value
+        let mut option: Option<&str> = None;
         let mut skip = false;
-        for w in &self.rest {
+        for w in words {
             if std::mem::take(&mut skip) {
                 continue;
             }
             let flag = w.split('=').next().unwrap_or(w);
             if varying.iter().any(|v| v == flag) {
                 skip = !w.contains('=');
+                option = None;
                 continue;
             }
+            // (an option every run gave a next word, long or one of the
+            // short ones that take one: that word may be its value)
+            let takes = !w.contains('=')
+                && !self.bare.contains(w)
+                && (w.starts_with("--")
+                    || matches!(
+                        w.as_str(),
+                        "-k" | "-m"
+                            | "-p"
+                            | "-n"
+                            | "-j"
+                            | "-A"
+                            | "-W"
+                            | "-C"
+                            | "-f"
+                            | "-o"
+                            | "-c"
+                            | "-t"
+                            | "-e"
+                            | "-E"
+                            | "-F"
+                            | "-r"
+                            | "-D"
+                            | "-I"
+                            | "-L"
+                    ));
             if self.kept(w) {
-                cmd.push(' ');
-                cmd.push_str(w);
+                out.push(w);
+            } else if let Some(o) = option
+                && !w.starts_with('-')
+                && out.last() == Some(&o)
+            {
+                // an option whose value is left out goes with it
+                out.pop();
             }
+            option = takes.then_some(w.as_str());
         }
-        // kept words the latest run lacked (it was a unit's odd one out)
-        let mut skip = false;
-        for w in &self.order {
-            if std::mem::take(&mut skip) || self.rest.contains(w) {
-                continue;
-            }
-            let flag = w.split('=').next().unwrap_or(w);
-            if varying.iter().any(|v| v == flag) {
-                skip = !w.contains('=');
-                continue;
-            }
-            if self.kept(w) {
-                cmd.push(' ');
-                cmd.push_str(w);
-            }
+        let mut cmd = self.head.clone();
+        for w in out {
+            cmd.push(' ');
+            cmd.push_str(w);
         }
         cmd
     }
@@ -253,18 +290,27 @@ impl Family {
     /// pointed at (`test/a_test.exs`, `tests/x.py::test_y`: what it
     /// checked that time).
     fn kept(&self, w: &str) -> bool {
+        // (`test/a_test.exs:42` is a file too)
+        let bare = w.trim_end_matches(|c: char| c.is_ascii_digit() || c == ':');
         let file = w.contains("::")
             || (!w.starts_with('-')
-                && w.rsplit('/').next().is_some_and(|f| {
+                && bare.rsplit('/').next().is_some_and(|f| {
                     f.rsplit_once('.').is_some_and(|(stem, ext)| {
                         !stem.is_empty()
                             && (1..=5).contains(&ext.len())
                             && ext.bytes().all(|b| b.is_ascii_alphabetic())
                     })
                 }));
-        !file
-            && self.words.get(w).is_some_and(|&n| n * 2 >= self.requests)
-            && self.run_words.get(w).is_some_and(|&n| n * 2 >= self.runs)
+        // seen in several sessions, the sessions vote (the requests of one
+        // debugging session are one vote); in one, its requests do
+        let units = if self.sessions.len() >= 2 {
+            self.session_words
+                .get(w)
+                .is_some_and(|&n| n * 2 >= self.sessions.len() as u64)
+        } else {
+            self.words.get(w).is_some_and(|&n| n * 2 >= self.requests)
+        };
+        !file && units && self.run_words.get(w).is_some_and(|&n| n * 2 >= self.runs)
     }
 
     /// The subsets the runs selected, per option, most run first (at most
@@ -351,7 +397,7 @@ pub(super) fn family_of(raw: &str) -> Option<(Topic, String, Vec<String>)> {
         .position(|s| core_of(std::slice::from_ref(s)).is_some())?;
     let mut setup: Vec<String> = segs[..at]
         .iter()
-        .filter(|s| matches!(s[0], "cd" | "pushd" | "source" | "." | "export"))
+        .filter(|s| matches!(s[0], "cd" | "pushd" | "source" | "."))
         .map(|s| s.join(" "))
         .collect();
     // the environment the check ran with (`RAILS_ENV=test bundle exec
@@ -361,6 +407,13 @@ pub(super) fn family_of(raw: &str) -> Option<(Topic, String, Vec<String>)> {
         .take_while(|w| w.contains('=') && !w.starts_with('-'))
         .copied()
         .collect();
+    // an environment that loads code, passes options or names a place or a
+    // secret is more than the check (`NODE_OPTIONS=--require=…`,
+    // `PYTEST_ADDOPTS=…`, `LD_PRELOAD=…`, `DB_HOST=prod-db`): only the
+    // usual switches of a test run are part of one
+    if !env.iter().all(|a| plain_env(a)) || segs[..at].iter().any(|s| s[0] == "export") {
+        return None;
+    }
     if !env.is_empty() {
         setup.push(String::new());
     }
@@ -428,6 +481,56 @@ pub(super) fn family_of(raw: &str) -> Option<(Topic, String, Vec<String>)> {
     Some((topic, head.join(" && "), rest))
 }
 
+/// A command that runs part of a check, the way one debugs: a selection
+/// (`-k timezone`, `-m slow`, `-p api`, …), a stop at the first failure
+/// (`-x`, `--exitfirst`, `--bail`, `--fail-fast`), a rerun of the failures
+/// (`--lf`, `--last-failed`, `--ff`, `--failed-first`, `--only-failures`).
+fn debugging(cmd: &str) -> bool {
+    cmd.split_whitespace().any(|w| {
+        let flag = w.split('=').next().unwrap_or(w);
+        SELECT.contains(&flag)
+            || matches!(
+                flag,
+                "-x" | "--exitfirst"
+                    | "--bail"
+                    | "--fail-fast"
+                    | "--failfast"
+                    | "-failfast"
+                    | "--lf"
+                    | "--last-failed"
+                    | "--ff"
+                    | "--failed-first"
+                    | "--only-failures"
+                    | "--onlyChanged"
+            )
+    })
+}
+
+/// An environment assignment a check may run with: the run's mode
+/// (`RAILS_ENV=test`, `NODE_ENV=test`, `MIX_ENV=test`, `APP_ENV=ci`), `CI`,
+/// the time zone, locale, colour, backtrace and log switches.
+fn plain_env(a: &str) -> bool {
+    let Some((k, v)) = a.split_once('=') else {
+        return false;
+    };
+    let v = v.trim_matches(['"', '\'']);
+    let mode = k.ends_with("_ENV") || k == "ENV" || k == "ENVIRONMENT";
+    (mode && matches!(v, "test" | "testing" | "ci" | "development" | "dev"))
+        || (matches!(
+            k,
+            "CI" | "FORCE_COLOR"
+                | "NO_COLOR"
+                | "RUST_BACKTRACE"
+                | "PYTHONDONTWRITEBYTECODE"
+                | "PYTHONUNBUFFERED"
+        ) && v.len() <= 8
+            && v.bytes().all(|b| b.is_ascii_alphanumeric()))
+        || (matches!(k, "TZ" | "LANG" | "LC_ALL")
+            && v.len() <= 24
+            && v.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_./-".contains(&b)))
+}
+
 /// A word of a check's command line that publishes, deploys, installs,
 /// pushes or releases: the words of a target or script name (`build-push`,
 /// `test_and_release`) split at `-`, `_`, `.`, `:` and `/`, or an option
@@ -455,6 +558,20 @@ fn ships(w: &str) -> bool {
                 | "ship"
                 | "promote"
                 | "submit"
+                | "migrate"
+                | "migration"
+                | "migrations"
+                | "drop"
+                | "tag"
+                | "commit"
+                | "reset"
+                | "seed"
+                | "delete"
+                | "destroy"
+                | "purge"
+                | "update"
+                | "upgrade"
+                | "bump"
         )
     })
 }
@@ -486,6 +603,14 @@ fn weakens_check(raw: &str) -> bool {
                 | "--no-verify"
                 | "--passWithNoTests"
                 | "--no-cov"
+                | "--no-run"
+                | "--collect-only"
+                | "--co"
+                | "--update"
+                | "--dry-run"
+                | "--list"
+                | "--help"
+                | "--version"
         ) || (*w == "-u" && !words[..i].iter().any(|p| p.starts_with("python")))
             || (flag == "--cov-fail-under" && w.ends_with("=0"))
             || (*w == "--cov-fail-under" && next == "0")
@@ -678,10 +803,16 @@ impl Repeats {
             last_request: None,
             unit_seen: BTreeSet::new(),
             run_words: FastMap::default(),
+            session_words: FastMap::default(),
+            session_seen: BTreeSet::new(),
+            bare: BTreeSet::new(),
             order: Vec::new(),
             select: FastMap::default(),
         });
         let request = (at.digest.clone(), self.said.requests);
+        if f.last_request.as_ref().is_none_or(|(d, _)| *d != at.digest) {
+            f.session_seen.clear();
+        }
         if f.last_request.as_ref() != Some(&request) {
             f.requests += 1;
             f.last_request = Some(request);
@@ -708,11 +839,21 @@ impl Repeats {
         f.last = self.n;
         let mut in_run = BTreeSet::new();
         for (i, w) in rest.iter().enumerate() {
+            if w.starts_with('-')
+                && !w.contains('=')
+                && rest.get(i + 1).is_none_or(|n| n.starts_with('-'))
+                && f.bare.len() < MAX_ORDER
+            {
+                f.bare.insert(w.clone());
+            }
             if f.unit_seen.insert(w.clone()) {
                 *f.words.entry(w.clone()).or_default() += 1;
             }
             if in_run.insert(w) {
                 *f.run_words.entry(w.clone()).or_default() += 1;
+            }
+            if f.session_seen.insert(w.clone()) {
+                *f.session_words.entry(w.clone()).or_default() += 1;
             }
             if f.order.len() < MAX_ORDER && !f.order.contains(w) {
                 // after the word it followed, so an option keeps its value
@@ -786,6 +927,20 @@ impl Repeats {
                 continue;
             };
             let cmd = f.command();
+            // one session's requests show a way of working only when it runs
+            // the whole check: a test picked, a stop at the first failure or
+            // a rerun of the failures is a debugging loop
+            if !by_sessions(f) && debugging(&cmd) {
+                note(
+                    notes,
+                    false,
+                    Bucket::CurrentContext,
+                    "repeat/debugging",
+                    f.sessions.last().map_or(0, |a| a.line),
+                    &format!("`{cmd}`: one session's debugging loop"),
+                );
+                continue;
+            }
             if f.by_user == 0 && f.selections().is_empty() && is_default_form(&cmd) {
                 note(
                     notes,
@@ -805,7 +960,11 @@ impl Repeats {
                         .get("rule")
                         .and_then(|r| r.as_str())
                         .is_some_and(|r| r.starts_with("lesson/"))
-                    && c.mem.fact.as_deref().is_some_and(|f| f.contains(&said))
+                    // (the lesson says to run it: "Run `X`, not …", "Run `X` before …")
+                    && c.mem
+                        .fact
+                        .as_deref()
+                        .is_some_and(|f| f.starts_with(&format!("Run {said}")))
             });
             if let Some(l) = lesson {
                 for w in f.topic.words() {
@@ -860,7 +1019,16 @@ impl Repeats {
             last.line,
             &name,
         );
-        let description = format!("`{cmd}`, run successfully {} times", f.runs);
+        // the runs that carried the command's every option (each kept word's
+        // count bounds them)
+        let runs = cmd
+            .strip_prefix(f.head.as_str())
+            .unwrap_or("")
+            .split_whitespace()
+            .filter_map(|w| f.run_words.get(w).copied())
+            .min()
+            .unwrap_or(f.runs);
+        let description = format!("`{cmd}`, run successfully {runs} times");
         let mut m = base_memory(
             name,
             description,
@@ -894,8 +1062,7 @@ impl Repeats {
             )
         };
         m.why = Some(format!(
-            "`{cmd}` ran successfully {} times in {over}{}.",
-            f.runs,
+            "`{cmd}` ran successfully {runs} times in {over}{}.",
             last.day()
                 .map(|d| format!(", the last on {d}"))
                 .unwrap_or_default()
