@@ -1111,6 +1111,11 @@ mod tests {
         );
         redacts("rk_live_FAKE00000000000000", "rk_live_", "stripe-key");
         redacts(
+            "the signing secret is whsec_PLACEHOLDER0000000000000000",
+            "whsec_",
+            "stripe-webhook-secret",
+        );
+        redacts(
             "AIzaFAKE_fake-FAKE_fake-FAKE_fake-FAKE0",
             "AIzaFAKE",
             "google-api-key",
@@ -1555,8 +1560,8 @@ mod tests {
     fn rules_file_errors_name_the_rule() {
         let err = Scrubber::parse_rules("secrets:\n  - name: bad\n    pattern: '('\n").unwrap_err();
         assert!(err.to_string().contains("bad"), "{err}");
-        assert_eq!(Scrubber::default_rules().secrets.len(), 38);
-        assert_eq!(s().rules.len(), 38);
+        assert_eq!(Scrubber::default_rules().secrets.len(), 39);
+        assert_eq!(s().rules.len(), 39);
     }
 
     /// The one-pass prefilter lets a rule run exactly when one of its own

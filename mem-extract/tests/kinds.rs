@@ -1447,6 +1447,14 @@ fn a_choice_said_with_lets_is_kept() {
         user(14, "let's use it"),
         user(16, "let's use grep to find the caller"),
         user(18, "let's pick up the next bead"),
+        // a place, a safeguard off or a secret, this time only, or taken back
+        user(20, "let's use prod"),
+        user(22, "let's just use force-push"),
+        user(24, "let's use no-verify"),
+        user(26, "let's use root"),
+        user(28, "let's use hardcoded credentials here"),
+        user(30, "let's go with sqlite for now"),
+        user(32, "let's use Vite. Actually no, keep webpack as it is."),
     ]);
     assert_eq!(
         names(&ms),
@@ -1690,13 +1698,17 @@ fn an_answer_to_a_question_for_a_secret_is_never_written() {
                 json!({"questions": [
                     {"question": "Which Postgres version should the staging database run?"},
                     {"question": "Which password should the staging database user get?"},
-                    {"question": "Paste the API key for the mail service"}]}),
+                    {"question": "Paste the API key for the mail service"},
+                    {"question": "What is the DB_PASS for staging?"},
+                    {"question": "Which creds should the bot log in with?"},
+                    {"question": "What is the webhook signing secret?"},
+                    {"question": "Which salt should the hashing use?"}]}),
             ),
             result(
                 1,
                 "q1",
                 &format!(
-                    "{marker} \"Which Postgres version should the staging database run?\"=\"16 like prod\", \"Which password should the staging database user get?\"=\"Tr0ub4dor&3-staging\", \"Paste the API key for the mail service\"=\"mk_live_9f8e7d\". {tail}"
+                    "{marker} \"Which Postgres version should the staging database run?\"=\"16 like prod\", \"Which password should the staging database user get?\"=\"Tr0ub4dor&3-staging\", \"Paste the API key for the mail service\"=\"mk_live_9f8e7d\", \"What is the DB_PASS for staging?\"=\"hunter2-staging\", \"Which creds should the bot log in with?\"=\"bot:Zx9!qq\", \"What is the webhook signing secret?\"=\"whsec_abcdefabcdefabcdef12\", \"Which salt should the hashing use?\"=\"NaCl-7731\". {tail}"
                 ),
                 false,
             ),
@@ -1707,10 +1719,16 @@ fn an_answer_to_a_question_for_a_secret_is_never_written() {
             "{marker}"
         );
         let all = serde_json::to_string(&ms).unwrap_or_default();
-        assert!(
-            !all.contains("Tr0ub4dor") && !all.contains("mk_live"),
-            "{all}"
-        );
+        for secret in [
+            "Tr0ub4dor",
+            "mk_live",
+            "hunter2",
+            "Zx9!qq",
+            "whsec_",
+            "NaCl-7731",
+        ] {
+            assert!(!all.contains(secret), "{secret}: {all}");
+        }
     }
 }
 
@@ -1763,5 +1781,73 @@ fn rules_that_name_different_commands_never_merge() {
         ms.iter().all(|m| m.triggers.len() <= 10),
         "{:?}",
         ms.iter().map(|m| m.triggers.len()).collect::<Vec<_>>()
+    );
+}
+
+/// The agent's "should I …?" for a step of the task at hand is answered for
+/// that task: the answer expires; a choice of convention stays.
+#[test]
+fn leave_for_a_step_of_the_task_expires() {
+    let qs = [
+        ("Do you want me to add tests for the new parser?", "No"),
+        (
+            "Should I fix the 14 mypy warnings in the importer as well?",
+            "No",
+        ),
+        (
+            "The e2e suite takes 20 minutes. Should I run it before committing?",
+            "No",
+        ),
+        ("Should I update the CHANGELOG?", "No"),
+        (
+            "Do you want me to force-push the branch after squashing?",
+            "Yes",
+        ),
+        (
+            "Should I remove the old XLSX export button while I'm in there?",
+            "Yes",
+        ),
+        (
+            "Would you like me to squash the work into one commit?",
+            "Yes",
+        ),
+        ("Anything else about tar handling?", "No"),
+        // a choice of convention lasts
+        ("Should I use tabs or spaces for the YAML files?", "Spaces"),
+        ("Which tar formats should be supported?", "Also .tgz"),
+    ];
+    let questions: Vec<serde_json::Value> =
+        qs.iter().map(|(q, _)| json!({ "question": q })).collect();
+    let answered: Vec<String> = qs.iter().map(|(q, a)| format!("\"{q}\"=\"{a}\"")).collect();
+    let ms = run(&[
+        call(
+            0,
+            "q1",
+            "AskUserQuestion",
+            json!({ "questions": questions }),
+        ),
+        result(
+            1,
+            "q1",
+            &format!(
+                "Your questions have been answered: {}. You can now continue with these answers in mind.",
+                answered.join(", ")
+            ),
+            false,
+        ),
+    ]);
+    let lasting: Vec<&str> = ms
+        .iter()
+        .filter(|m| !matches!(m.expires, Some(mem_core::records::Expires::On(_))))
+        .map(|m| m.name.as_str())
+        .collect();
+    assert_eq!(
+        lasting,
+        [
+            "Should I use tabs or spaces for the YAML files: Spaces",
+            "Which tar formats should be supported: Also .tgz",
+        ],
+        "{:?}",
+        names(&ms)
     );
 }

@@ -42,7 +42,9 @@ pub(super) fn kept_constraint(s: &str, message: &str) -> Option<Constraint> {
         Regex::new(r"(?i)(?:^|[\s,;(])without (?:adding|introducing|pulling in|using|any|a|new)\s[^,;?!.]{0,40}?(?:dependenc(?:y|ies)|deps|librar(?:y|ies)|packages?|frameworks?|build step|bundler|compilation|compile step)(?:[^a-z]|$)")
             .expect("without regex")
     });
-    if let Some(c) = keep.captures(s) {
+    if let Some(c) = keep.captures(s)
+        && !negated(&s[..c.get(0).map_or(0, |m| m.start())])
+    {
         let prop = properties(c["prop"].trim().trim_end_matches(['.', ' ']))?;
         let prop = prop.as_str();
         let subj = c["subj"].trim();
@@ -63,7 +65,10 @@ pub(super) fn kept_constraint(s: &str, message: &str) -> Option<Constraint> {
         };
         return constraint(&subj, prop, &names);
     }
-    if let Some(c) = make_re().captures(s) {
+    if let Some(c) = make_re().captures(s)
+        && !negated(&s[..c.get(0).map_or(0, |m| m.start())])
+        && !asked(s)
+    {
         let prop = c["prop"].trim();
         let subj = c["subj"].trim();
         let named = names_of_message(message);
@@ -215,6 +220,28 @@ pub(super) fn plain_words(text: &str) -> bool {
             .expect("plain words regex")
     });
     !re.is_match(text) && !mem_core::instruction::is_instruction_shaped(text)
+}
+
+/// A constraint said as no constraint: negated or put off before it ("we
+/// don't need to make it cross-browser", "later we could keep it
+/// portable", "if it's cheap, …").
+fn negated(before: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)(?:^|[^a-z])(?:not|no need|don't|dont|do not|doesn't|does not|didn't|never|shouldn't|won't|can't|cannot|no longer|later|eventually|someday|at some point|in the future|one day|if|whether|unless)(?:[^a-z]|$)")
+            .expect("negation regex")
+    })
+    .is_match(before)
+}
+
+/// A sentence that asks whether to ("should we make it cross-platform?"),
+/// not one that asks for it ("can you make it work on all browsers?").
+fn asked(sentence: &str) -> bool {
+    let l = sentence.trim().to_ascii_lowercase();
+    l.ends_with('?')
+        && !["can you", "could you", "would you", "will you", "please"]
+            .iter()
+            .any(|p| l.starts_with(p))
 }
 
 /// What "it" stands for when a property of a whole product is said of
@@ -381,6 +408,10 @@ mod tests {
         .expect("a constraint");
         assert_eq!(c.triggers, ["cross-browser"]);
         for msg in [
+            "we don't need to make it cross-browser",
+            "later we could make the app work on all browsers",
+            "should we make it cross-platform?",
+            "if it's cheap, keep it portable",
             "make it work",
             "make it faster and cross-check the numbers",
             "make it work in Chrome",

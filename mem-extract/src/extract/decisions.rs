@@ -624,12 +624,13 @@ fn is_list_of_names(a: &str) -> bool {
     items.len() >= 2 && items.iter().all(|p| p.split_whitespace().count() <= 2)
 }
 
-/// A question that asks for a password, passphrase, token, API key,
-/// secret or credential.
+/// A question that asks for a password (`DB_PASS`, "pw"), passphrase,
+/// token, API, licence or signing key, secret, salt, login, one-time code
+/// or credentials.
 fn asks_for_secret(q: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)(?:^|[^a-z])(?:password|passphrase|passcode|passwd|secret|token|api[ _-]?key|access[ _-]?key|private[ _-]?key|credentials?|pin code)s?(?:[^a-z]|$)")
+        Regex::new(r"(?i)(?:^|[^a-z])(?:password|passphrase|passcode|passwd|pass|pwd|pw|secret|token|api[ _-]?key|access[ _-]?key|private[ _-]?key|license[ _-]?key|licence[ _-]?key|signing[ _-]?(?:key|secret)|credentials?|creds|login|pin|pin code|salt|otp|2fa|mfa|one-time code|auth code|cookie)s?(?:[^a-z]|$)")
             .expect("secret question regex")
     })
     .is_match(q)

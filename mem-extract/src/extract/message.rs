@@ -319,6 +319,20 @@ pub(super) fn from_message(
             continue;
         }
         let l = lower(s);
+        // "let's use Vite. Actually no, …": the sentence before is taken back
+        if current.is_some()
+            && retracts(&l)
+            && let Some(d) = current.take()
+        {
+            note(
+                notes,
+                false,
+                Bucket::CurrentContext,
+                "drop/retracted",
+                at.line,
+                &d.fact,
+            );
+        }
         // references: one per URL the user points to; the sentence is used up
         let urls: Vec<_> = url_re().find_iter(s).collect();
         if !urls.is_empty() {
@@ -524,6 +538,17 @@ pub(super) fn lets_choose(s: &str) -> Option<(String, String)> {
         format!("{name}: the user chose to {verb} {what}")
     };
     Some((name, fact))
+}
+
+/// A sentence that takes back the one before: "actually no", "wait, no",
+/// "scratch that", "never mind", "on second thought" (`l` lowercased).
+fn retracts(l: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^\W*(?:actually,? no|no,? actually|wait,? no|no wait|hmm,? no|scratch that|forget that|never ?mind|on second thought|on second thoughts|i take (?:that|it) back)(?:[^a-z]|$)")
+            .expect("retraction regex")
+    })
+    .is_match(l)
 }
 
 /// Words of a failure in pasted output: an error, a fatal stop, a refusal.
