@@ -583,7 +583,8 @@ fn ships(w: &str) -> bool {
 /// warnings switched off (`--cov-fail-under=0`, `--disable-warnings`,
 /// `-W ignore`), type checks loosened (`--ignore-missing-imports`,
 /// `--follow-imports=skip`), hooks skipped (`--no-verify`), or a failure
-/// swallowed (`|| true`).
+/// swallowed (`|| true`), a linter's rule switched off (`--rule
+/// 'no-unused-vars: off'`).
 fn weakens_check(raw: &str) -> bool {
     let words: Vec<&str> = raw.split_whitespace().collect();
     words.iter().enumerate().any(|(i, w)| {
@@ -620,6 +621,12 @@ fn weakens_check(raw: &str) -> bool {
             || (*w == "-W" && next == "ignore")
             || *w == "-Wignore"
             || (*w == "||" && matches!(next, "true" | ":" | "exit"))
+            // a linter's rule switched off on the command line
+            || (flag == "--rule" && {
+                let v = if w.contains('=') { w } else { next };
+                let rest = words[i + 1..].join(" ");
+                v.contains("off") || rest.trim_start().starts_with(['\'', '"']) && rest.contains("off")
+            })
             || *w == "||true"
     })
 }
