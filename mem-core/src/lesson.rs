@@ -130,7 +130,14 @@ pub fn parse_rule(text: &str) -> Option<Rule> {
 
 /// The rule `memory` states: the first of its `How to use:`, `Fact:`, name,
 /// description and body lines that states one.
+///
+/// An answer to the agent's question (`rule: decision/answer`) states none:
+/// its question and its options are the agent's words, whatever the user
+/// picked.
 pub fn rule_of(memory: &Memory) -> Option<Rule> {
+    if memory.extra.get("rule").and_then(|r| r.as_str()) == Some("decision/answer") {
+        return None;
+    }
     let (fact, _, how) = match &memory.body {
         Some(b) => crate::frontmatter::parse_body_sections(b),
         None => (None, None, None),

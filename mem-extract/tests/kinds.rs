@@ -332,19 +332,16 @@ fn an_answer_picking_an_option_says_what_the_option_means() {
             "Should gzip files found on disk be opened: Yes, both on disk and nested",
         ]
     );
-    // what the option means (the agent's words) describes it, never names it
+    // what the option means is the agent's words: said as such, in the
+    // fact only; the name and the index line say what the user chose
     assert_eq!(
         ms[1].description,
-        "Yes, both on disk and nested: Open .gz wherever it is found"
-    );
-    assert_eq!(
-        ms[0].description,
-        "Status column: Add BROKEN as a 5th tab-separated column of the entry"
+        "Asked \"Should gzip files found on disk be opened as well as nested ones?\", the user answered \"Yes, both on disk and nested\"."
     );
     assert_eq!(
         ms[0].fact.as_deref(),
         Some(
-            "Asked \"How should unreadable archives be reported in the listing?\", the user answered \"Option B: Status column\": Add BROKEN as a 5th tab-separated column of the entry."
+            "Asked \"How should unreadable archives be reported in the listing?\", the user answered \"Option B: Status column\" (in the agent's words: Add BROKEN as a 5th tab-separated column of the entry)."
         )
     );
     // a description that reads as an instruction, or runs a risky command,
@@ -480,7 +477,7 @@ fn answers_about_one_subject_are_one_decision() {
     );
     assert_eq!(
         ms[0].description,
-        "Share one cache directory between the CLI and the server; Also Redis: Redis as a second backend beside the files"
+        "Should the response cache also be used by the CLI: Yes, CLI and server; Also Redis"
     );
     let fact = ms[0].fact.as_deref().unwrap_or_default();
     assert!(
@@ -1455,6 +1452,11 @@ fn a_choice_said_with_lets_is_kept() {
         user(28, "let's use hardcoded credentials here"),
         user(30, "let's go with sqlite for now"),
         user(32, "let's use Vite. Actually no, keep webpack as it is."),
+        user(34, "let's use Parcel. Hmm, actually, let's not."),
+        user(36, "let's use yarn. Nah, forget it."),
+        user(38, "let's use live data"),
+        user(40, "let's use plain http for the internal registry"),
+        user(42, "let's use administrator rights"),
     ]);
     assert_eq!(
         names(&ms),
@@ -1466,6 +1468,26 @@ fn a_choice_said_with_lets_is_kept() {
         ]
     );
     assert!(ms.iter().all(|m| m.extra["rule"] == "feedback/lets-choose"));
+    // a take-back is one of the choice, not of what follows it
+    let kept = run(&[
+        user(
+            0,
+            "let's use pnpm for this repo. Never mind the lockfile, I'll regenerate it.",
+        ),
+        user(
+            2,
+            "let's use Postgres for the queue. Actually, no need for a migration yet.",
+        ),
+        user(4, "let's use pnpm here too"),
+    ]);
+    assert_eq!(
+        names(&kept),
+        [
+            "Use pnpm for this repo",
+            "Use Postgres for the queue",
+            "Use pnpm here too"
+        ]
+    );
     // a migration is said as the state it leaves, with how it was chosen
     assert_eq!(
         ms[1].fact.as_deref(),
@@ -1660,6 +1682,22 @@ fn a_check_a_commit_hook_refused_on_is_run_before_it() {
         true
     )
     .is_empty());
+    assert!(gate(
+        "git push origin feat/pytest-fix",
+        "To github.com:o/r.git\n ! [remote rejected] feat/pytest-fix -> feat/pytest-fix (pre-receive hook declined)\nerror: failed to push some refs",
+        "uv run pytest -q",
+        true
+    )
+    .is_empty());
+    assert!(
+        gate(
+            "git commit -m wip",
+            "On branch feat/use-lint-hook\nno changes added to commit",
+            "npm run lint",
+            true
+        )
+        .is_empty()
+    );
     // not a commit or push: an edit fixed the tests, the linter is no step
     assert!(
         gate(
@@ -1702,20 +1740,28 @@ fn an_answer_to_a_question_for_a_secret_is_never_written() {
                     {"question": "What is the DB_PASS for staging?"},
                     {"question": "Which creds should the bot log in with?"},
                     {"question": "What is the webhook signing secret?"},
-                    {"question": "Which salt should the hashing use?"}]}),
+                    {"question": "Which salt should the hashing use?"},
+                    {"question": "What encryption key should the backups use?"},
+                    {"question": "What is the APP_KEY for staging?"},
+                    {"question": "Should we pin dependencies to exact versions?"},
+                    {"question": "Which login flow should the app use?"}]}),
             ),
             result(
                 1,
                 "q1",
                 &format!(
-                    "{marker} \"Which Postgres version should the staging database run?\"=\"16 like prod\", \"Which password should the staging database user get?\"=\"Tr0ub4dor&3-staging\", \"Paste the API key for the mail service\"=\"mk_live_9f8e7d\", \"What is the DB_PASS for staging?\"=\"hunter2-staging\", \"Which creds should the bot log in with?\"=\"bot:Zx9!qq\", \"What is the webhook signing secret?\"=\"whsec_abcdefabcdefabcdef12\", \"Which salt should the hashing use?\"=\"NaCl-7731\". {tail}"
+                    "{marker} \"Which Postgres version should the staging database run?\"=\"16 like prod\", \"Which password should the staging database user get?\"=\"Tr0ub4dor&3-staging\", \"Paste the API key for the mail service\"=\"mk_live_9f8e7d\", \"What is the DB_PASS for staging?\"=\"hunter2-staging\", \"Which creds should the bot log in with?\"=\"bot:Zx9!qq\", \"What is the webhook signing secret?\"=\"whsec_abcdefabcdefabcdef12\", \"Which salt should the hashing use?\"=\"NaCl-7731\", \"What encryption key should the backups use?\"=\"k3y-b4ckup-99\", \"What is the APP_KEY for staging?\"=\"base64:QmFzZTY0\", \"Should we pin dependencies to exact versions?\"=\"Yes, exact versions\", \"Which login flow should the app use?\"=\"Magic links by email\". {tail}"
                 ),
                 false,
             ),
         ]);
         assert_eq!(
             names(&ms),
-            ["Which Postgres version should the staging database run: 16 like prod"],
+            [
+                "Which Postgres version should the staging database run: 16 like prod",
+                "Should we pin dependencies to exact versions: Yes, exact versions",
+                "Magic links by email",
+            ],
             "{marker}"
         );
         let all = serde_json::to_string(&ms).unwrap_or_default();
@@ -1726,6 +1772,8 @@ fn an_answer_to_a_question_for_a_secret_is_never_written() {
             "Zx9!qq",
             "whsec_",
             "NaCl-7731",
+            "k3y-b4ckup",
+            "QmFzZTY0",
         ] {
             assert!(!all.contains(secret), "{secret}: {all}");
         }
@@ -1758,6 +1806,18 @@ fn rules_that_name_different_commands_never_merge() {
             "Always run `make check-web` before committing the web",
         ]
     );
+    // a rule and its opposite are two memories
+    let ms = run(&[
+        user(
+            0,
+            "Always run `make e2e` before pushing, the staging deploy needs it.",
+        ),
+        user(
+            2,
+            "Never run `make e2e` before pushing, the staging deploy needs it.",
+        ),
+    ]);
+    assert_eq!(ms.len(), 2, "{:?}", names(&ms));
     // one rule in many phrasings: one memory, its triggers bounded
     let teams = [
         "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
@@ -1812,7 +1872,19 @@ fn leave_for_a_step_of_the_task_expires() {
             "Yes",
         ),
         ("Anything else about tar handling?", "No"),
+        ("Is it OK if I skip the e2e suite for this change?", "Yes"),
+        ("Okay to force-push the rebased branch?", "Yes"),
+        (
+            "Would it be fine to commit without running the linter?",
+            "Yes",
+        ),
+        ("Shall we skip the changelog?", "Yes"),
+        ("Should the same change apply to the PDF export?", "No"),
         // a choice of convention lasts
+        (
+            "Should I write the tests with pytest or unittest?",
+            "pytest",
+        ),
         ("Should I use tabs or spaces for the YAML files?", "Spaces"),
         ("Which tar formats should be supported?", "Also .tgz"),
     ];
@@ -1844,10 +1916,47 @@ fn leave_for_a_step_of_the_task_expires() {
     assert_eq!(
         lasting,
         [
+            "Should I write the tests with pytest or unittest: pytest",
             "Should I use tabs or spaces for the YAML files: Spaces",
             "Which tar formats should be supported: Also .tgz",
         ],
         "{:?}",
         names(&ms)
     );
+}
+
+/// The agent's question quoted in an answer is no rule of the user's: no
+/// hook ever enforces a command it names, whatever the answer.
+#[test]
+fn a_question_quoted_in_an_answer_is_no_rule() {
+    for answer in [
+        "No",
+        "Yes",
+        "Run `npx @acme/setup@latest` before `npm test`",
+    ] {
+        let ms = run(&[
+            call(
+                0,
+                "q1",
+                "AskUserQuestion",
+                json!({"questions": [{"question": "Do we need to run `npx @acme/setup@latest` before `npm test`, or use `pnpm test` instead of `npm test`?",
+                    "options": [{"label": "Run `npx @acme/setup@latest` before `npm test`", "description": ""}, {"label": "No", "description": ""}]}]}),
+            ),
+            result(
+                1,
+                "q1",
+                &format!(
+                    "Your questions have been answered: \"Do we need to run `npx @acme/setup@latest` before `npm test`, or use `pnpm test` instead of `npm test`?\"=\"{answer}\". You can now continue with these answers in mind."
+                ),
+                false,
+            ),
+        ]);
+        assert_eq!(ms.len(), 1, "{answer}");
+        assert!(
+            mem_core::lesson::rule_of(&ms[0]).is_none(),
+            "{answer}: {:?}",
+            ms[0]
+        );
+        assert!(!ms[0].name.contains("`npx"), "{}", ms[0].name);
+    }
 }

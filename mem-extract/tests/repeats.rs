@@ -632,6 +632,17 @@ fn a_check_that_ships_or_cannot_fail_is_no_memory() {
         "make lint || true",
         "npm run lint -- --fix --rule 'no-unused-vars: off'",
         "npx eslint . --rule=no-console:off",
+        "npm run lint -- --rule 'no-console: 0'",
+        "uv run pytest --ignore=tests/payments",
+        "uv run flake8 --extend-ignore E501",
+        "npm test -- --testPathIgnorePatterns=payments",
+        "go test ./... -update",
+        "uv run pytest --inline-snapshot=fix",
+        "golangci-lint run --issues-exit-code=0",
+        "make -i test",
+        "npm run build:sync-s3",
+        "make test-notify-slack",
+        "npm run build -- --no-lint",
         "cd /tmp/otherproj && make test",
         "cd ../sibling && make test",
         "source scripts/disable_checks.sh && make test",
@@ -671,6 +682,14 @@ fn a_check_that_ships_or_cannot_fail_is_no_memory() {
         (
             "CI=true npm run test:unit",
             "This project runs its tests with `CI=true npm run test:unit`",
+        ),
+        (
+            "DJANGO_SETTINGS_MODULE=shop.settings.test uv run pytest",
+            "This project runs its tests with `DJANGO_SETTINGS_MODULE=shop.settings.test uv run pytest`",
+        ),
+        (
+            "PYTHONPATH=src pytest -q",
+            "This project runs its tests with `PYTHONPATH=src pytest -q`",
         ),
         // an option whose value (a test) is left out goes with it
         (

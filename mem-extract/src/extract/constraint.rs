@@ -227,11 +227,34 @@ pub(super) fn plain_words(text: &str) -> bool {
 /// portable", "if it's cheap, …").
 fn negated(before: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
+    // (the clause the constraint is said in: "we can't lose the Safari
+    // users, make it cross-browser" is no negation of it)
+    let clause = before.rsplit([',', ';', ':', '—']).next().unwrap_or(before);
+    // (a condition put first governs the whole sentence: "if it's cheap, …")
+    let l = before.trim_start().to_ascii_lowercase();
+    if [
+        "if ",
+        "unless ",
+        "whether ",
+        "in case ",
+        "later",
+        "eventually",
+        "someday",
+        "one day",
+        "at some point",
+        "in the future",
+        "next ",
+    ]
+    .iter()
+    .any(|c| l.starts_with(c))
+    {
+        return true;
+    }
     RE.get_or_init(|| {
-        Regex::new(r"(?i)(?:^|[^a-z])(?:not|no need|don't|dont|do not|doesn't|does not|didn't|never|shouldn't|won't|can't|cannot|no longer|later|eventually|someday|at some point|in the future|one day|if|whether|unless)(?:[^a-z]|$)")
+        Regex::new(r"(?i)(?:^|[^a-z])(?:not|no need|no point|no reason|pointless|don't|dont|do not|doesn't|does not|didn't|never|shouldn't|won't|can't|cannot|no longer|later|eventually|someday|at some point|in the future|one day|next (?:quarter|year|month|sprint|release)|if|whether|unless)(?:[^a-z]|$)")
             .expect("negation regex")
     })
-    .is_match(before)
+    .is_match(clause)
 }
 
 /// A sentence that asks whether to ("should we make it cross-platform?"),
@@ -239,9 +262,17 @@ fn negated(before: &str) -> bool {
 fn asked(sentence: &str) -> bool {
     let l = sentence.trim().to_ascii_lowercase();
     l.ends_with('?')
-        && !["can you", "could you", "would you", "will you", "please"]
-            .iter()
-            .any(|p| l.starts_with(p))
+        && ![
+            "can you",
+            "could you",
+            "would you",
+            "will you",
+            "please",
+            "can we",
+            "could we",
+        ]
+        .iter()
+        .any(|p| l.starts_with(p))
 }
 
 /// What "it" stands for when a property of a whole product is said of
@@ -394,6 +425,14 @@ mod tests {
                 "Rework @bin/setup.sh and make it work on Windows too",
                 "Keep `bin/setup.sh` working on Windows too",
             ),
+            (
+                "we can't lose the Safari users, make it cross-browser",
+                "Keep the project cross-browser",
+            ),
+            (
+                "can we make it cross-platform?",
+                "Keep the project cross-platform",
+            ),
         ] {
             assert_eq!(
                 kept_constraint(msg, msg).map(|c| c.fact).as_deref(),
@@ -409,6 +448,9 @@ mod tests {
         assert_eq!(c.triggers, ["cross-browser"]);
         for msg in [
             "we don't need to make it cross-browser",
+            "there's no point trying to make it cross-browser",
+            "eventually we should make it cross-platform",
+            "next quarter, make the app work on all browsers",
             "later we could make the app work on all browsers",
             "should we make it cross-platform?",
             "if it's cheap, keep it portable",

@@ -121,9 +121,22 @@ impl Extractor {
             .find(|c| c.question.trim() == q && c.label.trim().eq_ignore_ascii_case(a))
             .map(|c| c.description.trim())
             .filter(|d| !d.is_empty() && plain_meaning(d));
-        let scrub = |s: &str| self.scrubber.scrub(s).text;
+        // the agent's words carry no code span into a memory: a quoted
+        // command in a question is no rule of the user's
+        let scrub = |s: &str| self.scrubber.scrub(s).text.replace('`', "'");
         let meaning = meaning.map(|d| scrub(d).trim_end_matches(['.', ' ']).to_string());
-        let (q, a) = (scrub(q), scrub(a));
+        // an option's label is the agent's words too; a typed answer the user's
+        let picked = choices
+            .iter()
+            .any(|c| c.question.trim() == q && c.label.trim().eq_ignore_ascii_case(a));
+        let (q, a) = (
+            scrub(q),
+            if picked {
+                scrub(a)
+            } else {
+                self.scrubber.scrub(a).text
+            },
+        );
         // "Option C: Extra field" says "Extra field"
         let shown = option_label(&a);
         // a short answer says little alone: the question names the subject
@@ -147,17 +160,18 @@ impl Extractor {
             let room = 72usize.saturating_sub(shown.chars().count() + 2).max(30);
             title_of(&format!("{}: {shown}", question_head(&q, room)))
         };
+        // what the option means is the agent's description, said as such and
+        // only in the fact: the index line and the name say what the user chose
         let fact = match &meaning {
-            Some(d) => format!("Asked \"{q}\", the user answered \"{a}\": {d}."),
+            Some(d) => {
+                format!("Asked \"{q}\", the user answered \"{a}\" (in the agent's words: {d}).")
+            }
             None => format!("Asked \"{q}\", the user answered \"{a}\"."),
         };
         let words = content_words(&format!("{q} {a} {}", meaning.as_deref().unwrap_or("")));
         // the description says what was chosen when the agent said what it means
-        let lead = meaning.clone();
-        let description = match &meaning {
-            Some(d) => cut(&format!("{shown}: {d}"), 150),
-            None => cut(&fact, 150),
-        };
+        let lead = Some(format!("{}: {shown}", question_head(&q, 100)));
+        let description = cut(&format!("Asked \"{q}\", the user answered \"{a}\"."), 150);
         // the answer is a label the agent wrote: one that runs a risky
         // command ("git push --force origin main") is no normal-trust memory
         let risky_answer = crate::risky::risky_in(&a).is_some()
@@ -222,10 +236,7 @@ impl Extractor {
             .map(|w| w.trim_end_matches('s').to_string())
             .filter(|w| w.len() >= 3)
             .collect();
-        let gist = match &meaning {
-            Some(d) => format!("{shown}: {d}"),
-            None => shown.to_string(),
-        };
+        let gist = shown.to_string();
         Some(Answer {
             m,
             fact,
@@ -484,8 +495,8 @@ struct Answer {
     /// The question's subject words, a plural's "s" dropped ("tar",
     /// "archive"): weak and stop words left out.
     subject: BTreeSet<String>,
-    /// What a joined description says of this answer first: what the
-    /// picked option means (the name says the answer).
+    /// What a joined description says of this answer first: its question
+    /// and its answer.
     lead: Option<String>,
     /// The answer as shown, with its meaning: "Also .tgz: Include .tgz as
     /// an alias for .tar.gz".
@@ -630,7 +641,7 @@ fn is_list_of_names(a: &str) -> bool {
 fn asks_for_secret(q: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)(?:^|[^a-z])(?:password|passphrase|passcode|passwd|pass|pwd|pw|secret|token|api[ _-]?key|access[ _-]?key|private[ _-]?key|license[ _-]?key|licence[ _-]?key|signing[ _-]?(?:key|secret)|credentials?|creds|login|pin|pin code|salt|otp|2fa|mfa|one-time code|auth code|cookie)s?(?:[^a-z]|$)")
+        Regex::new(r"(?i)(?:^|[^a-z])(?:password|passphrase|passcode|passwd|[a-z]+_pass|pwd|pw|secret|token|api[ _-]?key|access[ _-]?key|private[ _-]?key|encryption[ _-]?key|license[ _-]?key|licence[ _-]?key|signing[ _-]?(?:key|secret|value)|hmac|[a-z]+_key|credentials?|creds|login (?:password|details|credentials)|pin code|salt|otp|2fa|mfa|one-time code|auth(?:entication)? (?:code|string|value|details)|smtp auth|unlock (?:phrase|code)|cookie (?:value|secret))s?(?:[^a-z]|$)")
             .expect("secret question regex")
     })
     .is_match(q)

@@ -317,9 +317,19 @@ pub(super) fn names_lasting(text: &str) -> bool {
 /// task at hand ("Should I fix the mypy warnings as well?", "Do you want me
 /// to force-push the branch?"), or whether there is anything else.
 pub(super) fn one_off_question(q: &str) -> bool {
+    // "should I use pytest or unittest?" chooses between ways: a convention
+    let choice = q.contains(" or ");
+    static LEAVE: OnceLock<Regex> = OnceLock::new();
+    let leave = LEAVE.get_or_init(|| {
+        Regex::new(r"(?i)(?:^|[^a-z])(?:(?:should|shall|can|may|could) (?:i|we) (?:also |now |still |first |then |just )?(?:fix|add|update|remove|delete|run|skip|commit|push|force-push|squash|merge|rebase|apply|go ahead|proceed|continue|create|write|refactor|change|include|open|close|rename|move|install|upgrade|bump|revert|clean|drop|start|stop|restart|deploy|release|test|check|lint|format|try|do|make|leave|touch)|(?:do|would) you (?:want|like) me to|want me to|is it (?:ok|okay|fine|alright)(?: if| to)?|(?:ok|okay) (?:if|to) |would it be (?:ok|okay|fine|alright)|(?:do|does) (?:the same|this|it) (?:change )?(?:need to )?apply|should the same)")
+            .expect("leave regex")
+    });
+    if !choice && leave.is_match(q) {
+        return true;
+    }
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)(?:^|[^a-z])(?:(?:should|shall|can|may|could) i (?:also |now |still |first |then |just )?(?:fix|add|update|remove|delete|run|skip|commit|push|force-push|squash|merge|rebase|apply|go ahead|proceed|continue|create|write|refactor|change|include|open|close|rename|move|install|upgrade|bump|revert|clean|drop|start|stop|restart|deploy|release|test|check|lint|format|try|do|make|leave|touch)|(?:do|would) you (?:want|like) me to|want me to|anything else|how should (?:we|i) (?:proceed|continue|go on|handle (?:this|these|that|it))|what should (?:we|i) do (?:now|here|next|about (?:this|these|that|it))|should (?:we|i) (?:now|still|go ahead|proceed|continue)|(?:this|these|that|those) (?:one|ones|file|files|issue|issues|ticket|tickets|bead|beads|warning|warnings|error|errors|pr|branch|change|changes|test|tests|case|module)|right now|for now|this time|today|today's|tonight|tomorrow|this week)(?:[^a-z]|$)")
+        Regex::new(r"(?i)(?:^|[^a-z])(?:anything else|how should (?:we|i) (?:proceed|continue|go on|handle (?:this|these|that|it))|what should (?:we|i) do (?:now|here|next|about (?:this|these|that|it))|should (?:we|i) (?:now|still|go ahead|proceed|continue)|(?:this|these|that|those) (?:one|ones|file|files|issue|issues|ticket|tickets|bead|beads|warning|warnings|error|errors|pr|branch|change|changes|test|tests|case|module)|right now|for now|this time|today|today's|tonight|tomorrow|this week)(?:[^a-z]|$)")
             .expect("one-off regex")
     });
     re.is_match(q) || q.split_whitespace().any(is_file_name)

@@ -58,8 +58,9 @@ pub(super) struct Lessons {
 
 /// The check a commit or push was refused on: `a` (its failing step) is
 /// `git commit` or `git push`, refused by a hook of the checkout (the
-/// output, its `remote:` lines left out, says hook, pre-commit, pre-push,
-/// husky, lefthook, overcommit or "validation failed"), and a project check (tests, lint, format,
+/// output, a remote's lines left out, says "pre-commit hook", "pre-push
+/// hook", "hook failed", "pre-commit validation", husky, lefthook or
+/// overcommit), and a project check (tests, lint, format,
 /// type check, build: [`super::repeats::family_of`]) the refusal's output
 /// `out_l` names by its tool ran successfully among `between` (the
 /// commands after the failure). The check as its family says it (`mix
@@ -74,18 +75,32 @@ fn gate_check(a: &str, between: &[&(String, At)], out_l: &str) -> Option<(String
     // lines, a server's pre-receive hook) are another party's
     let own: String = out_l
         .lines()
-        .filter(|l| !l.trim_start().starts_with("remote:"))
+        .filter(|l| {
+            let l = l.trim_start();
+            !l.starts_with("remote:")
+                && !l.starts_with("! [remote rejected]")
+                && !l.contains("pre-receive")
+                && !l.starts_with("on branch")
+        })
         .collect::<Vec<_>>()
         .join("\n");
     let out_l = own.as_str();
+    // a hook's own words, not "hook" in a branch's name
     let hook = [
-        "hook",
-        "pre-commit",
-        "pre-push",
-        "husky",
+        "pre-commit hook",
+        "pre-push hook",
+        "commit-msg hook",
+        "hook failed",
+        "hook exited",
+        "hook declined",
+        "pre-commit validation",
+        "pre-commit:",
+        "pre-push:",
+        "pre-push validation",
+        "husky -",
+        "husky >",
         "lefthook",
         "overcommit",
-        "validation failed",
     ];
     if !hook.iter().any(|h| out_l.contains(h)) {
         return None;

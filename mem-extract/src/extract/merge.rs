@@ -95,7 +95,22 @@ pub(super) fn tokens_of(text: &str, words: impl IntoIterator<Item = String>) -> 
             out.insert(format!("{NAME}{}", span.to_lowercase()));
         }
     }
+    // "never run `make e2e` before pushing" takes "always run …" back: a
+    // prohibition is never the same statement as its opposite
+    if prohibits(text) {
+        out.insert(format!("{NAME}!never"));
+    }
     out
+}
+
+/// A text that forbids (never, don't, do not, avoid, must not, stop).
+fn prohibits(text: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)(?:^|[^a-z])(?:never|don't|dont|do not|avoid|must not|mustn't|shouldn't|should not|stop|no longer)(?:[^a-z]|$)")
+            .expect("prohibition regex")
+    })
+    .is_match(text)
 }
 
 /// The names among `tokens` (see [`tokens_of`]).

@@ -545,7 +545,7 @@ pub(super) fn lets_choose(s: &str) -> Option<(String, String)> {
 fn retracts(l: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"^\W*(?:actually,? no|no,? actually|wait,? no|no wait|hmm,? no|scratch that|forget that|never ?mind|on second thought|on second thoughts|i take (?:that|it) back)(?:[^a-z]|$)")
+        Regex::new(r"^\W*(?:(?:hmm+|ah|oh|well|wait|so)[,.]?\s+)*(?:actually[,.]?\s+)?(?:(?:actually,? no|no,? actually|wait,? no|no wait|nah|nope|no)(?:\s*[,.!;:-]|\s*$)|scratch that|forget (?:that|it)|never ?mind(?:\s*[,.!;:-]|\s*$)|on second thoughts?|i take (?:that|it) back|let's not|let us not|don't do that)")
             .expect("retraction regex")
     })
     .is_match(l)

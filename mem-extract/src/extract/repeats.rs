@@ -525,6 +525,17 @@ fn plain_env(a: &str) -> bool {
                 | "PYTHONUNBUFFERED"
         ) && v.len() <= 8
             && v.bytes().all(|b| b.is_ascii_alphanumeric()))
+        || (matches!(k, "CGO_ENABLED") && matches!(v, "0" | "1"))
+        || (matches!(k, "RUST_LOG" | "LOG_LEVEL")
+            && v.len() <= 40
+            && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"_=,:".contains(&b)))
+        // a module or a directory of the checkout
+        || (matches!(k, "DJANGO_SETTINGS_MODULE" | "PYTHONPATH")
+            && !v.is_empty()
+            && v.len() <= 80
+            && !v.starts_with(['/', '~', '$'])
+            && !v.contains("..")
+            && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"_./:-".contains(&b)))
         || (matches!(k, "TZ" | "LANG" | "LC_ALL")
             && v.len() <= 24
             && v.bytes()
@@ -569,6 +580,10 @@ fn ships(w: &str) -> bool {
                 | "delete"
                 | "destroy"
                 | "purge"
+                | "sync"
+                | "notify"
+                | "slack"
+                | "s3"
                 | "update"
                 | "upgrade"
                 | "bump"
@@ -612,6 +627,15 @@ fn weakens_check(raw: &str) -> bool {
                 | "--list"
                 | "--help"
                 | "--version"
+                | "--extend-ignore"
+                | "--testPathIgnorePatterns"
+                | "--inline-snapshot"
+                | "--issues-exit-code"
+                | "-update"
+                | "--no-lint"
+                | "--ignore"
+                | "--ignore-glob"
+                | "--exclude"
         ) || (*w == "-u" && !words[..i].iter().any(|p| p.starts_with("python")))
             || (flag == "--cov-fail-under" && w.ends_with("=0"))
             || (*w == "--cov-fail-under" && next == "0")
@@ -625,8 +649,12 @@ fn weakens_check(raw: &str) -> bool {
             || (flag == "--rule" && {
                 let v = if w.contains('=') { w } else { next };
                 let rest = words[i + 1..].join(" ");
-                v.contains("off") || rest.trim_start().starts_with(['\'', '"']) && rest.contains("off")
+                let off = |t: &str| t.contains("off") || t.contains(": 0") || t.contains(":0");
+                off(v) || rest.trim_start().starts_with(['\'', '"']) && off(&rest)
             })
+            // make going on past errors
+            || (*w == "-i" && words[..i].contains(&"make"))
+            || (*w == "--ignore-errors" || *w == "--keep-going" && words[..i].contains(&"make"))
             || *w == "||true"
     })
 }
