@@ -38,6 +38,36 @@ fn sessions(from: u32, count: u32, cmds: &[&str]) -> Vec<Event> {
     out
 }
 
+/// Session `n` of `requests`, each followed by `runs` successful runs of
+/// `cmd` (each call its own id).
+fn requests_session(n: u32, requests: &[&str], cmd: &str, runs: u64) -> Vec<Event> {
+    let mut out = Vec::new();
+    let mut seq = 0;
+    for r in requests {
+        let mut e = common::event(&sid(n), seq, "user", "text");
+        e.text = Some((*r).into());
+        out.push(e);
+        seq += 1;
+        for _ in 0..runs {
+            let mut run = ran(n, seq, cmd, true);
+            for ev in &mut run {
+                ev.tool_id = Some(format!("r{n}-{seq}"));
+            }
+            out.extend(run);
+            seq += 2;
+        }
+    }
+    out
+}
+
+/// The names of the project memories extracted from `evs`.
+fn project_names(evs: &[Event]) -> Vec<String> {
+    project(&extract(evs, &ExtractOptions::default()).memories)
+        .iter()
+        .map(|m| m.name.clone())
+        .collect()
+}
+
 fn project(ms: &[Memory]) -> Vec<&Memory> {
     ms.iter()
         .filter(|m| m.extra.get("rule").and_then(|r| r.as_str()) == Some("repeat/project-command"))
@@ -449,26 +479,7 @@ fn a_message_said_in_thousands_of_sessions_is_one_memory() {
 #[test]
 fn a_check_run_for_three_requests_of_one_session_is_how_the_project_does_it() {
     // session 0: each request, then the check run twice
-    let session = |requests: &[&str], cmd: &str| -> Vec<Event> {
-        let mut out = Vec::new();
-        let mut seq = 0;
-        for r in requests {
-            let mut e = common::event(&sid(0), seq, "user", "text");
-            e.text = Some((*r).into());
-            out.push(e);
-            for _ in 0..2 {
-                let mut run = ran(0, seq + 1, cmd, true);
-                for (k, ev) in run.iter_mut().enumerate() {
-                    ev.tool_id = Some(format!("t{seq}-{k}"));
-                }
-                run[1].tool_id = run[0].tool_id.clone();
-                out.extend(run);
-                seq += 3;
-            }
-            seq += 1;
-        }
-        out
-    };
+    let session = |requests: &[&str], cmd: &str| requests_session(0, requests, cmd, 2);
     let three = [
         "Is everything OK with this project? Do all the tests pass?",
         "New feature: read nested tar archives as we read zip files",
@@ -566,22 +577,16 @@ fn a_debugging_burst_is_not_how_the_project_runs_its_tests() {
     );
     // three requests of one later session, another family: the sessions' one stays
     let mut evs = sessions(0, 3, &["uv run pytest -q"]);
-    let mut seq = 0;
-    for r in [
-        "add a currency column to the invoices table please",
-        "now make the exporter write the currency too",
-        "and the importer should read it back as well",
-    ] {
-        let mut e = common::event(&sid(3), seq, "user", "text");
-        e.text = Some(r.into());
-        evs.push(e);
-        let mut run = ran(3, seq + 1, "make test-fast", true);
-        for ev in &mut run {
-            ev.tool_id = Some(format!("r{seq}"));
-        }
-        evs.extend(run);
-        seq += 3;
-    }
+    evs.extend(requests_session(
+        3,
+        &[
+            "add a currency column to the invoices table please",
+            "now make the exporter write the currency too",
+            "and the importer should read it back as well",
+        ],
+        "make test-fast",
+        1,
+    ));
     let ms = extract(&evs, &ExtractOptions::default()).memories;
     let p = project(&ms);
     assert_eq!(
@@ -594,12 +599,8 @@ fn a_debugging_burst_is_not_how_the_project_runs_its_tests() {
         "uv run pytest tests/test_api.py -q",
         "uv run pytest -q tests/test_api.py::test_list",
     ] {
-        let ms = extract(&sessions(0, 4, &[cmd]), &ExtractOptions::default()).memories;
         assert_eq!(
-            project(&ms)
-                .iter()
-                .map(|m| m.name.as_str())
-                .collect::<Vec<_>>(),
+            project_names(&sessions(0, 4, &[cmd])),
             ["This project runs its tests with `uv run pytest -q`"],
             "{cmd}"
         );
@@ -701,15 +702,7 @@ fn a_check_that_ships_or_cannot_fail_is_no_memory() {
             "This project runs its tests with `cd services/billing-api && bundle exec rspec --fail-fast`",
         ),
     ] {
-        let ms = extract(&sessions(0, 4, &[cmd]), &ExtractOptions::default()).memories;
-        assert_eq!(
-            project(&ms)
-                .iter()
-                .map(|m| m.name.as_str())
-                .collect::<Vec<_>>(),
-            [want],
-            "{cmd}"
-        );
+        assert_eq!(project_names(&sessions(0, 4, &[cmd])), [want], "{cmd}");
     }
 }
 
@@ -718,20 +711,7 @@ fn a_check_that_ships_or_cannot_fail_is_no_memory() {
 #[test]
 fn a_yes_or_a_pasted_log_is_no_request() {
     let run_for = |requests: &[&str]| {
-        let mut evs = Vec::new();
-        let mut seq = 0;
-        for r in requests {
-            let mut e = common::event(&sid(0), seq, "user", "text");
-            e.text = Some((*r).into());
-            evs.push(e);
-            let mut run = ran(0, seq + 1, "uv run pytest -q", true);
-            for ev in &mut run {
-                ev.tool_id = Some(format!("r{seq}"));
-            }
-            evs.extend(run);
-            seq += 3;
-        }
-        project(&extract(&evs, &ExtractOptions::default()).memories).len()
+        project_names(&requests_session(0, requests, "uv run pytest -q", 1)).len()
     };
     let first = "Please add a currency column to the invoices table";
     assert_eq!(
@@ -771,22 +751,7 @@ fn one_debugging_session_is_one_vote() {
         "still off for the users in Sydney, please check that one too",
         "and what about the daylight saving change in March for Berlin users",
     ];
-    let debug_session = |n: u32, cmd: &str| -> Vec<Event> {
-        let mut evs = Vec::new();
-        let mut seq = 0;
-        for r in requests {
-            let mut e = common::event(&sid(n), seq, "user", "text");
-            e.text = Some(r.into());
-            evs.push(e);
-            let mut run = ran(n, seq + 1, cmd, true);
-            for ev in &mut run {
-                ev.tool_id = Some(format!("d{n}-{seq}"));
-            }
-            evs.extend(run);
-            seq += 3;
-        }
-        evs
-    };
+    let debug_session = |n: u32, cmd: &str| requests_session(n, &requests, cmd, 1);
     let mut evs = sessions(0, 3, &["uv run pytest -q"]);
     evs.extend(debug_session(3, "uv run pytest -k timezone -x -q"));
     let p: Vec<String> = project(&extract(&evs, &ExtractOptions::default()).memories)
