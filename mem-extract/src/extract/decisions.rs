@@ -116,9 +116,10 @@ impl Extractor {
             return None;
         }
         // the option the user picked, and what the agent said it means
-        let meaning = choices
+        let picked = choices
             .iter()
-            .find(|c| c.question.trim() == q && c.label.trim().eq_ignore_ascii_case(a))
+            .find(|c| c.question.trim() == q && c.label.trim().eq_ignore_ascii_case(a));
+        let meaning = picked
             .map(|c| c.description.trim())
             .filter(|d| !d.is_empty() && plain_meaning(d));
         // the agent's words carry no code span into a memory: a quoted
@@ -126,12 +127,9 @@ impl Extractor {
         let scrub = |s: &str| self.scrubber.scrub(s).text.replace('`', "'");
         let meaning = meaning.map(|d| scrub(d).trim_end_matches(['.', ' ']).to_string());
         // an option's label is the agent's words too; a typed answer the user's
-        let picked = choices
-            .iter()
-            .any(|c| c.question.trim() == q && c.label.trim().eq_ignore_ascii_case(a));
         let (q, a) = (
             scrub(q),
-            if picked {
+            if picked.is_some() {
                 scrub(a)
             } else {
                 self.scrubber.scrub(a).text
@@ -170,7 +168,7 @@ impl Extractor {
         };
         let words = content_words(&format!("{q} {a} {}", meaning.as_deref().unwrap_or("")));
         // the description says what was chosen when the agent said what it means
-        let lead = Some(format!("{}: {shown}", question_head(&q, 100)));
+        let lead = format!("{}: {shown}", question_head(&q, 100));
         let description = cut(&format!("Asked \"{q}\", the user answered \"{a}\"."), 150);
         // the answer is a label the agent wrote: one that runs a risky
         // command ("git push --force origin main") is no normal-trust memory
@@ -497,7 +495,7 @@ struct Answer {
     subject: BTreeSet<String>,
     /// What a joined description says of this answer first: its question
     /// and its answer.
-    lead: Option<String>,
+    lead: String,
     /// The answer as shown, with its meaning: "Also .tgz: Include .tgz as
     /// an alias for .tar.gz".
     gist: String,
@@ -553,14 +551,8 @@ fn one_decision_per_subject(got: Vec<Answer>) -> Vec<Answer> {
     out.into_iter()
         .map(|(mut o, gists)| {
             if !gists.is_empty() {
-                // the name says the first answer: its lead, then the others'
-                let parts: Vec<&str> = o
-                    .lead
-                    .iter()
-                    .map(String::as_str)
-                    .chain(gists.iter().map(String::as_str))
-                    .collect();
-                o.m.description = cut(&parts.join("; "), 150);
+                // the first answer's question and answer, then the others'
+                o.m.description = cut(&format!("{}; {}", o.lead, gists.join("; ")), 150);
             }
             o
         })

@@ -925,11 +925,13 @@ impl Repeats {
                 .filter(|f| f.topic == topic)
                 .collect();
             fams.sort_by_key(|f| f.last);
-            let enough = |f: &Family| {
+            // a family seen in enough sessions is the project's way; one
+            // seen only in the requests of fewer sessions never replaces it
+            let by_sessions = |f: &Family| {
                 f.sessions.len() >= MIN_SESSIONS
                     || (f.by_user > 0 && f.sessions.len() >= MIN_SESSIONS_USER)
-                    || f.requests >= MIN_REQUESTS
             };
+            let enough = |f: &Family| by_sessions(f) || f.requests >= MIN_REQUESTS;
             for f in &fams {
                 if !enough(f) {
                     note(
@@ -947,12 +949,6 @@ impl Repeats {
                     );
                 }
             }
-            // a family seen in enough sessions is the project's way; one
-            // seen only in the requests of fewer sessions never replaces it
-            let by_sessions = |f: &Family| {
-                f.sessions.len() >= MIN_SESSIONS
-                    || (f.by_user > 0 && f.sessions.len() >= MIN_SESSIONS_USER)
-            };
             let Some(f) = fams
                 .iter()
                 .rev()
